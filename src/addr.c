@@ -1,0 +1,151 @@
+/*
+ * addr.c - parsing "host:port" specifications and printing socket addresses.
+ */
+#include "ferryd.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "addr.h"
+
+/* Split spec into host and port; host may be bracketed for IPv6. */
+static int
+addr_split(const char *spec, char *host, size_t hostlen, char *port,
+    size_t portlen, char *err, size_t errlen)
+{
+	const char *colon, *hstart, *hend;
+
+	if (spec[0] == '[') {
+		hstart = spec + 1;
+		hend = strchr(hstart, ']');
+		if (hend == NULL) {
+			snprintf(err, errlen, "missing ']' in address \"%s\"", spec);
+			return -1;
+		}
+		if (hend[1] != ':') {
+			snprintf(err, errlen, "missing port after ']' in address \"%s\" "
+			    "(expected \"[addr]:port\")", spec);
+			return -1;
+		}
+		colon = hend + 1;
+	} else {
+		hstart = spec;
+		colon = strrchr(spec, ':');
+		if (colon == NULL) {
+			snprintf(err, errlen, "missing port in address \"%s\" "
+			    "(expected \"host:port\")", spec);
+			return -1;
+		}
+		if (strchr(spec, ':') != colon) {
+			snprintf(err, errlen, "IPv6 address \"%s\" must be written "
+			    "as \"[addr]:port\"", spec);
+			return -1;
+		}
+		hend = colon;
+	}
+	if (hend == hstart) {
+		snprintf(err, errlen, "missing host in address \"%s\"", spec);
+		return -1;
+	}
+	if (colon[1] == '\0') {
+		snprintf(err, errlen, "missing port in address \"%s\"", spec);
+		return -1;
+	}
+	if ((size_t)(hend - hstart) >= hostlen || strlen(colon + 1) >= portlen) {
+		snprintf(err, errlen, "address \"%s\" is too long", spec);
+		return -1;
+	}
+	memcpy(host, hstart, hend - hstart);
+	host[hend - hstart] = '\0';
+	strcpy(port, colon + 1);
+	return 0;
+}
+
+int
+addr_resolve(const char *spec, int passive, struct sockaddr_any *out,
+    char *err, size_t errlen)
+{
+	char             host[256], port[64];
+	struct addrinfo  hints, *res;
+	int              rc;
+
+	if (addr_split(spec, host, sizeof(host), port, sizeof(port),
+	    err, errlen) == -1)
+		return -1;
+	if (strcmp(host, "*") == 0)
+		strcpy(host, "0.0.0.0");
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = passive ? AI_PASSIVE : 0;
+	if (spec[0] == '[')
+		hints.ai_flags |= AI_NUMERICHOST;
+	rc = getaddrinfo(host, port, &hints, &res);
+	if (rc != 0) {
+		snprintf(err, errlen, "cannot resolve \"%s\": %s", spec,
+		    rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
+		return -1;
+	}
+	if (spec[0] == '[' && res->ai_family != AF_INET6) {
+		freeaddrinfo(res);
+		snprintf(err, errlen, "\"%s\" is not an IPv6 address", host);
+		return -1;
+	}
+	memset(out, 0, sizeof(*out));
+	memcpy(&out->ss, res->ai_addr, res->ai_addrlen);
+	out->len = res->ai_addrlen;
+	freeaddrinfo(res);
+	return 0;
+}
+
+const char *
+addr_format(const struct sockaddr *sa, char *buf, size_t len)
+{
+	char ip[INET6_ADDRSTRLEN];
+
+	switch (sa->sa_family) {
+	case AF_INET: {
+		const struct sockaddr_in *sin = (const struct sockaddr_in *)sa;
+
+		inet_ntop(AF_INET, &sin->sin_addr, ip, sizeof(ip));
+		snprintf(buf, len, "%s:%u", ip, ntohs(sin->sin_port));
+		break;
+	}
+	case AF_INET6: {
+		const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)sa;
+
+		inet_ntop(AF_INET6, &sin6->sin6_addr, ip, sizeof(ip));
+		snprintf(buf, len, "[%s]:%u", ip, ntohs(sin6->sin6_port));
+		break;
+	}
+	default:
+		snprintf(buf, len, "(address family %d)", sa->sa_family);
+	}
+	return buf;
+}
+
+int
+addr_equal(const struct sockaddr_any *a, const struct sockaddr_any *b)
+{
+	if (a->ss.ss_family != b->ss.ss_family)
+		return 0;
+	if (a->ss.ss_family == AF_INET) {
+		const struct sockaddr_in *x = (const void *)&a->ss;
+		const struct sockaddr_in *y = (const void *)&b->ss;
+
+		return x->sin_port == y->sin_port &&
+		    x->sin_addr.s_addr == y->sin_addr.s_addr;
+	}
+	if (a->ss.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *x = (const void *)&a->ss;
+		const struct sockaddr_in6 *y = (const void *)&b->ss;
+
+		return x->sin6_port == y->sin6_port &&
+		    x->sin6_scope_id == y->sin6_scope_id &&
+		    memcmp(&x->sin6_addr, &y->sin6_addr, 16) == 0;
+	}
+	return a->len == b->len && memcmp(&a->ss, &b->ss, a->len) == 0;
+}

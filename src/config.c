@@ -1,0 +1,826 @@
+/*
+ * config.c - reading ferryd.conf: libconfig syntax in, a fully checked and
+ * resolved struct config out.
+ *
+ * Every value is range-checked and every address resolved here, so nothing
+ * else in the daemon has to doubt the configuration.  Nothing is logged:
+ * each problem becomes one "FILE:LINE: problem" line in the caller's buffer,
+ * and the caller decides whether it is fatal (start) or not (reload).
+ */
+#include "ferryd.h"
+
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libconfig.h>
+
+#include "addr.h"
+#include "config.h"
+
+/* Limits, in the unit the structs store: bytes or milliseconds. */
+#define BUFFER_SIZE_MIN		1024
+#define BUFFER_SIZE_MAX		67108864
+#define CONNECT_TIMEOUT_MIN	1		/* rounds to 0 ms otherwise */
+#define CONNECT_TIMEOUT_MAX	3600000		/* one hour */
+/*
+ * A year would be the natural cap for idle_timeout, but durations are
+ * stored as int milliseconds, which end after about 24.8 days.
+ */
+#define IDLE_TIMEOUT_MAX	INT_MAX
+#define SHUTDOWN_TIMEOUT_MAX	86400000	/* one day */
+#define BACKLOG_MAX		65535
+#define MAX_CONNECTIONS_MAX	1000000
+#define PORT_MAX		65535
+
+/* A rule timeout that was not written and is inherited from the top level. */
+#define UNSET			(-1)
+
+/* Longest known setting name; "did you mean" only compares with those. */
+#define KEY_NAME_MAX		32
+
+/* What every parsing function needs to report a problem. */
+struct loader {
+	const char	*path;
+	char		*err;
+	size_t		 errlen;
+	const char	*incdir;	/* where relative @includes are found */
+};
+
+struct key;
+
+/* Checks setting s and stores it in the struct at base; 0 or -1. */
+typedef int key_parser(struct loader *, const struct key *,
+    const config_setting_t *, void *);
+
+/* One known setting: how to parse it, its limits, where it is stored. */
+struct key {
+	const char	*name;
+	key_parser	*parse;
+	long long	 min, max;
+	size_t		 offset;
+};
+
+static key_parser parse_int, parse_size, parse_duration, parse_string;
+static key_parser parse_path, parse_pidfile, parse_workers, parse_user;
+static key_parser parse_group, parse_log_level, parse_backend, parse_rules;
+
+static const struct key global_keys[] = {
+	{ "workers", parse_workers, 1, MAX_WORKERS,
+	    offsetof(struct config, workers) },
+	{ "user", parse_user, 0, 0, offsetof(struct config, user) },
+	{ "group", parse_group, 0, 0, offsetof(struct config, group) },
+	{ "pidfile", parse_pidfile, 0, 0, offsetof(struct config, pidfile) },
+	{ "log_file", parse_path, 0, 0, offsetof(struct config, log_file) },
+	{ "log_level", parse_log_level, 0, 0,
+	    offsetof(struct config, log_level) },
+	{ "event_backend", parse_backend, 0, 0,
+	    offsetof(struct config, event_backend) },
+	{ "buffer_size", parse_size, BUFFER_SIZE_MIN, BUFFER_SIZE_MAX,
+	    offsetof(struct config, buffer_size) },
+	{ "connect_timeout", parse_duration, CONNECT_TIMEOUT_MIN,
+	    CONNECT_TIMEOUT_MAX, offsetof(struct config, connect_timeout) },
+	{ "idle_timeout", parse_duration, 0, IDLE_TIMEOUT_MAX,
+	    offsetof(struct config, idle_timeout) },
+	{ "shutdown_timeout", parse_duration, 0, SHUTDOWN_TIMEOUT_MAX,
+	    offsetof(struct config, shutdown_timeout) },
+	{ "backlog", parse_int, 1, BACKLOG_MAX,
+	    offsetof(struct config, backlog) },
+	{ "max_connections", parse_int, 1, MAX_CONNECTIONS_MAX,
+	    offsetof(struct config, max_connections) },
+	{ "rules", parse_rules, 0, 0, offsetof(struct config, rules) },
+};
+
+static const struct key rule_keys[] = {
+	{ "listen", parse_string, 0, 0, offsetof(struct rule, listen) },
+	{ "connect", parse_string, 0, 0, offsetof(struct rule, connect) },
+	{ "buffer_size", parse_size, BUFFER_SIZE_MIN, BUFFER_SIZE_MAX,
+	    offsetof(struct rule, buffer_size) },
+	{ "connect_timeout", parse_duration, CONNECT_TIMEOUT_MIN,
+	    CONNECT_TIMEOUT_MAX, offsetof(struct rule, connect_timeout) },
+	{ "idle_timeout", parse_duration, 0, IDLE_TIMEOUT_MAX,
+	    offsetof(struct rule, idle_timeout) },
+};
+
+#define NKEYS(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* In enum log_level order. */
+static const char *const log_level_names[] = {
+	"err", "warning", "notice", "info", "debug", NULL
+};
+
+static const char *const backend_names[] = {
+	"auto", "epoll", "poll", NULL
+};
+
+/*
+ * Write "FILE:LINE: msg", or "FILE: msg" when line is 0.  libconfig names
+ * an @include'd file as written, so a relative one is shown with the
+ * directory it was really read from.
+ */
+static void
+report(struct loader *ld, const char *file, unsigned int line, const char *msg)
+{
+	char	name[PATH_MAX];
+
+	if (file == NULL)
+		file = ld->path;
+	if (file[0] != '/' && strcmp(file, ld->path) != 0 &&
+	    ld->incdir != NULL) {
+		snprintf(name, sizeof(name), "%s/%s", ld->incdir, file);
+		file = name;
+	}
+	if (line > 0)
+		snprintf(ld->err, ld->errlen, "%s:%u: %s", file, line, msg);
+	else
+		snprintf(ld->err, ld->errlen, "%s: %s", file, msg);
+}
+
+/*
+ * Report a problem with setting s (NULL: with the file as a whole).
+ * Returns -1 so that callers can "return fail(...)".  gcc cannot see that
+ * it always does, so locals that a failing helper leaves unset are given
+ * an initial value anyway, for -Wmaybe-uninitialized.
+ */
+static int __attribute__((format(printf, 3, 4)))
+fail(struct loader *ld, const config_setting_t *s, const char *fmt, ...)
+{
+	char	msg[CONFIG_ERR_MAX];
+	va_list	ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (s == NULL)
+		report(ld, NULL, 0, msg);
+	else
+		report(ld, config_setting_source_file(s),
+		    config_setting_source_line(s), msg);
+	return -1;
+}
+
+/* The kind of value s holds, for "must be X (got Y)" messages. */
+static const char *
+type_name(const config_setting_t *s)
+{
+	switch (config_setting_type(s)) {
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64:
+		return "an integer";
+	case CONFIG_TYPE_FLOAT:
+		return "a float";
+	case CONFIG_TYPE_STRING:
+		return "a string";
+	case CONFIG_TYPE_BOOL:
+		return "a boolean";
+	case CONFIG_TYPE_GROUP:
+		return "a group";
+	case CONFIG_TYPE_ARRAY:
+		return "an array";
+	case CONFIG_TYPE_LIST:
+		return "a list";
+	}
+	return "nothing";
+}
+
+static int
+is_integer(const config_setting_t *s)
+{
+	return config_setting_type(s) == CONFIG_TYPE_INT ||
+	    config_setting_type(s) == CONFIG_TYPE_INT64;
+}
+
+static void *
+field(void *base, const struct key *k)
+{
+	return (char *)base + k->offset;
+}
+
+/*
+ * Read an integer setting and check it against the key's limits.  Beware:
+ * libconfig 1.5 truncates a literal that does not fit in 32 bits unless it
+ * is written with an L suffix; most such values then fail the range check.
+ */
+static int
+get_int_in_range(struct loader *ld, const struct key *k,
+    const config_setting_t *s, long long *v)
+{
+	if (!is_integer(s))
+		return fail(ld, s, "\"%s\" must be an integer (got %s)",
+		    k->name, type_name(s));
+	*v = config_setting_get_int64(s);
+	if (*v < k->min || *v > k->max)
+		return fail(ld, s, "\"%s\" must be between %lld and %lld "
+		    "(got %lld)", k->name, k->min, k->max, *v);
+	return 0;
+}
+
+static int
+get_string(struct loader *ld, const struct key *k, const config_setting_t *s,
+    const char **v)
+{
+	if (config_setting_type(s) != CONFIG_TYPE_STRING)
+		return fail(ld, s, "\"%s\" must be a string (got %s)",
+		    k->name, type_name(s));
+	*v = config_setting_get_string(s);
+	return 0;
+}
+
+/* Replaces a default (event_backend starts as "auto"). */
+static int
+store_string(struct loader *ld, const config_setting_t *s, char **dst,
+    const char *v)
+{
+	free(*dst);
+	if ((*dst = strdup(v)) == NULL)
+		return fail(ld, s, "out of memory");
+	return 0;
+}
+
+/* Index of name in the NULL-terminated names, or -1. */
+static int
+name_index(const char *const *names, const char *name)
+{
+	int	i;
+
+	for (i = 0; names[i] != NULL; i++)
+		if (strcmp(names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+/* Read a string that must be one of names; *idx is its index. */
+static int
+get_choice(struct loader *ld, const struct key *k, const config_setting_t *s,
+    const char *const *names, int *idx)
+{
+	char		 list[128];
+	const char	*v = "";
+	size_t		 len = 0;
+	int		 i;
+
+	if (get_string(ld, k, s, &v) == -1)
+		return -1;
+	if ((*idx = name_index(names, v)) != -1)
+		return 0;
+	list[0] = '\0';
+	for (i = 0; names[i] != NULL && len < sizeof(list); i++)
+		len += snprintf(list + len, sizeof(list) - len, "%s\"%s\"",
+		    i > 0 ? ", " : "", names[i]);
+	return fail(ld, s, "\"%s\" must be one of %s (got \"%s\")",
+	    k->name, list, v);
+}
+
+static int
+parse_int(struct loader *ld, const struct key *k, const config_setting_t *s,
+    void *base)
+{
+	long long	v = 0;
+
+	if (get_int_in_range(ld, k, s, &v) == -1)
+		return -1;
+	*(int *)field(base, k) = (int)v;
+	return 0;
+}
+
+static int
+parse_size(struct loader *ld, const struct key *k, const config_setting_t *s,
+    void *base)
+{
+	long long	v = 0;
+
+	if (get_int_in_range(ld, k, s, &v) == -1)
+		return -1;
+	*(size_t *)field(base, k) = (size_t)v;
+	return 0;
+}
+
+/*
+ * A duration is written in seconds, integer or not, and stored in
+ * milliseconds rounded to the nearest; the key's limits are in ms.
+ */
+static int
+parse_duration(struct loader *ld, const struct key *k,
+    const config_setting_t *s, void *base)
+{
+	double		sec;
+	long long	ms = 0;
+	int		in_range;
+
+	if (is_integer(s))
+		sec = (double)config_setting_get_int64(s);
+	else if (config_setting_type(s) == CONFIG_TYPE_FLOAT)
+		sec = config_setting_get_float(s);
+	else
+		return fail(ld, s, "\"%s\" must be a number of seconds "
+		    "(got %s)", k->name, type_name(s));
+	/* Range-check before converting: a huge value must not overflow. */
+	in_range = sec >= 0 && sec * 1000.0 < (double)k->max + 0.5;
+	if (in_range)
+		ms = (long long)(sec * 1000.0 + 0.5);
+	if (!in_range || ms < k->min)
+		return fail(ld, s, "\"%s\" must be between %.15g and %.15g "
+		    "seconds (got %.15g)", k->name, (double)k->min / 1000.0,
+		    (double)k->max / 1000.0, sec);
+	*(int *)field(base, k) = (int)ms;
+	return 0;
+}
+
+static int
+parse_string(struct loader *ld, const struct key *k,
+    const config_setting_t *s, void *base)
+{
+	const char	*v = "";
+
+	if (get_string(ld, k, s, &v) == -1)
+		return -1;
+	return store_string(ld, s, field(base, k), v);
+}
+
+/* Files must be absolute: the daemon may chdir("/") before using them. */
+static int
+parse_path(struct loader *ld, const struct key *k, const config_setting_t *s,
+    void *base)
+{
+	const char	*v = "";
+
+	if (get_string(ld, k, s, &v) == -1)
+		return -1;
+	if (v[0] != '/')
+		return fail(ld, s, "\"%s\" must be an absolute path "
+		    "(got \"%s\")", k->name, v);
+	return store_string(ld, s, field(base, k), v);
+}
+
+/* pidfile = "" says "no pidfile", overriding a command-line default. */
+static int
+parse_pidfile(struct loader *ld, const struct key *k,
+    const config_setting_t *s, void *base)
+{
+	if (config_setting_type(s) == CONFIG_TYPE_STRING &&
+	    config_setting_get_string(s)[0] == '\0')
+		return store_string(ld, s, field(base, k), "");
+	return parse_path(ld, k, s, base);
+}
+
+/* One worker per online CPU, within 1..MAX_WORKERS. */
+static int
+workers_auto(void)
+{
+	long	n;
+
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1)
+		return 1;
+	return n > MAX_WORKERS ? MAX_WORKERS : (int)n;
+}
+
+static int
+parse_workers(struct loader *ld, const struct key *k,
+    const config_setting_t *s, void *base)
+{
+	const char	*v = "";
+
+	if (is_integer(s))
+		return parse_int(ld, k, s, base);
+	if (config_setting_type(s) != CONFIG_TYPE_STRING)
+		return fail(ld, s, "\"%s\" must be \"auto\" or an integer "
+		    "(got %s)", k->name, type_name(s));
+	v = config_setting_get_string(s);
+	if (strcmp(v, "auto") != 0)
+		return fail(ld, s, "\"%s\" must be \"auto\" or a number "
+		    "between %lld and %lld (got \"%s\")", k->name, k->min,
+		    k->max, v);
+	*(int *)field(base, k) = workers_auto();
+	return 0;
+}
+
+/*
+ * The user's primary group becomes the gid unless "group" is set, which
+ * wins whichever of the two comes first in the file.
+ */
+static int
+parse_user(struct loader *ld, const struct key *k, const config_setting_t *s,
+    void *base)
+{
+	struct config	*cfg = base;
+	struct passwd	*pw;
+
+	if (parse_string(ld, k, s, base) == -1)
+		return -1;
+	if ((pw = getpwnam(cfg->user)) == NULL)
+		return fail(ld, s, "unknown user \"%s\"", cfg->user);
+	cfg->uid = pw->pw_uid;
+	if (cfg->group == NULL)
+		cfg->gid = pw->pw_gid;
+	return 0;
+}
+
+static int
+parse_group(struct loader *ld, const struct key *k,
+    const config_setting_t *s, void *base)
+{
+	struct config	*cfg = base;
+	struct group	*gr;
+
+	if (parse_string(ld, k, s, base) == -1)
+		return -1;
+	if ((gr = getgrnam(cfg->group)) == NULL)
+		return fail(ld, s, "unknown group \"%s\"", cfg->group);
+	cfg->gid = gr->gr_gid;
+	return 0;
+}
+
+static int
+parse_log_level(struct loader *ld, const struct key *k,
+    const config_setting_t *s, void *base)
+{
+	int	idx = 0;
+
+	if (get_choice(ld, k, s, log_level_names, &idx) == -1)
+		return -1;
+	*(int *)field(base, k) = idx;
+	return 0;
+}
+
+static int
+parse_backend(struct loader *ld, const struct key *k,
+    const config_setting_t *s, void *base)
+{
+	int	idx = 0;
+
+	if (get_choice(ld, k, s, backend_names, &idx) == -1)
+		return -1;
+#ifndef HAVE_EPOLL
+	if (strcmp(backend_names[idx], "epoll") == 0)
+		return fail(ld, s, "%s \"epoll\" is not supported on this "
+		    "system", k->name);
+#endif
+	return store_string(ld, s, field(base, k), backend_names[idx]);
+}
+
+/* Levenshtein distance between a and a known key name b. */
+static size_t
+edit_distance(const char *a, const char *b)
+{
+	size_t	row[KEY_NAME_MAX + 1], la, lb, i, j, diag, up, best;
+
+	la = strlen(a);
+	lb = strlen(b);
+	if (lb > KEY_NAME_MAX)
+		return SIZE_MAX;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		diag = row[0];
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			up = row[j];
+			best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+static const struct key *
+key_find(const struct key *keys, size_t nkeys, const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < nkeys; i++)
+		if (strcmp(keys[i].name, name) == 0)
+			return &keys[i];
+	return NULL;
+}
+
+/* The known key closest to name, if it is close enough to be a typo. */
+static const char *
+key_suggest(const struct key *keys, size_t nkeys, const char *name)
+{
+	const char	*best = NULL;
+	size_t		 i, d, bestd = 3;
+
+	for (i = 0; i < nkeys; i++) {
+		d = edit_distance(name, keys[i].name);
+		if (d < bestd) {
+			bestd = d;
+			best = keys[i].name;
+		}
+	}
+	return best;
+}
+
+/* Say why s is not a setting of this group, as helpfully as we can. */
+static int
+unknown_setting(struct loader *ld, const config_setting_t *s,
+    const struct key *keys, size_t nkeys)
+{
+	const char	*name = config_setting_name(s), *hint;
+
+	if (keys == rule_keys &&
+	    key_find(global_keys, NKEYS(global_keys), name) != NULL)
+		return fail(ld, s, "unknown setting \"%s\" in a rule (it can "
+		    "only be set at the top level)", name);
+	if (keys == global_keys &&
+	    key_find(rule_keys, NKEYS(rule_keys), name) != NULL)
+		return fail(ld, s, "unknown setting \"%s\" at the top level "
+		    "(it can only be set inside a rule)", name);
+	if ((hint = key_suggest(keys, nkeys, name)) != NULL)
+		return fail(ld, s, "unknown setting \"%s\" (did you mean "
+		    "\"%s\"?)", name, hint);
+	return fail(ld, s, "unknown setting \"%s\"", name);
+}
+
+/* Parse every member of group, in file order, into the struct at base. */
+static int
+parse_members(struct loader *ld, const config_setting_t *group,
+    const struct key *keys, size_t nkeys, void *base)
+{
+	const config_setting_t	*s;
+	const struct key	*k;
+	int			 i, n;
+
+	n = config_setting_length(group);
+	for (i = 0; i < n; i++) {
+		s = config_setting_get_elem(group, i);
+		k = key_find(keys, nkeys, config_setting_name(s));
+		if (k == NULL)
+			return unknown_setting(ld, s, keys, nkeys);
+		if (k->parse(ld, k, s, base) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * glibc's getaddrinfo() takes a numeric port modulo 65536, so "99999"
+ * would quietly become 34463; and port 0 means "any port", which makes no
+ * sense on either side of a forward.  Other port syntax is left to
+ * addr_resolve(), which explains its own errors.
+ */
+static int
+port_check(const char *spec, char *why, size_t len)
+{
+	const char	*port;
+
+	if ((port = strrchr(spec, ':')) == NULL)
+		return 0;
+	port++;
+	if (port[0] == '\0' || strspn(port, "0123456789") != strlen(port))
+		return 0;
+	if (strlen(port) <= 5 && atoi(port) >= 1 && atoi(port) <= PORT_MAX)
+		return 0;
+	snprintf(why, len, "port %s in address \"%s\" must be between 1 "
+	    "and %d", port, spec, PORT_MAX);
+	return -1;
+}
+
+/* Resolve the rule's listen or connect address; spec NULL = not written. */
+static int
+rule_address(struct loader *ld, const config_setting_t *rule,
+    const char *name, const char *spec, int passive, struct sockaddr_any *out)
+{
+	char	why[CONFIG_ERR_MAX];
+
+	if (spec == NULL)
+		return fail(ld, rule, "rule is missing required setting "
+		    "\"%s\"", name);
+	if (port_check(spec, why, sizeof(why)) == -1 ||
+	    addr_resolve(spec, passive, out, why, sizeof(why)) == -1)
+		return fail(ld, config_setting_get_member(rule, name),
+		    "\"%s\": %s", name, why);
+	return 0;
+}
+
+/* Two rules listening on one address would split its connections. */
+static int
+rule_check_unique(struct loader *ld, const config_setting_t *s,
+    const struct rule *rules, size_t idx)
+{
+	size_t	i;
+
+	for (i = 0; i < idx; i++)
+		if (addr_equal(&rules[i].listen_addr, &rules[idx].listen_addr))
+			return fail(ld, s, "listen address \"%s\" is already "
+			    "used by the rule at line %d", rules[idx].listen,
+			    rules[i].line);
+	return 0;
+}
+
+/*
+ * Parse rules[idx] from s.  Settings it does not override stay UNSET (or
+ * 0 for buffer_size) until the whole file is read, because the top-level
+ * value they inherit may come after the rules.
+ */
+static int
+parse_rule(struct loader *ld, const config_setting_t *s, struct rule *rules,
+    size_t idx)
+{
+	struct rule	*r = &rules[idx];
+
+	if (!config_setting_is_group(s))
+		return fail(ld, s, "a rule must be a group { listen = \"...\"; "
+		    "connect = \"...\"; } (got %s)", type_name(s));
+	r->line = config_setting_source_line(s);
+	r->buffer_size = 0;
+	r->connect_timeout = UNSET;
+	r->idle_timeout = UNSET;
+	if (parse_members(ld, s, rule_keys, NKEYS(rule_keys), r) == -1 ||
+	    rule_address(ld, s, "listen", r->listen, 1,
+	    &r->listen_addr) == -1 ||
+	    rule_address(ld, s, "connect", r->connect, 0,
+	    &r->connect_addr) == -1)
+		return -1;
+	return rule_check_unique(ld, s, rules, idx);
+}
+
+static int
+parse_rules(struct loader *ld, const struct key *k, const config_setting_t *s,
+    void *base)
+{
+	struct config	*cfg = base;
+	int		 i, n;
+
+	if (!config_setting_is_list(s) && !config_setting_is_array(s))
+		return fail(ld, s, "\"%s\" must be a list of rules, "
+		    "( { listen = ...; connect = ...; }, ... ) (got %s)",
+		    k->name, type_name(s));
+	if ((n = config_setting_length(s)) == 0)
+		return fail(ld, s, "\"%s\" is empty: at least one rule is "
+		    "needed", k->name);
+	if ((cfg->rules = calloc(n, sizeof(*cfg->rules))) == NULL)
+		return fail(ld, s, "out of memory");
+	cfg->nrules = n;
+	for (i = 0; i < n; i++)
+		if (parse_rule(ld, config_setting_get_elem(s, i), cfg->rules,
+		    i) == -1)
+			return -1;
+	return 0;
+}
+
+/* Fill in what the file did not say, now that all of it has been read. */
+static void
+config_inherit(struct config *cfg)
+{
+	struct rule	*r;
+	size_t		 i;
+
+	if (cfg->workers == 0)
+		cfg->workers = workers_auto();
+	for (i = 0; i < cfg->nrules; i++) {
+		r = &cfg->rules[i];
+		if (r->buffer_size == 0)
+			r->buffer_size = cfg->buffer_size;
+		if (r->connect_timeout == UNSET)
+			r->connect_timeout = cfg->connect_timeout;
+		if (r->idle_timeout == UNSET)
+			r->idle_timeout = cfg->idle_timeout;
+	}
+}
+
+static struct config *
+config_new(const char *path)
+{
+	struct config	*cfg;
+
+	if ((cfg = calloc(1, sizeof(*cfg))) == NULL)
+		return NULL;
+	cfg->path = strdup(path);
+	cfg->event_backend = strdup("auto");
+	if (cfg->path == NULL || cfg->event_backend == NULL) {
+		config_free(cfg);
+		return NULL;
+	}
+	cfg->workers = 0;	/* "auto", resolved by config_inherit() */
+	cfg->log_level = LOG_LEVEL_INFO;
+	cfg->buffer_size = DEFAULT_BUFFER_SIZE;
+	cfg->connect_timeout = DEFAULT_CONNECT_TIMEOUT;
+	cfg->idle_timeout = DEFAULT_IDLE_TIMEOUT;
+	cfg->shutdown_timeout = DEFAULT_SHUTDOWN_TIMEOUT;
+	cfg->backlog = DEFAULT_BACKLOG;
+	cfg->max_connections = DEFAULT_MAX_CONNECTIONS;
+	return cfg;
+}
+
+/*
+ * Open the file ourselves first: libconfig only says "file I/O error",
+ * and the user needs to know whether the file is missing or unreadable.
+ */
+static int
+file_check(struct loader *ld)
+{
+	FILE	*fp;
+	int	 bad;
+
+	if ((fp = fopen(ld->path, "r")) == NULL) {
+		snprintf(ld->err, ld->errlen, "cannot open %s: %s", ld->path,
+		    strerror(errno));
+		return -1;
+	}
+	bad = getc(fp) == EOF && ferror(fp);
+	if (bad)
+		snprintf(ld->err, ld->errlen, "cannot read %s: %s", ld->path,
+		    strerror(errno));
+	fclose(fp);
+	return bad ? -1 : 0;
+}
+
+/*
+ * @include paths are taken relative to the main file's directory, so that
+ * they do not depend on the directory the daemon was started from.
+ */
+static int
+set_include_dir(struct loader *ld, config_t *lc)
+{
+	const char	*slash;
+	char		*dir;
+
+	if ((slash = strrchr(ld->path, '/')) == NULL)
+		return 0;
+	dir = strndup(ld->path, slash == ld->path ? 1 : slash - ld->path);
+	if (dir == NULL)
+		return fail(ld, NULL, "out of memory");
+	config_set_include_dir(lc, dir);	/* libconfig keeps a copy */
+	free(dir);
+	ld->incdir = config_get_include_dir(lc);
+	return 0;
+}
+
+static int
+read_file(struct loader *ld, config_t *lc)
+{
+	if (file_check(ld) == -1 || set_include_dir(ld, lc) == -1)
+		return -1;
+	if (config_read_file(lc, ld->path))
+		return 0;
+	report(ld, config_error_file(lc),
+	    config_error_line(lc) > 0 ? (unsigned int)config_error_line(lc) : 0,
+	    config_error_text(lc));
+	return -1;
+}
+
+struct config *
+config_load(const char *path, char *err, size_t errlen)
+{
+	struct loader	 ld = { path, err, errlen, NULL };
+	struct config	*cfg;
+	config_t	 lc;
+	int		 rc;
+
+	if ((cfg = config_new(path)) == NULL) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return NULL;
+	}
+	config_init(&lc);
+	rc = read_file(&ld, &lc);
+	if (rc == 0)
+		rc = parse_members(&ld, config_root_setting(&lc), global_keys,
+		    NKEYS(global_keys), cfg);
+	if (rc == 0 && cfg->rules == NULL)
+		rc = fail(&ld, NULL, "missing required setting \"rules\"");
+	config_destroy(&lc);
+	if (rc == -1) {
+		config_free(cfg);
+		return NULL;
+	}
+	config_inherit(cfg);
+	return cfg;
+}
+
+void
+config_free(struct config *cfg)
+{
+	size_t	i;
+
+	if (cfg == NULL)
+		return;
+	for (i = 0; i < cfg->nrules; i++) {
+		free(cfg->rules[i].listen);
+		free(cfg->rules[i].connect);
+	}
+	free(cfg->rules);
+	free(cfg->path);
+	free(cfg->user);
+	free(cfg->group);
+	free(cfg->pidfile);
+	free(cfg->log_file);
+	free(cfg->event_backend);
+	free(cfg);
+}
+
+int
+config_log_level_parse(const char *name)
+{
+	return name_index(log_level_names, name);
+}

@@ -1,0 +1,85 @@
+/*
+ * config.h - the validated, immutable configuration of ferryd.
+ *
+ * config_load() turns a libconfig file into a struct config; every value is
+ * checked and every hostname resolved before it returns, so the rest of the
+ * daemon never sees a half-valid configuration.  A loaded config is never
+ * modified: a reload builds a new one and swaps it in.
+ */
+#ifndef FERRYD_CONFIG_H
+#define FERRYD_CONFIG_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+
+#define CONFIG_ERR_MAX 512
+
+/* Defaults, documented in ferryd.conf(5). */
+#define DEFAULT_BUFFER_SIZE      65536
+#define DEFAULT_CONNECT_TIMEOUT  10000  /* ms */
+#define DEFAULT_IDLE_TIMEOUT     0      /* ms, 0 = never */
+#define DEFAULT_SHUTDOWN_TIMEOUT 60000  /* ms */
+#define DEFAULT_BACKLOG          511
+#define DEFAULT_MAX_CONNECTIONS  4096
+#define MAX_WORKERS              256
+
+/* A socket address with its length, as bind(2) and connect(2) want it. */
+struct sockaddr_any {
+	struct sockaddr_storage ss;
+	socklen_t               len;
+};
+
+enum log_level {
+	LOG_LEVEL_ERR = 0,
+	LOG_LEVEL_WARNING,
+	LOG_LEVEL_NOTICE,
+	LOG_LEVEL_INFO,
+	LOG_LEVEL_DEBUG
+};
+
+struct rule {
+	char               *listen;          /* as written, e.g. "[::]:8080" */
+	char               *connect;         /* as written */
+	struct sockaddr_any listen_addr;     /* resolved at load time */
+	struct sockaddr_any connect_addr;    /* resolved at load time */
+	size_t              buffer_size;     /* bytes */
+	int                 connect_timeout; /* ms, > 0 */
+	int                 idle_timeout;    /* ms, 0 = never */
+	int                 line;            /* line of the rule in the file */
+};
+
+struct config {
+	char          *path;             /* file it was loaded from */
+	int            workers;          /* resolved: "auto" = online CPUs */
+	char          *user;             /* NULL = keep the master's user */
+	char          *group;            /* NULL = user's primary group */
+	uid_t          uid;              /* valid when user != NULL */
+	gid_t          gid;              /* valid when user or group != NULL */
+	char          *pidfile;          /* NULL = not set in the file */
+	char          *log_file;         /* NULL = stderr / syslog */
+	int            log_level;        /* enum log_level */
+	char          *event_backend;    /* "auto", "epoll" or "poll" */
+	size_t         buffer_size;      /* bytes, default for rules */
+	int            connect_timeout;  /* ms, default for rules */
+	int            idle_timeout;     /* ms, default for rules */
+	int            shutdown_timeout; /* ms */
+	int            backlog;
+	int            max_connections;  /* per worker */
+	struct rule   *rules;
+	size_t         nrules;
+};
+
+/*
+ * Load and validate the file at path.  On success returns a new config.
+ * On failure returns NULL and writes one line to err, of the form
+ * "FILE:LINE: problem" (or "FILE: problem" when no line applies).
+ */
+struct config *config_load(const char *path, char *err, size_t errlen);
+
+void config_free(struct config *cfg);
+
+/* "err", "warning", ... -> enum log_level, or -1. */
+int config_log_level_parse(const char *name);
+
+#endif

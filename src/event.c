@@ -1,0 +1,207 @@
+/*
+ * event.c - the backend-independent part of the event loop: the table of
+ * watched descriptors, dispatch of ready events, and the timer.
+ */
+#include "ferryd.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "event.h"
+#include "event_backend.h"
+
+#define MAX_FIRED 256
+
+struct event_watch {
+	int            mask;
+	uint64_t       added_round;	/* round in which mask left 0 */
+	event_handler *handler;
+	void          *data;
+};
+
+struct event_loop {
+	const struct event_backend *backend;
+	void                       *state;
+	int                         max_fds;
+	struct event_watch         *watch;	/* indexed by fd */
+	struct event_fired          fired[MAX_FIRED];
+	int64_t                     now;
+	uint64_t                    round;	/* counts waits */
+	int64_t                     timer_due;	/* -1: none */
+	event_timer_cb             *timer_cb;
+	void                       *timer_data;
+};
+
+static int64_t
+monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static const struct event_backend *
+backend_by_name(const char *name)
+{
+#ifdef HAVE_EPOLL
+	if (strcmp(name, "auto") == 0 || strcmp(name, "epoll") == 0)
+		return &event_backend_epoll;
+#else
+	if (strcmp(name, "auto") == 0)
+		return &event_backend_poll;
+#endif
+	if (strcmp(name, "poll") == 0)
+		return &event_backend_poll;
+	return NULL;
+}
+
+struct event_loop *
+event_loop_new(const char *backend, int max_fds, char *err, size_t errlen)
+{
+	struct event_loop *loop;
+
+	loop = calloc(1, sizeof(*loop));
+	if (loop == NULL)
+		goto nomem;
+	loop->backend = backend_by_name(backend);
+	if (loop->backend == NULL) {
+		snprintf(err, errlen, "event backend \"%s\" is not supported "
+		    "on this system", backend);
+		free(loop);
+		return NULL;
+	}
+	loop->max_fds = max_fds;
+	loop->watch = calloc(max_fds, sizeof(*loop->watch));
+	if (loop->watch == NULL)
+		goto nomem;
+	loop->state = loop->backend->create(max_fds);
+	if (loop->state == NULL) {
+		snprintf(err, errlen, "cannot create %s event loop: %s",
+		    loop->backend->name, strerror(errno));
+		free(loop->watch);
+		free(loop);
+		return NULL;
+	}
+	loop->now = monotonic_ms();
+	loop->timer_due = -1;
+	return loop;
+nomem:
+	snprintf(err, errlen, "cannot create event loop: out of memory");
+	if (loop != NULL)
+		free(loop->watch);
+	free(loop);
+	return NULL;
+}
+
+void
+event_loop_free(struct event_loop *loop)
+{
+	if (loop == NULL)
+		return;
+	loop->backend->destroy(loop->state);
+	free(loop->watch);
+	free(loop);
+}
+
+const char *
+event_loop_backend(const struct event_loop *loop)
+{
+	return loop->backend->name;
+}
+
+int
+event_set(struct event_loop *loop, int fd, int mask, event_handler *handler,
+    void *data)
+{
+	struct event_watch *w;
+
+	if (fd < 0 || fd >= loop->max_fds) {
+		errno = EMFILE;
+		return -1;
+	}
+	w = &loop->watch[fd];
+	w->handler = handler;
+	w->data = data;
+	return event_mask(loop, fd, mask);
+}
+
+int
+event_mask(struct event_loop *loop, int fd, int mask)
+{
+	struct event_watch *w = &loop->watch[fd];
+
+	if (w->mask == mask)
+		return 0;
+	if (loop->backend->update(loop->state, fd, w->mask, mask) == -1)
+		return -1;
+	if (w->mask == 0)
+		w->added_round = loop->round;
+	w->mask = mask;
+	return 0;
+}
+
+int
+event_get_mask(const struct event_loop *loop, int fd)
+{
+	return loop->watch[fd].mask;
+}
+
+int64_t
+event_now(const struct event_loop *loop)
+{
+	return loop->now;
+}
+
+void
+event_timer(struct event_loop *loop, int64_t when_ms, event_timer_cb *cb,
+    void *data)
+{
+	loop->timer_due = when_ms;
+	loop->timer_cb = cb;
+	loop->timer_data = data;
+}
+
+int64_t
+event_timer_due(const struct event_loop *loop)
+{
+	return loop->timer_due;
+}
+
+int
+event_loop_run_once(struct event_loop *loop)
+{
+	struct event_watch *w;
+	int                 i, n, fd, events, timeout = -1;
+
+	if (loop->timer_due != -1) {
+		int64_t wait = loop->timer_due - monotonic_ms();
+
+		timeout = wait < 0 ? 0 : wait > 3600000 ? 3600000 : (int)wait;
+	}
+	loop->round++;
+	n = loop->backend->wait(loop->state, loop->fired, MAX_FIRED, timeout);
+	loop->now = monotonic_ms();
+	if (n == -1)
+		return errno == EINTR ? 0 : -1;
+	for (i = 0; i < n; i++) {
+		fd = loop->fired[i].fd;
+		w = &loop->watch[fd];
+		/*
+		 * An earlier handler of this round may have stopped watching
+		 * fd, or closed it and let a new socket reuse the number: only
+		 * deliver what is still asked for, and nothing to a descriptor
+		 * that started being watched after the wait returned.
+		 */
+		events = loop->fired[i].events & w->mask;
+		if (events != 0 && w->added_round != loop->round)
+			w->handler(loop, fd, events, w->data);
+	}
+	if (loop->timer_due != -1 && loop->now >= loop->timer_due) {
+		loop->timer_due = -1;
+		loop->timer_cb(loop, loop->timer_data);
+	}
+	return n;
+}

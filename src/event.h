@@ -1,0 +1,60 @@
+/*
+ * event.h - a small event loop: file descriptor readiness and one timer.
+ *
+ * Modelled on Redis' ae: the loop keeps a table indexed by file descriptor
+ * and a backend per kernel mechanism (event_epoll.c, event_poll.c)
+ * implements the same four operations.  Events are level-triggered, so a
+ * handler may do as little as it likes per call and be called again.
+ */
+#ifndef FERRYD_EVENT_H
+#define FERRYD_EVENT_H
+
+#include <stdint.h>
+
+#define EV_READ  0x1
+#define EV_WRITE 0x2
+
+struct event_loop;
+
+/* Called with the events (EV_READ|EV_WRITE) that are ready on fd. */
+typedef void event_handler(struct event_loop *loop, int fd, int events,
+    void *data);
+
+/*
+ * Create a loop for file descriptors below max_fds using backend "auto",
+ * "epoll" or "poll".  Returns NULL with the reason in err.
+ */
+struct event_loop *event_loop_new(const char *backend, int max_fds,
+    char *err, size_t errlen);
+void        event_loop_free(struct event_loop *loop);
+const char *event_loop_backend(const struct event_loop *loop);
+
+/*
+ * Watch fd for mask (EV_READ, EV_WRITE, both), calling handler.  A mask of
+ * 0 stops watching; do that before closing fd.  Setting the mask fd
+ * already has costs nothing.  Returns -1 with errno set on failure.
+ */
+int  event_set(struct event_loop *loop, int fd, int mask,
+    event_handler *handler, void *data);
+/* Change only the mask of a watched fd (handler and data stay). */
+int  event_mask(struct event_loop *loop, int fd, int mask);
+int  event_get_mask(const struct event_loop *loop, int fd);
+
+/*
+ * Wait at most until the timer is due (or forever without one), run the
+ * handlers of ready descriptors, then the timer callback if due.
+ * Returns the number of handlers run, or -1 on error (errno set; EINTR is
+ * returned as 0 so that callers can check their signal flags).
+ */
+int  event_loop_run_once(struct event_loop *loop);
+
+/* Milliseconds on the monotonic clock, as of the last wakeup. */
+int64_t event_now(const struct event_loop *loop);
+
+/* Call cb(loop, data) at time when_ms (event_now clock); -1 cancels. */
+typedef void event_timer_cb(struct event_loop *loop, void *data);
+void event_timer(struct event_loop *loop, int64_t when_ms,
+    event_timer_cb *cb, void *data);
+int64_t event_timer_due(const struct event_loop *loop);
+
+#endif

@@ -1,0 +1,99 @@
+/*
+ * event_epoll.c - event loop backend on Linux epoll(7), level-triggered.
+ */
+#include "ferryd.h"
+
+#ifdef HAVE_EPOLL
+
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "event.h"
+#include "event_backend.h"
+
+struct epoll_state {
+	int                 epfd;
+	int                 max_events;
+	struct epoll_event *events;
+};
+
+static void *
+epoll_backend_create(int max_fds)
+{
+	struct epoll_state *st;
+
+	(void)max_fds;
+	st = calloc(1, sizeof(*st));
+	if (st == NULL)
+		return NULL;
+	st->max_events = 256;
+	st->events = calloc(st->max_events, sizeof(*st->events));
+	st->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (st->events == NULL || st->epfd == -1) {
+		free(st->events);
+		free(st);
+		return NULL;
+	}
+	return st;
+}
+
+static void
+epoll_backend_destroy(void *state)
+{
+	struct epoll_state *st = state;
+
+	close(st->epfd);
+	free(st->events);
+	free(st);
+}
+
+static int
+epoll_backend_update(void *state, int fd, int old_mask, int new_mask)
+{
+	struct epoll_state *st = state;
+	struct epoll_event  ev = { 0 };
+	int                 op;
+
+	if (new_mask == 0)
+		op = EPOLL_CTL_DEL;
+	else if (old_mask == 0)
+		op = EPOLL_CTL_ADD;
+	else
+		op = EPOLL_CTL_MOD;
+	ev.events = (new_mask & EV_READ ? EPOLLIN : 0) |
+	    (new_mask & EV_WRITE ? EPOLLOUT : 0);
+	ev.data.fd = fd;
+	return epoll_ctl(st->epfd, op, fd, &ev);
+}
+
+static int
+epoll_backend_wait(void *state, struct event_fired *fired, int max_fired,
+    int timeout_ms)
+{
+	struct epoll_state *st = state;
+	int                 i, n, events;
+
+	if (max_fired > st->max_events)
+		max_fired = st->max_events;
+	n = epoll_wait(st->epfd, st->events, max_fired, timeout_ms);
+	for (i = 0; i < n; i++) {
+		events = st->events[i].events;
+		fired[i].fd = st->events[i].data.fd;
+		/* Errors and hangups surface through read or write. */
+		fired[i].events =
+		    (events & (EPOLLIN | EPOLLERR | EPOLLHUP) ? EV_READ : 0) |
+		    (events & (EPOLLOUT | EPOLLERR | EPOLLHUP) ? EV_WRITE : 0);
+	}
+	return n;
+}
+
+const struct event_backend event_backend_epoll = {
+	"epoll",
+	epoll_backend_create,
+	epoll_backend_destroy,
+	epoll_backend_update,
+	epoll_backend_wait
+};
+
+#endif /* HAVE_EPOLL */

@@ -1,0 +1,15 @@
+/*
+ * ferryd.h - included first by every source file: the build configuration
+ * and the few system headers everything uses.
+ */
+#ifndef FERRYD_H
+#define FERRYD_H
+
+#include "autoconf.h"	/* from configure: HAVE_*, PACKAGE_* */
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#endif

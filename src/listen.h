@@ -1,0 +1,37 @@
+/*
+ * listen.h - the listen set: one listening socket per (rule, worker slot),
+ * all bound with SO_REUSEPORT to the rule's address.
+ *
+ * The master owns the set for its whole life, so the kernel keeps queueing
+ * connections on a slot's socket while that slot's worker is being
+ * replaced.  A reload builds a new set that takes over every socket whose
+ * address and slot are unchanged.
+ */
+#ifndef FERRYD_LISTEN_H
+#define FERRYD_LISTEN_H
+
+#include "config.h"
+
+struct listen_set {
+	size_t nrules;
+	int    nslots;
+	int   *fds;		/* fds[rule * nslots + slot] */
+};
+
+#define LISTEN_FD(ls, rule, slot) ((ls)->fds[(rule) * (ls)->nslots + (slot)])
+
+/*
+ * Build the listen set for cfg.  Sockets of old (may be NULL; its config
+ * is oldcfg) with the same address and slot are taken over and their
+ * entries in old set to -1; the others are bound anew.  On failure nothing
+ * of old is taken, and NULL is returned with "cannot bind ADDR: reason"
+ * in err.
+ */
+struct listen_set *listen_set_open(const struct config *cfg,
+    struct listen_set *old, const struct config *oldcfg,
+    char *err, size_t errlen);
+
+/* Close every socket still in the set and free it. */
+void listen_set_close(struct listen_set *ls);
+
+#endif

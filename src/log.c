@@ -1,0 +1,137 @@
+/*
+ * log.c - where messages go: stderr in the foreground, syslog when
+ * daemonized, or a log file (reopened on SIGUSR1 for logrotate).
+ *
+ * Every line is written with a single write(2), so lines from the master
+ * and the workers never interleave in a shared file or on stderr.
+ */
+#include "ferryd.h"
+
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+
+static enum log_target log_target = LOG_TO_STDERR;
+static int             log_level = LOG_LEVEL_INFO;
+static int             log_fd = -1;
+static char            log_path[1024];
+static char            log_role[32] = "ferryd";
+
+static const char *const level_names[] = {
+	"error", "warning", "notice", "info", "debug"
+};
+static const int syslog_priorities[] = {
+	LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO, LOG_DEBUG
+};
+
+static int
+log_open_file(const char *path, char *err, size_t errlen)
+{
+	int fd;
+
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+	if (fd == -1) {
+		snprintf(err, errlen, "cannot open log file %s: %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	if (log_fd != -1)
+		close(log_fd);
+	log_fd = fd;
+	return 0;
+}
+
+int
+log_open(enum log_target target, const char *path, char *err, size_t errlen)
+{
+	if (target == LOG_TO_FILE) {
+		if (strlen(path) >= sizeof(log_path)) {
+			snprintf(err, errlen, "log file name too long: %s", path);
+			return -1;
+		}
+		if (log_open_file(path, err, errlen) == -1)
+			return -1;
+		strcpy(log_path, path);
+	} else if (target == LOG_TO_SYSLOG)
+		openlog("ferryd", LOG_PID | LOG_NDELAY, LOG_DAEMON);
+	log_target = target;
+	return 0;
+}
+
+int
+log_reopen(void)
+{
+	char err[CONFIG_ERR_MAX];
+
+	if (log_target != LOG_TO_FILE)
+		return 0;
+	if (log_open_file(log_path, err, sizeof(err)) == -1) {
+		log_err("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+void
+log_set_level(int level)
+{
+	log_level = level;
+}
+
+int
+log_get_level(void)
+{
+	return log_level;
+}
+
+void
+log_set_role(const char *role)
+{
+	snprintf(log_role, sizeof(log_role), "%s", role);
+}
+
+void
+log_msg(int level, const char *fmt, ...)
+{
+	char       line[2048];
+	char       stamp[32];
+	int        n, saved_errno = errno;
+	size_t     len;
+	va_list    ap;
+	time_t     now;
+	struct tm  tm;
+
+	if (level > log_level)
+		return;
+	va_start(ap, fmt);
+	if (log_target == LOG_TO_SYSLOG) {
+		vsnprintf(line, sizeof(line), fmt, ap);
+		syslog(syslog_priorities[level], "%s: %s", log_role, line);
+		va_end(ap);
+		errno = saved_errno;
+		return;
+	}
+	now = time(NULL);
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &tm);
+	n = snprintf(line, sizeof(line), "%s ferryd[%ld] %s: %s: ", stamp,
+	    (long)getpid(), log_role, level_names[level]);
+	if (n > 0 && (size_t)n < sizeof(line))
+		vsnprintf(line + n, sizeof(line) - n, fmt, ap);
+	va_end(ap);
+	len = strlen(line);
+	if (len == sizeof(line) - 1)
+		len--;		/* make room for the newline of a cut line */
+	line[len++] = '\n';
+	if (write(log_target == LOG_TO_FILE ? log_fd : STDERR_FILENO,
+	    line, len) == -1) {
+		/* Nowhere left to report it; do not let it change errno. */
+	}
+	errno = saved_errno;
+}

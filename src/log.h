@@ -1,0 +1,39 @@
+/*
+ * log.h - error and debug logging to stderr, a file or syslog.
+ *
+ * Until log_open() is called messages go to stderr, so that errors found
+ * while starting are seen by whoever started ferryd.
+ */
+#ifndef FERRYD_LOG_H
+#define FERRYD_LOG_H
+
+#include "config.h"	/* enum log_level */
+
+enum log_target {
+	LOG_TO_STDERR,
+	LOG_TO_SYSLOG,
+	LOG_TO_FILE
+};
+
+/* Direct messages to target (path is used with LOG_TO_FILE); -1 on error. */
+int  log_open(enum log_target target, const char *path, char *err,
+    size_t errlen);
+/* Reopen the log file (SIGUSR1, after logrotate moved it). */
+int  log_reopen(void);
+void log_set_level(int level);
+int  log_get_level(void);
+/* Name this process in every line, e.g. "worker 2". */
+void log_set_role(const char *role);
+
+void log_msg(int level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#define log_err(...)     log_msg(LOG_LEVEL_ERR, __VA_ARGS__)
+#define log_warn(...)    log_msg(LOG_LEVEL_WARNING, __VA_ARGS__)
+#define log_notice(...)  log_msg(LOG_LEVEL_NOTICE, __VA_ARGS__)
+#define log_info(...)    log_msg(LOG_LEVEL_INFO, __VA_ARGS__)
+#define log_debug(...)   \
+	do { if (log_get_level() >= LOG_LEVEL_DEBUG) \
+		log_msg(LOG_LEVEL_DEBUG, __VA_ARGS__); } while (0)
+
+#endif

@@ -1,0 +1,119 @@
+/*
+ * main.c - the command line: load the configuration, check it (-t), or
+ * hand over to the master.
+ */
+#include "ferryd.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "log.h"
+#include "master.h"
+
+#define DEFAULT_CONFIG SYSCONFDIR "/ferryd.conf"
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+	    "usage: ferryd [-ftV] [-c file] [-l level] [-p pidfile]\n"
+	    "\n"
+	    "Forward TCP connections as the rules of the configuration say.\n"
+	    "\n"
+	    "  -c, --config FILE     configuration file (default %s)\n"
+	    "  -f, --foreground      stay in the foreground, log to stderr\n"
+	    "  -t, --test            check the configuration and exit\n"
+	    "  -l, --log-level LEVEL err, warning, notice, info or debug\n"
+	    "  -p, --pidfile FILE    write the master's pid to FILE\n"
+	    "  -h, --help            show this help and exit\n"
+	    "  -V, --version         show the version and exit\n"
+	    "\n"
+	    "Signals to the master: HUP reload, TERM/INT stop, QUIT stop after\n"
+	    "finishing connections, USR1 reopen log files.  See ferryd(8) and\n"
+	    "ferryd.conf(5).\n", DEFAULT_CONFIG);
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "config",     required_argument, NULL, 'c' },
+		{ "foreground", no_argument,       NULL, 'f' },
+		{ "test",       no_argument,       NULL, 't' },
+		{ "log-level",  required_argument, NULL, 'l' },
+		{ "pidfile",    required_argument, NULL, 'p' },
+		{ "help",       no_argument,       NULL, 'h' },
+		{ "version",    no_argument,       NULL, 'V' },
+		{ NULL,         0,                 NULL, 0 }
+	};
+	struct options  opt = { DEFAULT_CONFIG, NULL, -1, false };
+	struct config  *cfg;
+	char            err[CONFIG_ERR_MAX], path[PATH_MAX];
+	bool            test = false;
+	int             ch;
+
+	while ((ch = getopt_long(argc, argv, "c:ftl:p:hV", longopts, NULL))
+	    != -1) {
+		switch (ch) {
+		case 'c':
+			opt.config_path = optarg;
+			break;
+		case 'f':
+			opt.foreground = true;
+			break;
+		case 't':
+			test = true;
+			break;
+		case 'l':
+			opt.log_level = config_log_level_parse(optarg);
+			if (opt.log_level == -1) {
+				fprintf(stderr, "ferryd: unknown log level \"%s\" "
+				    "(use err, warning, notice, info or debug)\n",
+				    optarg);
+				return 1;
+			}
+			break;
+		case 'p':
+			opt.pidfile = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("ferryd %s\n", PACKAGE_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 1;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "ferryd: unexpected argument \"%s\"\n",
+		    argv[optind]);
+		usage(stderr);
+		return 1;
+	}
+
+	cfg = config_load(opt.config_path, err, sizeof(err));
+	if (cfg == NULL) {
+		fprintf(stderr, "ferryd: %s\n", err);
+		return 1;
+	}
+	if (test) {
+		printf("ferryd: %s: configuration OK\n", opt.config_path);
+		config_free(cfg);
+		return 0;
+	}
+	/* Reloads happen after chdir("/"): remember where the file is. */
+	if (realpath(opt.config_path, path) != NULL)
+		opt.config_path = path;
+	log_set_level(opt.log_level != -1 ? opt.log_level : cfg->log_level);
+	log_set_role("master");
+	ch = master_run(cfg, &opt);
+	config_free(cfg);
+	return ch;
+}

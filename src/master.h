@@ -1,0 +1,20 @@
+/*
+ * master.h - the master process: owns the listen set, starts and
+ * supervises the workers, reloads, stops.
+ */
+#ifndef FERRYD_MASTER_H
+#define FERRYD_MASTER_H
+
+#include "config.h"
+
+struct options {
+	const char *config_path;	/* absolute */
+	const char *pidfile;		/* -p, or NULL */
+	int         log_level;		/* -l, or -1 */
+	bool        foreground;
+};
+
+/* Run the master with the loaded cfg; returns the exit status. */
+int master_run(struct config *cfg, const struct options *opt);
+
+#endif

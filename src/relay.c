@@ -1,0 +1,366 @@
+/*
+ * relay.c - one forwarded connection, from the backend connect to close.
+ *
+ * A connection has two directions; dir[CLIENT] carries what the client
+ * sends to the backend, dir[BACKEND] the reverse.  Each direction reads
+ * into a pool buffer and writes it out at once; only what the receiver
+ * cannot take yet stays buffered, and while it does, that direction stops
+ * reading (backpressure).  An empty direction gives its buffer back.
+ */
+#include "ferryd.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "addr.h"
+#include "event.h"
+#include "log.h"
+#include "pool.h"
+#include "relay.h"
+#include "worker.h"
+
+enum side { CLIENT = 0, BACKEND = 1 };
+
+#define OTHER(s) (1 - (s))
+
+/* One direction: reads fd[side], writes fd[OTHER(side)]. */
+struct direction {
+	char     *buf;
+	size_t    off, len;		/* pending: buf[off..len) */
+	bool      eof;			/* the reading side sent FIN */
+	bool      shut;			/* FIN passed on to the writing side */
+	uint64_t  bytes;
+};
+
+struct conn {
+	TAILQ_ENTRY(conn)   link;
+	struct worker      *w;
+	const struct rule  *rule;
+	int                 fd[2];
+	struct direction    dir[2];
+	bool                connecting;
+	int64_t             started;
+	int64_t             last_active;
+	struct sockaddr_any peer;
+};
+
+static const char *const side_name[] = { "client", "backend" };
+
+static void conn_io(struct event_loop *, int, int, void *);
+
+static bool
+pending(const struct direction *d)
+{
+	return d->off < d->len;
+}
+
+static void
+set_nodelay(int fd)
+{
+	int on = 1;
+
+	/* Failing only costs latency; not worth refusing the connection. */
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
+}
+
+static void
+set_reset_on_close(int fd)
+{
+	struct linger lg = { 1, 0 };
+
+	(void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+}
+
+static void
+dir_release(struct conn *c, struct direction *d)
+{
+	if (d->buf != NULL)
+		pool_put(c->w->pool, d->buf, c->rule->buffer_size);
+	d->buf = NULL;
+	d->off = d->len = 0;
+}
+
+/*
+ * Close both sides and free c.  With reset_side >= 0 that side is closed
+ * with a reset (because its peer reset, or the connect failed).
+ */
+static void
+conn_close(struct conn *c, int reset_side, const char *why)
+{
+	struct worker *w = c->w;
+	char           client[ADDR_STRLEN];
+	int            s;
+	int64_t        ms = event_now(w->loop) - c->started;
+
+	log_debug("%s -> %s: connection from %s closed (%s): "
+	    "%llu bytes in, %llu bytes out, %lld.%03lld s",
+	    c->rule->listen, c->rule->connect,
+	    addr_format((struct sockaddr *)&c->peer.ss, client, sizeof(client)),
+	    why, (unsigned long long)c->dir[CLIENT].bytes,
+	    (unsigned long long)c->dir[BACKEND].bytes,
+	    (long long)(ms / 1000), (long long)(ms % 1000));
+	for (s = CLIENT; s <= BACKEND; s++) {
+		dir_release(c, &c->dir[s]);
+		if (c->fd[s] == -1)
+			continue;
+		event_set(w->loop, c->fd[s], 0, NULL, NULL);
+		if (s == reset_side)
+			set_reset_on_close(c->fd[s]);
+		close(c->fd[s]);
+	}
+	TAILQ_REMOVE(&w->conns, c, link);
+	w->nconns--;
+	free(c);
+}
+
+/* The peer of side failed with err: pass the reset on and close. */
+static void
+conn_abort(struct conn *c, int failed_side, int err)
+{
+	char why[128];
+
+	snprintf(why, sizeof(why), "%s: %s", side_name[failed_side],
+	    strerror(err));
+	conn_close(c, OTHER(failed_side), why);
+}
+
+/* Watch each socket for exactly what its directions can do now. */
+static void
+conn_update(struct conn *c)
+{
+	struct direction *d;
+	int               s, mask;
+
+	for (s = CLIENT; s <= BACKEND; s++) {
+		d = &c->dir[s];
+		mask = (!d->eof && !pending(d) ? EV_READ : 0) |
+		    (pending(&c->dir[OTHER(s)]) ? EV_WRITE : 0);
+		if (event_mask(c->w->loop, c->fd[s], mask) == -1)
+			log_err("cannot watch %s socket: %s", side_name[s],
+			    strerror(errno));
+	}
+}
+
+/*
+ * Write what direction s holds to the other side.  Returns -1 if the
+ * connection was closed.  One send per call: a short send means the
+ * socket buffer is full and another would only return EAGAIN.
+ */
+static int
+dir_flush(struct conn *c, int s)
+{
+	struct direction *d = &c->dir[s];
+	ssize_t           n;
+
+	if (pending(d)) {
+		n = send(c->fd[OTHER(s)], d->buf + d->off, d->len - d->off,
+		    MSG_NOSIGNAL);
+		if (n == -1) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK ||
+			    errno == EINTR)
+				return 0;
+			conn_abort(c, OTHER(s), errno);
+			return -1;
+		}
+		d->off += n;
+		c->last_active = event_now(c->w->loop);
+		if (pending(d))
+			return 0;
+	}
+	dir_release(c, d);
+	if (d->eof && !d->shut) {
+		/* Everything read is written: now pass the FIN on. */
+		if (shutdown(c->fd[OTHER(s)], SHUT_WR) == -1 &&
+		    errno != ENOTCONN) {
+			conn_abort(c, OTHER(s), errno);
+			return -1;
+		}
+		d->shut = true;
+		if (c->dir[OTHER(s)].shut) {
+			conn_close(c, -1, "done");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Read from side s and forward.  Returns -1 if the connection closed. */
+static int
+dir_pump(struct conn *c, int s)
+{
+	struct direction *d = &c->dir[s];
+	ssize_t           n;
+
+	if (d->buf == NULL) {
+		d->buf = pool_get(c->w->pool, c->rule->buffer_size);
+		if (d->buf == NULL) {
+			log_err("out of memory for a %zu byte buffer",
+			    c->rule->buffer_size);
+			conn_close(c, CLIENT, "out of memory");
+			return -1;
+		}
+	}
+	n = recv(c->fd[s], d->buf, c->rule->buffer_size, 0);
+	if (n > 0) {
+		d->off = 0;
+		d->len = n;
+		d->bytes += n;
+		c->last_active = event_now(c->w->loop);
+	} else if (n == 0)
+		d->eof = true;
+	else if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+		dir_release(c, d);
+		return 0;
+	} else {
+		conn_abort(c, s, errno);
+		return -1;
+	}
+	return dir_flush(c, s);
+}
+
+/* The backend could not be reached: say why, and reset the client. */
+static void
+conn_fail(struct conn *c, const char *reason)
+{
+	char backend[ADDR_STRLEN], client[ADDR_STRLEN];
+
+	log_warn("%s: cannot connect to %s for client %s: %s", c->rule->listen,
+	    addr_format((struct sockaddr *)&c->rule->connect_addr.ss, backend,
+	    sizeof(backend)),
+	    addr_format((struct sockaddr *)&c->peer.ss, client, sizeof(client)),
+	    reason);
+	conn_close(c, CLIENT, "connect failed");
+}
+
+/* The backend connect finished one way or the other. */
+static int
+conn_connected(struct conn *c)
+{
+	int       err = 0;
+	socklen_t len = sizeof(err);
+
+	if (getsockopt(c->fd[BACKEND], SOL_SOCKET, SO_ERROR, &err, &len) == -1)
+		err = errno;
+	if (err == 0) {
+		c->connecting = false;
+		c->last_active = event_now(c->w->loop);
+		if (c->rule->idle_timeout > 0)
+			worker_schedule(c->w, c->last_active +
+			    c->rule->idle_timeout);
+		return event_set(c->w->loop, c->fd[CLIENT], EV_READ, conn_io, c);
+	}
+	conn_fail(c, strerror(err));
+	return -1;
+}
+
+static void
+conn_io(struct event_loop *loop, int fd, int events, void *data)
+{
+	struct conn *c = data;
+	int          s = fd == c->fd[CLIENT] ? CLIENT : BACKEND;
+
+	(void)loop;
+	if (c->connecting) {
+		if (conn_connected(c) == -1)
+			return;
+	} else {
+		if ((events & EV_WRITE) && pending(&c->dir[OTHER(s)]) &&
+		    dir_flush(c, OTHER(s)) == -1)
+			return;
+		if ((events & EV_READ) && !c->dir[s].eof &&
+		    !pending(&c->dir[s]) && dir_pump(c, s) == -1)
+			return;
+	}
+	conn_update(c);
+}
+
+void
+relay_start(struct worker *w, int client_fd, const struct rule *rule,
+    const struct sockaddr_any *peer)
+{
+	const struct sockaddr_any *to = &rule->connect_addr;
+	struct conn               *c;
+	int                        fd;
+
+	c = calloc(1, sizeof(*c));
+	if (c == NULL) {
+		log_err("cannot accept a connection: out of memory");
+		close(client_fd);
+		return;
+	}
+	c->w = w;
+	c->rule = rule;
+	c->peer = *peer;
+	c->fd[CLIENT] = client_fd;
+	c->fd[BACKEND] = -1;
+	c->started = c->last_active = event_now(w->loop);
+	c->connecting = true;
+	TAILQ_INSERT_TAIL(&w->conns, c, link);
+	w->nconns++;
+	set_nodelay(client_fd);
+
+	fd = socket(to->ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0);
+	if (fd == -1) {
+		log_err("%s: cannot create a socket for %s: %s", rule->listen,
+		    rule->connect, strerror(errno));
+		conn_close(c, CLIENT, "no socket");
+		return;
+	}
+	c->fd[BACKEND] = fd;
+	set_nodelay(fd);
+	if (connect(fd, (const struct sockaddr *)&to->ss, to->len) == -1 &&
+	    errno != EINPROGRESS) {
+		/* Refused at once (e.g. no route): report it the same way. */
+		conn_fail(c, strerror(errno));
+		return;
+	}
+	if (event_set(w->loop, fd, EV_WRITE, conn_io, c) == -1) {
+		log_err("cannot watch backend socket: %s", strerror(errno));
+		conn_close(c, CLIENT, "event loop full");
+		return;
+	}
+	worker_schedule(w, c->started + rule->connect_timeout);
+}
+
+int64_t
+relay_expire(struct worker *w, int64_t now)
+{
+	struct conn *c, *next;
+	int64_t      due, next_due = -1;
+	char         why[64];
+
+	for (c = TAILQ_FIRST(&w->conns); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, link);
+		if (c->connecting)
+			due = c->started + c->rule->connect_timeout;
+		else if (c->rule->idle_timeout > 0)
+			due = c->last_active + c->rule->idle_timeout;
+		else
+			continue;
+		if (due > now) {
+			if (next_due == -1 || due < next_due)
+				next_due = due;
+			continue;
+		}
+		if (c->connecting) {
+			snprintf(why, sizeof(why), "timed out after %d ms",
+			    c->rule->connect_timeout);
+			conn_fail(c, why);
+		} else
+			conn_close(c, -1, "idle timeout");
+	}
+	return next_due;
+}
+
+void
+relay_close_all(struct worker *w, const char *reason)
+{
+	while (!TAILQ_EMPTY(&w->conns))
+		conn_close(TAILQ_FIRST(&w->conns), -1, reason);
+}

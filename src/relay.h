@@ -1,0 +1,28 @@
+/*
+ * relay.h - forwarded connections: connect to the backend, move bytes
+ * both ways, propagate half-close and resets, enforce timeouts.
+ */
+#ifndef FERRYD_RELAY_H
+#define FERRYD_RELAY_H
+
+#include <stdint.h>
+
+#include "config.h"
+
+struct worker;
+
+/*
+ * Take over client_fd (accepted, non-blocking), from peer, for rule: start
+ * the backend connection.  Failures are logged and close the client.
+ */
+void    relay_start(struct worker *w, int client_fd, const struct rule *rule,
+    const struct sockaddr_any *peer);
+
+/* Close connections whose connect or idle timeout passed at now; return
+ * the next time something may expire, or -1. */
+int64_t relay_expire(struct worker *w, int64_t now);
+
+/* Close every connection of w at once (fast stop, drain timeout). */
+void    relay_close_all(struct worker *w, const char *reason);
+
+#endif

@@ -1,0 +1,131 @@
+/*
+ * sig.c - the self-pipe: signal handlers set a flag and write one byte,
+ * all real work happens in the event loop that reads the pipe.
+ */
+#include "ferryd.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sig.h"
+
+#define SIG_MAX 65
+
+static volatile sig_atomic_t pending[SIG_MAX];
+static int                   self_pipe[2] = { -1, -1 };
+
+static void
+sig_handler(int signo)
+{
+	int saved_errno = errno;
+
+	pending[signo] = 1;
+	if (self_pipe[1] != -1 && write(self_pipe[1], "", 1) == -1) {
+		/* Pipe full: a wakeup is already pending, nothing is lost. */
+	}
+	errno = saved_errno;
+}
+
+static int
+set_flags(int fd)
+{
+	return fcntl(fd, F_SETFL, O_NONBLOCK) == -1 ||
+	    fcntl(fd, F_SETFD, FD_CLOEXEC) == -1 ? -1 : 0;
+}
+
+int
+sig_open(void)
+{
+	int i;
+
+	sig_close();
+	for (i = 0; i < SIG_MAX; i++)
+		pending[i] = 0;
+	if (pipe(self_pipe) == -1)
+		return -1;
+	if (set_flags(self_pipe[0]) == -1 || set_flags(self_pipe[1]) == -1) {
+		sig_close();
+		return -1;
+	}
+	return 0;
+}
+
+void
+sig_close(void)
+{
+	if (self_pipe[0] != -1)
+		close(self_pipe[0]);
+	if (self_pipe[1] != -1)
+		close(self_pipe[1]);
+	self_pipe[0] = self_pipe[1] = -1;
+}
+
+int
+sig_fd(void)
+{
+	return self_pipe[0];
+}
+
+int
+sig_catch(int signo)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = sig_handler;
+	sigfillset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	return sigaction(signo, &sa, NULL);
+}
+
+static void
+sig_set(int signo, void (*action)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = action;
+	sigemptyset(&sa.sa_mask);
+	sigaction(signo, &sa, NULL);
+}
+
+void
+sig_default(int signo)
+{
+	sig_set(signo, SIG_DFL);
+}
+
+void
+sig_ignore(int signo)
+{
+	sig_set(signo, SIG_IGN);
+}
+
+void
+sig_drain(void)
+{
+	char buf[64];
+
+	while (read(self_pipe[0], buf, sizeof(buf)) > 0)
+		continue;
+}
+
+int
+sig_take(int signo)
+{
+	if (!pending[signo])
+		return 0;
+	pending[signo] = 0;
+	return 1;
+}
+
+void
+sig_block_all(int block)
+{
+	sigset_t set;
+
+	sigfillset(&set);
+	sigprocmask(block ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
+}

@@ -1,0 +1,25 @@
+/*
+ * sig.h - signals turned into events: a handler that only records the
+ * signal and writes a byte to a pipe the event loop watches.
+ */
+#ifndef FERRYD_SIG_H
+#define FERRYD_SIG_H
+
+/* Create the self-pipe (again, after fork, so each process has its own). */
+int  sig_open(void);
+void sig_close(void);
+/* Read end of the pipe: readable when a caught signal arrived. */
+int  sig_fd(void);
+/* Catch signo from now on; the handler records it for sig_take(). */
+int  sig_catch(int signo);
+/* Restore the default action, or ignore. */
+void sig_default(int signo);
+void sig_ignore(int signo);
+/* Empty the pipe; call before looking at the flags. */
+void sig_drain(void);
+/* 1 if signo arrived since the last call (and forget it), else 0. */
+int  sig_take(int signo);
+/* Block or unblock every signal we catch (around fork). */
+void sig_block_all(int block);
+
+#endif

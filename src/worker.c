@@ -1,0 +1,329 @@
+/*
+ * worker.c - a worker's life: keep its slot's listening sockets, drop
+ * privileges, accept and relay in its own event loop, drain on request.
+ */
+#include "ferryd.h"
+
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#ifdef HAVE_SYS_PRCTL_H
+#include <sys/prctl.h>
+#endif
+
+#include "event.h"
+#include "log.h"
+#include "pidfile.h"
+#include "pool.h"
+#include "relay.h"
+#include "sig.h"
+#include "worker.h"
+
+#define ACCEPT_BATCH      64	/* accepts per wakeup, for fairness */
+#define EMFILE_PAUSE_MS   500	/* out of descriptors: retry after this */
+#define REFUSE_LOG_MS     1000	/* at most one max_connections warning */
+
+static void worker_tick(struct event_loop *, void *);
+static void worker_accept(struct event_loop *, int, int, void *);
+
+void
+worker_schedule(struct worker *w, int64_t due)
+{
+	int64_t cur = event_timer_due(w->loop);
+
+	if (due != -1 && (cur == -1 || due < cur))
+		event_timer(w->loop, due, worker_tick, w);
+}
+
+static void
+worker_watch_listeners(struct worker *w, bool on)
+{
+	size_t i;
+
+	for (i = 0; i < w->nlisteners; i++)
+		if (event_set(w->loop, w->listeners[i].fd, on ? EV_READ : 0,
+		    worker_accept, &w->listeners[i]) == -1)
+			log_err("cannot watch listening socket: %s",
+			    strerror(errno));
+	w->accepting = on;
+}
+
+/* Stop accepting for good: the master keeps the sockets and their queues. */
+static void
+worker_close_listeners(struct worker *w)
+{
+	size_t i;
+
+	worker_watch_listeners(w, false);
+	for (i = 0; i < w->nlisteners; i++)
+		close(w->listeners[i].fd);
+	w->nlisteners = 0;
+}
+
+static void
+worker_tick(struct event_loop *loop, void *data)
+{
+	struct worker *w = data;
+	int64_t        now = event_now(loop);
+
+	if (w->resume_at != -1 && now >= w->resume_at) {
+		w->resume_at = -1;
+		if (!w->draining)
+			worker_watch_listeners(w, true);
+	}
+	worker_schedule(w, relay_expire(w, now));
+	worker_schedule(w, w->resume_at);
+	if (w->draining)
+		worker_schedule(w, w->drain_deadline);
+}
+
+/* At max_connections: close the newcomer at once, say so now and then. */
+static void
+worker_refuse(struct worker *w, int fd, const struct listener *l)
+{
+	int64_t now = event_now(w->loop);
+
+	close(fd);
+	if (now - w->refused_logged >= REFUSE_LOG_MS) {
+		w->refused_logged = now;
+		log_warn("%s: max_connections (%d) reached, refusing new "
+		    "connections", l->rule->listen, w->cfg->max_connections);
+	}
+}
+
+static void
+worker_accept(struct event_loop *loop, int fd, int events, void *data)
+{
+	struct listener     *l = data;
+	struct worker       *w = l->w;
+	struct sockaddr_any  peer;
+	int                  i, cfd;
+
+	(void)events;
+	for (i = 0; i < ACCEPT_BATCH; i++) {
+		peer.len = sizeof(peer.ss);
+		cfd = accept4(fd, (struct sockaddr *)&peer.ss, &peer.len,
+		    SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (cfd == -1) {
+			switch (errno) {
+			case EAGAIN:
+#if EAGAIN != EWOULDBLOCK
+			case EWOULDBLOCK:
+#endif
+				return;
+			case EINTR:
+			case ECONNABORTED:
+			case EPROTO:
+			case EPERM:
+				continue;
+			case EMFILE:
+			case ENFILE:
+			case ENOBUFS:
+			case ENOMEM:
+				/*
+				 * The queue stays readable, so retrying now
+				 * would spin: pause until descriptors free up.
+				 */
+				log_warn("%s: cannot accept: %s; pausing for "
+				    "%d ms", l->rule->listen, strerror(errno),
+				    EMFILE_PAUSE_MS);
+				worker_watch_listeners(w, false);
+				w->resume_at = event_now(loop) + EMFILE_PAUSE_MS;
+				worker_schedule(w, w->resume_at);
+				return;
+			default:
+				log_err("%s: cannot accept: %s", l->rule->listen,
+				    strerror(errno));
+				return;
+			}
+		}
+		if (w->nconns >= w->cfg->max_connections)
+			worker_refuse(w, cfd, l);
+		else
+			relay_start(w, cfd, l->rule, &peer);
+	}
+}
+
+/* Keep only this slot's sockets; the master holds all of them anyway. */
+static int
+worker_take_listeners(struct worker *w, struct listen_set *ls)
+{
+	size_t r;
+	int    s;
+
+	w->listeners = calloc(ls->nrules, sizeof(*w->listeners));
+	if (w->listeners == NULL)
+		return -1;
+	for (r = 0; r < ls->nrules; r++)
+		for (s = 0; s < ls->nslots; s++) {
+			if (s != w->slot) {
+				close(LISTEN_FD(ls, r, s));
+				continue;
+			}
+			w->listeners[r].fd = LISTEN_FD(ls, r, s);
+			w->listeners[r].rule = &w->cfg->rules[r];
+			w->listeners[r].w = w;
+		}
+	w->nlisteners = ls->nrules;
+	return 0;
+}
+
+static int
+worker_drop_privileges(const struct config *cfg)
+{
+	if (cfg->user == NULL && cfg->group == NULL)
+		return 0;
+	if (getuid() != 0 && geteuid() != 0) {
+		log_warn("not running as root: ignoring user/group settings");
+		return 0;
+	}
+	if (cfg->user != NULL ?
+	    initgroups(cfg->user, cfg->gid) == -1 :
+	    setgroups(1, &cfg->gid) == -1) {
+		log_err("cannot set supplementary groups: %s", strerror(errno));
+		return -1;
+	}
+	if (setgid(cfg->gid) == -1) {
+		log_err("cannot change group to %u: %s", (unsigned)cfg->gid,
+		    strerror(errno));
+		return -1;
+	}
+	if (cfg->user != NULL && setuid(cfg->uid) == -1) {
+		log_err("cannot change user to %s: %s", cfg->user,
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void
+worker_signals(void)
+{
+	static const int caught[] = { SIGTERM, SIGINT, SIGQUIT, SIGUSR1 };
+	size_t           i;
+
+	sig_open();
+	for (i = 0; i < sizeof(caught) / sizeof(caught[0]); i++)
+		sig_catch(caught[i]);
+	sig_ignore(SIGHUP);
+	sig_ignore(SIGPIPE);
+	sig_default(SIGCHLD);
+	sig_block_all(0);
+}
+
+static void
+worker_on_signal(struct event_loop *loop, int fd, int events, void *data)
+{
+	(void)loop;
+	(void)fd;
+	(void)events;
+	(void)data;
+	sig_drain();
+}
+
+static void
+worker_drain(struct worker *w)
+{
+	if (w->draining)
+		return;
+	log_info("stopping: finishing %d connection(s)", w->nconns);
+	w->draining = true;
+	worker_close_listeners(w);
+	w->drain_deadline = event_now(w->loop) + w->cfg->shutdown_timeout;
+	worker_schedule(w, w->drain_deadline);
+}
+
+/* React to signals; false when the worker should exit now. */
+static bool
+worker_handle_signals(struct worker *w)
+{
+	if (sig_take(SIGTERM) || sig_take(SIGINT)) {
+		relay_close_all(w, "shutdown");
+		return false;
+	}
+	if (sig_take(SIGQUIT))
+		worker_drain(w);
+	if (sig_take(SIGUSR1))
+		log_reopen();
+	if (w->draining && w->nconns == 0)
+		return false;
+	if (w->draining && event_now(w->loop) >= w->drain_deadline) {
+		log_warn("shutdown_timeout reached: closing %d connection(s)",
+		    w->nconns);
+		relay_close_all(w, "shutdown timeout");
+		return false;
+	}
+	return true;
+}
+
+/* Enough descriptors for the event loop's table. */
+static int
+worker_max_fds(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur > 4 * 1024 * 1024)
+		return 4 * 1024 * 1024;
+	return (int)rl.rlim_cur;
+}
+
+void
+worker_run(const struct config *cfg, struct listen_set *ls, int slot,
+    unsigned gen, int ready_fd)
+{
+	struct worker w;
+	char          role[32], err[CONFIG_ERR_MAX];
+
+	memset(&w, 0, sizeof(w));
+	w.cfg = cfg;
+	w.slot = slot;
+	w.generation = gen;
+	w.resume_at = -1;
+	w.refused_logged = -REFUSE_LOG_MS;
+	TAILQ_INIT(&w.conns);
+	snprintf(role, sizeof(role), "worker %d", slot);
+	log_set_role(role);
+	pidfile_forget();
+	worker_signals();
+#if defined(HAVE_SYS_PRCTL_H) && HAVE_DECL_PR_SET_PDEATHSIG
+	/* An orphaned worker finishes its connections and goes. */
+	prctl(PR_SET_PDEATHSIG, SIGQUIT);
+#endif
+	if (worker_take_listeners(&w, ls) == -1 ||
+	    worker_drop_privileges(cfg) == -1)
+		_exit(2);
+	w.loop = event_loop_new(cfg->event_backend, worker_max_fds(), err,
+	    sizeof(err));
+	w.pool = pool_new();
+	if (w.loop == NULL || w.pool == NULL) {
+		log_err("%s", w.loop == NULL ? err : "out of memory");
+		_exit(2);
+	}
+	if (event_set(w.loop, sig_fd(), EV_READ, worker_on_signal, NULL) == -1) {
+		log_err("cannot watch the signal pipe: %s", strerror(errno));
+		_exit(2);
+	}
+	worker_watch_listeners(&w, true);
+	if (ready_fd != -1) {
+		if (write(ready_fd, "R", 1) == -1)
+			log_warn("cannot tell the master we are ready: %s",
+			    strerror(errno));
+		close(ready_fd);
+	}
+	log_debug("started (generation %u, %s backend)", gen,
+	    event_loop_backend(w.loop));
+	while (worker_handle_signals(&w))
+		if (event_loop_run_once(w.loop) == -1) {
+			log_err("event loop failed: %s", strerror(errno));
+			relay_close_all(&w, "event loop failure");
+			_exit(1);
+		}
+	_exit(0);
+}

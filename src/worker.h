@@ -1,0 +1,50 @@
+/*
+ * worker.h - a worker process: its listening sockets, its event loop and
+ * the connections it relays.
+ */
+#ifndef FERRYD_WORKER_H
+#define FERRYD_WORKER_H
+
+#include <sys/queue.h>
+
+#include "config.h"
+#include "listen.h"
+
+struct conn;
+struct event_loop;
+struct pool;
+
+struct listener {
+	int                fd;
+	const struct rule *rule;
+	struct worker     *w;
+};
+
+struct worker {
+	const struct config *cfg;
+	struct event_loop   *loop;
+	struct pool         *pool;
+	int                  slot;
+	unsigned             generation;
+	struct listener     *listeners;
+	size_t               nlisteners;
+	TAILQ_HEAD(, conn)   conns;
+	int                  nconns;
+	bool                 accepting;	/* listeners are watched */
+	bool                 draining;	/* stopped accepting for good */
+	int64_t              resume_at;	/* accept again after EMFILE */
+	int64_t              drain_deadline;
+	int64_t              refused_logged; /* last max_connections warning */
+};
+
+/*
+ * Run worker slot of generation gen with the sockets of ls.  Never
+ * returns.  ready_fd (or -1) gets one byte once the worker accepts.
+ */
+void worker_run(const struct config *cfg, struct listen_set *ls, int slot,
+    unsigned gen, int ready_fd) __attribute__((noreturn));
+
+/* Reschedule the worker's timer after deadlines changed. */
+void worker_schedule(struct worker *w, int64_t due);
+
+#endif

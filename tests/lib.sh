@@ -1,0 +1,158 @@
+# lib.sh - shared by the integration tests: start the real ferryd and the
+# tcpkit helpers on loopback, check what came out, and stop everything we
+# started, even when a check fails.
+#
+# Sourced by tests/*.test (bash).  Needs top_builddir and top_srcdir, which
+# `make check` exports; run by hand, they default to the current directory.
+
+set -u
+top_builddir=${top_builddir:-$(pwd)}
+top_srcdir=${top_srcdir:-$top_builddir}
+FERRYD=$top_builddir/src/ferryd
+TCPKIT=$top_builddir/tests/tcpkit
+TEST_NAME=$(basename "$0" .test)
+T=$(mktemp -d "${TMPDIR:-/tmp}/ferryd-$TEST_NAME.XXXXXX")
+BG_PIDS=()
+FERRYD_PID=
+FERRYD_LOG=$T/ferryd.log
+BACKEND=${BACKEND:-auto}
+CHECKS=0
+
+cleanup() {
+	local pid
+	if [ -n "$FERRYD_PID" ] && kill -0 "$FERRYD_PID" 2>/dev/null; then
+		kill -TERM "$FERRYD_PID" 2>/dev/null
+		wait_gone "$FERRYD_PID" 50 || kill -KILL "$FERRYD_PID" 2>/dev/null
+	fi
+	for pid in "${BG_PIDS[@]}"; do
+		kill -TERM "$pid" 2>/dev/null
+	done
+	wait 2>/dev/null
+	# Workers whose master died are told to finish by PDEATHSIG; make
+	# sure no process of this test outlives it.
+	pkill -KILL -f -- "-c $T/" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 2' INT TERM
+
+# fail MESSAGE: say what went wrong, with the end of ferryd's log.
+fail() {
+	echo "FAIL: $TEST_NAME: $*" >&2
+	if [ -s "$FERRYD_LOG" ]; then
+		echo "--- last lines of the ferryd log:" >&2
+		tail -n 20 "$FERRYD_LOG" >&2
+	fi
+	exit 1
+}
+
+# ok MESSAGE: record a passed check.
+ok() {
+	CHECKS=$((CHECKS + 1))
+	echo "ok $CHECKS - $*"
+}
+
+# check DESCRIPTION COMMAND...: run the command, fail if it fails.
+check() {
+	local what=$1
+	shift
+	if ! "$@" >"$T/out" 2>&1; then
+		cat "$T/out" >&2
+		fail "$what"
+	fi
+	ok "$what: $(tail -n 1 "$T/out")"
+}
+
+# wait_gone PID TENTHS: wait until PID is gone, at most TENTHS/10 s.
+wait_gone() {
+	local i
+	for ((i = 0; i < $2; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# wait_for TENTHS COMMAND...: retry until the command succeeds.
+wait_for() {
+	local i n=$1
+	shift
+	for ((i = 0; i < n; i++)); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+free_port() {
+	"$TCPKIT" freeport
+}
+
+# start_server NAME [tcpkit server options]: start a backend; its port
+# goes to $NAME_PORT... printed on stdout.
+start_server() {
+	local name=$1
+	shift
+	"$TCPKIT" server --port-file "$T/$name.port" --log "$T/$name.log" \
+	    "$@" >/dev/null 2>"$T/$name.err" &
+	BG_PIDS+=($!)
+	wait_for 50 test -s "$T/$name.port" || fail "server $name did not start"
+	cat "$T/$name.port"
+}
+
+# start_blackhole: a port whose connects never complete.
+start_blackhole() {
+	"$TCPKIT" blackhole --port-file "$T/blackhole.port" >/dev/null \
+	    2>"$T/blackhole.err" &
+	BG_PIDS+=($!)
+	wait_for 100 test -s "$T/blackhole.port" || fail "blackhole did not start"
+	cat "$T/blackhole.port"
+}
+
+# config NAME: write stdin to $T/NAME.conf, adding the test's settings.
+config() {
+	{
+		echo "event_backend = \"$BACKEND\";"
+		echo "pidfile = \"$T/ferryd.pid\";"
+		cat
+	} >"$T/$1.conf"
+	echo "$T/$1.conf"
+}
+
+# start_ferryd CONF [options]: run ferryd in the foreground; return once
+# its listening sockets are bound (the pidfile is written after that).
+start_ferryd() {
+	local conf=$1
+	shift
+	rm -f "$T/ferryd.pid"
+	"$FERRYD" -f -c "$conf" "$@" >>"$FERRYD_LOG" 2>&1 &
+	FERRYD_PID=$!
+	wait_for 100 test -s "$T/ferryd.pid" ||
+	    fail "ferryd did not start with $conf"
+}
+
+# stop_ferryd [SIGNAL]: stop it and check it exits with status 0.
+stop_ferryd() {
+	local status
+	kill -"${1:-TERM}" "$FERRYD_PID"
+	wait_gone "$FERRYD_PID" 100 || fail "ferryd did not stop on ${1:-TERM}"
+	wait "$FERRYD_PID"
+	status=$?
+	[ "$status" = 0 ] || fail "ferryd exited with status $status"
+	FERRYD_PID=
+}
+
+# workers: the pids of the running ferryd's workers.
+workers() {
+	pgrep -P "$FERRYD_PID" | sort
+}
+
+# log_has PATTERN: the ferryd log has a line matching PATTERN.
+log_has() {
+	grep -q -- "$1" "$FERRYD_LOG"
+}
+
+# done_testing: the closing line, counted by .ci/run.
+done_testing() {
+	echo "$CHECKS checks passed"
+}

@@ -1,0 +1,89 @@
+# relay.sh - end-to-end relaying through the real ferryd, sourced by
+# relay.test (event_backend "auto", i.e. epoll on Linux) and
+# relay-poll.test (the poll(2) backend), so both backends pass the same
+# checks.
+
+. "$top_srcdir/tests/lib.sh"
+
+echo_port=$(start_server echo --mode echo)
+reply_port=$(start_server reply --mode sink-reply --reply-bytes 3000000 \
+    --delay-ms 200)
+dead_port=$(free_port)
+hole_port=$(start_blackhole)
+p_echo=$(free_port); p_reply=$(free_port); p_dead=$(free_port)
+p_hole=$(free_port); p_idle=$(free_port)
+
+conf=$(config relay <<EOF
+workers = 2;
+log_level = "debug";
+rules = (
+  { listen = "127.0.0.1:$p_echo";  connect = "127.0.0.1:$echo_port"; },
+  { listen = "[::1]:$p_echo";      connect = "127.0.0.1:$echo_port"; },
+  { listen = "127.0.0.1:$p_reply"; connect = "127.0.0.1:$reply_port";
+    buffer_size = 4096; },
+  { listen = "127.0.0.1:$p_dead";  connect = "127.0.0.1:$dead_port"; },
+  { listen = "127.0.0.1:$p_hole";  connect = "127.0.0.1:$hole_port";
+    connect_timeout = 0.5; },
+  { listen = "127.0.0.1:$p_idle";  connect = "127.0.0.1:$echo_port";
+    idle_timeout = 1; }
+);
+EOF
+)
+start_ferryd "$conf"
+
+# 100 MB each way through one connection, byte-exact: the client checks
+# every byte of the echo against what it sent, and the backend's own count
+# and checksum of what it received must match the client's.
+check "100 MB each way through one connection" \
+    "$TCPKIT" stream 127.0.0.1 "$p_echo" 100000000 --seed 5
+sent_sum=$(sed -n 's/.*sum=\([0-9a-f]*\).*/\1/p' "$T/out")
+wait_for 50 grep -q "in=100000000 " "$T/echo.log" ||
+    fail "echo backend did not log a 100000000 byte connection"
+grep "in=100000000 " "$T/echo.log" | grep -q "in_sum=$sent_sum" ||
+    fail "backend checksum differs from the client's ($sent_sum): $(cat "$T/echo.log")"
+ok "backend received the same 100 MB (checksum $sent_sum)"
+
+check "1000 concurrent connections echo their own data" \
+    "$TCPKIT" --timeout 60 concurrent 127.0.0.1 "$p_echo" 1000 4096
+
+check "IPv6 listener forwards to an IPv4 backend" \
+    "$TCPKIT" stream ::1 "$p_echo" 1000000
+
+# Half-close: the client sends, shuts down its write side, and must still
+# get the whole reply the backend sends after seeing EOF.
+check "half-close: reply arrives after the client's FIN" \
+    "$TCPKIT" halfclose 127.0.0.1 "$p_reply" 500000 3000000
+grep -q "in=500000 out=3000000" "$T/reply.log" ||
+    fail "reply backend did not see 500000 bytes then EOF: $(cat "$T/reply.log")"
+ok "backend saw all 500000 bytes and the EOF"
+
+# A refused backend closes the client at once and says why.
+check "backend refused: client closed within 1 s" \
+    "$TCPKIT" expect-close 127.0.0.1 "$p_dead" 1000
+wait_for 20 log_has "cannot connect to 127.0.0.1:$dead_port for client 127.0.0.1:[0-9]*: Connection refused" ||
+    fail "no log line saying the connect was refused"
+ok "log says: $(grep -m1 "127.0.0.1:$dead_port" "$FERRYD_LOG" | sed 's/.*: warning: //')"
+
+# A backend that never answers the SYN: connect_timeout (0.5 s) applies.
+start=$(date +%s%N)
+check "blackholed backend: client closed at connect_timeout" \
+    "$TCPKIT" expect-close 127.0.0.1 "$p_hole" 3000
+elapsed=$((($(date +%s%N) - start) / 1000000))
+[ "$elapsed" -ge 450 ] || fail "closed after $elapsed ms, before the 500 ms timeout"
+wait_for 20 log_has "cannot connect to 127.0.0.1:$hole_port .*timed out after 500 ms" ||
+    fail "no log line saying the connect timed out"
+ok "closed after $elapsed ms; log says the connect timed out"
+
+# idle_timeout = 1: a connection with no traffic is closed.
+check "idle connection closed by idle_timeout" \
+    "$TCPKIT" expect-close 127.0.0.1 "$p_idle" 3000
+wait_for 20 log_has "closed (idle timeout)" || fail "no idle timeout in the log"
+ok "log says the connection was closed for idle timeout"
+
+if [ "$BACKEND" != auto ]; then
+	log_has "$BACKEND backend" || fail "workers did not use the $BACKEND backend"
+	ok "workers ran the $BACKEND backend"
+fi
+stop_ferryd
+ok "ferryd stopped with status 0"
+done_testing

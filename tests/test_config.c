@@ -1,0 +1,676 @@
+/*
+ * test_config.c - unit tests for config_load().
+ *
+ * Valid files are checked field by field; invalid ones must be refused with
+ * the exact "FILE:LINE:" of the offending setting and a message that says
+ * what is wrong.  Files are written to a fresh mkdtemp() directory, which
+ * is removed at the end.  Prints "ok N - ..." / "not ok N - ..." lines and
+ * exits 1 if anything failed.
+ */
+#include "ferryd.h"
+
+#include <dirent.h>
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "addr.h"
+#include "config.h"
+
+/* A one-line valid rules list, for files that test something else. */
+#define RULES \
+	"rules = ( { listen = \"127.0.0.1:18080\"; " \
+	"connect = \"127.0.0.1:18081\"; } );\n"
+
+/* An invalid file, the line of its error (0 = none) and a message word. */
+struct bad_case {
+	const char	*desc;
+	const char	*text;
+	int		 line;
+	const char	*keyword;
+};
+
+static const struct bad_case bad_cases[] = {
+	{ "syntax error", "workers = 2;\nbacklog = ;\n" RULES,
+	    2, "syntax error" },
+	{ "duplicate setting", "backlog = 1;\nbacklog = 2;\n" RULES,
+	    2, "duplicate setting" },
+	{ "unknown top-level setting", "workers = 2;\n\nfoo = 1;\n" RULES,
+	    3, "unknown setting \"foo\"" },
+	{ "unknown rule setting",
+	    "rules = (\n  {\n    listen = \"127.0.0.1:18080\";\n"
+	    "    connect = \"127.0.0.1:18081\";\n    weight = 3;\n  }\n);\n",
+	    5, "unknown setting \"weight\"" },
+	{ "misspelled top-level setting", RULES "bakclog = 10;\n",
+	    2, "did you mean \"backlog\"" },
+	{ "misspelled rule setting",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
+	    "    conect = \"127.0.0.1:18081\"; }\n);\n",
+	    3, "did you mean \"connect\"" },
+	{ "top-level-only setting in a rule",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\"; "
+	    "connect = \"127.0.0.1:18081\";\n    backlog = 5; }\n);\n",
+	    3, "only be set at the top level" },
+	{ "rule setting at top level",
+	    "# comment\nlisten = \"127.0.0.1:80\";\n" RULES,
+	    2, "only be set inside a rule" },
+	{ "string for integer key", "\n\n\nbacklog = \"10\";\n" RULES,
+	    4, "\"backlog\" must be an integer (got a string)" },
+	{ "integer for string key", RULES "\nlog_level = 3;\n",
+	    3, "\"log_level\" must be a string (got an integer)" },
+	{ "float for integer key", "workers = 2;\nmax_connections = 10.5;\n"
+	    RULES, 2, "\"max_connections\" must be an integer (got a float)" },
+	{ "boolean for duration", "\n\nidle_timeout = true;\n" RULES,
+	    3, "\"idle_timeout\" must be a number of seconds" },
+	{ "string for duration", RULES "connect_timeout = \"5s\";\n",
+	    2, "\"connect_timeout\" must be a number of seconds" },
+	{ "string for size in a rule",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
+	    "    connect = \"127.0.0.1:18081\";\n    buffer_size = \"64k\"; }\n"
+	    ");\n", 4, "\"buffer_size\" must be an integer" },
+	{ "integer for address",
+	    "rules = (\n  {\n    listen = 8080;\n"
+	    "    connect = \"127.0.0.1:18081\"; }\n);\n",
+	    3, "\"listen\" must be a string" },
+	{ "integer for user", "\nuser = 0;\n" RULES,
+	    2, "\"user\" must be a string" },
+	{ "workers 0", "# c\nworkers = 0;\n" RULES,
+	    2, "\"workers\" must be between 1 and 256 (got 0)" },
+	{ "workers 100000", "\n\n\n\nworkers = 100000;\n" RULES,
+	    5, "between 1 and 256 (got 100000)" },
+	{ "backlog 0", "workers = 1;\n\nbacklog = 0;\n" RULES,
+	    3, "\"backlog\" must be between 1 and 65535 (got 0)" },
+	{ "buffer_size 10 in a rule",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
+	    "    connect = \"127.0.0.1:18081\";\n    buffer_size = 10; }\n);\n",
+	    4, "\"buffer_size\" must be between 1024 and 67108864 (got 10)" },
+	{ "int64 out of range", RULES "max_connections = 2000000L;\n",
+	    2, "between 1 and 1000000 (got 2000000)" },
+	{ "negative idle_timeout", "\nidle_timeout = -1;\n" RULES,
+	    2, "\"idle_timeout\" must be between 0 and" },
+	{ "negative float shutdown_timeout", RULES "shutdown_timeout = -0.5;\n",
+	    2, "(got -0.5)" },
+	{ "shutdown_timeout too long", RULES "shutdown_timeout = 86401;\n",
+	    2, "between 0 and 86400 seconds" },
+	{ "connect_timeout 0", "\n\n\n\n\nconnect_timeout = 0;\n" RULES,
+	    6, "\"connect_timeout\" must be between 0.001 and 3600 seconds "
+	    "(got 0)" },
+	{ "connect_timeout rounding to 0 ms in a rule",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
+	    "    connect_timeout = 0.0004;\n"
+	    "    connect = \"127.0.0.1:18081\"; }\n);\n",
+	    3, "(got 0.0004)" },
+	{ "workers \"many\"", "\nworkers = \"many\";\n" RULES,
+	    2, "\"workers\" must be \"auto\" or a number" },
+	{ "workers float", "workers = 2.5;\n" RULES,
+	    1, "\"workers\" must be \"auto\" or an integer (got a float)" },
+	{ "bad log_level", "workers = 2;\nlog_level = \"verbose\";\n" RULES,
+	    2, "must be one of \"err\", \"warning\"" },
+	{ "bad event_backend", RULES "\n\nevent_backend = \"kqueue\";\n",
+	    4, "must be one of \"auto\", \"epoll\", \"poll\"" },
+	{ "missing rules", "workers = 2;\nbacklog = 5;\n",
+	    0, "missing required setting \"rules\"" },
+	{ "empty rules list", "workers = 2;\n\nrules = ( );\n",
+	    3, "\"rules\" is empty" },
+	{ "rules is a string", "\nrules = \"127.0.0.1:80\";\n",
+	    2, "\"rules\" must be a list" },
+	{ "rules is a group",
+	    "rules = {\n  listen = \"127.0.0.1:18080\";\n"
+	    "  connect = \"127.0.0.1:18081\";\n};\n",
+	    1, "must be a list of rules" },
+	/*
+	 * libconfig dates a scalar list element by the token after it, so
+	 * the string here has its comma on the same line.
+	 */
+	{ "rule is a string",
+	    "rules = (\n  \"127.0.0.1:18082\",\n  { listen = \"127.0.0.1:18080\"; "
+	    "connect = \"127.0.0.1:18081\"; }\n);\n",
+	    2, "a rule must be a group" },
+	{ "rule is an integer", "workers = 1;\nrules = ( 5 );\n",
+	    2, "(got an integer)" },
+	{ "missing listen",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\"; "
+	    "connect = \"127.0.0.1:18081\"; },\n  {\n"
+	    "    connect = \"127.0.0.1:18083\";\n  }\n);\n",
+	    3, "missing required setting \"listen\"" },
+	{ "missing connect",
+	    "\nrules = (\n  {\n    listen = \"127.0.0.1:18080\";\n  }\n);\n",
+	    3, "missing required setting \"connect\"" },
+	{ "address without port",
+	    "rules = (\n  {\n    listen = \"127.0.0.1\";\n"
+	    "    connect = \"127.0.0.1:18081\";\n  }\n);\n",
+	    3, "missing port" },
+	{ "port 99999",
+	    "rules = (\n  {\n    listen = \"127.0.0.1:18080\";\n"
+	    "    connect = \"127.0.0.1:99999\";\n  }\n);\n",
+	    4, "port 99999 in address \"127.0.0.1:99999\" must be between 1 "
+	    "and 65535" },
+	{ "port 0",
+	    "rules = (\n  { listen = \"127.0.0.1:0\";\n"
+	    "    connect = \"127.0.0.1:18081\"; }\n);\n",
+	    2, "must be between 1 and 65535" },
+	{ "garbage address",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
+	    "    connect = \"1.2.3.4.5:80\"; }\n);\n",
+	    3, "cannot resolve \"1.2.3.4.5:80\"" },
+	{ "unknown service name",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
+	    "    connect = \"127.0.0.1:no-such-service\"; }\n);\n",
+	    3, "cannot resolve" },
+	{ "IPv6 address without brackets",
+	    "rules = (\n  {\n    listen = \"::1:18080\";\n"
+	    "    connect = \"127.0.0.1:18081\";\n  }\n);\n",
+	    3, "must be written as \"[addr]:port\"" },
+	{ "IPv4 address in brackets",
+	    "rules = (\n  {\n    listen = \"[127.0.0.1]:18080\";\n"
+	    "    connect = \"127.0.0.1:18081\";\n  }\n);\n",
+	    3, "is not an IPv6 address" },
+	{ "unresolvable hostname",
+	    "rules = (\n  {\n    listen = \"127.0.0.1:18080\";\n\n"
+	    "    connect = \"nonexistent.invalid:80\";\n  }\n);\n",
+	    5, "cannot resolve \"nonexistent.invalid:80\"" },
+	{ "duplicate listen address",
+	    "rules = (\n"
+	    "  { listen = \"127.0.0.1:18080\"; connect = \"127.0.0.1:18090\"; },\n"
+	    "  { listen = \"127.0.0.1:18081\"; connect = \"127.0.0.1:18090\"; },\n"
+	    "  { listen = \"127.0.0.1:18080\"; connect = \"127.0.0.1:18091\"; }\n"
+	    ");\n",
+	    4, "listen address \"127.0.0.1:18080\" is already used by the rule "
+	    "at line 2" },
+	{ "duplicate listen address written differently",
+	    "rules = (\n  { listen = \"0.0.0.0:18080\";\n"
+	    "    connect = \"127.0.0.1:18090\"; },\n"
+	    "  { listen = \"*:18080\";\n    connect = \"127.0.0.1:18091\"; }\n"
+	    ");\n",
+	    4, "already used by the rule at line 2" },
+	{ "unknown user", "\nuser = \"nosuchuser-ferryd\";\n" RULES,
+	    2, "unknown user \"nosuchuser-ferryd\"" },
+	{ "unknown group", "\n\ngroup = \"nosuchgroup-ferryd\";\n" RULES,
+	    3, "unknown group \"nosuchgroup-ferryd\"" },
+	{ "relative pidfile", "workers = 1;\npidfile = \"run/ferryd.pid\";\n"
+	    RULES, 2, "\"pidfile\" must be an absolute path" },
+	{ "relative log_file", RULES "log_file = \"ferryd.log\";\n",
+	    2, "\"log_file\" must be an absolute path" },
+	{ "empty log_file", RULES "\nlog_file = \"\";\n",
+	    3, "\"log_file\" must be an absolute path" },
+};
+
+/* Who we run as, copied: getpwnam() in config_load() reuses static storage. */
+struct ident {
+	char	user[256];
+	char	group[256];
+	uid_t	uid;
+	gid_t	gid;
+};
+
+static char	 tmpdir[1024];	/* short enough for "tmpdir/name" paths */
+static int	 ntests, nfailed;
+
+static void __attribute__((format(printf, 2, 3)))
+check(int ok, const char *fmt, ...)
+{
+	va_list	ap;
+
+	ntests++;
+	if (!ok)
+		nfailed++;
+	printf("%s %d - ", ok ? "ok" : "not ok", ntests);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+/* Write text to name in the test directory; path gets its full name. */
+static void
+write_conf(const char *name, const char *text, char *path, size_t len)
+{
+	FILE	*fp;
+
+	snprintf(path, len, "%s/%s", tmpdir, name);
+	if ((fp = fopen(path, "w")) == NULL || fputs(text, fp) == EOF ||
+	    fclose(fp) == EOF) {
+		perror(path);
+		exit(1);
+	}
+}
+
+/* Write text and load it; err receives the error on failure. */
+static struct config *
+load_text(const char *name, const char *text, char *path, size_t pathlen,
+    char *err, size_t errlen)
+{
+	write_conf(name, text, path, pathlen);
+	err[0] = '\0';
+	return config_load(path, err, errlen);
+}
+
+/* Load a file that must be accepted; a refusal is a failed test. */
+static struct config *
+load_good(const char *name, const char *text, char *path, size_t pathlen,
+    const char *desc)
+{
+	char		 err[CONFIG_ERR_MAX];
+	struct config	*cfg;
+
+	cfg = load_text(name, text, path, pathlen, err, sizeof(err));
+	check(cfg != NULL, "%s: loads", desc);
+	if (cfg == NULL)
+		printf("#   got \"%s\"\n", err);
+	return cfg;
+}
+
+static int
+port_of(const struct sockaddr_any *a)
+{
+	if (a->ss.ss_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)&a->ss)->sin_port);
+	return ntohs(((const struct sockaddr_in6 *)&a->ss)->sin6_port);
+}
+
+static int
+streq(const char *a, const char *b)
+{
+	return a != NULL && b != NULL && strcmp(a, b) == 0;
+}
+
+/* Check a refused load: NULL, "path:line: " prefix, keyword present. */
+static void
+check_error(const char *desc, struct config *cfg, const char *path, int line,
+    const char *err, const char *keyword)
+{
+	char	prefix[PATH_MAX + 32];
+	int	ok;
+
+	if (line > 0)
+		snprintf(prefix, sizeof(prefix), "%s:%d: ", path, line);
+	else
+		snprintf(prefix, sizeof(prefix), "%s: ", path);
+	ok = cfg == NULL && strncmp(err, prefix, strlen(prefix)) == 0 &&
+	    strstr(err, keyword) != NULL;
+	check(ok, "%s is refused", desc);
+	if (!ok || getenv("TEST_VERBOSE") != NULL)
+		printf("#   want \"%s...%s\"\n#   got  \"%s\"\n", prefix,
+		    keyword, err);
+	config_free(cfg);
+}
+
+static void
+test_bad_cases(void)
+{
+	char		 name[32], path[PATH_MAX], err[CONFIG_ERR_MAX];
+	struct config	*cfg;
+	size_t		 i;
+
+	for (i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+		snprintf(name, sizeof(name), "bad%02zu.conf", i);
+		cfg = load_text(name, bad_cases[i].text, path, sizeof(path),
+		    err, sizeof(err));
+		check_error(bad_cases[i].desc, cfg, path, bad_cases[i].line,
+		    err, bad_cases[i].keyword);
+	}
+}
+
+static void
+test_missing_file(void)
+{
+	char		 path[PATH_MAX], want[PATH_MAX + 32];
+	char		 err[CONFIG_ERR_MAX];
+	struct config	*cfg;
+
+	snprintf(path, sizeof(path), "%s/does-not-exist.conf", tmpdir);
+	snprintf(want, sizeof(want), "cannot open %s: ", path);
+	cfg = config_load(path, err, sizeof(err));
+	check(cfg == NULL && strncmp(err, want, strlen(want)) == 0 &&
+	    strstr(err, "No such file") != NULL, "missing file is refused");
+	printf("#   got \"%s\"\n", err);
+	config_free(cfg);
+
+	snprintf(want, sizeof(want), "cannot read %s: ", tmpdir);
+	cfg = config_load(tmpdir, err, sizeof(err));
+	check(cfg == NULL && strncmp(err, want, strlen(want)) == 0 &&
+	    strstr(err, "directory") != NULL, "directory is refused");
+	printf("#   got \"%s\"\n", err);
+	config_free(cfg);
+}
+
+/* Errors in an @include'd file name that file, found next to the main one. */
+static void
+test_include(void)
+{
+	char		 path[PATH_MAX], inc[PATH_MAX], err[CONFIG_ERR_MAX];
+	struct config	*cfg;
+
+	write_conf("inc-good.conf", "backlog = 7;\n", inc, sizeof(inc));
+	cfg = load_good("main-good.conf", "@include \"inc-good.conf\"\n" RULES,
+	    path, sizeof(path), "include");
+	check(cfg != NULL && cfg->backlog == 7,
+	    "include: relative @include is found next to the main file");
+	config_free(cfg);
+
+	write_conf("inc-bad.conf", "workers = 1;\nbacklog = 0;\n", inc,
+	    sizeof(inc));
+	cfg = load_text("main-bad.conf", RULES "@include \"inc-bad.conf\"\n",
+	    path, sizeof(path), err, sizeof(err));
+	check_error("error in an included file", cfg, inc, 2, err,
+	    "\"backlog\" must be between");
+
+	write_conf("inc-syntax.conf", "\n\nworkers = ;\n", inc, sizeof(inc));
+	cfg = load_text("main-syntax.conf", "@include \"inc-syntax.conf\"\n"
+	    RULES, path, sizeof(path), err, sizeof(err));
+	check_error("syntax error in an included file", cfg, inc, 3, err,
+	    "syntax error");
+}
+
+/* The current user and its primary group; -1 if either has no name. */
+static int
+ident_get(struct ident *id)
+{
+	struct passwd	*pw;
+	struct group	*gr;
+
+	if ((pw = getpwuid(getuid())) == NULL)
+		return -1;
+	snprintf(id->user, sizeof(id->user), "%s", pw->pw_name);
+	id->uid = pw->pw_uid;
+	id->gid = pw->pw_gid;
+	if ((gr = getgrgid(id->gid)) == NULL)
+		return -1;
+	snprintf(id->group, sizeof(id->group), "%s", gr->gr_name);
+	return 0;
+}
+
+static void
+check_rule_addr(const struct rule *r, int family, int lport, int cport,
+    const char *desc)
+{
+	check(r->listen_addr.ss.ss_family == family &&
+	    r->connect_addr.ss.ss_family == family &&
+	    r->listen_addr.len > 0 && r->connect_addr.len > 0,
+	    "%s: address family", desc);
+	check(port_of(&r->listen_addr) == lport, "%s: listen port", desc);
+	check(port_of(&r->connect_addr) == cport, "%s: connect port", desc);
+}
+
+static void
+check_full(const struct config *cfg, const char *path, const struct ident *id)
+{
+	const struct rule	*r0 = &cfg->rules[0], *r1 = &cfg->rules[1];
+
+	check(streq(cfg->path, path), "full: path");
+	check(cfg->workers == 3, "full: workers = 3");
+	check(streq(cfg->user, id->user) && cfg->uid == id->uid,
+	    "full: user and uid");
+	check(streq(cfg->group, id->group) && cfg->gid == id->gid,
+	    "full: group and gid");
+	check(streq(cfg->pidfile, "/run/ferryd-test.pid"), "full: pidfile");
+	check(streq(cfg->log_file, "/var/log/ferryd-test.log"),
+	    "full: log_file");
+	check(cfg->log_level == LOG_LEVEL_DEBUG, "full: log_level");
+	check(streq(cfg->event_backend, "poll"), "full: event_backend");
+	check(cfg->buffer_size == 16384, "full: buffer_size");
+	check(cfg->connect_timeout == 2000, "full: connect_timeout in ms");
+	check(cfg->idle_timeout == 120250, "full: float idle_timeout in ms");
+	check(cfg->shutdown_timeout == 5000, "full: shutdown_timeout in ms");
+	check(cfg->backlog == 128, "full: backlog");
+	check(cfg->max_connections == 1000, "full: max_connections");
+	check(cfg->nrules == 2, "full: two rules");
+
+	check(streq(r0->listen, "127.0.0.1:18080") &&
+	    streq(r0->connect, "127.0.0.1:18081"), "full: rule 1 strings");
+	check_rule_addr(r0, AF_INET, 18080, 18081, "full: rule 1");
+	check(r0->line == 12, "full: rule 1 line");
+	check(r0->buffer_size == 16384 && r0->connect_timeout == 2000 &&
+	    r0->idle_timeout == 120250,
+	    "full: rule 1 inherits globals set after the rules");
+
+	check(streq(r1->listen, "[::1]:18082") &&
+	    streq(r1->connect, "[::1]:18083"), "full: rule 2 strings");
+	check_rule_addr(r1, AF_INET6, 18082, 18083, "full: rule 2");
+	check(r1->line == 13, "full: rule 2 line");
+	check(r1->buffer_size == 4096, "full: rule 2 buffer_size override");
+	check(r1->connect_timeout == 500, "full: rule 2 connect_timeout 0.5");
+	check(r1->idle_timeout == 30000, "full: rule 2 idle_timeout override");
+}
+
+/* Every setting, globals written after the rules that inherit them. */
+static void
+test_full(void)
+{
+	char		 text[2048], path[PATH_MAX];
+	struct config	*cfg;
+	struct ident	 id;
+
+	if (ident_get(&id) == -1) {
+		check(0, "full: cannot find the current user and group");
+		return;
+	}
+	snprintf(text, sizeof(text),
+	    "# every setting\n"					/* 1 */
+	    "workers = 3;\n"
+	    "user = \"%s\";\n"
+	    "group = \"%s\";\n"
+	    "pidfile = \"/run/ferryd-test.pid\";\n"		/* 5 */
+	    "log_file = \"/var/log/ferryd-test.log\";\n"
+	    "log_level = \"debug\";\n"
+	    "event_backend = \"poll\";\n"
+	    "backlog = 128;\n"
+	    "max_connections = 1000;\n"				/* 10 */
+	    "rules = (\n"
+	    "  { listen = \"127.0.0.1:18080\"; connect = \"127.0.0.1:18081\"; },\n"
+	    "  {\n"
+	    "    listen = \"[::1]:18082\";\n"
+	    "    connect = \"[::1]:18083\";\n"			/* 15 */
+	    "    buffer_size = 4096;\n"
+	    "    connect_timeout = 0.5;\n"
+	    "    idle_timeout = 30;\n"
+	    "  }\n"
+	    ");\n"						/* 20 */
+	    "buffer_size = 16384;\n"
+	    "connect_timeout = 2;\n"
+	    "idle_timeout = 120.25;\n"
+	    "shutdown_timeout = 5;\n",
+	    id.user, id.group);
+	if ((cfg = load_good("full.conf", text, path, sizeof(path),
+	    "full")) == NULL)
+		return;
+	check_full(cfg, path, &id);
+	config_free(cfg);
+}
+
+static void
+check_defaults(const struct config *cfg)
+{
+	const struct rule	*r = &cfg->rules[0];
+
+	check(cfg->workers >= 1 && cfg->workers <= MAX_WORKERS,
+	    "defaults: workers \"auto\" is 1..MAX_WORKERS (%d)", cfg->workers);
+	check(cfg->user == NULL && cfg->group == NULL && cfg->pidfile == NULL &&
+	    cfg->log_file == NULL,
+	    "defaults: no user, group, pidfile, log_file");
+	check(cfg->log_level == LOG_LEVEL_INFO, "defaults: log_level info");
+	check(streq(cfg->event_backend, "auto"),
+	    "defaults: event_backend auto");
+	check(cfg->buffer_size == DEFAULT_BUFFER_SIZE &&
+	    cfg->connect_timeout == DEFAULT_CONNECT_TIMEOUT &&
+	    cfg->idle_timeout == DEFAULT_IDLE_TIMEOUT &&
+	    cfg->shutdown_timeout == DEFAULT_SHUTDOWN_TIMEOUT,
+	    "defaults: buffer_size and timeouts");
+	check(cfg->backlog == DEFAULT_BACKLOG &&
+	    cfg->max_connections == DEFAULT_MAX_CONNECTIONS,
+	    "defaults: backlog and max_connections");
+	check(cfg->nrules == 1 && r->line == 3, "defaults: one rule at line 3");
+	check(r->buffer_size == DEFAULT_BUFFER_SIZE &&
+	    r->connect_timeout == DEFAULT_CONNECT_TIMEOUT &&
+	    r->idle_timeout == DEFAULT_IDLE_TIMEOUT,
+	    "defaults: rule inherits the defaults");
+}
+
+static void
+test_defaults(void)
+{
+	char		 path[PATH_MAX];
+	struct config	*cfg;
+
+	if ((cfg = load_good("defaults.conf", "workers = \"auto\";\n\n" RULES,
+	    path, sizeof(path), "defaults")) == NULL)
+		return;
+	check_defaults(cfg);
+	config_free(cfg);
+}
+
+/* Corners: "" pidfile, 64-bit integers, rounding, "*", group alone. */
+static void
+test_corners(void)
+{
+	char		 text[1024], path[PATH_MAX];
+	struct config	*cfg;
+	struct ident	 id;
+	const struct sockaddr_in *sin;
+
+	if (ident_get(&id) == -1) {
+		check(0, "corners: cannot find the current group");
+		return;
+	}
+	snprintf(text, sizeof(text),
+	    "pidfile = \"\";\ngroup = \"%s\";\nbacklog = 100L;\n"
+	    "connect_timeout = 0.0006;\nidle_timeout = 2.5004;\n"
+	    "rules = ( { listen = \"*:18080\"; connect = \"127.0.0.1:18081\"; "
+	    "buffer_size = 1024; } );\n", id.group);
+	if ((cfg = load_good("corners.conf", text, path, sizeof(path),
+	    "corners")) == NULL)
+		return;
+	sin = (const struct sockaddr_in *)&cfg->rules[0].listen_addr.ss;
+	check(streq(cfg->pidfile, ""), "corners: pidfile \"\" kept as \"\"");
+	check(cfg->user == NULL && streq(cfg->group, id.group) &&
+	    cfg->gid == id.gid, "corners: group without user sets gid");
+	check(cfg->backlog == 100, "corners: 64-bit integer accepted");
+	check(cfg->connect_timeout == 1, "corners: 0.0006 s rounds up to 1 ms");
+	check(cfg->idle_timeout == 2500, "corners: 2.5004 s rounds to 2500 ms");
+	check(cfg->rules[0].buffer_size == 1024,
+	    "corners: minimum buffer_size");
+	check(sin->sin_family == AF_INET &&
+	    sin->sin_addr.s_addr == htonl(INADDR_ANY),
+	    "corners: \"*\" is 0.0.0.0");
+	config_free(cfg);
+}
+
+/* user alone: the gid is the user's primary group. */
+static void
+test_user_only(void)
+{
+	char		 text[512], path[PATH_MAX];
+	struct config	*cfg;
+	struct ident	 id;
+
+	if (ident_get(&id) == -1) {
+		check(0, "user only: cannot find the current user");
+		return;
+	}
+	snprintf(text, sizeof(text), "user = \"%s\";\n" RULES, id.user);
+	cfg = load_good("user.conf", text, path, sizeof(path), "user only");
+	check(cfg != NULL && cfg->uid == id.uid && cfg->gid == id.gid &&
+	    cfg->group == NULL, "user only: uid and primary gid");
+	config_free(cfg);
+}
+
+/* "epoll" is accepted exactly where configure found epoll. */
+static void
+test_epoll(void)
+{
+	char		 path[PATH_MAX], err[CONFIG_ERR_MAX];
+	struct config	*cfg;
+
+	cfg = load_text("epoll.conf", RULES "event_backend = \"epoll\";\n",
+	    path, sizeof(path), err, sizeof(err));
+#ifdef HAVE_EPOLL
+	check(cfg != NULL && streq(cfg->event_backend, "epoll"),
+	    "event_backend \"epoll\" accepted (HAVE_EPOLL)");
+	config_free(cfg);
+#else
+	check_error("event_backend \"epoll\" without HAVE_EPOLL", cfg, path, 2,
+	    err, "\"epoll\" is not supported on this system");
+#endif
+}
+
+static void
+test_log_level_parse(void)
+{
+	check(config_log_level_parse("err") == LOG_LEVEL_ERR &&
+	    config_log_level_parse("warning") == LOG_LEVEL_WARNING &&
+	    config_log_level_parse("notice") == LOG_LEVEL_NOTICE &&
+	    config_log_level_parse("info") == LOG_LEVEL_INFO &&
+	    config_log_level_parse("debug") == LOG_LEVEL_DEBUG,
+	    "config_log_level_parse knows every level");
+	check(config_log_level_parse("verbose") == -1 &&
+	    config_log_level_parse("") == -1 &&
+	    config_log_level_parse("INFO") == -1,
+	    "config_log_level_parse refuses other names");
+}
+
+static void
+make_tmpdir(void)
+{
+	const char	*base;
+
+	if ((base = getenv("TMPDIR")) == NULL || base[0] == '\0')
+		base = "/tmp";
+	if ((size_t)snprintf(tmpdir, sizeof(tmpdir), "%s/test_config.XXXXXX",
+	    base) >= sizeof(tmpdir)) {
+		fprintf(stderr, "TMPDIR is too long\n");
+		exit(1);
+	}
+	if (mkdtemp(tmpdir) == NULL) {
+		perror(tmpdir);
+		exit(1);
+	}
+}
+
+static void
+remove_tmpdir(void)
+{
+	char		 path[PATH_MAX + 256];
+	DIR		*dir;
+	struct dirent	*de;
+
+	if ((dir = opendir(tmpdir)) == NULL) {
+		perror(tmpdir);
+		return;
+	}
+	while ((de = readdir(dir)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", tmpdir, de->d_name);
+		if (unlink(path) == -1)
+			perror(path);
+	}
+	closedir(dir);
+	if (rmdir(tmpdir) == -1)
+		perror(tmpdir);
+}
+
+int
+main(void)
+{
+	make_tmpdir();
+	test_full();
+	test_defaults();
+	test_corners();
+	test_user_only();
+	test_epoll();
+	test_log_level_parse();
+	test_include();
+	test_missing_file();
+	test_bad_cases();
+	remove_tmpdir();
+	printf("%d passed, %d failed\n", ntests - nfailed, nfailed);
+	return nfailed == 0 ? 0 : 1;
+}
