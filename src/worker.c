@@ -130,9 +130,11 @@ worker_accept(struct event_loop *loop, int fd, int events, void *data)
 				 * The queue stays readable, so retrying now
 				 * would spin: pause until descriptors free up.
 				 */
-				log_warn("%s: cannot accept: %s; pausing for "
-				    "%d ms", l->rule->listen, strerror(errno),
-				    EMFILE_PAUSE_MS);
+				if (!w->starved)
+					log_warn("%s: cannot accept: %s; pausing "
+					    "until descriptors are free",
+					    l->rule->listen, strerror(errno));
+				w->starved = true;
 				worker_watch_listeners(w, false);
 				w->resume_at = event_now(loop) + EMFILE_PAUSE_MS;
 				worker_schedule(w, w->resume_at);
@@ -143,6 +145,7 @@ worker_accept(struct event_loop *loop, int fd, int events, void *data)
 				return;
 			}
 		}
+		w->starved = false;
 		if (w->nconns >= w->cfg->max_connections)
 			worker_refuse(w, cfd, l);
 		else

@@ -33,6 +33,7 @@ struct worker {
 	bool                 accepting;	/* listeners are watched */
 	bool                 draining;	/* stopped accepting for good */
 	int64_t              resume_at;	/* accept again after EMFILE */
+	bool                 starved;	/* EMFILE reported, not yet over */
 	int64_t              drain_deadline;
 	int64_t              refused_logged; /* last max_connections warning */
 };
