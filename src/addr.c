@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "addr.h"
@@ -74,6 +75,16 @@ addr_resolve(const char *spec, int passive, struct sockaddr_any *out,
 	if (addr_split(spec, host, sizeof(host), port, sizeof(port),
 	    err, errlen) == -1)
 		return -1;
+	/*
+	 * getaddrinfo() takes "99999" and wraps it to 34463, and port 0
+	 * would give every worker's socket a different port: check first.
+	 */
+	if (strspn(port, "0123456789") == strlen(port) &&
+	    (strlen(port) > 5 || atoi(port) < 1 || atoi(port) > 65535)) {
+		snprintf(err, errlen, "port %s in address \"%s\" must be between "
+		    "1 and 65535", port, spec);
+		return -1;
+	}
 	if (strcmp(host, "*") == 0)
 		strcpy(host, "0.0.0.0");
 

@@ -36,7 +36,6 @@
 #define SHUTDOWN_TIMEOUT_MAX	86400000	/* one day */
 #define BACKLOG_MAX		65535
 #define MAX_CONNECTIONS_MAX	1000000
-#define PORT_MAX		65535
 
 /* A rule timeout that was not written and is inherited from the top level. */
 #define UNSET			(-1)
@@ -563,29 +562,6 @@ parse_members(struct loader *ld, const config_setting_t *group,
 	return 0;
 }
 
-/*
- * glibc's getaddrinfo() takes a numeric port modulo 65536, so "99999"
- * would quietly become 34463; and port 0 means "any port", which makes no
- * sense on either side of a forward.  Other port syntax is left to
- * addr_resolve(), which explains its own errors.
- */
-static int
-port_check(const char *spec, char *why, size_t len)
-{
-	const char	*port;
-
-	if ((port = strrchr(spec, ':')) == NULL)
-		return 0;
-	port++;
-	if (port[0] == '\0' || strspn(port, "0123456789") != strlen(port))
-		return 0;
-	if (strlen(port) <= 5 && atoi(port) >= 1 && atoi(port) <= PORT_MAX)
-		return 0;
-	snprintf(why, len, "port %s in address \"%s\" must be between 1 "
-	    "and %d", port, spec, PORT_MAX);
-	return -1;
-}
-
 /* Resolve the rule's listen or connect address; spec NULL = not written. */
 static int
 rule_address(struct loader *ld, const config_setting_t *rule,
@@ -596,8 +572,7 @@ rule_address(struct loader *ld, const config_setting_t *rule,
 	if (spec == NULL)
 		return fail(ld, rule, "rule is missing required setting "
 		    "\"%s\"", name);
-	if (port_check(spec, why, sizeof(why)) == -1 ||
-	    addr_resolve(spec, passive, out, why, sizeof(why)) == -1)
+	if (addr_resolve(spec, passive, out, why, sizeof(why)) == -1)
 		return fail(ld, config_setting_get_member(rule, name),
 		    "\"%s\": %s", name, why);
 	return 0;

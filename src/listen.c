@@ -3,57 +3,14 @@
  */
 #include "ferryd.h"
 
-#include <fcntl.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "addr.h"
 #include "listen.h"
-
-/* A bound, listening, non-blocking socket for addr, or -1 and err. */
-static int
-listen_socket(const struct sockaddr_any *addr, int backlog, char *err,
-    size_t errlen)
-{
-	char        name[ADDR_STRLEN];
-	const char *what;
-	int         fd, on = 1;
-
-	fd = socket(addr->ss.ss_family, SOCK_STREAM, 0);
-	if (fd == -1) {
-		what = "create a socket for";
-		goto fail;
-	}
-	what = "set socket options on";
-	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) == -1 ||
-	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on)) == -1)
-		goto fail;
-	/* "[::]:80" must not also take 0.0.0.0:80 from another rule. */
-	if (addr->ss.ss_family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6,
-	    IPV6_V6ONLY, &on, sizeof(on)) == -1)
-		goto fail;
-	if (fcntl(fd, F_SETFL, O_NONBLOCK) == -1 ||
-	    fcntl(fd, F_SETFD, FD_CLOEXEC) == -1)
-		goto fail;
-	what = "bind";
-	if (bind(fd, (const struct sockaddr *)&addr->ss, addr->len) == -1)
-		goto fail;
-	what = "listen on";
-	if (listen(fd, backlog) == -1)
-		goto fail;
-	return fd;
-fail:
-	snprintf(err, errlen, "cannot %s %s: %s", what,
-	    addr_format((const struct sockaddr *)&addr->ss, name, sizeof(name)),
-	    strerror(errno));
-	if (fd != -1)
-		close(fd);
-	return -1;
-}
+#include "sock.h"
 
 /* The index of the rule of cfg listening on addr, or -1. */
 static int
@@ -102,7 +59,7 @@ listen_set_open(const struct config *cfg, struct listen_set *old,
 		for (s = 0; s < ls->nslots; s++) {
 			if (o != -1 && s < old->nslots && LISTEN_FD(old, o, s) != -1)
 				continue;
-			LISTEN_FD(ls, r, s) = listen_socket(
+			LISTEN_FD(ls, r, s) = sock_listen(
 			    &cfg->rules[r].listen_addr, cfg->backlog, err, errlen);
 			if (LISTEN_FD(ls, r, s) == -1) {
 				listen_set_close(ls);

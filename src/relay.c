@@ -9,8 +9,6 @@
  */
 #include "ferryd.h"
 
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +20,7 @@
 #include "log.h"
 #include "pool.h"
 #include "relay.h"
+#include "sock.h"
 #include "worker.h"
 
 enum side { CLIENT = 0, BACKEND = 1 };
@@ -60,23 +59,6 @@ pending(const struct direction *d)
 }
 
 static void
-set_nodelay(int fd)
-{
-	int on = 1;
-
-	/* Failing only costs latency; not worth refusing the connection. */
-	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
-}
-
-static void
-set_reset_on_close(int fd)
-{
-	struct linger lg = { 1, 0 };
-
-	(void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-}
-
-static void
 dir_release(struct conn *c, struct direction *d)
 {
 	if (d->buf != NULL)
@@ -110,7 +92,7 @@ conn_close(struct conn *c, int reset_side, const char *why)
 			continue;
 		event_set(w->loop, c->fd[s], 0, NULL, NULL);
 		if (s == reset_side)
-			set_reset_on_close(c->fd[s]);
+			sock_reset_on_close(c->fd[s]);
 		close(c->fd[s]);
 	}
 	TAILQ_REMOVE(&w->conns, c, link);
@@ -302,10 +284,9 @@ relay_start(struct worker *w, int client_fd, const struct rule *rule,
 	c->connecting = true;
 	TAILQ_INSERT_TAIL(&w->conns, c, link);
 	w->nconns++;
-	set_nodelay(client_fd);
+	sock_nodelay(client_fd);
 
-	fd = socket(to->ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-	    0);
+	fd = sock_stream(to->ss.ss_family);
 	if (fd == -1) {
 		log_err("%s: cannot create a socket for %s: %s", rule->listen,
 		    rule->connect, strerror(errno));
@@ -313,7 +294,7 @@ relay_start(struct worker *w, int client_fd, const struct rule *rule,
 		return;
 	}
 	c->fd[BACKEND] = fd;
-	set_nodelay(fd);
+	sock_nodelay(fd);
 	if (connect(fd, (const struct sockaddr *)&to->ss, to->len) == -1 &&
 	    errno != EINPROGRESS) {
 		/* Refused at once (e.g. no route): report it the same way. */

@@ -23,6 +23,7 @@
 #include "pool.h"
 #include "relay.h"
 #include "sig.h"
+#include "sock.h"
 #include "worker.h"
 
 #define ACCEPT_BATCH      64	/* accepts per wakeup, for fairness */
@@ -107,9 +108,7 @@ worker_accept(struct event_loop *loop, int fd, int events, void *data)
 
 	(void)events;
 	for (i = 0; i < ACCEPT_BATCH; i++) {
-		peer.len = sizeof(peer.ss);
-		cfd = accept4(fd, (struct sockaddr *)&peer.ss, &peer.len,
-		    SOCK_NONBLOCK | SOCK_CLOEXEC);
+		cfd = sock_accept(fd, &peer);
 		if (cfd == -1) {
 			switch (errno) {
 			case EAGAIN:

@@ -1,0 +1,114 @@
+/*
+ * sock.c - creating, accepting and tuning sockets, portably.
+ */
+#include "ferryd.h"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "addr.h"
+#include "sock.h"
+
+#if !defined(SOCK_NONBLOCK) || !defined(HAVE_ACCEPT4)
+/* Where the flags cannot be given at creation, set them after. */
+static int
+sock_set_flags(int fd)
+{
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == -1 ||
+	    fcntl(fd, F_SETFD, FD_CLOEXEC) == -1) {
+		int saved = errno;
+
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	return fd;
+}
+#endif
+
+int
+sock_stream(int family)
+{
+#ifdef SOCK_NONBLOCK
+	return socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+#else
+	int fd = socket(family, SOCK_STREAM, 0);
+
+	return fd == -1 ? -1 : sock_set_flags(fd);
+#endif
+}
+
+int
+sock_accept(int lfd, struct sockaddr_any *peer)
+{
+	int fd;
+
+	peer->len = sizeof(peer->ss);
+#ifdef HAVE_ACCEPT4
+	fd = accept4(lfd, (struct sockaddr *)&peer->ss, &peer->len,
+	    SOCK_NONBLOCK | SOCK_CLOEXEC);
+#else
+	fd = accept(lfd, (struct sockaddr *)&peer->ss, &peer->len);
+	if (fd != -1)
+		fd = sock_set_flags(fd);
+#endif
+	return fd;
+}
+
+int
+sock_listen(const struct sockaddr_any *addr, int backlog, char *err,
+    size_t errlen)
+{
+	char        name[ADDR_STRLEN];
+	const char *what;
+	int         fd, on = 1;
+
+	what = "create a socket for";
+	fd = sock_stream(addr->ss.ss_family);
+	if (fd == -1)
+		goto fail;
+	what = "set socket options on";
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) == -1 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on)) == -1)
+		goto fail;
+	/* "[::]:80" must not also take 0.0.0.0:80 from another rule. */
+	if (addr->ss.ss_family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6,
+	    IPV6_V6ONLY, &on, sizeof(on)) == -1)
+		goto fail;
+	what = "bind";
+	if (bind(fd, (const struct sockaddr *)&addr->ss, addr->len) == -1)
+		goto fail;
+	what = "listen on";
+	if (listen(fd, backlog) == -1)
+		goto fail;
+	return fd;
+fail:
+	snprintf(err, errlen, "cannot %s %s: %s", what,
+	    addr_format((const struct sockaddr *)&addr->ss, name, sizeof(name)),
+	    strerror(errno));
+	if (fd != -1)
+		close(fd);
+	return -1;
+}
+
+void
+sock_nodelay(int fd)
+{
+	int on = 1;
+
+	/* Failing only costs latency; not worth refusing the connection. */
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
+}
+
+void
+sock_reset_on_close(int fd)
+{
+	struct linger lg = { 1, 0 };
+
+	(void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+}

@@ -1,0 +1,25 @@
+/*
+ * sock.h - socket helpers that hide what differs between systems
+ * (accept4 and SOCK_NONBLOCK on Linux, fcntl elsewhere).
+ */
+#ifndef FERRYD_SOCK_H
+#define FERRYD_SOCK_H
+
+#include "config.h"
+
+/* A non-blocking, close-on-exec TCP socket of family, or -1. */
+int  sock_stream(int family);
+/* accept(2) giving a non-blocking, close-on-exec socket, or -1. */
+int  sock_accept(int lfd, struct sockaddr_any *peer);
+/*
+ * A bound, listening, non-blocking SO_REUSEPORT socket for addr, or -1
+ * with "cannot bind ADDR: reason" (or the step that failed) in err.
+ */
+int  sock_listen(const struct sockaddr_any *addr, int backlog, char *err,
+    size_t errlen);
+/* Disable Nagle: a forwarder must not add latency. */
+void sock_nodelay(int fd);
+/* Make close(2) send a reset instead of a FIN. */
+void sock_reset_on_close(int fd);
+
+#endif
