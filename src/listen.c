@@ -6,7 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
+#ifdef HAVE_LINUX_FILTER_H
+#include <linux/filter.h>
+#endif
 
 #include "addr.h"
 #include "listen.h"
@@ -84,6 +88,63 @@ listen_set_open(const struct config *cfg, struct listen_set *old,
 	}
 	return ls;
 }
+
+#if HAVE_DECL_SO_ATTACH_REUSEPORT_CBPF && defined(HAVE_LINUX_FILTER_H)
+/*
+ * The kernel numbers a group's sockets in the order they started
+ * listening and, when one closes, moves the last into its place.  We bind
+ * slots in order, append new slots at the end, and only ever retire the
+ * highest slots, so index i is slot i for every slot that stays.
+ *
+ * The program hashes the client's port (IPv4 or IPv6 header without
+ * options before the TCP header), so a client's connections spread evenly
+ * even though Linux hands out ephemeral ports in steps of two.
+ */
+static int
+steer_group(int fd, int family, int nslots)
+{
+	struct sock_filter code[] = {
+		/* A = source and destination port */
+		{ BPF_LD | BPF_W | BPF_ABS, 0, 0,
+		    (uint32_t)SKF_NET_OFF + (family == AF_INET6 ? 40 : 20) },
+		/* A = (A * 2654435761) >> 16: Fibonacci hashing */
+		{ BPF_ALU | BPF_MUL | BPF_K, 0, 0, 2654435761u },
+		{ BPF_ALU | BPF_RSH | BPF_K, 0, 0, 16 },
+		{ BPF_ALU | BPF_MOD | BPF_K, 0, 0, (uint32_t)nslots },
+		{ BPF_RET | BPF_A, 0, 0, 0 },
+	};
+	struct sock_fprog prog = { sizeof(code) / sizeof(code[0]), code };
+
+	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog,
+	    sizeof(prog));
+}
+
+int
+listen_set_steer(const struct listen_set *ls, const struct config *cfg,
+    char *err, size_t errlen)
+{
+	size_t r;
+
+	for (r = 0; r < ls->nrules; r++)
+		if (steer_group(LISTEN_FD(ls, r, 0),
+		    cfg->rules[r].listen_addr.ss.ss_family, ls->nslots) == -1) {
+			snprintf(err, errlen, "cannot steer connections on %s: "
+			    "%s", cfg->rules[r].listen, strerror(errno));
+			return -1;
+		}
+	return 0;
+}
+#else
+int
+listen_set_steer(const struct listen_set *ls, const struct config *cfg,
+    char *err, size_t errlen)
+{
+	(void)ls;
+	(void)cfg;
+	snprintf(err, errlen, "SO_ATTACH_REUSEPORT_CBPF is not supported here");
+	return -1;
+}
+#endif
 
 void
 listen_set_close(struct listen_set *ls)

@@ -113,7 +113,5 @@ main(int argc, char *argv[])
 		opt.config_path = path;
 	log_set_level(opt.log_level != -1 ? opt.log_level : cfg->log_level);
 	log_set_role("master");
-	ch = master_run(cfg, &opt);
-	config_free(cfg);
-	return ch;
+	return master_run(cfg, &opt);
 }

@@ -29,13 +29,25 @@
 #define RESPAWN_FIRST_MS  100
 #define RESPAWN_MAX_MS    5000
 #define STOP_GRACE_MS     5000	/* TERM: then SIGKILL the stragglers */
+#define RELOAD_STUCK_MS   10000	/* a generation not ready by then... */
+
+enum child_state {
+	CHILD_STARTING,		/* forked, has not said "R" yet */
+	CHILD_READY,		/* accepting */
+	CHILD_DRAINING		/* told to stop accepting and finish */
+};
 
 struct child {
 	TAILQ_ENTRY(child) link;
 	pid_t              pid;
 	int                slot;
 	unsigned           gen;
+	enum child_state   state;
+	int                status_fd;	/* read end of its status pipe */
+	bool               accepting;	/* has not said "D" yet */
+	bool               terminated;	/* sent SIGTERM at drain_deadline */
 	int64_t            started;
+	int64_t            drain_deadline;
 };
 
 struct slot {
@@ -44,14 +56,16 @@ struct slot {
 };
 
 struct master {
-	struct config       *cfg;
+	struct config        *cfg;
 	const struct options *opt;
-	struct listen_set   *ls;
-	TAILQ_HEAD(, child)  children;
-	struct slot         *slots;
-	unsigned             gen;
-	int                  stopping;	/* 0, or the signal that stops us */
-	int64_t              stop_deadline;
+	struct listen_set    *ls;
+	TAILQ_HEAD(, child)   children;
+	struct slot          *slots;	/* cfg->workers of them */
+	unsigned              gen;
+	int64_t               gen_started;
+	bool                  reload_pending;
+	int                   stopping;	/* 0, or the signal that stops us */
+	int64_t               stop_deadline;
 };
 
 static int64_t
@@ -139,37 +153,61 @@ fail:
 }
 
 static void
+child_close_status(struct child *c)
+{
+	if (c->status_fd != -1)
+		close(c->status_fd);
+	c->status_fd = -1;
+	c->accepting = false;
+}
+
+/* Start a worker of the current generation for slot. */
+static void
 master_spawn(struct master *m, int slot)
 {
-	struct child *c;
+	struct child *c, *other;
 	pid_t         pid;
+	int           pfd[2];
 
 	c = calloc(1, sizeof(*c));
-	if (c == NULL) {
-		log_err("cannot start worker %d: out of memory", slot);
+	if (c == NULL || pipe(pfd) == -1) {
+		log_err("cannot start worker %d: %s", slot, strerror(errno));
+		free(c);
 		m->slots[slot].respawn_at = now_ms() + RESPAWN_MAX_MS;
 		return;
 	}
 	/* No signal may reach the child before it has its own pipe. */
 	sig_block_all(1);
 	pid = fork();
-	if (pid == 0)
-		worker_run(m->cfg, m->ls, slot, m->gen, -1);
+	if (pid == 0) {
+		close(pfd[0]);
+		TAILQ_FOREACH(other, &m->children, link)
+			if (other->status_fd != -1)
+				close(other->status_fd);
+		worker_run(m->cfg, m->ls, slot, m->gen, pfd[1]);
+	}
 	sig_block_all(0);
+	close(pfd[1]);
 	if (pid == -1) {
 		log_err("cannot start worker %d: fork: %s", slot,
 		    strerror(errno));
+		close(pfd[0]);
 		free(c);
 		m->slots[slot].respawn_at = now_ms() + RESPAWN_MAX_MS;
 		return;
 	}
+	fcntl(pfd[0], F_SETFL, O_NONBLOCK);
 	c->pid = pid;
 	c->slot = slot;
 	c->gen = m->gen;
+	c->state = CHILD_STARTING;
+	c->status_fd = pfd[0];
+	c->accepting = true;
 	c->started = now_ms();
 	m->slots[slot].respawn_at = -1;
 	TAILQ_INSERT_TAIL(&m->children, c, link);
-	log_debug("worker %d started (pid %ld)", slot, (long)pid);
+	log_debug("worker %d started (pid %ld, generation %u)", slot,
+	    (long)pid, m->gen);
 }
 
 static void
@@ -221,6 +259,7 @@ master_reap(struct master *m)
 		if (c == NULL)
 			continue;
 		TAILQ_REMOVE(&m->children, c, link);
+		child_close_status(c);
 		if (!m->stopping && c->gen == m->gen)
 			master_schedule_respawn(m, c, status);
 		else {
@@ -261,6 +300,149 @@ master_stop(struct master *m, int signo)
 	m->ls = NULL;
 }
 
+/*
+ * Load the file again and, if it is valid and its sockets can be bound,
+ * start a new generation of workers on the new listen set.  The old
+ * generation keeps serving until master_advance() sees the new one ready.
+ * On any error the running configuration stays exactly as it is.
+ */
+static void
+master_reload(struct master *m)
+{
+	struct config     *cfg;
+	struct listen_set *ls;
+	struct slot       *slots;
+	char               err[CONFIG_ERR_MAX];
+	int                i;
+
+	log_notice("reloading %s", m->opt->config_path);
+	cfg = config_load(m->opt->config_path, err, sizeof(err));
+	if (cfg == NULL)
+		goto fail;
+	slots = calloc(cfg->workers, sizeof(*slots));
+	if (slots == NULL) {
+		snprintf(err, sizeof(err), "out of memory");
+		goto fail;
+	}
+	if (raise_fd_limit(cfg, err, sizeof(err)) == -1 ||
+	    (ls = listen_set_open(cfg, m->ls, m->cfg, err, sizeof(err))) == NULL) {
+		free(slots);
+		goto fail;
+	}
+	if (listen_set_steer(ls, cfg, err, sizeof(err)) == -1)
+		log_warn("%s; connections queued on sockets of retired worker "
+		    "slots may be reset", err);
+	if (cfg->log_file != NULL && (m->cfg->log_file == NULL ||
+	    strcmp(cfg->log_file, m->cfg->log_file) != 0) &&
+	    log_open(LOG_TO_FILE, cfg->log_file, err, sizeof(err)) == -1)
+		log_err("%s; logging on where we did", err);
+	if (m->opt->log_level == -1)
+		log_set_level(cfg->log_level);
+
+	/*
+	 * What the new set did not take over belongs to removed rules or
+	 * retired slots: the old workers hold their own copies until they
+	 * have emptied them, and the new workers must not inherit them.
+	 */
+	listen_set_close(m->ls);
+	config_free(m->cfg);
+	free(m->slots);
+	m->ls = ls;
+	m->cfg = cfg;
+	m->slots = slots;
+	m->gen++;
+	m->gen_started = now_ms();
+	for (i = 0; i < cfg->workers; i++)
+		master_spawn(m, i);
+	log_notice("configuration reloaded: %zu rule(s), %d worker(s), "
+	    "generation %u", cfg->nrules, cfg->workers, m->gen);
+	return;
+fail:
+	config_free(cfg);
+	log_err("reload failed: %s; keeping the running configuration", err);
+}
+
+/* Every slot has a worker of the current generation that is accepting. */
+static bool
+master_generation_ready(const struct master *m)
+{
+	struct child *c;
+	int           ready = 0;
+
+	TAILQ_FOREACH(c, &m->children, link)
+		if (c->gen == m->gen && c->state == CHILD_READY)
+			ready++;
+	return ready >= m->cfg->workers;
+}
+
+/*
+ * Move reloads along: once the new generation accepts, tell the old one
+ * to drain; once no old worker accepts any more, a queued reload may run.
+ */
+static void
+master_advance(struct master *m)
+{
+	struct child *c;
+	bool          old_accepting = false;
+
+	if (m->stopping)
+		return;
+	if (!master_generation_ready(m)) {
+		if (m->reload_pending)
+			log_debug("reload waits for generation %u to be ready",
+			    m->gen);
+		/*
+		 * ...must not block the reload that fixes it: the old
+		 * generation keeps serving until a new one is ready.
+		 */
+		if (m->reload_pending &&
+		    now_ms() - m->gen_started > RELOAD_STUCK_MS) {
+			log_warn("generation %u is not ready after %d s; "
+			    "reloading anyway", m->gen, RELOAD_STUCK_MS / 1000);
+			m->reload_pending = false;
+			master_reload(m);
+		}
+		return;
+	}
+	TAILQ_FOREACH(c, &m->children, link) {
+		if (c->gen == m->gen)
+			continue;
+		if (c->state != CHILD_DRAINING) {
+			c->state = CHILD_DRAINING;
+			c->drain_deadline = now_ms() + m->cfg->shutdown_timeout;
+			kill(c->pid, SIGQUIT);
+		}
+		if (c->accepting) {
+			if (m->reload_pending)
+				log_debug("reload waits for worker %d (pid %ld, "
+				    "generation %u) to stop accepting", c->slot,
+				    (long)c->pid, c->gen);
+			old_accepting = true;
+		}
+	}
+	if (m->reload_pending && !old_accepting) {
+		m->reload_pending = false;
+		master_reload(m);
+	}
+}
+
+/* Read what a worker says on its status pipe: "R", "D", or EOF. */
+static void
+master_read_status(struct child *c)
+{
+	char    buf[16];
+	ssize_t n, i;
+
+	while ((n = read(c->status_fd, buf, sizeof(buf))) > 0)
+		for (i = 0; i < n; i++)
+			if (buf[i] == 'R' && c->state == CHILD_STARTING)
+				c->state = CHILD_READY;
+			else if (buf[i] == 'D')
+				c->accepting = false;
+	if (n == 0 || (n == -1 && errno != EAGAIN && errno != EINTR))
+		child_close_status(c);	/* it exited or stopped accepting */
+}
+
 static void
 master_handle_signals(struct master *m)
 {
@@ -277,16 +459,27 @@ master_handle_signals(struct master *m)
 		log_reopen();
 		master_signal_children(m, SIGUSR1);
 	}
-	if (sig_take(SIGHUP))
-		log_warn("reload is not supported yet; ignoring SIGHUP");
+	/* Reloads run one at a time; one arriving meanwhile waits. */
+	if (sig_take(SIGHUP) && !m->stopping) {
+		log_debug("SIGHUP: reload queued");
+		m->reload_pending = true;
+	}
 }
 
-/* Start due respawns; return ms until the next thing to do, or -1. */
+/* The earlier of two deadlines, where -1 means none. */
+static int64_t
+earliest(int64_t a, int64_t b)
+{
+	return a == -1 || (b != -1 && b < a) ? b : a;
+}
+
+/* Do what is due; return ms until the next deadline, or -1. */
 static int
 master_timers(struct master *m)
 {
-	int64_t now = now_ms(), next = -1;
-	int     i;
+	struct child *c;
+	int64_t       now = now_ms(), next = -1;
+	int           i;
 
 	if (m->stopping) {
 		if (now >= m->stop_deadline) {
@@ -301,8 +494,21 @@ master_timers(struct master *m)
 			continue;
 		if (m->slots[i].respawn_at <= now)
 			master_spawn(m, i);
-		else if (next == -1 || m->slots[i].respawn_at < next)
-			next = m->slots[i].respawn_at;
+		else
+			next = earliest(next, m->slots[i].respawn_at);
+	}
+	/* Old workers finish on their own by shutdown_timeout; make sure. */
+	TAILQ_FOREACH(c, &m->children, link) {
+		if (c->state != CHILD_DRAINING || c->terminated)
+			continue;
+		if (now >= c->drain_deadline) {
+			log_warn("worker %d (pid %ld, generation %u) still has "
+			    "connections at shutdown_timeout; closing them",
+			    c->slot, (long)c->pid, c->gen);
+			kill(c->pid, SIGTERM);
+			c->terminated = true;
+		} else
+			next = earliest(next, c->drain_deadline);
 	}
 	return next == -1 ? -1 : (int)(next - now);
 }
@@ -324,11 +530,42 @@ master_signals_setup(void)
 	return 0;
 }
 
+/* The signal pipe and every open status pipe, in pfd; returns how many. */
+static nfds_t
+master_pollfds(struct master *m, struct pollfd **pfd, size_t *cap)
+{
+	struct child *c;
+	nfds_t        n = 1;
+	size_t        need = 1;
+
+	TAILQ_FOREACH(c, &m->children, link)
+		need++;
+	if (need > *cap) {
+		struct pollfd *p = realloc(*pfd, need * sizeof(**pfd));
+
+		if (p == NULL)
+			return 0;
+		*pfd = p;
+		*cap = need;
+	}
+	(*pfd)[0].fd = sig_fd();
+	(*pfd)[0].events = POLLIN;
+	TAILQ_FOREACH(c, &m->children, link)
+		if (c->status_fd != -1) {
+			(*pfd)[n].fd = c->status_fd;
+			(*pfd)[n++].events = POLLIN;
+		}
+	return n;
+}
+
 static int
 master_loop(struct master *m)
 {
-	struct pollfd pfd;
-	int           i, timeout;
+	struct pollfd *pfd = NULL, sigonly;
+	struct child  *c;
+	size_t         cap = 0;
+	nfds_t         n;
+	int            i, timeout;
 
 	for (i = 0; i < m->cfg->workers; i++)
 		master_spawn(m, i);
@@ -336,15 +573,72 @@ master_loop(struct master *m)
 	    m->cfg->nrules);
 	while (!m->stopping || !TAILQ_EMPTY(&m->children)) {
 		timeout = master_timers(m);
-		pfd.fd = sig_fd();
-		pfd.events = POLLIN;
-		if (poll(&pfd, 1, timeout) == -1 && errno != EINTR) {
+		n = master_pollfds(m, &pfd, &cap);
+		if (n == 0) {
+			/* Out of memory: watch signals only, retry soon. */
+			n = 1;
+			sigonly.fd = sig_fd();
+			sigonly.events = POLLIN;
+			timeout = 100;
+		}
+		if (poll(n == 1 && pfd == NULL ? &sigonly : pfd, n, timeout) == -1 &&
+		    errno != EINTR) {
 			log_err("poll: %s", strerror(errno));
+			free(pfd);
 			return 1;
 		}
+		/* Status first: a worker's "R" may come just before its exit. */
+		TAILQ_FOREACH(c, &m->children, link)
+			if (c->status_fd != -1)
+				master_read_status(c);
 		master_handle_signals(m);
+		master_advance(m);
 	}
+	free(pfd);
 	log_notice("stopped");
+	return 0;
+}
+
+/*
+ * Everything before the workers start: what can fail is tried before we
+ * detach, so that the user sees the error.  Returns -1 with err set.
+ */
+static int
+master_start(struct master *m, char *err, size_t errlen)
+{
+	const struct config  *cfg = m->cfg;
+	const struct options *opt = m->opt;
+	const char           *pidfile;
+
+	pidfile = opt->pidfile != NULL ? opt->pidfile : cfg->pidfile;
+	if (pidfile == NULL && !opt->foreground)
+		pidfile = RUNSTATEDIR "/ferryd.pid";
+	if (pidfile != NULL && pidfile[0] == '\0')
+		pidfile = NULL;
+	if (raise_fd_limit(cfg, err, errlen) == -1 ||
+	    (pidfile != NULL && pidfile_check(pidfile, err, errlen) == -1) ||
+	    (m->ls = listen_set_open(cfg, NULL, NULL, err, errlen)) == NULL)
+		return -1;
+	if (listen_set_steer(m->ls, cfg, err, errlen) == -1)
+		log_warn("%s; reloads that reduce workers may reset queued "
+		    "connections", err);
+	if (!opt->foreground && daemonize(err, errlen) == -1)
+		return -1;
+	if (cfg->log_file != NULL) {
+		if (log_open(LOG_TO_FILE, cfg->log_file, err, errlen) == -1)
+			return -1;
+	} else if (!opt->foreground)
+		log_open(LOG_TO_SYSLOG, NULL, NULL, 0);
+	if (pidfile != NULL && pidfile_create(pidfile, err, errlen) == -1)
+		return -1;
+	m->slots = calloc(cfg->workers, sizeof(*m->slots));
+	if (m->slots == NULL || master_signals_setup() == -1) {
+		snprintf(err, errlen, "cannot set up the master: %s",
+		    strerror(errno));
+		return -1;
+	}
+	m->gen = 1;
+	m->gen_started = now_ms();
 	return 0;
 }
 
@@ -353,51 +647,19 @@ master_run(struct config *cfg, const struct options *opt)
 {
 	struct master m;
 	char          err[CONFIG_ERR_MAX];
-	const char   *pidfile;
-	int           status;
+	int           status = 1;
 
 	memset(&m, 0, sizeof(m));
 	m.cfg = cfg;
 	m.opt = opt;
 	TAILQ_INIT(&m.children);
-	pidfile = opt->pidfile != NULL ? opt->pidfile : cfg->pidfile;
-	if (pidfile == NULL && !opt->foreground)
-		pidfile = RUNSTATEDIR "/ferryd.pid";
-	if (pidfile != NULL && pidfile[0] == '\0')
-		pidfile = NULL;
-
-	/* Everything that can fail is tried before we detach. */
-	if (raise_fd_limit(cfg, err, sizeof(err)) == -1 ||
-	    (pidfile != NULL && pidfile_check(pidfile, err, sizeof(err)) == -1) ||
-	    (m.ls = listen_set_open(cfg, NULL, NULL, err, sizeof(err))) == NULL) {
+	if (master_start(&m, err, sizeof(err)) == 0)
+		status = master_loop(&m);
+	else
 		log_err("%s", err);
-		return 1;
-	}
-	if (!opt->foreground && daemonize(err, sizeof(err)) == -1) {
-		log_err("%s", err);
-		return 1;
-	}
-	if (cfg->log_file != NULL) {
-		if (log_open(LOG_TO_FILE, cfg->log_file, err, sizeof(err)) == -1) {
-			log_err("%s", err);
-			return 1;
-		}
-	} else if (!opt->foreground)
-		log_open(LOG_TO_SYSLOG, NULL, NULL, 0);
-	if (pidfile != NULL && pidfile_create(pidfile, err, sizeof(err)) == -1) {
-		log_err("%s", err);
-		return 1;
-	}
-	m.slots = calloc(cfg->workers, sizeof(*m.slots));
-	if (m.slots == NULL || master_signals_setup() == -1) {
-		log_err("cannot set up the master: %s", strerror(errno));
-		pidfile_remove();
-		return 1;
-	}
-	m.gen = 1;
-	status = master_loop(&m);
 	pidfile_remove();
 	listen_set_close(m.ls);
 	free(m.slots);
+	config_free(m.cfg);
 	return status;
 }

@@ -14,7 +14,10 @@ struct options {
 	bool        foreground;
 };
 
-/* Run the master with the loaded cfg; returns the exit status. */
+/*
+ * Run the master with the loaded cfg, which it owns from now on (a reload
+ * replaces it); returns the exit status.
+ */
 int master_run(struct config *cfg, const struct options *opt);
 
 #endif

@@ -288,12 +288,20 @@ relay_start(struct worker *w, int client_fd, const struct rule *rule,
 
 	fd = sock_stream(to->ss.ss_family);
 	if (fd == -1) {
-		log_err("%s: cannot create a socket for %s: %s", rule->listen,
-		    rule->connect, strerror(errno));
+		int err = errno;
+
+		if (err == EMFILE || err == ENFILE || err == ENOBUFS ||
+		    err == ENOMEM)
+			worker_starve(w, rule->listen, "create a backend socket",
+			    err);
+		else
+			log_err("%s: cannot create a socket for %s: %s",
+			    rule->listen, rule->connect, strerror(err));
 		conn_close(c, CLIENT, "no socket");
 		return;
 	}
 	c->fd[BACKEND] = fd;
+	w->starved = false;	/* descriptors are available again */
 	sock_nodelay(fd);
 	if (connect(fd, (const struct sockaddr *)&to->ss, to->len) == -1 &&
 	    errno != EINPROGRESS) {

@@ -32,6 +32,7 @@
 
 static void worker_tick(struct event_loop *, void *);
 static void worker_accept(struct event_loop *, int, int, void *);
+static int  listener_accept(struct listener *, int);
 
 void
 worker_schedule(struct worker *w, int64_t due)
@@ -55,16 +56,36 @@ worker_watch_listeners(struct worker *w, bool on)
 	w->accepting = on;
 }
 
-/* Stop accepting for good: the master keeps the sockets and their queues. */
+/*
+ * Stop accepting for good.  First take what is queued: after a reload
+ * that retires this slot no other worker accepts from its socket, and the
+ * kernel steers no new connection to it (listen_set_steer), so this
+ * empties it for good.
+ * Then tell the master, which waits for it before the next reload.
+ */
 static void
 worker_close_listeners(struct worker *w)
 {
 	size_t i;
 
 	worker_watch_listeners(w, false);
-	for (i = 0; i < w->nlisteners; i++)
+	for (i = 0; i < w->nlisteners; i++) {
+		/*
+		 * At most a full queue: a socket the new generation shares
+		 * keeps filling, and its new workers take the rest.
+		 */
+		if (!w->starved)
+			listener_accept(&w->listeners[i], w->cfg->backlog);
 		close(w->listeners[i].fd);
+	}
 	w->nlisteners = 0;
+	if (w->status_fd != -1) {
+		if (write(w->status_fd, "D", 1) == -1)
+			log_warn("cannot tell the master we stopped "
+			    "accepting: %s", strerror(errno));
+		close(w->status_fd);
+		w->status_fd = -1;
+	}
 }
 
 static void
@@ -84,6 +105,19 @@ worker_tick(struct event_loop *loop, void *data)
 		worker_schedule(w, w->drain_deadline);
 }
 
+void
+worker_starve(struct worker *w, const char *listen, const char *what,
+    int err)
+{
+	if (!w->starved)
+		log_warn("%s: cannot %s: %s; pausing accepting until "
+		    "descriptors are free", listen, what, strerror(err));
+	w->starved = true;
+	worker_watch_listeners(w, false);
+	w->resume_at = event_now(w->loop) + EMFILE_PAUSE_MS;
+	worker_schedule(w, w->resume_at);
+}
+
 /* At max_connections: close the newcomer at once, say so now and then. */
 static void
 worker_refuse(struct worker *w, int fd, const struct listener *l)
@@ -98,24 +132,26 @@ worker_refuse(struct worker *w, int fd, const struct listener *l)
 	}
 }
 
-static void
-worker_accept(struct event_loop *loop, int fd, int events, void *data)
+/*
+ * Accept up to max connections from l.  Returns 1 when the queue is empty
+ * (or accepting must pause), 0 when it may hold more.
+ */
+static int
+listener_accept(struct listener *l, int max)
 {
-	struct listener     *l = data;
 	struct worker       *w = l->w;
 	struct sockaddr_any  peer;
 	int                  i, cfd;
 
-	(void)events;
-	for (i = 0; i < ACCEPT_BATCH; i++) {
-		cfd = sock_accept(fd, &peer);
+	for (i = 0; i < max; i++) {
+		cfd = sock_accept(l->fd, &peer);
 		if (cfd == -1) {
 			switch (errno) {
 			case EAGAIN:
 #if EAGAIN != EWOULDBLOCK
 			case EWOULDBLOCK:
 #endif
-				return;
+				return 1;
 			case EINTR:
 			case ECONNABORTED:
 			case EPROTO:
@@ -125,31 +161,33 @@ worker_accept(struct event_loop *loop, int fd, int events, void *data)
 			case ENFILE:
 			case ENOBUFS:
 			case ENOMEM:
-				/*
-				 * The queue stays readable, so retrying now
-				 * would spin: pause until descriptors free up.
-				 */
-				if (!w->starved)
-					log_warn("%s: cannot accept: %s; pausing "
-					    "until descriptors are free",
-					    l->rule->listen, strerror(errno));
-				w->starved = true;
-				worker_watch_listeners(w, false);
-				w->resume_at = event_now(loop) + EMFILE_PAUSE_MS;
-				worker_schedule(w, w->resume_at);
-				return;
+				worker_starve(w, l->rule->listen, "accept",
+				    errno);
+				return 1;
 			default:
 				log_err("%s: cannot accept: %s", l->rule->listen,
 				    strerror(errno));
-				return;
+				return 1;
 			}
 		}
-		w->starved = false;
 		if (w->nconns >= w->cfg->max_connections)
 			worker_refuse(w, cfd, l);
 		else
 			relay_start(w, cfd, l->rule, &peer);
+		if (w->starved)
+			return 1;	/* relay_start ran out of descriptors */
 	}
+	return 0;
+}
+
+static void
+worker_accept(struct event_loop *loop, int fd, int events, void *data)
+{
+	(void)loop;
+	(void)fd;
+	(void)events;
+	/* A batch at a time, so that relaying is not starved. */
+	listener_accept(data, ACCEPT_BATCH);
 }
 
 /* Keep only this slot's sockets; the master holds all of them anyway. */
@@ -278,7 +316,7 @@ worker_max_fds(void)
 
 void
 worker_run(const struct config *cfg, struct listen_set *ls, int slot,
-    unsigned gen, int ready_fd)
+    unsigned gen, int status_fd)
 {
 	struct worker w;
 	char          role[32], err[CONFIG_ERR_MAX];
@@ -313,12 +351,10 @@ worker_run(const struct config *cfg, struct listen_set *ls, int slot,
 		_exit(2);
 	}
 	worker_watch_listeners(&w, true);
-	if (ready_fd != -1) {
-		if (write(ready_fd, "R", 1) == -1)
-			log_warn("cannot tell the master we are ready: %s",
-			    strerror(errno));
-		close(ready_fd);
-	}
+	w.status_fd = status_fd;
+	if (status_fd != -1 && write(status_fd, "R", 1) == -1)
+		log_warn("cannot tell the master we are ready: %s",
+		    strerror(errno));
 	log_debug("started (generation %u, %s backend)", gen,
 	    event_loop_backend(w.loop));
 	while (worker_handle_signals(&w))

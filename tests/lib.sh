@@ -31,7 +31,7 @@ cleanup() {
 	# Workers whose master died are told to finish by PDEATHSIG; make
 	# sure no process of this test outlives it.
 	pkill -KILL -f -- "-c $T/" 2>/dev/null
-	rm -rf "$T"
+	if [ -n "${KEEP_TEST_DIR:-}" ]; then echo "# kept $T" >&2; else rm -rf "$T"; fi
 }
 trap cleanup EXIT
 trap 'exit 2' INT TERM
@@ -74,11 +74,17 @@ wait_gone() {
 }
 
 # wait_for TENTHS COMMAND...: retry until the command succeeds.
+# wait_for TENTHS 'CONDITION': the same for one string, evaluated anew each
+# time, so that a $(...) in it is too (quote it with single quotes).
 wait_for() {
 	local i n=$1
 	shift
 	for ((i = 0; i < n; i++)); do
-		"$@" >/dev/null 2>&1 && return 0
+		if [ $# = 1 ]; then
+			eval "$1" >/dev/null 2>&1 && return 0
+		else
+			"$@" >/dev/null 2>&1 && return 0
+		fi
 		sleep 0.1
 	done
 	return 1

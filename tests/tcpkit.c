@@ -96,6 +96,7 @@ static int			 timeout_given;
 static int64_t			 deadline;	/* CLOCK_MONOTONIC ms */
 static sigset_t			 pollmask;	/* mask while in ppoll() */
 static volatile sig_atomic_t	 got_term;
+static volatile sig_atomic_t	 got_stop;	/* SIGUSR1: end --duration now */
 static uint8_t			 iobuf[IOBUF_SIZE];
 static uint8_t			 genbuf[IOBUF_SIZE];
 
@@ -110,8 +111,10 @@ usage(void)
 "         [--log FILE]\n"
 "      poll(2) test server, MODE is echo (default), sink-reply, sink, source\n"
 "      or close; prints the port, runs until SIGTERM/SIGINT\n"
-"  stream HOST PORT BYTES [--seed S]\n"
-"      send BYTES through an echo server, verify the echo and EOF\n"
+"  stream HOST PORT BYTES [--seed S] [--duration SECS] [--rate BYTES/S]\n"
+"      send BYTES through an echo server, verify the echo and EOF; with\n"
+"      --duration stop sending after SECS (BYTES is then a maximum) or\n"
+"      at SIGUSR1\n"
 "  concurrent HOST PORT CONNS BYTES\n"
 "      CONNS connections at once, each echoes and verifies BYTES\n"
 "  halfclose HOST PORT SEND_BYTES EXPECT_BYTES\n"
@@ -124,8 +127,10 @@ usage(void)
 "      listener whose connects hang in SYN_SENT, runs until SIGTERM\n"
 "  freeport [--host H]\n"
 "      print a currently free TCP port\n"
-"  many HOST PORT COUNT BYTES [--parallel P]\n"
-"      COUNT short echo connections, at most P (8) at once\n"
+"  many HOST PORT COUNT BYTES [--parallel P] [--duration SECS]\n"
+"      COUNT short echo connections, at most P (8) at once; with\n"
+"      --duration start none after SECS or SIGUSR1 (COUNT is then a\n"
+"      maximum)\n"
 "\n"
 "HOST is a numeric loopback address (127.0.0.0/8 or ::1).  --timeout bounds\n"
 "every command (default %d s; for server and blackhole it is their maximum\n"
@@ -208,8 +213,10 @@ on_alarm(int sig)
 static void
 on_term(int sig)
 {
-	(void)sig;
-	got_term = 1;
+	if (sig == SIGUSR1)
+		got_stop = 1;
+	else
+		got_term = 1;
 }
 
 /*
@@ -228,6 +235,7 @@ signals_init(void)
 	sa.sa_handler = on_term;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
 	sa.sa_handler = on_alarm;
 	sigaction(SIGALRM, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
@@ -236,9 +244,11 @@ signals_init(void)
 	sigemptyset(&block);
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &block, &pollmask);
 	sigdelset(&pollmask, SIGTERM);
 	sigdelset(&pollmask, SIGINT);
+	sigdelset(&pollmask, SIGUSR1);
 }
 
 /* Start the clock: the command must finish within timeout + extra_ms. */
@@ -1148,6 +1158,9 @@ struct xrun {
 	size_t			 active, done, connected, nfailed;
 	size_t			 count[RES_ERROR + 1];
 	int64_t			 t_start, t_connected;
+	int64_t			 stop_at;	/* --duration: ms, 0 = none */
+	uint64_t		 rate;		/* --rate: bytes/s, 0 = any */
+	size_t			 lo;		/* c[0..lo) are done */
 	struct pollfd		*pfd;
 	struct xconn		**map;
 };
@@ -1209,6 +1222,15 @@ xconn_maybe_done(struct xrun *r, struct xconn *c)
 static void	xconn_io_error(struct xrun *, struct xconn *, const char *,
 		    int);
 
+/* With --rate: how many more bytes c may send now. */
+static uint64_t
+xconn_allowance(const struct xrun *r, const struct xconn *c)
+{
+	uint64_t	 may = r->rate * (uint64_t)(now_ms() - r->t_start) / 1000;
+
+	return may > c->sent ? may - c->sent : 0;
+}
+
 static void
 xconn_send(struct xrun *r, struct xconn *c)
 {
@@ -1216,6 +1238,8 @@ xconn_send(struct xrun *r, struct xconn *c)
 	size_t		 want = left < r->chunk ? left : r->chunk;
 	ssize_t		 n;
 
+	if (want > 0 && r->rate > 0 && xconn_allowance(r, c) < want)
+		want = xconn_allowance(r, c);
 	if (want > 0) {
 		stream_fill(c->skey, c->sent, genbuf, want);
 		n = send(c->fd, genbuf, want, MSG_NOSIGNAL);
@@ -1427,13 +1451,17 @@ xrun_pollfds(struct xrun *r)
 	size_t		 i, np = 0;
 	short		 ev;
 
-	for (i = 0; i < r->n; i++) {
+	/* Connections before lo are all done: skip them cheaply. */
+	while (r->lo < r->next && r->c[r->lo].state == C_DONE)
+		r->lo++;
+	for (i = r->lo; i < r->next; i++) {
 		c = &r->c[i];
 		if (c->state == C_CONNECTING)
 			ev = POLLOUT;
 		else if (c->state == C_RUNNING)
 			ev = (c->eof ? 0 : POLLIN) |
-			    (c->shut ? 0 : POLLOUT);
+			    (c->shut || (r->rate > 0 &&
+			    xconn_allowance(r, c) == 0) ? 0 : POLLOUT);
 		else
 			continue;
 		r->pfd[np].fd = c->fd;
@@ -1457,6 +1485,28 @@ xrun_event(struct xrun *r, struct xconn *c, short rev)
 		xconn_send(r, c);
 }
 
+/*
+ * --duration is over: start no more connections, and let running ones
+ * send nothing more than they have, then half-close and verify as usual.
+ */
+static void
+xrun_stop(struct xrun *r)
+{
+	struct xconn	*c;
+	size_t		 i;
+
+	r->stop_at = 0;
+	r->n = r->next;
+	for (i = 0; i < r->n; i++) {
+		c = &r->c[i];
+		if (c->state != C_RUNNING || c->tosend == c->sent)
+			continue;
+		c->tosend = c->expect = c->sent;
+		if (!c->shut)
+			xconn_send(r, c);
+	}
+}
+
 /* Run every connection of r to completion. */
 static void
 xrun_loop(struct xrun *r)
@@ -1468,14 +1518,22 @@ xrun_loop(struct xrun *r)
 	if (r->pfd == NULL || r->map == NULL)
 		die("out of memory");
 	r->t_start = now_ms();
+	if (r->stop_at != 0)
+		r->stop_at += r->t_start;
 	while (r->done < r->n) {
+		if (r->stop_at != 0 && (got_stop || now_ms() >= r->stop_at)) {
+			xrun_stop(r);
+			if (r->done == r->n)
+				break;
+		}
 		while (r->next < r->n && r->active < r->parallel)
 			xconn_start(r, &r->c[r->next++]);
 		xrun_barrier(r);
 		if (r->done == r->n)
 			break;
 		np = xrun_pollfds(r);
-		xpoll(r->pfd, np, wait_ms(1000));
+		xpoll(r->pfd, np, wait_ms(r->rate > 0 || r->stop_at != 0 ?
+		    10 : 1000));
 		if (got_term)
 			die("interrupted");
 		for (i = 0; i < np; i++)
@@ -1517,10 +1575,20 @@ xconn_init(struct xconn *c, int idx, uint64_t sseed, uint64_t rseed,
 	c->ssum = c->rsum = FNV_INIT;
 }
 
+/* Apply --duration SECONDS and --rate BYTES_PER_SECOND (NULL: unset). */
+static void
+xrun_limits(struct xrun *r, const char *duration, const char *rate)
+{
+	if (duration != NULL)
+		r->stop_at = parse_seconds(duration, "--duration");
+	if (rate != NULL)
+		r->rate = parse_num(rate, "--rate", 1, UINT64_MAX);
+}
+
 static int
 cmd_stream(int argc, char **argv)
 {
-	const char	*seed = "1";
+	const char	*seed = "1", *duration = NULL, *rate = NULL;
 	char		*pos[3];
 	struct addr	 a;
 	struct xrun	 r;
@@ -1528,7 +1596,8 @@ cmd_stream(int argc, char **argv)
 	double		 secs;
 	uint64_t	 s;
 	const struct optdef opts[] = {
-		{ "seed", &seed, NULL }, { NULL, NULL, NULL }
+		{ "seed", &seed, NULL }, { "duration", &duration, NULL },
+		{ "rate", &rate, NULL }, { NULL, NULL, NULL }
 	};
 
 	parse_args(argc, argv, opts, pos, 3);
@@ -1540,6 +1609,7 @@ cmd_stream(int argc, char **argv)
 	r.a = &a;
 	r.n = r.parallel = 1;
 	r.chunk = IOBUF_SIZE;
+	xrun_limits(&r, duration, rate);
 	r.c = c = xconns_new(1);
 	xconn_init(c, 0, s, s, parse_num(pos[2], "BYTES", 0, UINT64_MAX),
 	    parse_num(pos[2], "BYTES", 0, UINT64_MAX));
@@ -1595,14 +1665,15 @@ cmd_concurrent(int argc, char **argv)
 static int
 cmd_many(int argc, char **argv)
 {
-	const char	*parallel = "8";
+	const char	*parallel = "8", *duration = NULL;
 	char		*pos[4];
 	struct addr	 a;
 	struct xrun	 r;
 	uint64_t	 bytes;
 	size_t		 i, corrupt;
 	const struct optdef opts[] = {
-		{ "parallel", &parallel, NULL }, { NULL, NULL, NULL }
+		{ "parallel", &parallel, NULL }, { "duration", &duration, NULL },
+		{ NULL, NULL, NULL }
 	};
 
 	parse_args(argc, argv, opts, pos, 4);
@@ -1615,6 +1686,7 @@ cmd_many(int argc, char **argv)
 	raise_nofile(r.parallel + 16);
 	r.a = &a;
 	r.chunk = 64 * 1024;
+	xrun_limits(&r, duration, NULL);
 	r.c = xconns_new(r.n);
 	for (i = 0; i < r.n; i++)
 		xconn_init(&r.c[i], i, i, i, bytes, bytes);
