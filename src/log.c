@@ -75,6 +75,7 @@ log_reopen(void)
 		log_err("%s", err);
 		return -1;
 	}
+	log_info("reopened log file %s", log_path);
 	return 0;
 }
 

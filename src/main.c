@@ -13,6 +13,7 @@
 #include "config.h"
 #include "log.h"
 #include "master.h"
+#include "proctitle.h"
 
 #define DEFAULT_CONFIG SYSCONFDIR "/ferryd.conf"
 
@@ -53,6 +54,7 @@ main(int argc, char *argv[])
 	struct options  opt = { DEFAULT_CONFIG, NULL, -1, false };
 	struct config  *cfg;
 	char            err[CONFIG_ERR_MAX], path[PATH_MAX];
+	char           *pidfile_copy = NULL;
 	bool            test = false;
 	int             ch;
 
@@ -108,10 +110,24 @@ main(int argc, char *argv[])
 		config_free(cfg);
 		return 0;
 	}
-	/* Reloads happen after chdir("/"): remember where the file is. */
-	if (realpath(opt.config_path, path) != NULL)
-		opt.config_path = path;
+	/*
+	 * Reloads happen after chdir("/"): remember where the file is.  Keep
+	 * copies of what points into argv, which proctitle_set() overwrites.
+	 */
+	if (realpath(opt.config_path, path) == NULL)
+		snprintf(path, sizeof(path), "%s", opt.config_path);
+	opt.config_path = path;
+	if (opt.pidfile != NULL &&
+	    (opt.pidfile = pidfile_copy = strdup(opt.pidfile)) == NULL) {
+		fprintf(stderr, "ferryd: out of memory\n");
+		config_free(cfg);
+		return 1;
+	}
 	log_set_level(opt.log_level != -1 ? opt.log_level : cfg->log_level);
 	log_set_role("master");
-	return master_run(cfg, &opt);
+	proctitle_init(argc, argv);
+	proctitle_set("ferryd: master process %s", opt.config_path);
+	ch = master_run(cfg, &opt);
+	free(pidfile_copy);
+	return ch;
 }

@@ -21,6 +21,7 @@
 #include "log.h"
 #include "pidfile.h"
 #include "pool.h"
+#include "proctitle.h"
 #include "relay.h"
 #include "sig.h"
 #include "sock.h"
@@ -273,6 +274,8 @@ worker_drain(struct worker *w)
 	if (w->draining)
 		return;
 	log_info("stopping: finishing %d connection(s)", w->nconns);
+	proctitle_set("ferryd: worker %d (gen %u, draining)", w->slot,
+	    w->generation);
 	w->draining = true;
 	worker_close_listeners(w);
 	w->drain_deadline = event_now(w->loop) + w->cfg->shutdown_timeout;
@@ -330,6 +333,7 @@ worker_run(const struct config *cfg, struct listen_set *ls, int slot,
 	TAILQ_INIT(&w.conns);
 	snprintf(role, sizeof(role), "worker %d", slot);
 	log_set_role(role);
+	proctitle_set("ferryd: worker %d (gen %u)", slot, gen);
 	pidfile_forget();
 	worker_signals();
 #if defined(HAVE_SYS_PRCTL_H) && HAVE_DECL_PR_SET_PDEATHSIG

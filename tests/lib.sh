@@ -19,8 +19,9 @@ BACKEND=${BACKEND:-auto}
 CHECKS=0
 
 cleanup() {
-	local pid
+	local pid kids=
 	if [ -n "$FERRYD_PID" ] && kill -0 "$FERRYD_PID" 2>/dev/null; then
+		kids=$(workers)
 		kill -TERM "$FERRYD_PID" 2>/dev/null
 		wait_gone "$FERRYD_PID" 50 || kill -KILL "$FERRYD_PID" 2>/dev/null
 	fi
@@ -28,9 +29,12 @@ cleanup() {
 		kill -TERM "$pid" 2>/dev/null
 	done
 	wait 2>/dev/null
-	# Workers whose master died are told to finish by PDEATHSIG; make
-	# sure no process of this test outlives it.
-	pkill -KILL -f -- "-c $T/" 2>/dev/null
+	# No process of this test may outlive it: workers of a master that
+	# did not stop, and any master whose title names our directory.
+	for pid in $kids; do
+		kill -KILL "$pid" 2>/dev/null
+	done
+	pkill -KILL -f -- "ferryd: master process $T/" 2>/dev/null
 	if [ -n "${KEEP_TEST_DIR:-}" ]; then echo "# kept $T" >&2; else rm -rf "$T"; fi
 }
 trap cleanup EXIT
