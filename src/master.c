@@ -112,30 +112,28 @@ raise_fd_limit(const struct config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
-/* Detach from the terminal: the classic double fork. */
+/* Fork; the parent exits, the child returns 0 (or -1 if fork failed). */
+static int
+fork_away(void)
+{
+	pid_t pid = fork();
+
+	if (pid > 0)
+		_exit(0);
+	return pid == -1 ? -1 : 0;
+}
+
+/*
+ * Detach from the terminal: the classic double fork, so that the daemon
+ * is not a session leader and never gets a controlling terminal again.
+ */
 static int
 daemonize(char *err, size_t errlen)
 {
 	int fd;
 
-	switch (fork()) {
-	case -1:
+	if (fork_away() == -1 || setsid() == -1 || fork_away() == -1)
 		goto fail;
-	case 0:
-		break;
-	default:
-		_exit(0);
-	}
-	if (setsid() == -1)
-		goto fail;
-	switch (fork()) {
-	case -1:
-		goto fail;
-	case 0:
-		break;
-	default:
-		_exit(0);
-	}
 	if (chdir("/") == -1)
 		goto fail;
 	fd = open("/dev/null", O_RDWR);

@@ -54,7 +54,6 @@ worker_watch_listeners(struct worker *w, bool on)
 		    worker_accept, &w->listeners[i]) == -1)
 			log_err("cannot watch listening socket: %s",
 			    strerror(errno));
-	w->accepting = on;
 }
 
 /*

@@ -30,7 +30,6 @@ struct worker {
 	size_t               nlisteners;
 	TAILQ_HEAD(, conn)   conns;
 	int                  nconns;
-	bool                 accepting;	/* listeners are watched */
 	bool                 draining;	/* stopped accepting for good */
 	int64_t              resume_at;	/* accept again after EMFILE */
 	bool                 starved;	/* EMFILE reported, not yet over */
