@@ -64,6 +64,23 @@ addr_split(const char *spec, char *host, size_t hostlen, char *port,
 	return 0;
 }
 
+/* Say why getaddrinfo() could not resolve what was written as spec. */
+static int
+resolve_error(int rc, const char *spec, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "cannot resolve \"%s\": %s", spec,
+	    rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
+	return -1;
+}
+
+static void
+store(struct sockaddr_any *out, const struct addrinfo *ai)
+{
+	memset(out, 0, sizeof(*out));
+	memcpy(&out->ss, ai->ai_addr, ai->ai_addrlen);
+	out->len = ai->ai_addrlen;
+}
+
 int
 addr_resolve(const char *spec, int passive, struct sockaddr_any *out,
     char *err, size_t errlen)
@@ -95,20 +112,109 @@ addr_resolve(const char *spec, int passive, struct sockaddr_any *out,
 	if (spec[0] == '[')
 		hints.ai_flags |= AI_NUMERICHOST;
 	rc = getaddrinfo(host, port, &hints, &res);
-	if (rc != 0) {
-		snprintf(err, errlen, "cannot resolve \"%s\": %s", spec,
-		    rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
-		return -1;
-	}
+	if (rc != 0)
+		return resolve_error(rc, spec, err, errlen);
 	if (spec[0] == '[' && res->ai_family != AF_INET6) {
 		freeaddrinfo(res);
 		snprintf(err, errlen, "\"%s\" is not an IPv6 address", host);
 		return -1;
 	}
-	memset(out, 0, sizeof(*out));
-	memcpy(&out->ss, res->ai_addr, res->ai_addrlen);
-	out->len = res->ai_addrlen;
+	store(out, res);
 	freeaddrinfo(res);
+	return 0;
+}
+
+/* Copy host into name, without the brackets of "[ipv6]"; -1 with err. */
+static int
+host_unbracket(const char *host, char *name, size_t namelen, char *err,
+    size_t errlen)
+{
+	const char	*start = host, *colon;
+	size_t		 len = strlen(host);
+
+	if (host[0] == '[') {
+		if (len < 3 || host[len - 1] != ']') {
+			snprintf(err, errlen, "missing ']' in address \"%s\"",
+			    host);
+			return -1;
+		}
+		start++;
+		len -= 2;
+	} else if ((colon = strchr(host, ':')) != NULL &&
+	    strchr(colon + 1, ':') == NULL) {
+		snprintf(err, errlen, "\"%s\" must be an address without a "
+		    "port", host);
+		return -1;
+	}
+	if (len == 0) {
+		snprintf(err, errlen, "missing address");
+		return -1;
+	}
+	if (len >= namelen) {
+		snprintf(err, errlen, "address \"%s\" is too long", host);
+		return -1;
+	}
+	memcpy(name, start, len);
+	name[len] = '\0';
+	return 0;
+}
+
+int
+addr_resolve_host(const char *host, int family, struct sockaddr_any *out,
+    char *err, size_t errlen)
+{
+	char             name[256];
+	struct addrinfo  hints, *res, *ai;
+	int              rc;
+
+	if (host_unbracket(host, name, sizeof(name), err, errlen) == -1)
+		return -1;
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = host[0] == '[' ? AF_INET6 : AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = host[0] == '[' ? AI_NUMERICHOST : 0;
+	rc = getaddrinfo(name, NULL, &hints, &res);
+	if (rc != 0)
+		return resolve_error(rc, host, err, errlen);
+	for (ai = res; ai != NULL; ai = ai->ai_next)
+		if (family == AF_UNSPEC || ai->ai_family == family)
+			break;
+	if (ai == NULL) {
+		freeaddrinfo(res);
+		snprintf(err, errlen, "\"%s\" is not an %s address", host,
+		    family == AF_INET ? "IPv4" : "IPv6");
+		return -1;
+	}
+	store(out, ai);
+	freeaddrinfo(res);
+	return 0;
+}
+
+const char *
+addr_host(const struct sockaddr *sa, char *buf, size_t len)
+{
+	const struct sockaddr_in6	*sin6 = (const void *)sa;
+
+	if (sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr,
+		    buf, len);
+	else if (sa->sa_family == AF_INET6 &&
+	    IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr))
+		inet_ntop(AF_INET, sin6->sin6_addr.s6_addr + 12, buf, len);
+	else if (sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &sin6->sin6_addr, buf, len);
+	else
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+unsigned int
+addr_port(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)sa)->sin_port);
+	if (sa->sa_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
 	return 0;
 }
 

@@ -23,6 +23,26 @@ int addr_resolve(const char *spec, int passive, struct sockaddr_any *out,
 /* Format sa as "1.2.3.4:80" or "[::1]:80" into buf; returns buf. */
 const char *addr_format(const struct sockaddr *sa, char *buf, size_t len);
 
+/*
+ * Parse a host without a port, such as a source address: a numeric IPv4
+ * address, an IPv6 address (bare or in brackets) or a name.  With family
+ * AF_INET or AF_INET6 the first address of that family is taken, and a
+ * host that has none is an error.  The port of out is 0.  Returns 0, or -1
+ * with the reason in err.
+ */
+int addr_resolve_host(const char *host, int family, struct sockaddr_any *out,
+    char *err, size_t errlen);
+
+/*
+ * The numeric host of sa, without brackets or port, and an IPv4-mapped
+ * IPv6 address as plain IPv4: "192.0.2.1", "2001:db8::1".  Returns buf.
+ * Makes no system call.
+ */
+const char *addr_host(const struct sockaddr *sa, char *buf, size_t len);
+
+/* The port of sa in host byte order; 0 for other families. */
+unsigned int addr_port(const struct sockaddr *sa);
+
 /* Nonzero when a and b are the same address and port. */
 int addr_equal(const struct sockaddr_any *a, const struct sockaddr_any *b);
 

@@ -20,8 +20,10 @@
 
 #include <libconfig.h>
 
+#include "acl.h"
 #include "addr.h"
 #include "config.h"
+#include "rinetd.h"
 
 /* Limits, in the unit the structs store: bytes or milliseconds. */
 #define BUFFER_SIZE_MIN		1024
@@ -39,6 +41,7 @@
 
 /* A rule timeout that was not written and is inherited from the top level. */
 #define UNSET			(-1)
+#define SOCKBUF_MAX		(64 * 1024 * 1024)
 
 /* Longest known setting name; "did you mean" only compares with those. */
 #define KEY_NAME_MAX		32
@@ -49,6 +52,9 @@ struct loader {
 	char		*err;
 	size_t		 errlen;
 	const char	*incdir;	/* where relative @includes are found */
+	const int	*linemap;	/* text read from a string: its line -> */
+	size_t		 nlines;	/* line of path (a converted rinetd.conf) */
+	bool		 syntax_error;	/* libconfig could not parse the text */
 };
 
 struct key;
@@ -68,6 +74,8 @@ struct key {
 static key_parser parse_int, parse_size, parse_duration, parse_string;
 static key_parser parse_path, parse_pidfile, parse_workers, parse_user;
 static key_parser parse_group, parse_log_level, parse_backend, parse_rules;
+static key_parser parse_splice, parse_bool;
+static key_parser parse_allow, parse_deny, parse_access_log_format;
 
 static const struct key global_keys[] = {
 	{ "workers", parse_workers, 1, MAX_WORKERS,
@@ -92,6 +100,17 @@ static const struct key global_keys[] = {
 	    offsetof(struct config, backlog) },
 	{ "max_connections", parse_int, 1, MAX_CONNECTIONS_MAX,
 	    offsetof(struct config, max_connections) },
+	{ "splice", parse_splice, 0, 0, offsetof(struct config, splice) },
+	{ "sndbuf", parse_int, 0, SOCKBUF_MAX, offsetof(struct config, sndbuf) },
+	{ "rcvbuf", parse_int, 0, SOCKBUF_MAX, offsetof(struct config, rcvbuf) },
+	{ "cpu_affinity", parse_bool, 0, 0,
+	    offsetof(struct config, cpu_affinity) },
+	{ "allow", parse_allow, 0, 0, offsetof(struct config, acl) },
+	{ "deny", parse_deny, 0, 0, offsetof(struct config, acl) },
+	{ "access_log", parse_path, 0, 0,
+	    offsetof(struct config, access_log) },
+	{ "access_log_format", parse_access_log_format, 0, 0,
+	    offsetof(struct config, access_log_format) },
 	{ "rules", parse_rules, 0, 0, offsetof(struct config, rules) },
 };
 
@@ -104,6 +123,13 @@ static const struct key rule_keys[] = {
 	    CONNECT_TIMEOUT_MAX, offsetof(struct rule, connect_timeout) },
 	{ "idle_timeout", parse_duration, 0, IDLE_TIMEOUT_MAX,
 	    offsetof(struct rule, idle_timeout) },
+	{ "splice", parse_splice, 0, 0, offsetof(struct rule, splice) },
+	{ "sndbuf", parse_int, 0, SOCKBUF_MAX, offsetof(struct rule, sndbuf) },
+	{ "rcvbuf", parse_int, 0, SOCKBUF_MAX, offsetof(struct rule, rcvbuf) },
+	{ "allow", parse_allow, 0, 0, offsetof(struct rule, acl) },
+	{ "deny", parse_deny, 0, 0, offsetof(struct rule, acl) },
+	{ "source", parse_string, 0, 0, offsetof(struct rule, source) },
+	{ "ipv6_only", parse_bool, 0, 0, offsetof(struct rule, ipv6_only) },
 };
 
 #define NKEYS(a)	(sizeof(a) / sizeof((a)[0]))
@@ -117,6 +143,21 @@ static const char *const backend_names[] = {
 	"auto", "epoll", "poll", NULL
 };
 
+/* In enum access_log_format order. */
+static const char *const access_log_format_names[] = {
+	"rinetd", "common", NULL
+};
+
+/* Line of path that line of the text read comes from; 0 if none. */
+static unsigned int
+source_line(const struct loader *ld, unsigned int line)
+{
+	if (ld->linemap == NULL)
+		return line;
+	return line >= 1 && line <= ld->nlines ?
+	    (unsigned int)ld->linemap[line - 1] : 0;
+}
+
 /*
  * Write "FILE:LINE: msg", or "FILE: msg" when line is 0.  libconfig names
  * an @include'd file as written, so a relative one is shown with the
@@ -127,8 +168,10 @@ report(struct loader *ld, const char *file, unsigned int line, const char *msg)
 {
 	char	name[PATH_MAX];
 
-	if (file == NULL)
+	if (file == NULL) {
 		file = ld->path;
+		line = source_line(ld, line);
+	}
 	if (file[0] != '/' && strcmp(file, ld->path) != 0 &&
 	    ld->incdir != NULL) {
 		snprintf(name, sizeof(name), "%s/%s", ld->incdir, file);
@@ -435,16 +478,31 @@ parse_group(struct loader *ld, const struct key *k,
 	return 0;
 }
 
+/* Store the index of the choice in names as an int. */
+static int
+store_choice(struct loader *ld, const struct key *k,
+    const config_setting_t *s, void *base, const char *const *names)
+{
+	int	idx = 0;
+
+	if (get_choice(ld, k, s, names, &idx) == -1)
+		return -1;
+	*(int *)field(base, k) = idx;
+	return 0;
+}
+
 static int
 parse_log_level(struct loader *ld, const struct key *k,
     const config_setting_t *s, void *base)
 {
-	int	idx = 0;
+	return store_choice(ld, k, s, base, log_level_names);
+}
 
-	if (get_choice(ld, k, s, log_level_names, &idx) == -1)
-		return -1;
-	*(int *)field(base, k) = idx;
-	return 0;
+static int
+parse_access_log_format(struct loader *ld, const struct key *k,
+    const config_setting_t *s, void *base)
+{
+	return store_choice(ld, k, s, base, access_log_format_names);
 }
 
 static int
@@ -461,6 +519,88 @@ parse_backend(struct loader *ld, const struct key *k,
 		    "system", k->name);
 #endif
 	return store_string(ld, s, field(base, k), backend_names[idx]);
+}
+
+static const char *const splice_names[] = { "auto", "on", "off", NULL };
+
+static int
+parse_splice(struct loader *ld, const struct key *k,
+    const config_setting_t *s, void *base)
+{
+	int	idx = 0;
+
+	if (get_choice(ld, k, s, splice_names, &idx) == -1)
+		return -1;
+#ifndef HAVE_SPLICE
+	if (idx == SPLICE_ON)
+		return fail(ld, s, "%s \"on\" is not supported on this system "
+		    "(no splice(2)); use \"auto\" or \"off\"", k->name);
+#endif
+	*(int *)field(base, k) = idx;
+	return 0;
+}
+
+static int
+parse_bool(struct loader *ld, const struct key *k, const config_setting_t *s,
+    void *base)
+{
+	if (config_setting_type(s) != CONFIG_TYPE_BOOL)
+		return fail(ld, s, "\"%s\" must be true or false (got %s)",
+		    k->name, type_name(s));
+	*(bool *)field(base, k) = config_setting_get_bool(s) != 0;
+	return 0;
+}
+
+/* One allow or deny pattern, reported at its own line. */
+static int
+add_pattern(struct loader *ld, const struct key *k, const config_setting_t *e,
+    struct acl *acl, enum acl_list list)
+{
+	char	why[CONFIG_ERR_MAX];
+
+	if (config_setting_type(e) != CONFIG_TYPE_STRING)
+		return fail(ld, e, "\"%s\" patterns must be strings (got %s)",
+		    k->name, type_name(e));
+	if (acl_compile(acl, list, config_setting_get_string(e), why,
+	    sizeof(why)) == -1)
+		return fail(ld, e, "\"%s\": %s", k->name, why);
+	return 0;
+}
+
+/* allow and deny: one pattern, or an array or list of them. */
+static int
+parse_acl(struct loader *ld, const struct key *k, const config_setting_t *s,
+    void *base, enum acl_list list)
+{
+	struct acl	*acl = field(base, k);
+	int		 i, n;
+
+	if (config_setting_type(s) == CONFIG_TYPE_STRING)
+		return add_pattern(ld, k, s, acl, list);
+	if (!config_setting_is_array(s) && !config_setting_is_list(s))
+		return fail(ld, s, "\"%s\" must be a list of patterns, "
+		    "[ \"10.0.0.0/8\", \"192.168.1.*\", ... ] (got %s)", k->name,
+		    type_name(s));
+	n = config_setting_length(s);
+	for (i = 0; i < n; i++)
+		if (add_pattern(ld, k, config_setting_get_elem(s, i), acl,
+		    list) == -1)
+			return -1;
+	return 0;
+}
+
+static int
+parse_allow(struct loader *ld, const struct key *k, const config_setting_t *s,
+    void *base)
+{
+	return parse_acl(ld, k, s, base, ACL_ALLOW);
+}
+
+static int
+parse_deny(struct loader *ld, const struct key *k, const config_setting_t *s,
+    void *base)
+{
+	return parse_acl(ld, k, s, base, ACL_DENY);
 }
 
 /* Levenshtein distance between a and a known key name b. */
@@ -578,6 +718,76 @@ rule_address(struct loader *ld, const config_setting_t *rule,
 	return 0;
 }
 
+/* ipv6_only is a setting of IPv6 sockets only. */
+static int
+rule_ipv6_only(struct loader *ld, const config_setting_t *rule,
+    const struct rule *r)
+{
+	const config_setting_t	*m;
+
+	m = config_setting_get_member(rule, "ipv6_only");
+	if (m != NULL && r->listen_addr.ss.ss_family != AF_INET6)
+		return fail(ld, m, "\"ipv6_only\" is only valid with an IPv6 "
+		    "listen address (listen is \"%s\")", r->listen);
+	return 0;
+}
+
+/* source: bound before connecting, so of the connect address's family. */
+static int
+rule_source(struct loader *ld, const config_setting_t *rule, struct rule *r)
+{
+	const config_setting_t	*m;
+	char			 why[CONFIG_ERR_MAX];
+	int			 family = r->connect_addr.ss.ss_family;
+
+	if (r->source == NULL)
+		return 0;
+	m = config_setting_get_member(rule, "source");
+	if (addr_resolve_host(r->source, AF_UNSPEC, &r->source_addr, why,
+	    sizeof(why)) == -1)
+		return fail(ld, m, "\"source\": %s", why);
+	/* A name may have addresses of both families: take the right one. */
+	if (r->source_addr.ss.ss_family != family &&
+	    addr_resolve_host(r->source, family, &r->source_addr, why,
+	    sizeof(why)) == -1)
+		return fail(ld, m, "\"source\" \"%s\" is not an %s address, "
+		    "as the connect address \"%s\" is", r->source,
+		    family == AF_INET ? "IPv4" : "IPv6", r->connect);
+	r->has_source = true;
+	return 0;
+}
+
+/* [::]:port with ipv6_only = false, which takes IPv4 connections too. */
+static bool
+listens_dual_stack(const struct rule *r)
+{
+	const struct sockaddr_in6	*sin6 = (const void *)&r->listen_addr.ss;
+
+	return sin6->sin6_family == AF_INET6 && !r->ipv6_only &&
+	    IN6_IS_ADDR_UNSPECIFIED(&sin6->sin6_addr);
+}
+
+static bool
+listens_any_ipv4(const struct rule *r)
+{
+	const struct sockaddr_in	*sin = (const void *)&r->listen_addr.ss;
+
+	return sin->sin_family == AF_INET &&
+	    sin->sin_addr.s_addr == htonl(INADDR_ANY);
+}
+
+/* A dual-stack [::]:port and 0.0.0.0:port would share IPv4 clients. */
+static bool
+listens_overlap(const struct rule *a, const struct rule *b)
+{
+	const struct sockaddr	*sa = (const void *)&a->listen_addr.ss;
+	const struct sockaddr	*sb = (const void *)&b->listen_addr.ss;
+
+	return addr_port(sa) == addr_port(sb) &&
+	    ((listens_dual_stack(a) && listens_any_ipv4(b)) ||
+	    (listens_dual_stack(b) && listens_any_ipv4(a)));
+}
+
 /* Two rules listening on one address would split its connections. */
 static int
 rule_check_unique(struct loader *ld, const config_setting_t *s,
@@ -585,11 +795,17 @@ rule_check_unique(struct loader *ld, const config_setting_t *s,
 {
 	size_t	i;
 
-	for (i = 0; i < idx; i++)
+	for (i = 0; i < idx; i++) {
 		if (addr_equal(&rules[i].listen_addr, &rules[idx].listen_addr))
 			return fail(ld, s, "listen address \"%s\" is already "
 			    "used by the rule at line %d", rules[idx].listen,
 			    rules[i].line);
+		if (listens_overlap(&rules[i], &rules[idx]))
+			return fail(ld, s, "listen address \"%s\" overlaps "
+			    "\"%s\" of the rule at line %d: an IPv6 listener "
+			    "with ipv6_only = false takes IPv4 connections too",
+			    rules[idx].listen, rules[i].listen, rules[i].line);
+	}
 	return 0;
 }
 
@@ -607,15 +823,18 @@ parse_rule(struct loader *ld, const config_setting_t *s, struct rule *rules,
 	if (!config_setting_is_group(s))
 		return fail(ld, s, "a rule must be a group { listen = \"...\"; "
 		    "connect = \"...\"; } (got %s)", type_name(s));
-	r->line = config_setting_source_line(s);
+	r->line = (int)source_line(ld, config_setting_source_line(s));
+	r->ipv6_only = true;
 	r->buffer_size = 0;
 	r->connect_timeout = UNSET;
 	r->idle_timeout = UNSET;
+	r->splice = r->sndbuf = r->rcvbuf = UNSET;
 	if (parse_members(ld, s, rule_keys, NKEYS(rule_keys), r) == -1 ||
 	    rule_address(ld, s, "listen", r->listen, 1,
 	    &r->listen_addr) == -1 ||
 	    rule_address(ld, s, "connect", r->connect, 0,
-	    &r->connect_addr) == -1)
+	    &r->connect_addr) == -1 ||
+	    rule_ipv6_only(ld, s, r) == -1 || rule_source(ld, s, r) == -1)
 		return -1;
 	return rule_check_unique(ld, s, rules, idx);
 }
@@ -661,6 +880,12 @@ config_inherit(struct config *cfg)
 			r->connect_timeout = cfg->connect_timeout;
 		if (r->idle_timeout == UNSET)
 			r->idle_timeout = cfg->idle_timeout;
+		if (r->splice == UNSET)
+			r->splice = cfg->splice;
+		if (r->sndbuf == UNSET)
+			r->sndbuf = cfg->sndbuf;
+		if (r->rcvbuf == UNSET)
+			r->rcvbuf = cfg->rcvbuf;
 	}
 }
 
@@ -732,6 +957,17 @@ set_include_dir(struct loader *ld, config_t *lc)
 	return 0;
 }
 
+/* libconfig could not parse the text: say where and why. */
+static int
+syntax_error(struct loader *ld, const config_t *lc)
+{
+	ld->syntax_error = true;
+	report(ld, config_error_file(lc),
+	    config_error_line(lc) > 0 ? (unsigned int)config_error_line(lc) : 0,
+	    config_error_text(lc));
+	return -1;
+}
+
 static int
 read_file(struct loader *ld, config_t *lc)
 {
@@ -739,37 +975,98 @@ read_file(struct loader *ld, config_t *lc)
 		return -1;
 	if (config_read_file(lc, ld->path))
 		return 0;
-	report(ld, config_error_file(lc),
-	    config_error_line(lc) > 0 ? (unsigned int)config_error_line(lc) : 0,
-	    config_error_text(lc));
-	return -1;
+	return syntax_error(ld, lc);
 }
 
-struct config *
-config_load(const char *path, char *err, size_t errlen)
+/*
+ * Load the file at ld->path, or when text is not NULL that text in its
+ * place (a converted rinetd.conf): the same checks either way.
+ */
+static struct config *
+load(struct loader *ld, const char *text, int syntax)
 {
-	struct loader	 ld = { path, err, errlen, NULL };
 	struct config	*cfg;
 	config_t	 lc;
 	int		 rc;
 
-	if ((cfg = config_new(path)) == NULL) {
-		snprintf(err, errlen, "%s: out of memory", path);
+	if ((cfg = config_new(ld->path)) == NULL) {
+		snprintf(ld->err, ld->errlen, "%s: out of memory", ld->path);
 		return NULL;
 	}
 	config_init(&lc);
-	rc = read_file(&ld, &lc);
+	if (text == NULL)
+		rc = read_file(ld, &lc);
+	else
+		rc = config_read_string(&lc, text) ? 0 : syntax_error(ld, &lc);
 	if (rc == 0)
-		rc = parse_members(&ld, config_root_setting(&lc), global_keys,
+		rc = parse_members(ld, config_root_setting(&lc), global_keys,
 		    NKEYS(global_keys), cfg);
 	if (rc == 0 && cfg->rules == NULL)
-		rc = fail(&ld, NULL, "missing required setting \"rules\"");
+		rc = fail(ld, NULL, "missing required setting \"rules\"");
 	config_destroy(&lc);
 	if (rc == -1) {
 		config_free(cfg);
 		return NULL;
 	}
 	config_inherit(cfg);
+	cfg->syntax = syntax;
+	return cfg;
+}
+
+/* Whether the file at path reads as a rinetd.conf. */
+static bool
+is_rinetd_file(const char *path)
+{
+	char	 err[CONFIG_ERR_MAX], *text;
+	bool	 yes;
+
+	if ((text = rinetd_read(path, err, sizeof(err))) == NULL)
+		return false;
+	yes = rinetd_detect(text);
+	free(text);
+	return yes;
+}
+
+struct config *
+config_load(const char *path, char *err, size_t errlen)
+{
+	return config_load_syntax(path, CONFIG_SYNTAX_AUTO, err, errlen);
+}
+
+struct config *
+config_load_syntax(const char *path, int syntax, char *err, size_t errlen)
+{
+	struct loader	 ld = { path, err, errlen, NULL, NULL, 0, false };
+	struct config	*cfg;
+
+	if (syntax == CONFIG_SYNTAX_RINETD)
+		return config_load_rinetd(path, err, errlen);
+	cfg = load(&ld, NULL, CONFIG_SYNTAX_LIBCONFIG);
+	/* Only a file libconfig cannot parse at all may be rinetd's. */
+	if (cfg == NULL && syntax == CONFIG_SYNTAX_AUTO && ld.syntax_error &&
+	    is_rinetd_file(path))
+		cfg = config_load_rinetd(path, err, errlen);
+	return cfg;
+}
+
+struct config *
+config_load_rinetd(const char *path, char *err, size_t errlen)
+{
+	struct loader		 ld = { path, err, errlen, NULL, NULL, 0,
+				    false };
+	struct rinetd_conv	 conv;
+	struct config		*cfg = NULL;
+	char			*text;
+
+	if ((text = rinetd_read(path, err, errlen)) == NULL)
+		return NULL;
+	if (rinetd_convert(path, text, &conv, err, errlen) == 0) {
+		ld.linemap = conv.linemap;
+		ld.nlines = conv.nlines;
+		cfg = load(&ld, conv.text, CONFIG_SYNTAX_RINETD);
+		rinetd_conv_free(&conv);
+	}
+	free(text);
 	return cfg;
 }
 
@@ -783,8 +1080,12 @@ config_free(struct config *cfg)
 	for (i = 0; i < cfg->nrules; i++) {
 		free(cfg->rules[i].listen);
 		free(cfg->rules[i].connect);
+		free(cfg->rules[i].source);
+		acl_free(&cfg->rules[i].acl);
 	}
 	free(cfg->rules);
+	acl_free(&cfg->acl);
+	free(cfg->access_log);
 	free(cfg->path);
 	free(cfg->user);
 	free(cfg->group);

@@ -13,6 +13,8 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 
+#include "acl.h"
+
 #define CONFIG_ERR_MAX 512
 
 /* Defaults, documented in ferryd.conf(5). */
@@ -28,6 +30,26 @@
 struct sockaddr_any {
 	struct sockaddr_storage ss;
 	socklen_t               len;
+};
+
+/* How bytes are moved: splice(2) through a pipe, or read/write. */
+enum splice_mode {
+	SPLICE_AUTO = 0,	/* splice where the system has it */
+	SPLICE_ON,		/* splice; an error where it is missing */
+	SPLICE_OFF		/* always copy through a buffer */
+};
+
+/* Layout of the lines of access_log, documented in ferryd.conf(5). */
+enum access_log_format {
+	ACCESS_LOG_RINETD = 0,	/* rinetd's tab-separated fields */
+	ACCESS_LOG_COMMON	/* web servers' common log format (logcommon) */
+};
+
+/* The syntax a file is read in. */
+enum config_syntax {
+	CONFIG_SYNTAX_AUTO = 0,	/* libconfig, else rinetd if it looks like it */
+	CONFIG_SYNTAX_LIBCONFIG,
+	CONFIG_SYNTAX_RINETD	/* a rinetd.conf, converted when loaded */
 };
 
 enum log_level {
@@ -46,6 +68,14 @@ struct rule {
 	size_t              buffer_size;     /* bytes */
 	int                 connect_timeout; /* ms, > 0 */
 	int                 idle_timeout;    /* ms, 0 = never */
+	int                 splice;          /* enum splice_mode */
+	int                 sndbuf;          /* SO_SNDBUF, 0 = system's */
+	int                 rcvbuf;          /* SO_RCVBUF, 0 = system's */
+	char               *source;          /* as written, NULL = not set */
+	struct sockaddr_any source_addr;     /* bind before connect; port 0 */
+	bool                has_source;      /* source_addr is valid */
+	bool                ipv6_only;       /* IPV6_V6ONLY on IPv6 listeners */
+	struct acl          acl;             /* this rule's allow and deny */
 	int                 line;            /* line of the rule in the file */
 };
 
@@ -66,6 +96,14 @@ struct config {
 	int            shutdown_timeout; /* ms */
 	int            backlog;
 	int            max_connections;  /* per worker */
+	int            splice;           /* enum splice_mode, default for rules */
+	int            sndbuf;           /* bytes, default for rules */
+	int            rcvbuf;           /* bytes, default for rules */
+	bool           cpu_affinity;     /* pin worker i to CPU i */
+	char          *access_log;       /* NULL = no access log */
+	int            access_log_format; /* enum access_log_format */
+	struct acl     acl;              /* global allow and deny */
+	int            syntax;           /* enum config_syntax it was read as */
 	struct rule   *rules;
 	size_t         nrules;
 };
@@ -76,6 +114,22 @@ struct config {
  * "FILE:LINE: problem" (or "FILE: problem" when no line applies).
  */
 struct config *config_load(const char *path, char *err, size_t errlen);
+
+/*
+ * config_load() in a given syntax.  CONFIG_SYNTAX_AUTO (what config_load()
+ * does) reads the file as libconfig and, only when that fails with a
+ * syntax error and the file looks like a rinetd.conf, as rinetd.
+ */
+struct config *config_load_syntax(const char *path, int syntax, char *err,
+    size_t errlen);
+
+/*
+ * Load a rinetd.conf: convert it to libconfig (rinetd.h) and load that
+ * with every check config_load() makes.  Errors name path and the line of
+ * the rinetd file.
+ */
+struct config *config_load_rinetd(const char *path, char *err,
+    size_t errlen);
 
 void config_free(struct config *cfg);
 

@@ -128,19 +128,34 @@ event_set(struct event_loop *loop, int fd, int mask, event_handler *handler,
 	return event_mask(loop, fd, mask);
 }
 
-int
-event_mask(struct event_loop *loop, int fd, int mask)
+/* Set fd's mask in the table and the backend. */
+static int
+event_update(struct event_loop *loop, int fd, int mask, bool closing)
 {
 	struct event_watch *w = &loop->watch[fd];
 
 	if (w->mask == mask)
 		return 0;
-	if (loop->backend->update(loop->state, fd, w->mask, mask) == -1)
+	if (loop->backend->update(loop->state, fd, w->mask, mask,
+	    closing) == -1)
 		return -1;
 	if (w->mask == 0)
 		w->added_round = loop->round;
 	w->mask = mask;
 	return 0;
+}
+
+int
+event_mask(struct event_loop *loop, int fd, int mask)
+{
+	return event_update(loop, fd, mask, false);
+}
+
+void
+event_close(struct event_loop *loop, int fd)
+{
+	if (fd >= 0 && fd < loop->max_fds)
+		(void)event_update(loop, fd, 0, true);
 }
 
 int

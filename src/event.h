@@ -36,6 +36,11 @@ const char *event_loop_backend(const struct event_loop *loop);
  */
 int  event_set(struct event_loop *loop, int fd, int mask,
     event_handler *handler, void *data);
+/*
+ * Stop watching fd because it is about to be closed: the same as a mask
+ * of 0, but where closing ends the kernel's interest it costs no syscall.
+ */
+void event_close(struct event_loop *loop, int fd);
 /* Change only the mask of a watched fd (handler and data stay). */
 int  event_mask(struct event_loop *loop, int fd, int mask);
 int  event_get_mask(const struct event_loop *loop, int fd);

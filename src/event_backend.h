@@ -18,8 +18,12 @@ struct event_backend {
 	/* Returns backend state, or NULL with errno set. */
 	void *(*create)(int max_fds);
 	void  (*destroy)(void *state);
-	/* Change the interest in fd from old_mask to new_mask. */
-	int   (*update)(void *state, int fd, int old_mask, int new_mask);
+	/*
+	 * Change the interest in fd from old_mask to new_mask.  closing: fd
+	 * is about to be closed, which ends the kernel's interest anyway.
+	 */
+	int   (*update)(void *state, int fd, int old_mask, int new_mask,
+	    bool closing);
 	/* Wait up to timeout_ms (-1 forever); fill fired, return how many. */
 	int   (*wait)(void *state, struct event_fired *fired, int max_fired,
 	    int timeout_ms);

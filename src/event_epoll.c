@@ -49,12 +49,16 @@ epoll_backend_destroy(void *state)
 }
 
 static int
-epoll_backend_update(void *state, int fd, int old_mask, int new_mask)
+epoll_backend_update(void *state, int fd, int old_mask, int new_mask,
+    bool closing)
 {
 	struct epoll_state *st = state;
 	struct epoll_event  ev = { 0 };
 	int                 op;
 
+	/* close(2) removes it from the epoll set: save the syscall. */
+	if (closing)
+		return 0;
 	if (new_mask == 0)
 		op = EPOLL_CTL_DEL;
 	else if (old_mask == 0)

@@ -50,12 +50,14 @@ poll_backend_destroy(void *state)
 }
 
 static int
-poll_backend_update(void *state, int fd, int old_mask, int new_mask)
+poll_backend_update(void *state, int fd, int old_mask, int new_mask,
+    bool closing)
 {
 	struct poll_state *st = state;
 	int                i;
 
 	(void)old_mask;
+	(void)closing;
 	i = st->slot[fd];
 	if (new_mask == 0) {
 		/* Move the last entry into the hole. */

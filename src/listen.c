@@ -69,6 +69,8 @@ listen_set_open(const struct config *cfg, struct listen_set *old,
 				listen_set_close(ls);
 				return NULL;
 			}
+			sock_buffers(LISTEN_FD(ls, r, s), cfg->rules[r].sndbuf,
+			    cfg->rules[r].rcvbuf);
 		}
 	}
 	/* Then take over the rest from old. */
@@ -84,6 +86,8 @@ listen_set_open(const struct config *cfg, struct listen_set *old,
 			if (listen(LISTEN_FD(ls, r, s), cfg->backlog) == -1) {
 				/* Keeps working with the old backlog. */
 			}
+			sock_buffers(LISTEN_FD(ls, r, s), cfg->rules[r].sndbuf,
+			    cfg->rules[r].rcvbuf);
 		}
 	}
 	return ls;
@@ -104,10 +108,13 @@ static int
 steer_group(int fd, int family, int nslots)
 {
 	struct sock_filter code[] = {
-		/* A = source and destination port */
-		{ BPF_LD | BPF_W | BPF_ABS, 0, 0,
+		/* A = the client's port */
+		{ BPF_LD | BPF_H | BPF_ABS, 0, 0,
 		    (uint32_t)SKF_NET_OFF + (family == AF_INET6 ? 40 : 20) },
-		/* A = (A * 2654435761) >> 16: Fibonacci hashing */
+		/*
+		 * A = (A * 2654435761) >> 16: Fibonacci hashing; the high
+		 * half of the product depends on every bit of the port.
+		 */
 		{ BPF_ALU | BPF_MUL | BPF_K, 0, 0, 2654435761u },
 		{ BPF_ALU | BPF_RSH | BPF_K, 0, 0, 16 },
 		{ BPF_ALU | BPF_MOD | BPF_K, 0, 0, (uint32_t)nslots },

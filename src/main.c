@@ -1,6 +1,6 @@
 /*
- * main.c - the command line: load the configuration, check it (-t), or
- * hand over to the master.
+ * main.c - the command line: load the configuration, check it (-t),
+ * convert a rinetd.conf (--convert), or hand over to the master.
  */
 #include "ferryd.h"
 
@@ -14,18 +14,31 @@
 #include "log.h"
 #include "master.h"
 #include "proctitle.h"
+#include "rinetd.h"
 
 #define DEFAULT_CONFIG SYSCONFDIR "/ferryd.conf"
+
+/* Long options without a short one. */
+enum {
+	OPT_RINETD = 256,
+	OPT_CONVERT
+};
 
 static void
 usage(FILE *out)
 {
 	fprintf(out,
-	    "usage: ferryd [-ftV] [-c file] [-l level] [-p pidfile]\n"
+	    "usage: ferryd [-ftV] [-c file] [-l level] [-p pidfile] [--rinetd]\n"
+	    "       ferryd --convert rinetd.conf\n"
 	    "\n"
 	    "Forward TCP connections as the rules of the configuration say.\n"
 	    "\n"
 	    "  -c, --config FILE     configuration file (default %s)\n"
+	    "      --rinetd          FILE is a rinetd.conf (also recognized "
+	    "without\n"
+	    "                        this option when it is not libconfig)\n"
+	    "      --convert FILE    print rinetd.conf FILE as a ferryd.conf "
+	    "and exit\n"
 	    "  -f, --foreground      stay in the foreground, log to stderr\n"
 	    "  -t, --test            check the configuration and exit\n"
 	    "  -l, --log-level LEVEL err, warning, notice, info or debug\n"
@@ -36,6 +49,30 @@ usage(FILE *out)
 	    "Signals to the master: HUP reload, TERM/INT stop, QUIT stop after\n"
 	    "finishing connections, USR1 reopen log files.  See ferryd(8) and\n"
 	    "ferryd.conf(5).\n", DEFAULT_CONFIG);
+}
+
+/* --convert: print the ferryd.conf equivalent of a rinetd.conf. */
+static int
+convert(const char *path)
+{
+	struct rinetd_conv	 conv;
+	char			 err[CONFIG_ERR_MAX], *text;
+	int			 rc = 0;
+
+	if ((text = rinetd_read(path, err, sizeof(err))) == NULL ||
+	    rinetd_convert(path, text, &conv, err, sizeof(err)) == -1) {
+		fprintf(stderr, "ferryd: %s\n", err);
+		free(text);
+		return 1;
+	}
+	if (fputs(conv.text, stdout) == EOF || fflush(stdout) == EOF) {
+		fprintf(stderr, "ferryd: cannot write the converted file: "
+		    "%s\n", strerror(errno));
+		rc = 1;
+	}
+	rinetd_conv_free(&conv);
+	free(text);
+	return rc;
 }
 
 int
@@ -49,14 +86,17 @@ main(int argc, char *argv[])
 		{ "pidfile",    required_argument, NULL, 'p' },
 		{ "help",       no_argument,       NULL, 'h' },
 		{ "version",    no_argument,       NULL, 'V' },
+		{ "rinetd",     no_argument,       NULL, OPT_RINETD },
+		{ "convert",    required_argument, NULL, OPT_CONVERT },
 		{ NULL,         0,                 NULL, 0 }
 	};
 	struct options  opt = { DEFAULT_CONFIG, NULL, -1, false };
 	struct config  *cfg;
 	char            err[CONFIG_ERR_MAX], path[PATH_MAX];
 	char           *pidfile_copy = NULL;
+	const char     *convert_path = NULL;
 	bool            test = false;
-	int             ch;
+	int             ch, syntax = CONFIG_SYNTAX_AUTO;
 
 	while ((ch = getopt_long(argc, argv, "c:ftl:p:hV", longopts, NULL))
 	    != -1) {
@@ -88,6 +128,12 @@ main(int argc, char *argv[])
 		case 'V':
 			printf("ferryd %s\n", PACKAGE_VERSION);
 			return 0;
+		case OPT_RINETD:
+			syntax = CONFIG_SYNTAX_RINETD;
+			break;
+		case OPT_CONVERT:
+			convert_path = optarg;
+			break;
 		default:
 			usage(stderr);
 			return 1;
@@ -100,13 +146,18 @@ main(int argc, char *argv[])
 		return 1;
 	}
 
-	cfg = config_load(opt.config_path, err, sizeof(err));
+	if (convert_path != NULL)
+		return convert(convert_path);
+
+	cfg = config_load_syntax(opt.config_path, syntax, err, sizeof(err));
 	if (cfg == NULL) {
 		fprintf(stderr, "ferryd: %s\n", err);
 		return 1;
 	}
 	if (test) {
-		printf("ferryd: %s: configuration OK\n", opt.config_path);
+		printf("ferryd: %s: configuration OK%s\n", opt.config_path,
+		    cfg->syntax == CONFIG_SYNTAX_RINETD ?
+		    " (read as a rinetd.conf)" : "");
 		config_free(cfg);
 		return 0;
 	}
@@ -125,6 +176,8 @@ main(int argc, char *argv[])
 	}
 	log_set_level(opt.log_level != -1 ? opt.log_level : cfg->log_level);
 	log_set_role("master");
+	if (cfg->syntax == CONFIG_SYNTAX_RINETD)
+		log_notice("reading %s as a rinetd.conf", opt.config_path);
 	proctitle_init(argc, argv);
 	proctitle_set("ferryd: master process %s", opt.config_path);
 	ch = master_run(cfg, &opt);

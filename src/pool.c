@@ -1,18 +1,24 @@
 /*
- * pool.c - free lists of buffers, one per buffer size in use.
+ * pool.c - free lists of buffers, one per buffer size in use, and of
+ * pipes for splice(2).
  *
  * Buffers are kept for reuse so that steady traffic does not call malloc;
  * beyond POOL_KEEP bytes of idle buffers per size they are freed, so a
- * burst does not pin its peak memory forever.
+ * burst does not pin its peak memory forever.  Pipes are kept the same
+ * way (creating one costs two or three syscalls), up to POOL_PIPES.
  */
 #include "ferryd.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "pool.h"
 
 #define POOL_CLASSES 8
 #define POOL_KEEP    (4 * 1024 * 1024)
+#define POOL_PIPES   256
+#define PIPE_DEFAULT 65536	/* Linux's default pipe capacity */
 
 struct pool_buf {
 	struct pool_buf *next;
@@ -26,6 +32,8 @@ struct pool_class {
 
 struct pool {
 	struct pool_class classes[POOL_CLASSES];
+	int               pipes[POOL_PIPES][2];
+	size_t            npipes;
 };
 
 struct pool *
@@ -42,6 +50,11 @@ pool_free(struct pool *pool)
 
 	if (pool == NULL)
 		return;
+	while (pool->npipes > 0) {
+		pool->npipes--;
+		close(pool->pipes[pool->npipes][0]);
+		close(pool->pipes[pool->npipes][1]);
+	}
 	for (i = 0; i < POOL_CLASSES; i++)
 		while ((b = pool->classes[i].free) != NULL) {
 			pool->classes[i].free = b->next;
@@ -94,4 +107,47 @@ pool_put(struct pool *pool, void *buf, size_t size)
 	b->next = c->free;
 	c->free = b;
 	c->nfree++;
+}
+
+int
+pool_get_pipe(struct pool *pool, int fds[2], size_t size)
+{
+	if (pool->npipes > 0) {
+		pool->npipes--;
+		fds[0] = pool->pipes[pool->npipes][0];
+		fds[1] = pool->pipes[pool->npipes][1];
+		return 0;
+	}
+#ifdef HAVE_PIPE2
+	if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) == -1)
+		return -1;
+#else
+	if (pipe(fds) == -1)
+		return -1;
+	fcntl(fds[0], F_SETFL, O_NONBLOCK);
+	fcntl(fds[1], F_SETFL, O_NONBLOCK);
+	fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+#endif
+#ifdef F_SETPIPE_SZ
+	/* A larger buffer_size means larger chunks; failing is harmless. */
+	if (size > PIPE_DEFAULT)
+		(void)fcntl(fds[1], F_SETPIPE_SZ, (int)size);
+#else
+	(void)size;
+#endif
+	return 0;
+}
+
+void
+pool_put_pipe(struct pool *pool, const int fds[2])
+{
+	if (pool->npipes == POOL_PIPES) {
+		close(fds[0]);
+		close(fds[1]);
+		return;
+	}
+	pool->pipes[pool->npipes][0] = fds[0];
+	pool->pipes[pool->npipes][1] = fds[1];
+	pool->npipes++;
 }

@@ -15,5 +15,12 @@ void         pool_free(struct pool *pool);
 void        *pool_get(struct pool *pool, size_t size);
 /* Give back a buffer obtained with pool_get(pool, size). */
 void         pool_put(struct pool *pool, void *buf, size_t size);
+/*
+ * A non-blocking pipe for splice(2) in fds, holding up to size bytes if
+ * the system lets us size it; -1 with errno set (e.g. EMFILE).
+ */
+int          pool_get_pipe(struct pool *pool, int fds[2], size_t size);
+/* Give back an EMPTY pipe; one with data in it must be closed instead. */
+void         pool_put_pipe(struct pool *pool, const int fds[2]);
 
 #endif

@@ -3,12 +3,15 @@
  *
  * A connection has two directions; dir[CLIENT] carries what the client
  * sends to the backend, dir[BACKEND] the reverse.  Each direction reads
- * into a pool buffer and writes it out at once; only what the receiver
- * cannot take yet stays buffered, and while it does, that direction stops
- * reading (backpressure).  An empty direction gives its buffer back.
+ * into a pool buffer, or on Linux splices into a pool pipe (zero copy),
+ * and writes it out at once; only what the receiver cannot take yet stays
+ * in flight, and while it does, that direction stops reading
+ * (backpressure).  An empty direction gives its buffer or pipe back, so an
+ * idle connection holds neither.
  */
 #include "ferryd.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +32,11 @@ enum side { CLIENT = 0, BACKEND = 1 };
 
 /* One direction: reads fd[side], writes fd[OTHER(side)]. */
 struct direction {
-	char     *buf;
-	size_t    off, len;		/* pending: buf[off..len) */
+	char     *buf;			/* copy: the buffer while in flight */
+	int       pipe[2];		/* splice: the pipe while in flight */
+	size_t    off, len;		/* in flight: bytes off..len of a read */
+	bool      splice;		/* move bytes with splice(2) now */
+	bool      can_splice;		/* may switch to splice(2) */
 	bool      eof;			/* the reading side sent FIN */
 	bool      shut;			/* FIN passed on to the writing side */
 	uint64_t  bytes;
@@ -58,13 +64,83 @@ pending(const struct direction *d)
 	return d->off < d->len;
 }
 
+/* Give back the buffer or pipe; a pipe still holding bytes is closed. */
 static void
 dir_release(struct conn *c, struct direction *d)
 {
 	if (d->buf != NULL)
 		pool_put(c->w->pool, d->buf, c->rule->buffer_size);
+	if (d->pipe[0] != -1) {
+		if (pending(d)) {
+			close(d->pipe[0]);
+			close(d->pipe[1]);
+		} else
+			pool_put_pipe(c->w->pool, d->pipe);
+	}
 	d->buf = NULL;
+	d->pipe[0] = d->pipe[1] = -1;
 	d->off = d->len = 0;
+}
+
+/*
+ * Read what side s sent: into a pipe with splice(2) where this direction
+ * can, else into a buffer.  Returns what recv(2) would.
+ */
+static ssize_t
+dir_read(struct conn *c, int s)
+{
+	struct direction *d = &c->dir[s];
+	size_t            size = c->rule->buffer_size;
+	ssize_t           n;
+
+#ifdef HAVE_SPLICE
+	if (d->splice) {
+		if (d->pipe[0] == -1 &&
+		    pool_get_pipe(c->w->pool, d->pipe, size) == -1) {
+			/* Out of descriptors: copy rather than fail. */
+			d->pipe[0] = d->pipe[1] = -1;
+			d->splice = false;
+			goto copy;
+		}
+		n = splice(c->fd[s], NULL, d->pipe[1], NULL, size,
+		    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n != -1 || (errno != EINVAL && errno != ENOSYS))
+			return n;
+		/* This socket cannot be spliced: copy from now on. */
+		dir_release(c, d);
+		d->splice = d->can_splice = false;
+	}
+copy:
+#endif
+	if (d->buf == NULL &&
+	    (d->buf = pool_get(c->w->pool, size)) == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	n = recv(c->fd[s], d->buf, size, 0);
+	/*
+	 * splice = "auto": small messages go through the buffer (fewer
+	 * page moves, lower latency); a read that fills it means bulk
+	 * data, which is cheaper spliced from the next read on.
+	 */
+	if (n == (ssize_t)size && d->can_splice)
+		d->splice = true;
+	return n;
+}
+
+/* Write what direction s holds to the other side, as send(2) would. */
+static ssize_t
+dir_write(struct conn *c, int s)
+{
+	struct direction *d = &c->dir[s];
+
+#ifdef HAVE_SPLICE
+	if (d->pipe[0] != -1)
+		return splice(d->pipe[0], NULL, c->fd[OTHER(s)], NULL,
+		    d->len - d->off, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+#endif
+	return send(c->fd[OTHER(s)], d->buf + d->off, d->len - d->off,
+	    MSG_NOSIGNAL);
 }
 
 /*
@@ -90,14 +166,14 @@ conn_close(struct conn *c, int reset_side, const char *why)
 		dir_release(c, &c->dir[s]);
 		if (c->fd[s] == -1)
 			continue;
-		event_set(w->loop, c->fd[s], 0, NULL, NULL);
+		event_close(w->loop, c->fd[s]);
 		if (s == reset_side)
 			sock_reset_on_close(c->fd[s]);
 		close(c->fd[s]);
 	}
 	TAILQ_REMOVE(&w->conns, c, link);
 	w->nconns--;
-	free(c);
+	pool_put(w->pool, c, sizeof(*c));
 }
 
 /* The peer of side failed with err: pass the reset on and close. */
@@ -140,8 +216,7 @@ dir_flush(struct conn *c, int s)
 	ssize_t           n;
 
 	if (pending(d)) {
-		n = send(c->fd[OTHER(s)], d->buf + d->off, d->len - d->off,
-		    MSG_NOSIGNAL);
+		n = dir_write(c, s);
 		if (n == -1) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK ||
 			    errno == EINTR)
@@ -178,16 +253,7 @@ dir_pump(struct conn *c, int s)
 	struct direction *d = &c->dir[s];
 	ssize_t           n;
 
-	if (d->buf == NULL) {
-		d->buf = pool_get(c->w->pool, c->rule->buffer_size);
-		if (d->buf == NULL) {
-			log_err("out of memory for a %zu byte buffer",
-			    c->rule->buffer_size);
-			conn_close(c, CLIENT, "out of memory");
-			return -1;
-		}
-	}
-	n = recv(c->fd[s], d->buf, c->rule->buffer_size, 0);
+	n = dir_read(c, s);
 	if (n > 0) {
 		d->off = 0;
 		d->len = n;
@@ -267,24 +333,36 @@ relay_start(struct worker *w, int client_fd, const struct rule *rule,
 {
 	const struct sockaddr_any *to = &rule->connect_addr;
 	struct conn               *c;
-	int                        fd;
+	int                        fd, s;
 
-	c = calloc(1, sizeof(*c));
+	/* From the pool: no malloc per connection in steady state. */
+	c = pool_get(w->pool, sizeof(*c));
 	if (c == NULL) {
 		log_err("cannot accept a connection: out of memory");
 		close(client_fd);
 		return;
 	}
+	memset(c, 0, sizeof(*c));
 	c->w = w;
 	c->rule = rule;
 	c->peer = *peer;
 	c->fd[CLIENT] = client_fd;
 	c->fd[BACKEND] = -1;
+	for (s = CLIENT; s <= BACKEND; s++) {
+		c->dir[s].pipe[0] = c->dir[s].pipe[1] = -1;
+#ifdef HAVE_SPLICE
+		c->dir[s].can_splice = rule->splice != SPLICE_OFF;
+		c->dir[s].splice = rule->splice == SPLICE_ON;
+#endif
+	}
 	c->started = c->last_active = event_now(w->loop);
 	c->connecting = true;
 	TAILQ_INSERT_TAIL(&w->conns, c, link);
 	w->nconns++;
+#ifndef __linux__
+	/* Linux copies TCP_NODELAY from the listening socket; others may not. */
 	sock_nodelay(client_fd);
+#endif
 
 	fd = sock_stream(to->ss.ss_family);
 	if (fd == -1) {
@@ -303,6 +381,7 @@ relay_start(struct worker *w, int client_fd, const struct rule *rule,
 	c->fd[BACKEND] = fd;
 	w->starved = false;	/* descriptors are available again */
 	sock_nodelay(fd);
+	sock_buffers(fd, rule->sndbuf, rule->rcvbuf);
 	if (connect(fd, (const struct sockaddr *)&to->ss, to->len) == -1 &&
 	    errno != EINPROGRESS) {
 		/* Refused at once (e.g. no route): report it the same way. */

@@ -80,6 +80,8 @@ sock_listen(const struct sockaddr_any *addr, int backlog, char *err,
 	if (addr->ss.ss_family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6,
 	    IPV6_V6ONLY, &on, sizeof(on)) == -1)
 		goto fail;
+	/* Accepted sockets inherit it (on Linux: no setsockopt per client). */
+	sock_nodelay(fd);
 	what = "bind";
 	if (bind(fd, (const struct sockaddr *)&addr->ss, addr->len) == -1)
 		goto fail;
@@ -111,4 +113,16 @@ sock_reset_on_close(int fd)
 	struct linger lg = { 1, 0 };
 
 	(void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+}
+
+void
+sock_buffers(int fd, int sndbuf, int rcvbuf)
+{
+	/* The kernel caps them at its own maximum; nothing to report. */
+	if (sndbuf > 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf,
+		    sizeof(sndbuf));
+	if (rcvbuf > 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+		    sizeof(rcvbuf));
 }

@@ -19,6 +19,9 @@ int  sock_listen(const struct sockaddr_any *addr, int backlog, char *err,
     size_t errlen);
 /* Disable Nagle: a forwarder must not add latency. */
 void sock_nodelay(int fd);
+/* Set SO_SNDBUF and SO_RCVBUF where non-zero; sockets accepted from a
+ * listener inherit them. */
+void sock_buffers(int fd, int sndbuf, int rcvbuf);
 /* Make close(2) send a reset instead of a FIN. */
 void sock_reset_on_close(int fd);
 

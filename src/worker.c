@@ -6,6 +6,7 @@
 
 #include <grp.h>
 #include <pwd.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -304,6 +305,25 @@ worker_handle_signals(struct worker *w)
 	return true;
 }
 
+/* cpu_affinity: worker i runs on CPU i (modulo the CPUs online). */
+static void
+worker_pin_cpu(int slot)
+{
+#ifdef HAVE_SCHED_SETAFFINITY
+	cpu_set_t set;
+	long      ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int       cpu = slot % (ncpu > 0 ? (int)ncpu : 1);
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) == -1)
+		log_warn("cannot pin to CPU %d: %s", cpu, strerror(errno));
+#else
+	(void)slot;
+	log_warn("cpu_affinity is not supported on this system");
+#endif
+}
+
 /* Enough descriptors for the event loop's table. */
 static int
 worker_max_fds(void)
@@ -342,6 +362,8 @@ worker_run(const struct config *cfg, struct listen_set *ls, int slot,
 	if (worker_take_listeners(&w, ls) == -1 ||
 	    worker_drop_privileges(cfg) == -1)
 		_exit(2);
+	if (cfg->cpu_affinity)
+		worker_pin_cpu(slot);
 	w.loop = event_loop_new(cfg->event_backend, worker_max_fds(), err,
 	    sizeof(err));
 	w.pool = pool_new();

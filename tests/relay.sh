@@ -1,7 +1,8 @@
 # relay.sh - end-to-end relaying through the real ferryd, sourced by
-# relay.test (event_backend "auto", i.e. epoll on Linux) and
-# relay-poll.test (the poll(2) backend), so both backends pass the same
-# checks.
+# relay.test (event_backend "auto", i.e. epoll, and splice on Linux),
+# relay-poll.test (the poll(2) backend) and relay-copy.test (splice =
+# "off": read/write through buffers), so that every backend and both data
+# paths pass the same checks.
 
 . "$top_srcdir/tests/lib.sh"
 
@@ -16,6 +17,7 @@ p_hole=$(free_port); p_idle=$(free_port)
 conf=$(config relay <<EOF
 workers = 2;
 log_level = "debug";
+splice = "${SPLICE:-auto}";
 rules = (
   { listen = "127.0.0.1:$p_echo";  connect = "127.0.0.1:$echo_port"; },
   { listen = "[::1]:$p_echo";      connect = "127.0.0.1:$echo_port"; },

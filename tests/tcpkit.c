@@ -115,8 +115,9 @@ usage(void)
 "      send BYTES through an echo server, verify the echo and EOF; with\n"
 "      --duration stop sending after SECS (BYTES is then a maximum) or\n"
 "      at SIGUSR1\n"
-"  concurrent HOST PORT CONNS BYTES\n"
-"      CONNS connections at once, each echoes and verifies BYTES\n"
+"  concurrent HOST PORT CONNS BYTES [--hold-ms MS]\n"
+"      CONNS connections at once, each echoes and verifies BYTES; with\n"
+"      --hold-ms all stay open and idle MS before sending\n"
 "  halfclose HOST PORT SEND_BYTES EXPECT_BYTES\n"
 "      send, shutdown(SHUT_WR), expect EXPECT_BYTES of seed 42 and EOF\n"
 "  expect-close HOST PORT MAX_MS [--bytes N] [--expect eof|rst]\n"
@@ -1161,6 +1162,8 @@ struct xrun {
 	int64_t			 stop_at;	/* --duration: ms, 0 = none */
 	uint64_t		 rate;		/* --rate: bytes/s, 0 = any */
 	size_t			 lo;		/* c[0..lo) are done */
+	int64_t			 hold_ms;	/* --hold-ms before any data */
+	int64_t			 hold_until;
 	struct pollfd		*pfd;
 	struct xconn		**map;
 };
@@ -1432,6 +1435,13 @@ xrun_barrier(struct xrun *r)
 	for (i = 0; i < r->n; i++)
 		if (r->c[i].state == C_CONNECTING)
 			return;
+	/* --hold-ms: every connection stays idle that long first. */
+	if (r->hold_ms > 0) {
+		if (r->hold_until == 0)
+			r->hold_until = now_ms() + r->hold_ms;
+		if (now_ms() < r->hold_until)
+			return;
+	}
 	r->barrier = 0;
 	r->t_connected = now_ms();
 	if (r->connected < r->n)
@@ -1532,8 +1542,8 @@ xrun_loop(struct xrun *r)
 		if (r->done == r->n)
 			break;
 		np = xrun_pollfds(r);
-		xpoll(r->pfd, np, wait_ms(r->rate > 0 || r->stop_at != 0 ?
-		    10 : 1000));
+		xpoll(r->pfd, np, wait_ms(r->rate > 0 || r->stop_at != 0 ||
+		    r->hold_until != 0 ? 10 : 1000));
 		if (got_term)
 			die("interrupted");
 		for (i = 0; i < np; i++)
@@ -1631,12 +1641,15 @@ cmd_stream(int argc, char **argv)
 static int
 cmd_concurrent(int argc, char **argv)
 {
+	const char	*hold = NULL;
 	char		*pos[4];
 	struct addr	 a;
 	struct xrun	 r;
 	uint64_t	 bytes;
 	size_t		 i;
-	const struct optdef opts[] = { { NULL, NULL, NULL } };
+	const struct optdef opts[] = {
+		{ "hold-ms", &hold, NULL }, { NULL, NULL, NULL }
+	};
 
 	parse_args(argc, argv, opts, pos, 4);
 	parse_addr(pos[0], pos[1], 1, &a);
@@ -1648,6 +1661,8 @@ cmd_concurrent(int argc, char **argv)
 	r.a = &a;
 	r.parallel = r.n;
 	r.barrier = 1;
+	if (hold != NULL)
+		r.hold_ms = parse_num(hold, "--hold-ms", 0, 3600000);
 	r.chunk = 64 * 1024;
 	r.c = xconns_new(r.n);
 	for (i = 0; i < r.n; i++)

@@ -9,7 +9,6 @@
  */
 #include "ferryd.h"
 
-#include <dirent.h>
 #include <grp.h>
 #include <limits.h>
 #include <pwd.h>
@@ -23,19 +22,12 @@
 
 #include "addr.h"
 #include "config.h"
+#include "testlib.h"
 
 /* A one-line valid rules list, for files that test something else. */
 #define RULES \
 	"rules = ( { listen = \"127.0.0.1:18080\"; " \
 	"connect = \"127.0.0.1:18081\"; } );\n"
-
-/* An invalid file, the line of its error (0 = none) and a message word. */
-struct bad_case {
-	const char	*desc;
-	const char	*text;
-	int		 line;
-	const char	*keyword;
-};
 
 static const struct bad_case bad_cases[] = {
 	{ "syntax error", "workers = 2;\nbacklog = ;\n" RULES,
@@ -200,6 +192,95 @@ static const struct bad_case bad_cases[] = {
 	    2, "\"log_file\" must be an absolute path" },
 	{ "empty log_file", RULES "\nlog_file = \"\";\n",
 	    3, "\"log_file\" must be an absolute path" },
+	/* allow and deny */
+	{ "IPv4 prefix over 32", "workers = 1;\nallow = [ \"10.0.0.0/33\" ];\n"
+	    RULES, 2, "\"allow\": \"10.0.0.0/33\": the prefix length after "
+	    "'/' must be a number from 0 to 32" },
+	{ "IPv6 prefix over 128 in a rule",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
+	    "    connect = \"127.0.0.1:18081\";\n"
+	    "    deny = [ \"2001:db8::/129\" ]; }\n);\n",
+	    4, "from 0 to 128" },
+	{ "CIDR without prefix length", RULES "deny = \"10.0.0.0/\";\n",
+	    2, "must be a number from 0 to 32" },
+	{ "CIDR with a bad address", "\n" RULES "allow = \"10.0.0/8\";\n",
+	    3, "\"10.0.0\" is not an IPv4 or IPv6 address" },
+	{ "CIDR with host bits", RULES "allow = [ \"10.0.0.1/8\" ];\n",
+	    2, "did you mean \"10.0.0.0/8\"?" },
+	{ "empty pattern", RULES "\n\nallow = [ \"\" ];\n",
+	    4, "\"allow\": empty pattern" },
+	{ "bad wildcard character", RULES "deny = [ \"192.168.x.*\" ];\n",
+	    2, "may only contain digits, a-f, '.', ':', '*' and '?' (not 'x')" },
+	{ "host name pattern", "allow = \"localhost\";\n" RULES,
+	    1, "host names are not allowed" },
+	{ "pattern that is not a string", RULES "allow = [ 10 ];\n",
+	    2, "\"allow\" patterns must be strings (got an integer)" },
+	{ "allow is a group", RULES "allow = { a = 1; };\n",
+	    2, "\"allow\" must be a list of patterns" },
+	{ "bad pattern in the middle of a list",
+	    RULES "deny = (\n  \"10.0.0.0/8\",\n  \"10.0.0.0/99\",\n"
+	    "  \"192.168.0.0/16\"\n);\n",
+	    4, "\"deny\": \"10.0.0.0/99\"" },
+	/* access_log, access_log_format */
+	{ "relative access_log", RULES "access_log = \"access.log\";\n",
+	    2, "\"access_log\" must be an absolute path" },
+	{ "bad access_log_format", "\naccess_log_format = \"combined\";\n"
+	    RULES, 2, "\"access_log_format\" must be one of \"rinetd\", "
+	    "\"common\" (got \"combined\")" },
+	{ "integer access_log_format", RULES "access_log_format = 1;\n",
+	    2, "must be a string (got an integer)" },
+	{ "access_log in a rule",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
+	    "    access_log = \"/tmp/a.log\";\n"
+	    "    connect = \"127.0.0.1:18081\"; }\n);\n",
+	    3, "can only be set at the top level" },
+	/* source */
+	{ "source with a port",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
+	    "    connect = \"127.0.0.1:18081\";\n"
+	    "    source = \"127.0.0.3:5000\"; }\n);\n",
+	    4, "\"source\": \"127.0.0.3:5000\" must be an address without a "
+	    "port" },
+	{ "IPv6 source for an IPv4 backend",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
+	    "    source = \"::1\";\n"
+	    "    connect = \"127.0.0.1:18081\"; }\n);\n",
+	    3, "\"source\" \"::1\" is not an IPv4 address, as the connect "
+	    "address \"127.0.0.1:18081\" is" },
+	{ "IPv4 source for an IPv6 backend",
+	    "rules = (\n  { listen = \"[::1]:18080\";\n"
+	    "    connect = \"[::1]:18081\";\n\n"
+	    "    source = \"127.0.0.1\"; }\n);\n",
+	    5, "is not an IPv6 address" },
+	{ "unresolvable source",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
+	    "    connect = \"127.0.0.1:18081\";\n"
+	    "    source = \"nonexistent.invalid\"; }\n);\n",
+	    4, "\"source\": cannot resolve \"nonexistent.invalid\"" },
+	{ "empty source",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
+	    "    connect = \"127.0.0.1:18081\"; source = \"\"; }\n);\n",
+	    3, "\"source\": missing address" },
+	{ "source at top level", "source = \"127.0.0.1\";\n" RULES,
+	    1, "can only be set inside a rule" },
+	/* ipv6_only */
+	{ "ipv6_only with an IPv4 listen address",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
+	    "    ipv6_only = false;\n"
+	    "    connect = \"127.0.0.1:18081\"; }\n);\n",
+	    3, "\"ipv6_only\" is only valid with an IPv6 listen address" },
+	{ "ipv6_only not a boolean",
+	    "rules = (\n  { listen = \"[::]:18080\";\n"
+	    "    connect = \"127.0.0.1:18081\";\n"
+	    "    ipv6_only = \"no\"; }\n);\n",
+	    4, "\"ipv6_only\" must be true or false (got a string)" },
+	{ "dual-stack listener overlapping an IPv4 one",
+	    "rules = (\n"
+	    "  { listen = \"0.0.0.0:18080\"; connect = \"127.0.0.1:18090\"; },\n"
+	    "  { listen = \"[::]:18080\"; connect = \"127.0.0.1:18090\";\n"
+	    "    ipv6_only = false; }\n);\n",
+	    3, "listen address \"[::]:18080\" overlaps \"0.0.0.0:18080\" of "
+	    "the rule at line 2" },
 };
 
 /* Who we run as, copied: getpwnam() in config_load() reuses static storage. */
@@ -210,112 +291,11 @@ struct ident {
 	gid_t	gid;
 };
 
-static char	 tmpdir[1024];	/* short enough for "tmpdir/name" paths */
-static int	 ntests, nfailed;
-
-static void __attribute__((format(printf, 2, 3)))
-check(int ok, const char *fmt, ...)
-{
-	va_list	ap;
-
-	ntests++;
-	if (!ok)
-		nfailed++;
-	printf("%s %d - ", ok ? "ok" : "not ok", ntests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
-
-/* Write text to name in the test directory; path gets its full name. */
-static void
-write_conf(const char *name, const char *text, char *path, size_t len)
-{
-	FILE	*fp;
-
-	snprintf(path, len, "%s/%s", tmpdir, name);
-	if ((fp = fopen(path, "w")) == NULL || fputs(text, fp) == EOF ||
-	    fclose(fp) == EOF) {
-		perror(path);
-		exit(1);
-	}
-}
-
-/* Write text and load it; err receives the error on failure. */
-static struct config *
-load_text(const char *name, const char *text, char *path, size_t pathlen,
-    char *err, size_t errlen)
-{
-	write_conf(name, text, path, pathlen);
-	err[0] = '\0';
-	return config_load(path, err, errlen);
-}
-
-/* Load a file that must be accepted; a refusal is a failed test. */
-static struct config *
-load_good(const char *name, const char *text, char *path, size_t pathlen,
-    const char *desc)
-{
-	char		 err[CONFIG_ERR_MAX];
-	struct config	*cfg;
-
-	cfg = load_text(name, text, path, pathlen, err, sizeof(err));
-	check(cfg != NULL, "%s: loads", desc);
-	if (cfg == NULL)
-		printf("#   got \"%s\"\n", err);
-	return cfg;
-}
-
-static int
-port_of(const struct sockaddr_any *a)
-{
-	if (a->ss.ss_family == AF_INET)
-		return ntohs(((const struct sockaddr_in *)&a->ss)->sin_port);
-	return ntohs(((const struct sockaddr_in6 *)&a->ss)->sin6_port);
-}
-
-static int
-streq(const char *a, const char *b)
-{
-	return a != NULL && b != NULL && strcmp(a, b) == 0;
-}
-
-/* Check a refused load: NULL, "path:line: " prefix, keyword present. */
-static void
-check_error(const char *desc, struct config *cfg, const char *path, int line,
-    const char *err, const char *keyword)
-{
-	char	prefix[PATH_MAX + 32];
-	int	ok;
-
-	if (line > 0)
-		snprintf(prefix, sizeof(prefix), "%s:%d: ", path, line);
-	else
-		snprintf(prefix, sizeof(prefix), "%s: ", path);
-	ok = cfg == NULL && strncmp(err, prefix, strlen(prefix)) == 0 &&
-	    strstr(err, keyword) != NULL;
-	check(ok, "%s is refused", desc);
-	if (!ok || getenv("TEST_VERBOSE") != NULL)
-		printf("#   want \"%s...%s\"\n#   got  \"%s\"\n", prefix,
-		    keyword, err);
-	config_free(cfg);
-}
-
 static void
 test_bad_cases(void)
 {
-	char		 name[32], path[PATH_MAX], err[CONFIG_ERR_MAX];
-	struct config	*cfg;
-	size_t		 i;
-
-	for (i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
-		snprintf(name, sizeof(name), "bad%02zu.conf", i);
-		cfg = load_text(name, bad_cases[i].text, path, sizeof(path),
-		    err, sizeof(err));
-		check_error(bad_cases[i].desc, cfg, path, bad_cases[i].line,
-		    err, bad_cases[i].keyword);
-	}
+	check_bad_cases(bad_cases, sizeof(bad_cases) / sizeof(bad_cases[0]),
+	    "bad.conf", config_load);
 }
 
 static void
@@ -511,6 +491,15 @@ check_defaults(const struct config *cfg)
 	    r->connect_timeout == DEFAULT_CONNECT_TIMEOUT &&
 	    r->idle_timeout == DEFAULT_IDLE_TIMEOUT,
 	    "defaults: rule inherits the defaults");
+	check(cfg->access_log == NULL &&
+	    cfg->access_log_format == ACCESS_LOG_RINETD,
+	    "defaults: no access_log, format rinetd");
+	check(acl_is_empty(&cfg->acl) && acl_is_empty(&r->acl),
+	    "defaults: no allow or deny patterns");
+	check(r->source == NULL && !r->has_source && r->ipv6_only,
+	    "defaults: no source, ipv6_only true");
+	check(cfg->syntax == CONFIG_SYNTAX_LIBCONFIG,
+	    "defaults: read as libconfig");
 }
 
 static void
@@ -581,6 +570,86 @@ test_user_only(void)
 	config_free(cfg);
 }
 
+/* A client address for acl_permits(). */
+static struct sockaddr_any
+client(const char *host)
+{
+	struct sockaddr_any	a;
+	char			err[CONFIG_ERR_MAX];
+
+	if (addr_resolve_host(host, AF_UNSPEC, &a, err, sizeof(err)) == -1) {
+		printf("# %s\n", err);
+		memset(&a, 0, sizeof(a));
+	}
+	return a;
+}
+
+static int
+permits(const struct config *cfg, size_t rule, const char *host)
+{
+	struct sockaddr_any	a = client(host);
+
+	return acl_permits(&cfg->acl, &cfg->rules[rule].acl,
+	    (const struct sockaddr *)&a.ss);
+}
+
+static void
+check_access(const struct config *cfg)
+{
+	const struct rule		*r0 = &cfg->rules[0], *r1 = &cfg->rules[1];
+	const struct rule		*r2 = &cfg->rules[2];
+	const struct sockaddr_in	*src4 = (const void *)&r0->source_addr.ss;
+
+	check(cfg->acl.nallow == 2 && cfg->acl.ndeny == 1,
+	    "access: global allow array and deny string");
+	check(streq(cfg->access_log, "/var/log/ferryd-access.log") &&
+	    cfg->access_log_format == ACCESS_LOG_COMMON,
+	    "access: access_log and access_log_format");
+	check(r0->acl.nallow == 1 && r0->acl.ndeny == 2,
+	    "access: rule allow list and deny array");
+	check(r0->has_source && streq(r0->source, "127.0.0.3") &&
+	    src4->sin_family == AF_INET && src4->sin_port == 0 &&
+	    src4->sin_addr.s_addr == htonl(0x7f000003),
+	    "access: IPv4 source resolved, port 0");
+	check(r1->has_source && r1->source_addr.ss.ss_family == AF_INET6 &&
+	    !r1->ipv6_only, "access: IPv6 source in brackets, ipv6_only false");
+	check(!r2->has_source && r2->ipv6_only && acl_is_empty(&r2->acl),
+	    "access: rule without source or patterns");
+	check(permits(cfg, 0, "127.0.0.1") && !permits(cfg, 0, "127.0.0.2") &&
+	    !permits(cfg, 0, "127.0.0.99") && !permits(cfg, 0, "10.0.0.1"),
+	    "access: global and rule patterns apply to rule 1");
+	check(permits(cfg, 1, "::1") && permits(cfg, 1, "::ffff:127.0.0.2") &&
+	    !permits(cfg, 1, "::2"), "access: IPv6 and mapped clients");
+	check(permits(cfg, 2, "127.1.2.3") && !permits(cfg, 2, "192.0.2.1"),
+	    "access: rule 3 has the global patterns only");
+}
+
+/* allow, deny, access_log, access_log_format, source, ipv6_only. */
+static void
+test_access(void)
+{
+	char		 path[PATH_MAX];
+	struct config	*cfg;
+
+	cfg = load_good("access.conf",
+	    "allow = [ \"127.0.0.0/8\", \"::1\" ];\n"
+	    "deny = \"127.0.0.99\";\n"
+	    "access_log = \"/var/log/ferryd-access.log\";\n"
+	    "access_log_format = \"common\";\n"
+	    "rules = (\n"
+	    "  { listen = \"127.0.0.1:18080\"; connect = \"127.0.0.1:18081\";\n"
+	    "    source = \"127.0.0.3\"; allow = ( \"127.0.0.*\" );\n"
+	    "    deny = [ \"127.0.0.2\", \"10.0.0.0/8\" ]; },\n"
+	    "  { listen = \"[::]:18082\"; connect = \"[::1]:18083\";\n"
+	    "    ipv6_only = false; source = \"[::1]\"; },\n"
+	    "  { listen = \"0.0.0.0:18084\"; connect = \"127.0.0.1:18085\"; }\n"
+	    ");\n", path, sizeof(path), "access");
+	if (cfg == NULL)
+		return;
+	check_access(cfg);
+	config_free(cfg);
+}
+
 /* "epoll" is accepted exactly where configure found epoll. */
 static void
 test_epoll(void)
@@ -615,62 +684,20 @@ test_log_level_parse(void)
 	    "config_log_level_parse refuses other names");
 }
 
-static void
-make_tmpdir(void)
-{
-	const char	*base;
-
-	if ((base = getenv("TMPDIR")) == NULL || base[0] == '\0')
-		base = "/tmp";
-	if ((size_t)snprintf(tmpdir, sizeof(tmpdir), "%s/test_config.XXXXXX",
-	    base) >= sizeof(tmpdir)) {
-		fprintf(stderr, "TMPDIR is too long\n");
-		exit(1);
-	}
-	if (mkdtemp(tmpdir) == NULL) {
-		perror(tmpdir);
-		exit(1);
-	}
-}
-
-static void
-remove_tmpdir(void)
-{
-	char		 path[PATH_MAX + 256];
-	DIR		*dir;
-	struct dirent	*de;
-
-	if ((dir = opendir(tmpdir)) == NULL) {
-		perror(tmpdir);
-		return;
-	}
-	while ((de = readdir(dir)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", tmpdir, de->d_name);
-		if (unlink(path) == -1)
-			perror(path);
-	}
-	closedir(dir);
-	if (rmdir(tmpdir) == -1)
-		perror(tmpdir);
-}
-
 int
 main(void)
 {
-	make_tmpdir();
+	make_tmpdir("test_config");
 	test_full();
 	test_defaults();
 	test_corners();
 	test_user_only();
 	test_epoll();
 	test_log_level_parse();
+	test_access();
 	test_include();
 	test_missing_file();
 	test_bad_cases();
 	remove_tmpdir();
-	printf("%d passed, %d failed\n", ntests - nfailed, nfailed);
-	return nfailed == 0 ? 0 : 1;
+	return test_summary();
 }

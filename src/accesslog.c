@@ -1,0 +1,207 @@
+/*
+ * accesslog.c - the access log: which client used which rule, how many
+ * bytes went each way, how it ended and how long it took.
+ *
+ * The two layouts are rinetd's, field for field, so that scripts and web
+ * log analyzers written for rinetd's log keep working; ferryd adds the
+ * duration as one more field at the end of both (rinetd's manual lists
+ * its absence as a bug).
+ */
+#include "ferryd.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "accesslog.h"
+#include "addr.h"
+#include "log.h"
+
+static int	al_fd = -1;
+static int	al_format = ACCESS_LOG_RINETD;
+static char	al_path[PATH_MAX];
+
+/* Month names of the C locale, whatever locale the process runs in. */
+static const char *const months[12] = {
+	"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+	"Jul", "Aug", "Sep", "Oct", "Nov", "Dec"
+};
+
+/* The addresses and times of a line, as text. */
+struct fields {
+	char		client[INET6_ADDRSTRLEN];
+	char		lhost[INET6_ADDRSTRLEN];
+	char		chost[INET6_ADDRSTRLEN];
+	unsigned int	lport, cport;
+	char		date[32];	/* "21/Nov/2026:23:29:52", local time */
+	char		zone[8];	/* "+0100" */
+	long long	sec;		/* duration, whole seconds ... */
+	int		msec;		/* ... and milliseconds */
+};
+
+/*
+ * Non-blocking, so that a FIFO without a reader drops lines instead of
+ * stopping a worker; a regular file is unaffected.
+ */
+static int
+open_log(const char *path, char *err, size_t errlen)
+{
+	int	fd;
+
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY |
+	    O_NONBLOCK, 0640);
+	if (fd == -1)
+		snprintf(err, errlen, "cannot open access log %s: %s", path,
+		    strerror(errno));
+	return fd;
+}
+
+int
+accesslog_open(const char *path, char *err, size_t errlen)
+{
+	int	fd;
+
+	if (strlen(path) >= sizeof(al_path)) {
+		snprintf(err, errlen, "access log name too long: %s", path);
+		return -1;
+	}
+	if ((fd = open_log(path, err, errlen)) == -1)
+		return -1;
+	accesslog_close();
+	al_fd = fd;
+	strcpy(al_path, path);
+	return 0;
+}
+
+int
+accesslog_reopen(void)
+{
+	char	err[PATH_MAX + 256];
+	int	fd;
+
+	if (al_fd == -1)
+		return 0;
+	if ((fd = open_log(al_path, err, sizeof(err))) == -1) {
+		log_err("%s", err);
+		return -1;
+	}
+	close(al_fd);
+	al_fd = fd;
+	log_info("reopened access log %s", al_path);
+	return 0;
+}
+
+void
+accesslog_close(void)
+{
+	if (al_fd != -1)
+		close(al_fd);
+	al_fd = -1;
+}
+
+void
+accesslog_set_format(int format)
+{
+	al_format = format;
+}
+
+bool
+accesslog_enabled(void)
+{
+	return al_fd != -1;
+}
+
+static void
+fields_fill(struct fields *f, const struct accesslog_entry *e)
+{
+	struct tm	tm;
+	time_t		when = e->date != 0 ? e->date : time(NULL);
+	int64_t		ms = e->end_ms - e->start_ms;
+
+	memset(f, 0, sizeof(*f));
+	strcpy(f->client, "?");
+	strcpy(f->lhost, "?");
+	strcpy(f->chost, "?");
+	if (e->client != NULL)
+		addr_host(e->client, f->client, sizeof(f->client));
+	if (e->rule != NULL) {
+		addr_host((const void *)&e->rule->listen_addr.ss, f->lhost,
+		    sizeof(f->lhost));
+		addr_host((const void *)&e->rule->connect_addr.ss, f->chost,
+		    sizeof(f->chost));
+		f->lport = addr_port((const void *)&e->rule->listen_addr.ss);
+		f->cport = addr_port((const void *)&e->rule->connect_addr.ss);
+	}
+	if (localtime_r(&when, &tm) == NULL)
+		memset(&tm, 0, sizeof(tm));
+	snprintf(f->date, sizeof(f->date), "%02d/%s/%04d:%02d:%02d:%02d",
+	    tm.tm_mday, months[tm.tm_mon % 12], tm.tm_year + 1900, tm.tm_hour,
+	    tm.tm_min, tm.tm_sec);
+	if (strftime(f->zone, sizeof(f->zone), "%z", &tm) == 0)
+		strcpy(f->zone, "+0000");
+	if (ms < 0)
+		ms = 0;
+	f->sec = (long long)(ms / 1000);
+	f->msec = (int)(ms % 1000);
+}
+
+size_t
+accesslog_format(const struct accesslog_entry *e, int format, char *buf,
+    size_t len)
+{
+	struct fields	 f;
+	const char	*result = e->result != NULL ? e->result : "unknown";
+	int		 n;
+
+	fields_fill(&f, e);
+	if (format == ACCESS_LOG_COMMON)
+		/*
+		 * rinetd's logcommon: a fake HTTP request whose "URL" holds
+		 * the rule and the result, the bytes sent to the client as
+		 * the response size, and the bytes received after the
+		 * placeholders for referrer, user agent and server name.
+		 */
+		n = snprintf(buf, len, "%s - - [%s %s] \"GET /rinetd-services/"
+		    "%s/%u/%s/%u/%s HTTP/1.0\" 200 %llu - - - %llu %lld.%03d\n",
+		    f.client, f.date, f.zone, f.lhost, f.lport, f.chost,
+		    f.cport, result, (unsigned long long)e->bytes_out,
+		    (unsigned long long)e->bytes_in, f.sec, f.msec);
+	else
+		/* rinetd ends its date with a space, then the tab. */
+		n = snprintf(buf, len, "%s \t%s\t%s\t%u\t%s\t%u\t%llu\t%llu\t"
+		    "%s\t%lld.%03d\n", f.date, f.client, f.lhost, f.lport,
+		    f.chost, f.cport, (unsigned long long)e->bytes_in,
+		    (unsigned long long)e->bytes_out, result, f.sec, f.msec);
+	if (n < 0 || len < 2)
+		return 0;
+	if ((size_t)n >= len) {
+		/* Cut, but still a line of its own. */
+		n = (int)len - 1;
+		buf[n - 1] = '\n';
+	}
+	return (size_t)n;
+}
+
+void
+accesslog_write(const struct accesslog_entry *e)
+{
+	char	line[ACCESSLOG_LINE_MAX];
+	size_t	len;
+	ssize_t	rc;
+	int	saved_errno = errno;
+
+	if (al_fd == -1)
+		return;
+	len = accesslog_format(e, al_format, line, sizeof(line));
+	do
+		rc = write(al_fd, line, len);
+	while (rc == -1 && errno == EINTR);
+	/*
+	 * A full disk or a FIFO nobody reads loses the line: the relay must
+	 * not wait for the log, and there is nowhere better to report it.
+	 */
+	errno = saved_errno;
+}

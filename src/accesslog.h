@@ -1,0 +1,74 @@
+/*
+ * accesslog.h - one line per finished (or refused) connection, in rinetd's
+ * tab-separated format or in the web servers' common log format.
+ *
+ * Each line is formatted on the stack and written with one write(2) to a
+ * descriptor opened with O_APPEND, so the lines of all workers sharing the
+ * file never interleave, and logging a connection allocates nothing.
+ */
+#ifndef FERRYD_ACCESSLOG_H
+#define FERRYD_ACCESSLOG_H
+
+#include <stdint.h>
+#include <time.h>
+#include <sys/socket.h>
+
+#include "config.h"
+
+/* Longest line written; longer result strings are cut. */
+#define ACCESSLOG_LINE_MAX	1024
+
+/*
+ * Result words for the last-but-one field.  "denied" is rinetd's word; the
+ * others are ferryd's, as rinetd has no connect timeout or idle timeout.
+ */
+#define ACCESSLOG_DONE			"done"
+#define ACCESSLOG_DENIED		"denied"
+#define ACCESSLOG_CONNECT_FAILED	"connect-failed"
+#define ACCESSLOG_TIMEOUT		"timeout"
+#define ACCESSLOG_IDLE_TIMEOUT		"idle-timeout"
+#define ACCESSLOG_RESET			"reset"
+#define ACCESSLOG_REFUSED_MAX		"refused-max-connections"
+#define ACCESSLOG_SHUTDOWN		"shutdown"
+
+/* One connection, as the relay knows it when the connection ends. */
+struct accesslog_entry {
+	const struct sockaddr	*client;	/* peer of the accepted socket */
+	const struct rule	*rule;		/* listen_addr, connect_addr */
+	uint64_t		 bytes_in;	/* received from the client */
+	uint64_t		 bytes_out;	/* sent to the client */
+	const char		*result;	/* ACCESSLOG_*, or any word */
+	time_t			 date;		/* wall clock of the end; 0: now */
+	int64_t			 start_ms;	/* any monotonic ms clock ... */
+	int64_t			 end_ms;	/* ... for the duration field */
+};
+
+/*
+ * Open (create) path for appending; it replaces any log already open.
+ * Returns 0, or -1 with "cannot open access log PATH: reason" in err.
+ */
+int  accesslog_open(const char *path, char *err, size_t errlen);
+
+/* Open the same path again (SIGUSR1, after logrotate moved the file). */
+int  accesslog_reopen(void);
+
+/* Close the log; accesslog_write() does nothing until the next open. */
+void accesslog_close(void);
+
+/* enum access_log_format; ACCESS_LOG_RINETD until set. */
+void accesslog_set_format(int format);
+
+/* Whether a log is open: callers may skip gathering an entry otherwise. */
+bool accesslog_enabled(void);
+
+/* Append e as one line; does nothing when no log is open. */
+void accesslog_write(const struct accesslog_entry *e);
+
+/*
+ * Format e as a line in format, with its newline, into buf (at most len
+ * bytes, cut to fit).  Returns the length.  What accesslog_write() writes.
+ */
+size_t accesslog_format(const struct accesslog_entry *e, int format,
+    char *buf, size_t len);
+
+#endif

@@ -1,0 +1,305 @@
+/*
+ * test_accesslog.c - unit tests for the access log: the exact layout of
+ * both formats (rinetd's tab-separated one and logcommon's), in fixed time
+ * zones; appending to a file, reopening it after it was moved, and lines
+ * from several processes that never interleave.
+ */
+#include "ferryd.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "accesslog.h"
+#include "addr.h"
+#include "log.h"
+#include "testlib.h"
+
+#define DATE		1700000000	/* 2023-11-14 22:13:20 UTC */
+#define WRITERS		4
+#define LINES_EACH	500
+
+static struct rule	rule4, rule6;
+
+static void
+set_tz(const char *tz)
+{
+	setenv("TZ", tz, 1);
+	tzset();
+}
+
+static void
+resolve(const char *spec, struct sockaddr_any *out)
+{
+	char	err[256];
+
+	if (addr_resolve(spec, 1, out, err, sizeof(err)) == -1) {
+		printf("# %s\n", err);
+		exit(1);
+	}
+}
+
+static void
+make_rules(void)
+{
+	resolve("0.0.0.0:8080", &rule4.listen_addr);
+	resolve("10.0.0.2:80", &rule4.connect_addr);
+	resolve("[::]:8443", &rule6.listen_addr);
+	resolve("[2001:db8::10]:443", &rule6.connect_addr);
+}
+
+/* A finished connection from host through rule. */
+static struct accesslog_entry
+entry(const struct rule *r, struct sockaddr_any *client, const char *host,
+    const char *result, int64_t ms)
+{
+	struct accesslog_entry	e;
+
+	resolve(host, client);
+	memset(&e, 0, sizeof(e));
+	e.client = (const struct sockaddr *)&client->ss;
+	e.rule = r;
+	e.bytes_in = 1234;
+	e.bytes_out = 56789;
+	e.result = result;
+	e.date = DATE;
+	e.start_ms = 1000000;
+	e.end_ms = 1000000 + ms;
+	return e;
+}
+
+static void
+check_line(const struct accesslog_entry *e, int format, const char *want,
+    const char *desc)
+{
+	char	buf[ACCESSLOG_LINE_MAX];
+	size_t	len;
+
+	len = accesslog_format(e, format, buf, sizeof(buf));
+	check(len == strlen(want) && memcmp(buf, want, len) == 0, "%s", desc);
+	if (len != strlen(want) || memcmp(buf, want, len) != 0)
+		printf("#   want \"%s\"\n#   got  \"%.*s\"\n", want, (int)len,
+		    buf);
+}
+
+/* One line: the time zone, the connection, the format, the exact text. */
+struct format_case {
+	const char	*desc;
+	const char	*tz;
+	const struct rule *rule;
+	const char	*client;
+	const char	*result;
+	int64_t		 ms;
+	uint64_t	 in, out;
+	int		 format;
+	const char	*want;
+};
+
+static const struct format_case format_cases[] = {
+	{ "rinetd format: IPv4, UTC", "UTC", &rule4, "192.0.2.7:51234",
+	    ACCESSLOG_DONE, 2500, 1234, 56789, ACCESS_LOG_RINETD,
+	    "14/Nov/2023:22:13:20 \t192.0.2.7\t0.0.0.0\t8080\t10.0.0.2\t80\t"
+	    "1234\t56789\tdone\t2.500\n" },
+	{ "rinetd format: IPv6", "UTC", &rule6, "[2001:db8::99]:40000",
+	    ACCESSLOG_RESET, 61001, 1234, 56789, ACCESS_LOG_RINETD,
+	    "14/Nov/2023:22:13:20 \t2001:db8::99\t::\t8443\t2001:db8::10\t443\t"
+	    "1234\t56789\treset\t61.001\n" },
+	{ "rinetd format: mapped client as IPv4, denied, no bytes", "UTC",
+	    &rule6, "[::ffff:198.51.100.4]:1", ACCESSLOG_DENIED, 0, 0, 0,
+	    ACCESS_LOG_RINETD, "14/Nov/2023:22:13:20 \t198.51.100.4\t::\t8443\t"
+	    "2001:db8::10\t443\t0\t0\tdenied\t0.000\n" },
+	{ "rinetd format: local time, 40-bit count", "EST5", &rule4,
+	    "192.0.2.7:1", ACCESSLOG_IDLE_TIMEOUT, 999, 1099511627776ULL, 56789,
+	    ACCESS_LOG_RINETD, "14/Nov/2023:17:13:20 \t192.0.2.7\t0.0.0.0\t8080\t"
+	    "10.0.0.2\t80\t1099511627776\t56789\tidle-timeout\t0.999\n" },
+	{ "common format: UTC", "UTC", &rule4, "192.0.2.7:51234",
+	    ACCESSLOG_DONE, 2500, 1234, 56789, ACCESS_LOG_COMMON,
+	    "192.0.2.7 - - [14/Nov/2023:22:13:20 +0000] \"GET /rinetd-services/"
+	    "0.0.0.0/8080/10.0.0.2/80/done HTTP/1.0\" 200 56789 - - - 1234 "
+	    "2.500\n" },
+	{ "common format: IPv6, zone +0530", "IST-5:30", &rule6,
+	    "[2001:db8::99]:1", ACCESSLOG_CONNECT_FAILED, 12, 0, 7,
+	    ACCESS_LOG_COMMON, "2001:db8::99 - - [15/Nov/2023:03:43:20 +0530] "
+	    "\"GET /rinetd-services/::/8443/2001:db8::10/443/connect-failed "
+	    "HTTP/1.0\" 200 7 - - - 0 0.012\n" },
+	{ "common format: zone -0500", "EST5", &rule4, "192.0.2.7:1",
+	    ACCESSLOG_REFUSED_MAX, 0, 1, 2, ACCESS_LOG_COMMON,
+	    "192.0.2.7 - - [14/Nov/2023:17:13:20 -0500] \"GET /rinetd-services/"
+	    "0.0.0.0/8080/10.0.0.2/80/refused-max-connections HTTP/1.0\" 200 2 "
+	    "- - - 1 0.000\n" },
+};
+
+static void
+test_formats(void)
+{
+	const struct format_case	*fc;
+	struct sockaddr_any		 c;
+	struct accesslog_entry		 e;
+	size_t				 i;
+
+	for (i = 0; i < sizeof(format_cases) / sizeof(format_cases[0]); i++) {
+		fc = &format_cases[i];
+		set_tz(fc->tz);
+		e = entry(fc->rule, &c, fc->client, fc->result, fc->ms);
+		e.bytes_in = fc->in;
+		e.bytes_out = fc->out;
+		check_line(&e, fc->format, fc->want, fc->desc);
+	}
+}
+
+static void
+test_corners(void)
+{
+	struct sockaddr_any	c;
+	struct accesslog_entry	e;
+	char			long_result[2 * ACCESSLOG_LINE_MAX], buf[64];
+	char			line[ACCESSLOG_LINE_MAX];
+	size_t			len;
+	time_t			now;
+
+	set_tz("UTC");
+	e = entry(&rule4, &c, "192.0.2.7:1", NULL, -5);
+	e.rule = NULL;
+	check_line(&e, ACCESS_LOG_RINETD, "14/Nov/2023:22:13:20 \t192.0.2.7\t"
+	    "?\t0\t?\t0\t1234\t56789\tunknown\t0.000\n",
+	    "no rule, no result, negative duration");
+	memset(long_result, 'x', sizeof(long_result) - 1);
+	long_result[sizeof(long_result) - 1] = '\0';
+	e.result = long_result;
+	len = accesslog_format(&e, ACCESS_LOG_COMMON, line, sizeof(line));
+	check(len == sizeof(line) - 1 && line[len - 1] == '\n' &&
+	    memchr(line, '\n', len - 1) == NULL,
+	    "an overlong line is cut and still ends with its newline");
+	len = accesslog_format(&e, ACCESS_LOG_RINETD, buf, 1);
+	check(len == 0, "a buffer of one byte gets nothing");
+	e.date = 0;
+	e.result = ACCESSLOG_DONE;
+	now = time(NULL);
+	len = accesslog_format(&e, ACCESS_LOG_RINETD, line, sizeof(line));
+	strftime(buf, sizeof(buf), "/%Y:", gmtime(&now));
+	check(len > 0 && strstr(line, buf) != NULL, "date 0 means now");
+}
+
+/* The whole content of path, or "" if it cannot be read. */
+static void
+slurp(const char *path, char *buf, size_t len)
+{
+	FILE	*fp;
+	size_t	 n = 0;
+
+	if ((fp = fopen(path, "r")) != NULL) {
+		n = fread(buf, 1, len - 1, fp);
+		fclose(fp);
+	}
+	buf[n] = '\0';
+}
+
+static void
+test_file(void)
+{
+	struct sockaddr_any	c;
+	struct accesslog_entry	e;
+	char			path[PATH_MAX], moved[PATH_MAX + 8], err[512];
+	char			got[4096];
+
+	set_tz("UTC");
+	e = entry(&rule4, &c, "192.0.2.7:1", ACCESSLOG_DONE, 1);
+	accesslog_write(&e);
+	check(!accesslog_enabled(), "no log open: writing does nothing");
+	write_conf("access.log", "earlier line\n", path, sizeof(path));
+	check(accesslog_open(path, err, sizeof(err)) == 0 &&
+	    accesslog_enabled(), "open an existing log");
+	accesslog_set_format(ACCESS_LOG_COMMON);
+	accesslog_write(&e);
+	slurp(path, got, sizeof(got));
+	check(strcmp(got, "earlier line\n192.0.2.7 - - [14/Nov/2023:22:13:20 "
+	    "+0000] \"GET /rinetd-services/0.0.0.0/8080/10.0.0.2/80/done "
+	    "HTTP/1.0\" 200 56789 - - - 1234 0.001\n") == 0,
+	    "a line is appended in the format set");
+	snprintf(moved, sizeof(moved), "%s.1", path);
+	if (rename(path, moved) == -1)
+		perror(moved);
+	accesslog_set_format(ACCESS_LOG_RINETD);
+	check(accesslog_reopen() == 0, "reopen after the log was moved");
+	accesslog_write(&e);
+	slurp(path, got, sizeof(got));
+	check(strcmp(got, "14/Nov/2023:22:13:20 \t192.0.2.7\t0.0.0.0\t8080\t"
+	    "10.0.0.2\t80\t1234\t56789\tdone\t0.001\n") == 0,
+	    "after reopening, lines go to the new file");
+	slurp(moved, got, sizeof(got));
+	check(strchr(got, '\t') == NULL && strstr(got, "earlier") == got,
+	    "the moved file keeps what it had");
+	accesslog_close();
+	check(!accesslog_enabled() && accesslog_reopen() == 0,
+	    "closed: reopening does nothing");
+	snprintf(path, sizeof(path), "%s/no/such/dir/access.log", tmpdir);
+	check(accesslog_open(path, err, sizeof(err)) == -1 &&
+	    strstr(err, "cannot open access log ") == err &&
+	    strstr(err, "No such file or directory") != NULL,
+	    "an impossible path is refused: %s", err);
+}
+
+/* WRITERS processes append at once: every line must come out whole. */
+static void
+test_no_interleaving(void)
+{
+	struct sockaddr_any	c;
+	struct accesslog_entry	e;
+	char			path[PATH_MAX], err[512], line[256];
+	FILE			*fp;
+	pid_t			pid;
+	int			i, j, whole = 0, broken = 0, status, ok = 1;
+
+	write_conf("shared.log", "", path, sizeof(path));
+	if (accesslog_open(path, err, sizeof(err)) == -1) {
+		check(0, "open shared log: %s", err);
+		return;
+	}
+	e = entry(&rule6, &c, "[2001:db8::99]:1", ACCESSLOG_DONE, 1);
+	for (i = 0; i < WRITERS; i++) {
+		if ((pid = fork()) == -1) {
+			perror("fork");
+			exit(1);
+		}
+		if (pid == 0) {
+			for (j = 0; j < LINES_EACH; j++)
+				accesslog_write(&e);
+			_exit(0);
+		}
+	}
+	for (i = 0; i < WRITERS; i++)
+		ok &= wait(&status) != -1 && WIFEXITED(status) &&
+		    WEXITSTATUS(status) == 0;
+	accesslog_close();
+	if ((fp = fopen(path, "r")) != NULL) {
+		while (fgets(line, sizeof(line), fp) != NULL) {
+			if (strcmp(line, "14/Nov/2023:22:13:20 \t2001:db8::99\t"
+			    "::\t8443\t2001:db8::10\t443\t1234\t56789\tdone\t"
+			    "0.001\n") == 0)
+				whole++;
+			else
+				broken++;
+		}
+		fclose(fp);
+	}
+	check(ok && whole == WRITERS * LINES_EACH && broken == 0,
+	    "%d processes, %d whole lines, %d broken", WRITERS, whole, broken);
+}
+
+int
+main(void)
+{
+	log_set_level(LOG_LEVEL_ERR);
+	make_tmpdir("test_accesslog");
+	make_rules();
+	test_formats();
+	test_corners();
+	test_file();
+	test_no_interleaving();
+	remove_tmpdir();
+	return test_summary();
+}

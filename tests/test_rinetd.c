@@ -1,0 +1,384 @@
+/*
+ * test_rinetd.c - unit tests for reading rinetd.conf: a file with every
+ * feature rinetd(8) documents converts and loads with the right rules;
+ * malformed lines are refused at their own rinetd line, also when the
+ * problem is only found by the loader; the --convert text loads as a
+ * ferryd.conf into the same rules; and rinetd files are told from
+ * libconfig ones.
+ */
+#include "ferryd.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acl.h"
+#include "addr.h"
+#include "config.h"
+#include "rinetd.h"
+#include "testlib.h"
+
+/* Every feature; lines numbered for the checks below. */
+static const char sample[] =
+    "# rinetd.conf - every feature rinetd(8) documents\n"	/* 1 */
+    "\n"
+    "# global rules\n"
+    "allow 127.0.0.*\n"
+    "allow ::1\n"						/* 5 */
+    "deny 127.0.0.99\n"
+    "\tdeny   fe80:*   # link-local\n"
+    "\n"
+    "logfile /var/log/rinetd-test.log\n"
+    "logcommon\n"						/* 10 */
+    "pidlogfile \"/run/rinetd test.pid\"\n"
+    "\n"
+    "127.0.0.1 18201 127.0.0.1 18202\n"
+    "0.0.0.0 18203/tcp 127.0.0.1 http/tcp   # a service name\n"
+    "allow 127.0.0.1?\n"					/* 15 */
+    "deny 127.0.0.15\n"
+    "::1 18204 ::1 18205 [timeout=3600]\n"
+    ":: 18206 localhost 18207\n"
+    "127.0.0.2 18208 127.0.0.1 18209 [ src = 127.0.0.2 , timeout = 60 ]\n"
+    "deny 127.0.0.3\n"						/* 20 */
+    "[::1] 18210 [::1] 18211 [src=::1]\n"
+    "127.0.0.1 18212 localhost 18213#comment\r\n"
+    "0 18214 127.0.0.1 18215[timeout=0]\n";
+
+/* Malformed files: the rinetd line of the error and a message word. */
+#define GOOD	"127.0.0.1 18301 127.0.0.1 18302\n"
+
+static const struct bad_case bad_cases[] = {
+	{ "UDP bind port", "# dns\n\n0.0.0.0 53/udp 127.0.0.1 53\n",
+	    3, "UDP forwarding is not supported yet (bind port 53/udp)" },
+	{ "UDP connect port", GOOD "127.0.0.1 18303 127.0.0.1 8000/udp\n",
+	    2, "UDP forwarding is not supported yet (connect port 8000/udp)" },
+	{ "unknown protocol", GOOD GOOD "127.0.0.1 80/sctp 127.0.0.1 80\n",
+	    3, "bind port \"80/sctp\": the protocol must be /tcp or /udp" },
+	{ "port out of range", GOOD "\n127.0.0.1 70000 127.0.0.1 80\n",
+	    3, "bind port 70000 is out of range (1 to 65535)" },
+	{ "port 0", GOOD "127.0.0.1 18303 127.0.0.1 0\n",
+	    2, "connect port 0 is out of range" },
+	{ "bad port", GOOD "127.0.0.1 18303 127.0.0.1 8o!\n",
+	    2, "connect port \"8o!\" is not a port number or a service name" },
+	{ "three fields", GOOD "127.0.0.1 18303 127.0.0.1\n",
+	    2, "invalid syntax: \"127.0.0.1\" is none of allow, deny" },
+	{ "unknown directive", "logfil /var/log/x.log\n" GOOD,
+	    1, "invalid syntax: \"logfil\"" },
+	{ "bad bind address", GOOD "# x\n127.0.0.1! 18303 127.0.0.1 80\n",
+	    3, "bind address \"127.0.0.1!\" is not an IP address or a host "
+	    "name" },
+	{ "bad IPv6 address", GOOD "[::g] 18303 ::1 80\n",
+	    2, "bind address \"[::g]\" is not an IPv6 address" },
+	{ "quoted address", GOOD "127.0.0.1 18303 \"127.0.0.1\" 80\n",
+	    2, "connect address \"127.0.0.1\" must not be quoted" },
+	{ "bad allow pattern", GOOD "allow 10.0.0.x\n",
+	    2, "allow: \"10.0.0.x\" is not an address" },
+	{ "bad deny CIDR", "deny 10.0.0.0/40\n" GOOD,
+	    1, "deny: \"10.0.0.0/40\": the prefix length" },
+	{ "bad wildcard", GOOD "\n\n\nallow 10.0.0.%\n",
+	    5, "is not an address" },
+	{ "two patterns", GOOD "allow 10.* 11.*\n",
+	    2, "allow takes one pattern" },
+	{ "no pattern", GOOD "deny\n", 2, "deny takes one pattern" },
+	{ "unknown option", GOOD "127.0.0.1 18303 127.0.0.1 80 [foo=1]\n",
+	    2, "unknown option \"foo\" (rinetd knows timeout and src)" },
+	{ "option without value", GOOD "127.0.0.1 18303 127.0.0.1 80 "
+	    "[timeout]\n", 2, "option \"timeout\" has no value" },
+	{ "timeout not a number", GOOD "127.0.0.1 18303 127.0.0.1 80 "
+	    "[timeout=abc]\n", 2, "timeout must be a whole number of seconds "
+	    "(got \"abc\")" },
+	{ "timeout given twice", GOOD "127.0.0.1 18303 127.0.0.1 80 "
+	    "[timeout=1,timeout=2]\n", 2, "option timeout is given twice" },
+	{ "src given twice", GOOD "127.0.0.1 18303 127.0.0.1 80 "
+	    "[src=127.0.0.1, src=127.0.0.2]\n", 2, "option src is given twice" },
+	{ "bad src", GOOD "127.0.0.1 18303 127.0.0.1 80 [src=a/b]\n",
+	    2, "src address \"a/b\" is not an IP address or a host name" },
+	{ "empty options", GOOD "127.0.0.1 18303 127.0.0.1 80 [ ]\n",
+	    2, "empty option list" },
+	{ "options without brackets", GOOD
+	    "127.0.0.1 18303 127.0.0.1 80 timeout=5\n",
+	    2, "unexpected \"timeout=5\" after the connect port" },
+	{ "missing ']'", GOOD "127.0.0.1 18303 127.0.0.1 80 [timeout=5\n",
+	    2, "missing ']'" },
+	{ "too many fields", GOOD "1 2 3 4 5 6 7 8 9\n", 2, "too many fields" },
+	{ "relative logfile", GOOD "logfile rinetd.log\n",
+	    2, "logfile \"rinetd.log\" must be an absolute path" },
+	{ "logfile given twice", "logfile /tmp/a.log\n" GOOD
+	    "logfile /tmp/b.log\n", 3, "logfile is given twice (first at "
+	    "line 1)" },
+	{ "logfile without a name", GOOD "logfile\n",
+	    2, "logfile takes one file name" },
+	{ "unterminated quote", GOOD "pidlogfile \"/run/x.pid\n",
+	    2, "missing '\"'" },
+	{ "logcommon with an argument", GOOD "logcommon yes\n",
+	    2, "logcommon takes no argument" },
+	{ "no forwarding rule", "# only\nallow 10.*\nlogcommon\n",
+	    0, "no forwarding rules" },
+	/* Found by the loader, reported at the rinetd line. */
+	{ "unresolvable host", GOOD "\n\n127.0.0.1 18303 nonexistent.invalid "
+	    "80\n", 4, "cannot resolve \"nonexistent.invalid:80\"" },
+	{ "unknown service", GOOD "127.0.0.1 18303 127.0.0.1 nosuchservice\n",
+	    2, "cannot resolve \"127.0.0.1:nosuchservice\"" },
+	{ "duplicate bind address", "# a\n" GOOD "127.0.0.1 18303 127.0.0.1 80\n"
+	    "127.0.0.1 18301 127.0.0.1 81\n", 4, "listen address "
+	    "\"127.0.0.1:18301\" is already used by the rule at line 2" },
+	{ "src of the wrong family", GOOD "\n127.0.0.1 18303 127.0.0.1 80 "
+	    "[src=::1]\n", 3, "\"source\" \"::1\" is not an IPv4 address" },
+	{ "timeout out of range", GOOD "127.0.0.1 18303 127.0.0.1 80 "
+	    "[timeout=999999999]\n", 2, "\"idle_timeout\" must be between" },
+	{ "dual stack over IPv4", "0.0.0.0 18303 127.0.0.1 80\n"
+	    ":: 18303 127.0.0.1 80\n", 2, "overlaps \"0.0.0.0:18303\" of the "
+	    "rule at line 1" },
+};
+
+static void
+test_bad_cases(void)
+{
+	check_bad_cases(bad_cases, sizeof(bad_cases) / sizeof(bad_cases[0]),
+	    "bad.rinetd", config_load_rinetd);
+}
+
+static int
+permits(const struct config *cfg, size_t rule, const char *host)
+{
+	struct sockaddr_any	a;
+	char			err[CONFIG_ERR_MAX];
+
+	if (addr_resolve_host(host, AF_UNSPEC, &a, err, sizeof(err)) == -1)
+		return -1;
+	return acl_permits(&cfg->acl, &cfg->rules[rule].acl,
+	    (const struct sockaddr *)&a.ss);
+}
+
+static int
+rule_is(const struct rule *r, int line, const char *listen,
+    const char *connect)
+{
+	return r->line == line && streq(r->listen, listen) &&
+	    streq(r->connect, connect);
+}
+
+static void
+check_sample_globals(const struct config *cfg)
+{
+	check(cfg->syntax == CONFIG_SYNTAX_RINETD, "sample: read as rinetd");
+	check(cfg->nrules == 8, "sample: 8 rules (got %zu)", cfg->nrules);
+	check(cfg->acl.nallow == 2 && cfg->acl.ndeny == 2 &&
+	    streq(cfg->acl.deny[1].text, "fe80:*"),
+	    "sample: global allow and deny");
+	check(streq(cfg->access_log, "/var/log/rinetd-test.log") &&
+	    cfg->access_log_format == ACCESS_LOG_COMMON,
+	    "sample: logfile and logcommon");
+	check(streq(cfg->pidfile, "/run/rinetd test.pid"),
+	    "sample: quoted pidlogfile");
+}
+
+static void
+check_sample_rules(const struct config *cfg)
+{
+	const struct rule	*r = cfg->rules;
+
+	check(rule_is(&r[0], 13, "127.0.0.1:18201", "127.0.0.1:18202") &&
+	    r[0].idle_timeout == 0 && r[0].ipv6_only && !r[0].has_source &&
+	    acl_is_empty(&r[0].acl), "sample: plain rule");
+	check(rule_is(&r[1], 14, "0.0.0.0:18203", "127.0.0.1:http") &&
+	    port_of(&r[1].connect_addr) == 80 && r[1].acl.nallow == 1 &&
+	    r[1].acl.ndeny == 1, "sample: /tcp, service name, rule patterns");
+	check(rule_is(&r[2], 17, "[::1]:18204", "[::1]:18205") &&
+	    r[2].idle_timeout == 3600000 && !r[2].ipv6_only,
+	    "sample: IPv6, timeout, ipv6_only false");
+	check(rule_is(&r[3], 18, "[::]:18206", "localhost:18207") &&
+	    !r[3].ipv6_only, "sample: :: and a host name");
+	check(rule_is(&r[4], 19, "127.0.0.2:18208", "127.0.0.1:18209") &&
+	    r[4].has_source && streq(r[4].source, "127.0.0.2") &&
+	    r[4].idle_timeout == 60000 && r[4].acl.ndeny == 1,
+	    "sample: spaced options, src and timeout");
+	check(rule_is(&r[5], 21, "[::1]:18210", "[::1]:18211") &&
+	    r[5].has_source && r[5].source_addr.ss.ss_family == AF_INET6,
+	    "sample: bracketed IPv6, IPv6 src");
+	check(rule_is(&r[6], 22, "127.0.0.1:18212", "localhost:18213"),
+	    "sample: comment right after the port, CRLF");
+	check(rule_is(&r[7], 23, "0.0.0.0:18214", "127.0.0.1:18215") &&
+	    r[7].idle_timeout == 0, "sample: address 0, timeout=0 attached");
+	check(permits(cfg, 1, "127.0.0.12") == 1 &&
+	    permits(cfg, 1, "127.0.0.15") == 0 &&
+	    permits(cfg, 1, "127.0.0.2") == 0 &&
+	    permits(cfg, 0, "127.0.0.2") == 1 &&
+	    permits(cfg, 0, "127.0.0.99") == 0 &&
+	    permits(cfg, 0, "10.0.0.1") == 0 &&
+	    permits(cfg, 2, "::1") == 1 && permits(cfg, 2, "fe80::1") == 0,
+	    "sample: global, then rule allow and deny");
+}
+
+/* Every feature, read by config_load() on its own and by --rinetd. */
+static void
+test_sample(void)
+{
+	char		 path[PATH_MAX], err[CONFIG_ERR_MAX];
+	struct config	*cfg;
+
+	cfg = load_good("sample.rinetd", sample, path, sizeof(path),
+	    "sample: recognized by config_load()");
+	if (cfg != NULL) {
+		check_sample_globals(cfg);
+		check_sample_rules(cfg);
+	}
+	config_free(cfg);
+	cfg = config_load_syntax(path, CONFIG_SYNTAX_RINETD, err, sizeof(err));
+	check(cfg != NULL && cfg->nrules == 8, "sample: loads as --rinetd");
+	config_free(cfg);
+	cfg = config_load_syntax(path, CONFIG_SYNTAX_LIBCONFIG, err,
+	    sizeof(err));
+	check_error("sample forced to libconfig", cfg, path, 4,
+	    err, "syntax error");
+}
+
+static int
+same_acl(const struct acl *a, const struct acl *b)
+{
+	size_t	i;
+
+	if (a->nallow != b->nallow || a->ndeny != b->ndeny)
+		return 0;
+	for (i = 0; i < a->nallow; i++)
+		if (!streq(a->allow[i].text, b->allow[i].text))
+			return 0;
+	for (i = 0; i < a->ndeny; i++)
+		if (!streq(a->deny[i].text, b->deny[i].text))
+			return 0;
+	return 1;
+}
+
+static int
+same_rule(const struct rule *a, const struct rule *b)
+{
+	return streq(a->listen, b->listen) && streq(a->connect, b->connect) &&
+	    addr_equal(&a->listen_addr, &b->listen_addr) &&
+	    addr_equal(&a->connect_addr, &b->connect_addr) &&
+	    a->idle_timeout == b->idle_timeout &&
+	    a->connect_timeout == b->connect_timeout &&
+	    a->ipv6_only == b->ipv6_only && a->has_source == b->has_source &&
+	    (!a->has_source || addr_equal(&a->source_addr, &b->source_addr)) &&
+	    same_acl(&a->acl, &b->acl);
+}
+
+/* The --convert text, saved as a ferryd.conf, gives the same config. */
+static void
+test_convert_loads(void)
+{
+	struct rinetd_conv	 conv;
+	struct config		*direct, *converted = NULL;
+	char			 path[PATH_MAX], err[CONFIG_ERR_MAX];
+	size_t			 i, newlines = 0;
+	int			 same;
+
+	write_conf("convert.rinetd", sample, path, sizeof(path));
+	direct = config_load_rinetd(path, err, sizeof(err));
+	if (rinetd_convert(path, sample, &conv, err, sizeof(err)) == -1) {
+		check(0, "convert: %s", err);
+		config_free(direct);
+		return;
+	}
+	for (i = 0; conv.text[i] != '\0'; i++)
+		newlines += conv.text[i] == '\n';
+	check(newlines == conv.nlines, "convert: one map entry per line");
+	check(strstr(conv.text, "# line 19: 127.0.0.2 18208 127.0.0.1 18209 "
+	    "[ src = 127.0.0.2 , timeout = 60 ]\n") != NULL &&
+	    strstr(conv.text, "# ferryd.conf converted from ") == conv.text,
+	    "convert: header, and rinetd lines as comments");
+	converted = load_good("converted.conf", conv.text, path, sizeof(path),
+	    "convert: the output");
+	same = direct != NULL && converted != NULL &&
+	    converted->syntax == CONFIG_SYNTAX_LIBCONFIG &&
+	    direct->nrules == converted->nrules &&
+	    same_acl(&direct->acl, &converted->acl) &&
+	    streq(direct->access_log, converted->access_log) &&
+	    direct->access_log_format == converted->access_log_format &&
+	    streq(direct->pidfile, converted->pidfile);
+	for (i = 0; same && i < direct->nrules; i++)
+		same = same_rule(&direct->rules[i], &converted->rules[i]);
+	check(same, "convert: the output loads into the same rules");
+	config_free(direct);
+	config_free(converted);
+	rinetd_conv_free(&conv);
+}
+
+static void
+test_detect(void)
+{
+	check(rinetd_detect("# c\n\n  127.0.0.1 80 10.0.0.1 80\n"),
+	    "detect: a forwarding rule");
+	check(rinetd_detect("\n\tallow 10.*\nworkers = 2;\n"),
+	    "detect: allow first");
+	check(rinetd_detect("logcommon\n") &&
+	    rinetd_detect("logfile /var/log/r.log\n") &&
+	    rinetd_detect("0.0.0.0 80/tcp www.example 8080 [timeout=5]\n"),
+	    "detect: logcommon, logfile, rule with options");
+	check(!rinetd_detect("workers = 2;\n127.0.0.1 80 10.0.0.1 80\n"),
+	    "detect: libconfig setting first");
+	check(!rinetd_detect("rules = (\n") && !rinetd_detect("") &&
+	    !rinetd_detect("# only a comment\n"),
+	    "detect: libconfig list, empty, comment only");
+	check(!rinetd_detect("// libconfig comment\n127.0.0.1 80 1.2.3.4 80\n"),
+	    "detect: libconfig comment first");
+	check(!rinetd_detect("logfile = \"/x\";\n") &&
+	    !rinetd_detect("allow = [ \"10.*\" ];\n"),
+	    "detect: rinetd words written as libconfig settings");
+	check(rinetd_detect("a b c d\n"),
+	    "detect: hosts a and c, services b and d: a rule");
+	check(!rinetd_detect("a b; c d\n") && !rinetd_detect("allow\n"),
+	    "detect: four words that are no rule, allow alone");
+}
+
+/* A rinetd file is only tried when libconfig cannot parse the file. */
+static void
+test_auto(void)
+{
+	char		 path[PATH_MAX], err[CONFIG_ERR_MAX];
+	struct config	*cfg;
+
+	cfg = load_text("notrinetd.conf", "workers = 2;\nbacklog = ;\n", path,
+	    sizeof(path), err, sizeof(err));
+	check_error("libconfig syntax error", cfg, path, 2, err,
+	    "syntax error");
+	cfg = load_text("badrinetd.conf", GOOD "0.0.0.0 53/udp 1.1.1.1 53\n",
+	    path, sizeof(path), err, sizeof(err));
+	check_error("config_load() of a bad rinetd file", cfg, path, 2, err,
+	    "UDP forwarding is not supported yet");
+	cfg = config_load_rinetd("/nonexistent/rinetd.conf", err, sizeof(err));
+	check(cfg == NULL && strcmp(err, "cannot open /nonexistent/rinetd.conf: "
+	    "No such file or directory") == 0, "missing rinetd file: %s", err);
+}
+
+/* etc/rinetd.conf.example, which the end-to-end tests run. */
+static void
+test_example(void)
+{
+	char		 path[PATH_MAX], err[CONFIG_ERR_MAX];
+	const char	*srcdir = getenv("top_srcdir");
+	struct config	*cfg;
+
+	snprintf(path, sizeof(path), "%s/etc/rinetd.conf.example",
+	    srcdir != NULL ? srcdir : ".");
+	cfg = config_load(path, err, sizeof(err));
+	check(cfg != NULL && cfg->syntax == CONFIG_SYNTAX_RINETD &&
+	    cfg->nrules >= 5, "etc/rinetd.conf.example loads");
+	if (cfg == NULL)
+		printf("#   got \"%s\"\n", err);
+	config_free(cfg);
+}
+
+int
+main(void)
+{
+	make_tmpdir("test_rinetd");
+	test_sample();
+	test_convert_loads();
+	test_detect();
+	test_auto();
+	test_bad_cases();
+	test_example();
+	remove_tmpdir();
+	return test_summary();
+}
