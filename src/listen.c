@@ -16,14 +16,18 @@
 #include "listen.h"
 #include "sock.h"
 
-/* The index of the rule of cfg listening on addr, or -1. */
+/*
+ * The index of the rule of cfg whose sockets can serve rule r as they are
+ * (same address, same IPV6_V6ONLY), or -1.
+ */
 static int
-rule_by_listen(const struct config *cfg, const struct sockaddr_any *addr)
+rule_by_listen(const struct config *cfg, const struct rule *r)
 {
 	size_t i;
 
 	for (i = 0; cfg != NULL && i < cfg->nrules; i++)
-		if (addr_equal(&cfg->rules[i].listen_addr, addr))
+		if (addr_equal(&cfg->rules[i].listen_addr, &r->listen_addr) &&
+		    cfg->rules[i].ipv6_only == r->ipv6_only)
 			return (int)i;
 	return -1;
 }
@@ -58,13 +62,13 @@ listen_set_open(const struct config *cfg, struct listen_set *old,
 
 	/* First bind what is new, so that a failure leaves old untouched. */
 	for (r = 0; r < cfg->nrules; r++) {
-		o = old != NULL ? rule_by_listen(oldcfg, &cfg->rules[r].listen_addr)
-		    : -1;
+		o = old != NULL ? rule_by_listen(oldcfg, &cfg->rules[r]) : -1;
 		for (s = 0; s < ls->nslots; s++) {
 			if (o != -1 && s < old->nslots && LISTEN_FD(old, o, s) != -1)
 				continue;
 			LISTEN_FD(ls, r, s) = sock_listen(
-			    &cfg->rules[r].listen_addr, cfg->backlog, err, errlen);
+			    &cfg->rules[r].listen_addr, cfg->backlog,
+			    cfg->rules[r].ipv6_only, err, errlen);
 			if (LISTEN_FD(ls, r, s) == -1) {
 				listen_set_close(ls);
 				return NULL;
@@ -75,7 +79,7 @@ listen_set_open(const struct config *cfg, struct listen_set *old,
 	}
 	/* Then take over the rest from old. */
 	for (r = 0; r < cfg->nrules && old != NULL; r++) {
-		o = rule_by_listen(oldcfg, &cfg->rules[r].listen_addr);
+		o = rule_by_listen(oldcfg, &cfg->rules[r]);
 		for (s = 0; o != -1 && s < ls->nslots && s < old->nslots; s++) {
 			fd = &LISTEN_FD(old, o, s);
 			if (*fd == -1)

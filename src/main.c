@@ -90,13 +90,14 @@ main(int argc, char *argv[])
 		{ "convert",    required_argument, NULL, OPT_CONVERT },
 		{ NULL,         0,                 NULL, 0 }
 	};
-	struct options  opt = { DEFAULT_CONFIG, NULL, -1, false };
+	struct options  opt = { DEFAULT_CONFIG, NULL, -1, CONFIG_SYNTAX_AUTO,
+			    false };
 	struct config  *cfg;
 	char            err[CONFIG_ERR_MAX], path[PATH_MAX];
 	char           *pidfile_copy = NULL;
 	const char     *convert_path = NULL;
 	bool            test = false;
-	int             ch, syntax = CONFIG_SYNTAX_AUTO;
+	int             ch;
 
 	while ((ch = getopt_long(argc, argv, "c:ftl:p:hV", longopts, NULL))
 	    != -1) {
@@ -129,7 +130,7 @@ main(int argc, char *argv[])
 			printf("ferryd %s\n", PACKAGE_VERSION);
 			return 0;
 		case OPT_RINETD:
-			syntax = CONFIG_SYNTAX_RINETD;
+			opt.config_syntax = CONFIG_SYNTAX_RINETD;
 			break;
 		case OPT_CONVERT:
 			convert_path = optarg;
@@ -149,7 +150,8 @@ main(int argc, char *argv[])
 	if (convert_path != NULL)
 		return convert(convert_path);
 
-	cfg = config_load_syntax(opt.config_path, syntax, err, sizeof(err));
+	cfg = config_load_syntax(opt.config_path, opt.config_syntax, err,
+	    sizeof(err));
 	if (cfg == NULL) {
 		fprintf(stderr, "ferryd: %s\n", err);
 		return 1;

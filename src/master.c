@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "accesslog.h"
 #include "listen.h"
 #include "log.h"
 #include "master.h"
@@ -299,6 +300,30 @@ master_stop(struct master *m, int signo)
 }
 
 /*
+ * Open access_log if it is new in cfg (old: the running configuration, or
+ * NULL at start), close it if it went.  Workers forked later inherit it.
+ */
+static int
+master_open_access_log(const struct config *cfg, const struct config *old)
+{
+	char err[CONFIG_ERR_MAX];
+
+	accesslog_set_format(cfg->access_log_format);
+	if (cfg->access_log == NULL) {
+		accesslog_close();
+		return 0;
+	}
+	if (old != NULL && old->access_log != NULL &&
+	    strcmp(old->access_log, cfg->access_log) == 0)
+		return 0;
+	if (accesslog_open(cfg->access_log, err, sizeof(err)) == -1) {
+		log_err("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Load the file again and, if it is valid and its sockets can be bound,
  * start a new generation of workers on the new listen set.  The old
  * generation keeps serving until master_advance() sees the new one ready.
@@ -314,7 +339,8 @@ master_reload(struct master *m)
 	int                i;
 
 	log_notice("reloading %s", m->opt->config_path);
-	cfg = config_load(m->opt->config_path, err, sizeof(err));
+	cfg = config_load_syntax(m->opt->config_path, m->opt->config_syntax,
+	    err, sizeof(err));
 	if (cfg == NULL)
 		goto fail;
 	slots = calloc(cfg->workers, sizeof(*slots));
@@ -336,6 +362,7 @@ master_reload(struct master *m)
 		log_err("%s; logging on where we did", err);
 	if (m->opt->log_level == -1)
 		log_set_level(cfg->log_level);
+	master_open_access_log(cfg, m->cfg);
 
 	/*
 	 * What the new set did not take over belongs to removed rules or
@@ -455,6 +482,7 @@ master_handle_signals(struct master *m)
 		master_stop(m, SIGQUIT);
 	if (sig_take(SIGUSR1)) {
 		log_reopen();
+		accesslog_reopen();
 		master_signal_children(m, SIGUSR1);
 	}
 	/* Reloads run one at a time; one arriving meanwhile waits. */
@@ -620,6 +648,10 @@ master_start(struct master *m, char *err, size_t errlen)
 	if (listen_set_steer(m->ls, cfg, err, errlen) == -1)
 		log_warn("%s; reloads that reduce workers may reset queued "
 		    "connections", err);
+	if (master_open_access_log(cfg, NULL) == -1) {
+		snprintf(err, errlen, "cannot start without the access log");
+		return -1;
+	}
 	if (!opt->foreground && daemonize(err, errlen) == -1)
 		return -1;
 	if (cfg->log_file != NULL) {

@@ -11,6 +11,7 @@ struct options {
 	const char *config_path;	/* absolute */
 	const char *pidfile;		/* -p, or NULL */
 	int         log_level;		/* -l, or -1 */
+	int         config_syntax;	/* enum config_syntax: --rinetd */
 	bool        foreground;
 };
 

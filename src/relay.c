@@ -18,6 +18,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "accesslog.h"
+#include "acl.h"
 #include "addr.h"
 #include "event.h"
 #include "log.h"
@@ -143,12 +145,35 @@ dir_write(struct conn *c, int s)
 	    MSG_NOSIGNAL);
 }
 
+/* One access_log line for a connection that ends with result. */
+static void
+relay_log_access(struct worker *w, const struct rule *rule,
+    const struct sockaddr_any *peer, const char *result, uint64_t in,
+    uint64_t out, int64_t started)
+{
+	struct accesslog_entry e;
+
+	if (!accesslog_enabled())
+		return;
+	memset(&e, 0, sizeof(e));
+	e.client = (const struct sockaddr *)&peer->ss;
+	e.rule = rule;
+	e.bytes_in = in;
+	e.bytes_out = out;
+	e.result = result;
+	e.start_ms = started;
+	e.end_ms = event_now(w->loop);
+	accesslog_write(&e);
+}
+
 /*
- * Close both sides and free c.  With reset_side >= 0 that side is closed
- * with a reset (because its peer reset, or the connect failed).
+ * Close both sides and free c; result is the access log's word for how it
+ * ended, why the detail for the debug log.  With reset_side >= 0 that side
+ * is closed with a reset (because its peer reset, or the connect failed).
  */
 static void
-conn_close(struct conn *c, int reset_side, const char *why)
+conn_close(struct conn *c, int reset_side, const char *result,
+    const char *why)
 {
 	struct worker *w = c->w;
 	char           client[ADDR_STRLEN];
@@ -162,6 +187,8 @@ conn_close(struct conn *c, int reset_side, const char *why)
 	    why, (unsigned long long)c->dir[CLIENT].bytes,
 	    (unsigned long long)c->dir[BACKEND].bytes,
 	    (long long)(ms / 1000), (long long)(ms % 1000));
+	relay_log_access(w, c->rule, &c->peer, result, c->dir[CLIENT].bytes,
+	    c->dir[BACKEND].bytes, c->started);
 	for (s = CLIENT; s <= BACKEND; s++) {
 		dir_release(c, &c->dir[s]);
 		if (c->fd[s] == -1)
@@ -184,7 +211,7 @@ conn_abort(struct conn *c, int failed_side, int err)
 
 	snprintf(why, sizeof(why), "%s: %s", side_name[failed_side],
 	    strerror(err));
-	conn_close(c, OTHER(failed_side), why);
+	conn_close(c, OTHER(failed_side), ACCESSLOG_RESET, why);
 }
 
 /* Watch each socket for exactly what its directions can do now. */
@@ -239,7 +266,7 @@ dir_flush(struct conn *c, int s)
 		}
 		d->shut = true;
 		if (c->dir[OTHER(s)].shut) {
-			conn_close(c, -1, "done");
+			conn_close(c, -1, ACCESSLOG_DONE, "done");
 			return -1;
 		}
 	}
@@ -273,7 +300,7 @@ dir_pump(struct conn *c, int s)
 
 /* The backend could not be reached: say why, and reset the client. */
 static void
-conn_fail(struct conn *c, const char *reason)
+conn_fail(struct conn *c, const char *result, const char *reason)
 {
 	char backend[ADDR_STRLEN], client[ADDR_STRLEN];
 
@@ -282,7 +309,7 @@ conn_fail(struct conn *c, const char *reason)
 	    sizeof(backend)),
 	    addr_format((struct sockaddr *)&c->peer.ss, client, sizeof(client)),
 	    reason);
-	conn_close(c, CLIENT, "connect failed");
+	conn_close(c, CLIENT, result, reason);
 }
 
 /* The backend connect finished one way or the other. */
@@ -302,7 +329,7 @@ conn_connected(struct conn *c)
 			    c->rule->idle_timeout);
 		return event_set(c->w->loop, c->fd[CLIENT], EV_READ, conn_io, c);
 	}
-	conn_fail(c, strerror(err));
+	conn_fail(c, ACCESSLOG_CONNECT_FAILED, strerror(err));
 	return -1;
 }
 
@@ -328,6 +355,22 @@ conn_io(struct event_loop *loop, int fd, int events, void *data)
 }
 
 void
+relay_refuse(struct worker *w, int client_fd, const struct rule *rule,
+    const struct sockaddr_any *peer, const char *result)
+{
+	char    client[ADDR_STRLEN];
+	int64_t now = event_now(w->loop);
+
+	close(client_fd);
+	w->refused++;
+	relay_log_access(w, rule, peer, result, 0, 0, now);
+	log_debug("%s: %s client %s (%llu refused by this worker so far)",
+	    rule->listen, result,
+	    addr_format((const struct sockaddr *)&peer->ss, client,
+	    sizeof(client)), (unsigned long long)w->refused);
+}
+
+void
 relay_start(struct worker *w, int client_fd, const struct rule *rule,
     const struct sockaddr_any *peer)
 {
@@ -335,6 +378,16 @@ relay_start(struct worker *w, int client_fd, const struct rule *rule,
 	struct conn               *c;
 	int                        fd, s;
 
+	if (!acl_permits(&w->cfg->acl, &rule->acl,
+	    (const struct sockaddr *)&peer->ss)) {
+		char client[ADDR_STRLEN];
+
+		log_info("%s: client %s denied by allow/deny rules",
+		    rule->listen, addr_format((const struct sockaddr *)&peer->ss,
+		    client, sizeof(client)));
+		relay_refuse(w, client_fd, rule, peer, ACCESSLOG_DENIED);
+		return;
+	}
 	/* From the pool: no malloc per connection in steady state. */
 	c = pool_get(w->pool, sizeof(*c));
 	if (c == NULL) {
@@ -375,22 +428,27 @@ relay_start(struct worker *w, int client_fd, const struct rule *rule,
 		else
 			log_err("%s: cannot create a socket for %s: %s",
 			    rule->listen, rule->connect, strerror(err));
-		conn_close(c, CLIENT, "no socket");
+		conn_close(c, CLIENT, ACCESSLOG_CONNECT_FAILED, "no socket");
 		return;
 	}
 	c->fd[BACKEND] = fd;
 	w->starved = false;	/* descriptors are available again */
 	sock_nodelay(fd);
 	sock_buffers(fd, rule->sndbuf, rule->rcvbuf);
+	if (rule->has_source && sock_bind_source(fd, &rule->source_addr) == -1) {
+		conn_fail(c, ACCESSLOG_CONNECT_FAILED, strerror(errno));
+		return;
+	}
 	if (connect(fd, (const struct sockaddr *)&to->ss, to->len) == -1 &&
 	    errno != EINPROGRESS) {
 		/* Refused at once (e.g. no route): report it the same way. */
-		conn_fail(c, strerror(errno));
+		conn_fail(c, ACCESSLOG_CONNECT_FAILED, strerror(errno));
 		return;
 	}
 	if (event_set(w->loop, fd, EV_WRITE, conn_io, c) == -1) {
 		log_err("cannot watch backend socket: %s", strerror(errno));
-		conn_close(c, CLIENT, "event loop full");
+		conn_close(c, CLIENT, ACCESSLOG_CONNECT_FAILED,
+		    "event loop full");
 		return;
 	}
 	worker_schedule(w, c->started + rule->connect_timeout);
@@ -419,9 +477,9 @@ relay_expire(struct worker *w, int64_t now)
 		if (c->connecting) {
 			snprintf(why, sizeof(why), "timed out after %d ms",
 			    c->rule->connect_timeout);
-			conn_fail(c, why);
+			conn_fail(c, ACCESSLOG_TIMEOUT, why);
 		} else
-			conn_close(c, -1, "idle timeout");
+			conn_close(c, -1, ACCESSLOG_IDLE_TIMEOUT, "idle timeout");
 	}
 	return next_due;
 }
@@ -430,5 +488,6 @@ void
 relay_close_all(struct worker *w, const char *reason)
 {
 	while (!TAILQ_EMPTY(&w->conns))
-		conn_close(TAILQ_FIRST(&w->conns), -1, reason);
+		conn_close(TAILQ_FIRST(&w->conns), -1, ACCESSLOG_SHUTDOWN,
+		    reason);
 }

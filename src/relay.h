@@ -18,6 +18,14 @@ struct worker;
 void    relay_start(struct worker *w, int client_fd, const struct rule *rule,
     const struct sockaddr_any *peer);
 
+/*
+ * Close client_fd at once, without a backend: denied by allow/deny, or
+ * over max_connections (result says which).  Counted, logged, and written
+ * to the access log.
+ */
+void    relay_refuse(struct worker *w, int client_fd, const struct rule *rule,
+    const struct sockaddr_any *peer, const char *result);
+
 /* Close connections whose connect or idle timeout passed at now; return
  * the next time something may expire, or -1. */
 int64_t relay_expire(struct worker *w, int64_t now);

@@ -61,12 +61,12 @@ sock_accept(int lfd, struct sockaddr_any *peer)
 }
 
 int
-sock_listen(const struct sockaddr_any *addr, int backlog, char *err,
-    size_t errlen)
+sock_listen(const struct sockaddr_any *addr, int backlog, bool v6only,
+    char *err, size_t errlen)
 {
 	char        name[ADDR_STRLEN];
 	const char *what;
-	int         fd, on = 1;
+	int         fd, on = 1, v6 = v6only;
 
 	what = "create a socket for";
 	fd = sock_stream(addr->ss.ss_family);
@@ -76,9 +76,9 @@ sock_listen(const struct sockaddr_any *addr, int backlog, char *err,
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) == -1 ||
 	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on)) == -1)
 		goto fail;
-	/* "[::]:80" must not also take 0.0.0.0:80 from another rule. */
+	/* By default "[::]:80" must not also take 0.0.0.0:80 from a rule. */
 	if (addr->ss.ss_family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6,
-	    IPV6_V6ONLY, &on, sizeof(on)) == -1)
+	    IPV6_V6ONLY, &v6, sizeof(v6)) == -1)
 		goto fail;
 	/* Accepted sockets inherit it (on Linux: no setsockopt per client). */
 	sock_nodelay(fd);
@@ -125,4 +125,20 @@ sock_buffers(int fd, int sndbuf, int rcvbuf)
 	if (rcvbuf > 0)
 		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
 		    sizeof(rcvbuf));
+}
+
+int
+sock_bind_source(int fd, const struct sockaddr_any *src)
+{
+#ifdef IP_BIND_ADDRESS_NO_PORT
+	int on = 1;
+
+	/*
+	 * Let connect() pick the port for the whole 4-tuple, not bind() for
+	 * the address alone, or busy sources run out of ports early.
+	 */
+	(void)setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &on,
+	    sizeof(on));
+#endif
+	return bind(fd, (const struct sockaddr *)&src->ss, src->len);
 }

@@ -12,11 +12,15 @@ int  sock_stream(int family);
 /* accept(2) giving a non-blocking, close-on-exec socket, or -1. */
 int  sock_accept(int lfd, struct sockaddr_any *peer);
 /*
- * A bound, listening, non-blocking SO_REUSEPORT socket for addr, or -1
+ * A bound, listening, non-blocking SO_REUSEPORT socket for addr (IPv6:
+ * IPV6_V6ONLY as v6only says), or -1
  * with "cannot bind ADDR: reason" (or the step that failed) in err.
  */
-int  sock_listen(const struct sockaddr_any *addr, int backlog, char *err,
-    size_t errlen);
+int  sock_listen(const struct sockaddr_any *addr, int backlog, bool v6only,
+    char *err, size_t errlen);
+/* Bind fd to the local address src (port 0) before connecting; -1 and
+ * errno on failure. */
+int  sock_bind_source(int fd, const struct sockaddr_any *src);
 /* Disable Nagle: a forwarder must not add latency. */
 void sock_nodelay(int fd);
 /* Set SO_SNDBUF and SO_RCVBUF where non-zero; sockets accepted from a

@@ -18,6 +18,7 @@
 #include <sys/prctl.h>
 #endif
 
+#include "accesslog.h"
 #include "event.h"
 #include "log.h"
 #include "pidfile.h"
@@ -121,16 +122,17 @@ worker_starve(struct worker *w, const char *listen, const char *what,
 
 /* At max_connections: close the newcomer at once, say so now and then. */
 static void
-worker_refuse(struct worker *w, int fd, const struct listener *l)
+worker_refuse(struct worker *w, int fd, const struct listener *l,
+    const struct sockaddr_any *peer)
 {
 	int64_t now = event_now(w->loop);
 
-	close(fd);
 	if (now - w->refused_logged >= REFUSE_LOG_MS) {
 		w->refused_logged = now;
 		log_warn("%s: max_connections (%d) reached, refusing new "
 		    "connections", l->rule->listen, w->cfg->max_connections);
 	}
+	relay_refuse(w, fd, l->rule, peer, ACCESSLOG_REFUSED_MAX);
 }
 
 /*
@@ -172,7 +174,7 @@ listener_accept(struct listener *l, int max)
 			}
 		}
 		if (w->nconns >= w->cfg->max_connections)
-			worker_refuse(w, cfd, l);
+			worker_refuse(w, cfd, l, &peer);
 		else
 			relay_start(w, cfd, l->rule, &peer);
 		if (w->starved)
@@ -292,8 +294,10 @@ worker_handle_signals(struct worker *w)
 	}
 	if (sig_take(SIGQUIT))
 		worker_drain(w);
-	if (sig_take(SIGUSR1))
+	if (sig_take(SIGUSR1)) {
 		log_reopen();
+		accesslog_reopen();
+	}
 	if (w->draining && w->nconns == 0)
 		return false;
 	if (w->draining && event_now(w->loop) >= w->drain_deadline) {

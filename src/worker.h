@@ -36,6 +36,7 @@ struct worker {
 	int                  status_fd;	/* to the master: 'R'eady, 'D'rained */
 	int64_t              drain_deadline;
 	int64_t              refused_logged; /* last max_connections warning */
+	uint64_t             refused;	/* clients denied or over the limit */
 };
 
 /*

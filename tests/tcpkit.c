@@ -93,6 +93,8 @@ struct addr {
 static const char		*cmdname;
 static int			 timeout_s = DEFAULT_TIMEOUT;
 static int			 timeout_given;
+static struct sockaddr_storage	 source_ss;	/* --source, if given */
+static socklen_t		 source_len;
 static int64_t			 deadline;	/* CLOCK_MONOTONIC ms */
 static sigset_t			 pollmask;	/* mask while in ppoll() */
 static volatile sig_atomic_t	 got_term;
@@ -104,7 +106,7 @@ static void
 usage(void)
 {
 	fprintf(stderr,
-"usage: tcpkit [--timeout SECONDS] COMMAND [ARGS]\n"
+"usage: tcpkit [--timeout SECONDS] [--source ADDR] COMMAND [ARGS]\n"
 "\n"
 "  server [--host H] [--port P] [--port-file FILE] [--mode MODE]\n"
 "         [--reply-bytes N] [--delay-ms D] [--reset] [--backlog N]\n"
@@ -133,6 +135,7 @@ usage(void)
 "      --duration start none after SECS or SIGUSR1 (COUNT is then a\n"
 "      maximum)\n"
 "\n"
+"--source binds client connections to ADDR (127.0.0.0/8 or ::1).\n"
 "HOST is a numeric loopback address (127.0.0.0/8 or ::1).  --timeout bounds\n"
 "every command (default %d s; for server and blackhole it is their maximum\n"
 "lifetime, default %d s).  Exit: 0 ok, 1 check failed, 2 usage/system\n"
@@ -616,6 +619,10 @@ connect_start(const struct addr *a, int *err)
 	    SOCK_CLOEXEC, 0);
 	if (fd == -1)
 		die("socket: %s", strerror(errno));
+	if (source_len != 0 && bind(fd, (struct sockaddr *)&source_ss,
+	    source_len) == -1)
+		die("cannot bind to the --source address: %s",
+		    strerror(errno));
 	if (connect(fd, (const struct sockaddr *)&a->ss, a->len) == 0)
 		*err = 0;
 	else
@@ -2082,26 +2089,57 @@ cmd_freeport(int argc, char **argv)
 	return 0;
 }
 
-/* Take --timeout out of argv wherever it is; returns the new argc. */
+/* --source ADDR: the local address client connections bind to. */
+static void
+set_source(const char *v)
+{
+	struct sockaddr_in	*sin = (struct sockaddr_in *)&source_ss;
+	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)&source_ss;
+
+	memset(&source_ss, 0, sizeof(source_ss));
+	if (inet_pton(AF_INET, v, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		source_len = sizeof(*sin);
+	} else if (inet_pton(AF_INET6, v, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		source_len = sizeof(*sin6);
+	} else
+		usage_error("--source \"%s\" is not a numeric address", v);
+	if (!is_loopback(&source_ss))
+		usage_error("--source %s is not a loopback address", v);
+}
+
+/*
+ * Take the options that apply to every command (--timeout, --source) out
+ * of argv wherever they are; returns the new argc.
+ */
 static int
-take_timeout(int argc, char **argv)
+take_globals(int argc, char **argv)
 {
 	const char	*v;
-	int		 i, j = 1;
+	int		 i, j = 1, source;
 
 	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--timeout") == 0) {
+		source = strncmp(argv[i], "--source", 8) == 0;
+		if (strcmp(argv[i], "--timeout") == 0 ||
+		    strcmp(argv[i], "--source") == 0) {
 			if (i + 1 >= argc)
-				usage_error("option --timeout needs a value");
+				usage_error("option %s needs a value", argv[i]);
 			v = argv[++i];
 		} else if (strncmp(argv[i], "--timeout=", 10) == 0)
 			v = argv[i] + 10;
+		else if (strncmp(argv[i], "--source=", 9) == 0)
+			v = argv[i] + 9;
 		else {
 			argv[j++] = argv[i];
 			continue;
 		}
-		timeout_s = (int)parse_num(v, "--timeout", 1, 86400);
-		timeout_given = 1;
+		if (source)
+			set_source(v);
+		else {
+			timeout_s = (int)parse_num(v, "--timeout", 1, 86400);
+			timeout_given = 1;
+		}
 	}
 	argv[j] = NULL;
 	return j;
@@ -2123,7 +2161,7 @@ main(int argc, char **argv)
 	};
 	size_t	 i;
 
-	argc = take_timeout(argc, argv);
+	argc = take_globals(argc, argv);
 	if (argc < 2 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0)
 		usage();
