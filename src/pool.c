@@ -18,7 +18,7 @@
 #define POOL_CLASSES 8
 #define POOL_KEEP    (4 * 1024 * 1024)
 #define POOL_PIPES   256
-#define PIPE_DEFAULT 65536	/* Linux's default pipe capacity */
+#define PIPE_SIZE    POOL_PIPE_CHUNK	/* fs.pipe-max-size's default */
 
 struct pool_buf {
 	struct pool_buf *next;
@@ -130,9 +130,14 @@ pool_get_pipe(struct pool *pool, int fds[2], size_t size)
 	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
 #endif
 #ifdef F_SETPIPE_SZ
-	/* A larger buffer_size means larger chunks; failing is harmless. */
-	if (size > PIPE_DEFAULT)
-		(void)fcntl(fds[1], F_SETPIPE_SZ, (int)size);
+	/*
+	 * A pipe holds no memory while empty, and a large one lets each
+	 * splice move up to that much: 16 times fewer syscalls per byte
+	 * with 1 MiB than with Linux's 64 KiB.  Failing (an unprivileged
+	 * user over fs.pipe-user-pages-soft) only costs that gain.
+	 */
+	(void)fcntl(fds[1], F_SETPIPE_SZ, (int)(size > PIPE_SIZE ? size :
+	    PIPE_SIZE));
 #else
 	(void)size;
 #endif

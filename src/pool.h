@@ -7,6 +7,9 @@
 
 #include <stddef.h>
 
+/* How much one splice(2) asks to move: what a pool pipe can hold. */
+#define POOL_PIPE_CHUNK (1024 * 1024)
+
 struct pool;
 
 struct pool *pool_new(void);
@@ -16,8 +19,8 @@ void        *pool_get(struct pool *pool, size_t size);
 /* Give back a buffer obtained with pool_get(pool, size). */
 void         pool_put(struct pool *pool, void *buf, size_t size);
 /*
- * A non-blocking pipe for splice(2) in fds, holding up to size bytes if
- * the system lets us size it; -1 with errno set (e.g. EMFILE).
+ * A non-blocking pipe for splice(2) in fds, holding at least size bytes
+ * (and 1 MiB) if the system lets us size it; -1 with errno set (EMFILE).
  */
 int          pool_get_pipe(struct pool *pool, int fds[2], size_t size);
 /* Give back an EMPTY pipe; one with data in it must be closed instead. */

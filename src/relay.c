@@ -104,7 +104,8 @@ dir_read(struct conn *c, int s)
 			d->splice = false;
 			goto copy;
 		}
-		n = splice(c->fd[s], NULL, d->pipe[1], NULL, size,
+		n = splice(c->fd[s], NULL, d->pipe[1], NULL,
+		    size > POOL_PIPE_CHUNK ? size : POOL_PIPE_CHUNK,
 		    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 		if (n != -1 || (errno != EINVAL && errno != ENOSYS))
 			return n;
