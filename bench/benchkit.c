@@ -1,0 +1,523 @@
+/*
+ * benchkit.c - small network helpers for ferryd's benchmark harness.
+ *
+ * bench/run compiles this file into a temporary directory with cc and uses
+ * it where no packaged tool does the job:
+ *
+ *   benchkit echo ADDR PORT
+ *       Echo server.  Accepts any number of connections, sends back what it
+ *       reads, never closes first.  The backend for the idle-connection
+ *       (memory) test and for the ping-pong fallback.
+ *   benchkit hold ADDR PORT N [SECS]
+ *       Opens N connections, sends one byte on each and waits for its echo,
+ *       so every connection is known to reach the backend (gives up at
+ *       180 s, or when none has completed for 20 s).  Prints
+ *       "ready OK FAILED" on stdout, then holds the connections, idle, until
+ *       it is killed or SECS seconds (default 600) have passed.
+ *   benchkit pingpong ADDR PORT SECS [SIZE]
+ *       One connection, SIZE-byte (default 64) messages, each sent when the
+ *       previous one has come back, for SECS seconds.  Prints
+ *       "count N p50 X p99 Y" with round-trip times in microseconds.
+ *       Used only when sockperf is not installed.
+ *   benchkit http ADDR PORT [WORKERS]
+ *       A tiny HTTP/1.1 responder (keep-alive, and "Connection: close"
+ *       honoured), WORKERS processes on SO_REUSEPORT sockets.  The backend
+ *       of the connection-rate tests when nginx is not installed.
+ *
+ * Loopback and harness-made network namespaces only; every loop is bounded
+ * by a deadline or by the harness's timeout(1).
+ */
+
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAXEV 256
+
+static void
+die(const char *what)
+{
+	fprintf(stderr, "benchkit: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void
+make_addr(struct sockaddr_in *sin, const char *addr, const char *port)
+{
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons((unsigned short)atoi(port));
+	if (inet_pton(AF_INET, addr, &sin->sin_addr) != 1) {
+		fprintf(stderr, "benchkit: not a numeric IPv4 address: %s\n",
+		    addr);
+		exit(2);
+	}
+}
+
+static void
+raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static int
+listen_on(const char *addr, const char *port, int reuseport)
+{
+	struct sockaddr_in sin;
+	int fd, one = 1;
+
+	make_addr(&sin, addr, port);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd == -1)
+		die("socket");
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (reuseport &&
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) == -1)
+		die("setsockopt SO_REUSEPORT");
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1)
+		die("bind");
+	if (listen(fd, 4096) == -1)
+		die("listen");
+	return fd;
+}
+
+static void
+nodelay(int fd)
+{
+	int one = 1;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+/* Accept everything queued; add each connection to ep for EPOLLIN. */
+static void
+accept_all(int lfd, int ep)
+{
+	struct epoll_event ev;
+	int fd;
+
+	for (;;) {
+		fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd == -1) {
+			if (errno == EMFILE || errno == ENFILE ||
+			    errno == ENOBUFS || errno == ENOMEM)
+				usleep(10000);
+			return;
+		}
+		nodelay(fd);
+		ev.events = EPOLLIN;
+		ev.data.fd = fd;
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) == -1)
+			close(fd);
+	}
+}
+
+/* Write all of buf to a non-blocking socket, waiting at most 5 s. */
+static int
+write_all(int fd, const char *buf, size_t len)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+	ssize_t n;
+
+	while (len > 0) {
+		n = write(fd, buf, len);
+		if (n > 0) {
+			buf += n;
+			len -= (size_t)n;
+		} else if (n == -1 && (errno == EAGAIN || errno == EINTR)) {
+			if (poll(&pfd, 1, 5000) <= 0)
+				return -1;
+		} else
+			return -1;
+	}
+	return 0;
+}
+
+static int
+cmd_echo(const char *addr, const char *port)
+{
+	struct epoll_event evs[MAXEV], ev;
+	static char buf[65536];
+	int lfd, ep, n, i, fd;
+	ssize_t r;
+
+	lfd = listen_on(addr, port, 0);
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep == -1)
+		die("epoll_create1");
+	ev.events = EPOLLIN;
+	ev.data.fd = lfd;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev) == -1)
+		die("epoll_ctl");
+	for (;;) {
+		n = epoll_wait(ep, evs, MAXEV, -1);
+		if (n == -1 && errno != EINTR)
+			die("epoll_wait");
+		for (i = 0; i < n; i++) {
+			fd = evs[i].data.fd;
+			if (fd == lfd) {
+				accept_all(lfd, ep);
+				continue;
+			}
+			r = read(fd, buf, sizeof(buf));
+			if (r > 0) {
+				if (write_all(fd, buf, (size_t)r) == -1)
+					close(fd);
+			} else if (r == 0 ||
+			    (errno != EAGAIN && errno != EINTR))
+				close(fd);
+		}
+	}
+	/* NOTREACHED */
+	return 0;
+}
+
+static int
+cmd_hold(const char *addr, const char *port, long want, double hold_secs)
+{
+	enum { INFLIGHT = 8 };	/* below the smallest listen backlog (redir: 10) */
+	struct epoll_event evs[MAXEV], ev;
+	struct sockaddr_in sin;
+	long opened = 0, ok = 0, failed = 0, inflight = 0;
+	long why[4] = { 0 };	/* connect, handshake, echo, time */
+	double deadline, progress;
+	int ep, n, i, fd, err;
+	socklen_t elen;
+	ssize_t r;
+	char c;
+
+	make_addr(&sin, addr, port);
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep == -1)
+		die("epoll_create1");
+	/* give up at 180 s, or when nothing has completed for 20 s (a
+	 * dropped SYN is retried after 1, 3, 7 and 15 s) */
+	deadline = now() + 180;
+	progress = now();
+	while ((opened < want || inflight > 0) && now() < deadline &&
+	    now() - progress < 20) {
+		while (inflight < INFLIGHT && opened < want) {
+			opened++;
+			fd = socket(AF_INET,
+			    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+			if (fd == -1) {
+				failed++;
+				continue;
+			}
+			if (connect(fd, (struct sockaddr *)&sin,
+			    sizeof(sin)) == -1 && errno != EINPROGRESS) {
+				close(fd);
+				failed++;
+				continue;
+			}
+			ev.events = EPOLLOUT;
+			ev.data.fd = fd;
+			if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) == -1) {
+				close(fd);
+				failed++;
+				continue;
+			}
+			inflight++;
+		}
+		n = epoll_wait(ep, evs, MAXEV, 100);
+		for (i = 0; i < n; i++) {
+			fd = evs[i].data.fd;
+			if (evs[i].events & EPOLLOUT) {
+				err = 0;
+				elen = sizeof(err);
+				getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen);
+				if (err != 0 || write(fd, "x", 1) != 1) {
+					why[1]++;
+					goto fail;
+				}
+				ev.events = EPOLLIN;
+				ev.data.fd = fd;
+				epoll_ctl(ep, EPOLL_CTL_MOD, fd, &ev);
+				continue;
+			}
+			r = read(fd, &c, 1);
+			if (r == -1 && (errno == EAGAIN || errno == EINTR))
+				continue;
+			if (r != 1) {
+				why[2]++;
+				goto fail;
+			}
+			epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL);
+			ok++;
+			inflight--;
+			progress = now();
+			continue;
+fail:
+			epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL);
+			close(fd);
+			failed++;
+			inflight--;
+			progress = now();
+		}
+	}
+	failed += inflight;	/* still connecting at the deadline */
+	why[3] = inflight;
+	why[0] = failed - why[1] - why[2] - why[3];
+	if (failed > 0)
+		fprintf(stderr, "benchkit: %ld failed: %ld at connect(), %ld in "
+		    "the handshake, %ld got no echo, %ld timed out\n", failed,
+		    why[0], why[1], why[2], why[3]);
+	printf("ready %ld %ld\n", ok, failed);
+	fflush(stdout);
+	/* Hold them, idle, until killed or the hold time is over. */
+	deadline = now() + hold_secs;
+	while (now() < deadline)
+		usleep(200000);
+	return 0;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int
+cmd_pingpong(const char *addr, const char *port, double secs, size_t size)
+{
+	struct sockaddr_in sin;
+	size_t cap = 1 << 20, count = 0, got;
+	double *rtt, end, t0;
+	char buf[65536];
+	ssize_t r;
+	int fd;
+
+	if (size == 0 || size > sizeof(buf))
+		size = 64;
+	memset(buf, 'p', sizeof(buf));
+	make_addr(&sin, addr, port);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd == -1)
+		die("socket");
+	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1)
+		die("connect");
+	nodelay(fd);
+	rtt = malloc(cap * sizeof(*rtt));
+	if (rtt == NULL)
+		die("malloc");
+	end = now() + secs;
+	while (now() < end) {
+		t0 = now();
+		if (write(fd, buf, size) != (ssize_t)size)
+			die("write");
+		for (got = 0; got < size; got += (size_t)r) {
+			r = read(fd, buf, size - got);
+			if (r <= 0)
+				die("read");
+		}
+		if (count < cap)
+			rtt[count++] = (now() - t0) * 1e6;
+	}
+	if (count < 200) {
+		fprintf(stderr, "benchkit: only %zu round trips\n", count);
+		return 1;
+	}
+	/* the first 100 round trips are warm-up */
+	qsort(rtt + 100, count - 100, sizeof(*rtt), cmp_double);
+	printf("count %zu p50 %.3f p99 %.3f\n", count - 100,
+	    rtt[100 + (count - 100) / 2],
+	    rtt[100 + (size_t)((count - 100) * 0.99)]);
+	return 0;
+}
+
+/* ---- tiny HTTP responder ---- */
+
+#define HTTP_MAXFD 262144
+#define HTTP_BUF 4096
+
+struct hconn {
+	char *buf;
+	size_t len;
+};
+
+static const char body[] = "hello, world\n";
+
+static int
+has_close(const char *req, size_t len)
+{
+	const char *p = req, *end = req + len, *nl;
+
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (nl == NULL)
+			break;
+		if ((size_t)(nl - p) >= 17 &&
+		    strncasecmp(p, "connection:", 11) == 0) {
+			const char *v = p + 11;
+
+			while (*v == ' ')
+				v++;
+			if (strncasecmp(v, "close", 5) == 0)
+				return 1;
+		}
+		p = nl + 1;
+	}
+	return 0;
+}
+
+static void
+http_worker(int lfd)
+{
+	struct epoll_event evs[MAXEV], ev;
+	static struct hconn *conns;
+	char resp[512], *e;
+	int ep, n, i, fd, close_it, rl;
+	struct hconn *c;
+	ssize_t r;
+	size_t used;
+
+	conns = calloc(HTTP_MAXFD, sizeof(*conns));
+	if (conns == NULL)
+		die("calloc");
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep == -1)
+		die("epoll_create1");
+	ev.events = EPOLLIN;
+	ev.data.fd = lfd;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev) == -1)
+		die("epoll_ctl");
+	for (;;) {
+		n = epoll_wait(ep, evs, MAXEV, -1);
+		if (n == -1 && errno != EINTR)
+			die("epoll_wait");
+		for (i = 0; i < n; i++) {
+			fd = evs[i].data.fd;
+			if (fd == lfd) {
+				accept_all(lfd, ep);
+				continue;
+			}
+			if (fd >= HTTP_MAXFD) {
+				close(fd);
+				continue;
+			}
+			c = &conns[fd];
+			if (c->buf == NULL && (c->buf = malloc(HTTP_BUF)) == NULL) {
+				close(fd);
+				continue;
+			}
+			r = read(fd, c->buf + c->len, HTTP_BUF - c->len);
+			if (r <= 0) {
+				if (r == -1 && (errno == EAGAIN || errno == EINTR))
+					continue;
+				goto drop;
+			}
+			c->len += (size_t)r;
+			close_it = 0;
+			/* answer every complete request in the buffer */
+			while (!close_it && (e = memmem(c->buf, c->len,
+			    "\r\n\r\n", 4)) != NULL) {
+				used = (size_t)(e + 4 - c->buf);
+				close_it = has_close(c->buf, used);
+				rl = snprintf(resp, sizeof(resp),
+				    "HTTP/1.1 200 OK\r\nServer: benchkit\r\n"
+				    "Content-Type: text/plain\r\n"
+				    "Content-Length: %zu\r\n%s\r\n%s",
+				    sizeof(body) - 1,
+				    close_it ? "Connection: close\r\n" : "",
+				    body);
+				if (write_all(fd, resp, (size_t)rl) == -1)
+					goto drop;
+				memmove(c->buf, c->buf + used, c->len - used);
+				c->len -= used;
+			}
+			if (close_it || c->len == HTTP_BUF)
+				goto drop;
+			continue;
+drop:
+			free(c->buf);
+			c->buf = NULL;
+			c->len = 0;
+			close(fd);
+		}
+	}
+}
+
+static int
+cmd_http(const char *addr, const char *port, int workers)
+{
+	pid_t pid;
+	int i, lfd;
+
+	if (workers < 1 || workers > 256)
+		workers = 1;
+	for (i = 0; i < workers; i++) {
+		lfd = listen_on(addr, port, 1);
+		pid = fork();
+		if (pid == -1)
+			die("fork");
+		if (pid == 0)
+			http_worker(lfd);	/* never returns */
+		close(lfd);
+	}
+	/* the parent waits; SIGTERM to the process group ends all */
+	while (wait(NULL) > 0 || errno == EINTR)
+		;
+	return 0;
+}
+
+static void
+usage(void)
+{
+	fprintf(stderr,
+	    "usage: benchkit echo ADDR PORT\n"
+	    "       benchkit hold ADDR PORT N [SECS]\n"
+	    "       benchkit pingpong ADDR PORT SECS [SIZE]\n"
+	    "       benchkit http ADDR PORT [WORKERS]\n");
+	exit(2);
+}
+
+int
+main(int argc, char **argv)
+{
+	signal(SIGPIPE, SIG_IGN);
+	raise_nofile();
+	if (argc >= 4 && strcmp(argv[1], "echo") == 0)
+		return cmd_echo(argv[2], argv[3]);
+	if (argc >= 5 && strcmp(argv[1], "hold") == 0)
+		return cmd_hold(argv[2], argv[3], atol(argv[4]),
+		    argc >= 6 ? atof(argv[5]) : 600);
+	if (argc >= 5 && strcmp(argv[1], "pingpong") == 0)
+		return cmd_pingpong(argv[2], argv[3], atof(argv[4]),
+		    argc >= 6 ? (size_t)atol(argv[5]) : 64);
+	if (argc >= 4 && strcmp(argv[1], "http") == 0)
+		return cmd_http(argv[2], argv[3],
+		    argc >= 5 ? atoi(argv[4]) : 1);
+	usage();
+	return 2;
+}

@@ -1,0 +1,481 @@
+#!/usr/bin/env python3
+"""benchlib.py - parsing and reporting for ferryd's benchmark harness.
+
+bench/run calls this with a subcommand; standard library only.
+
+  iperf FILE           iperf3 -J output -> "GBITS BYTES" (receiver side)
+  proc SID cpu|pss|pids|count
+                       over every process of session SID: user+sys CPU
+                       seconds (children that were reaped included), PSS in
+                       kB from smaps_rollup, the pids, or how many
+  strace FILE          strace -c -f output -> "CALLS DETAIL" for the
+                       data-moving syscalls
+  sockperf FILE        sockperf --full-rtt output -> "P50 P99" (us)
+  pingpong FILE        benchkit pingpong output -> "P50 P99" (us)
+  wrk FILE             wrk output -> "REQ_PER_S REQUESTS ERRORS"
+  report DIR OUTDIR    raw figures in DIR -> table on stdout, OUTDIR/*.tsv,
+                       OUTDIR/*.svg, OUTDIR/summary.txt
+"""
+
+import json
+import os
+import re
+import statistics
+import sys
+
+DATA_SYSCALLS = ("read", "write", "recvfrom", "sendto", "readv", "writev",
+                 "splice", "recvmsg", "sendmsg", "recvmmsg", "sendmmsg",
+                 "vmsplice", "tee", "sendfile", "copy_file_range")
+
+# id, column header, title, unit, better ("high"/"low"), format
+METRICS = [
+    ("throughput_p1", "P1 Gb/s", "Throughput, iperf3 -P 1", "Gbit/s",
+     "high", "{:.2f}"),
+    ("throughput_p8", "P8 Gb/s", "Throughput, iperf3 -P 8", "Gbit/s",
+     "high", "{:.2f}"),
+    ("cpu_per_gb", "CPU s/GB", "Forwarder CPU (user+sys) per GB, iperf3 -P 1",
+     "CPU s/GB", "low", "{:.3f}"),
+    ("bytes_per_syscall", "B/syscall",
+     "Bytes forwarded per read/write/splice-family syscall (strace -c)",
+     "bytes/syscall", "high", "{:.0f}"),
+    ("latency_p50", "RTT p50", "Ping-pong RTT p50, 64-byte messages",
+     "us", "low", "{:.1f}"),
+    ("latency_p99", "RTT p99", "Ping-pong RTT p99, 64-byte messages",
+     "us", "low", "{:.1f}"),
+    ("conn_rate", "conn/s", "Connection rate, wrk Connection: close",
+     "conn/s", "high", "{:.0f}"),
+    ("keepalive_rps", "KA req/s", "Keep-alive requests, wrk", "req/s",
+     "high", "{:.0f}"),
+    ("pss_per_conn", "PSS/conn",
+     "Memory (PSS) per idle connection", "bytes", "low", "{:.0f}"),
+]
+METRIC = {m[0]: m for m in METRICS}
+
+
+def die(msg):
+    sys.stderr.write("benchlib: %s\n" % msg)
+    sys.exit(1)
+
+
+# ---------------------------------------------------------------- parsers
+
+def cmd_iperf(path):
+    try:
+        with open(path) as f:
+            j = json.load(f)
+    except (OSError, ValueError) as e:
+        die("%s: %s" % (path, e))
+    if "error" in j:
+        die("iperf3: %s" % j["error"])
+    try:
+        s = j["end"]["sum_received"]
+        print("%.4f %d" % (s["bits_per_second"] / 1e9, s["bytes"]))
+    except (KeyError, TypeError):
+        die("%s: no end.sum_received" % path)
+
+
+def session_procs(sid):
+    """(pid, fields after the comm) of every process in session sid."""
+    out = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                st = f.read()
+        except OSError:
+            continue
+        rest = st[st.rfind(")") + 2:].split()
+        # rest[0] is field 3 (state); session is field 6
+        if len(rest) > 14 and rest[3] == str(sid):
+            out.append((int(d), rest))
+    return out
+
+
+def cmd_proc(sid, what):
+    procs = session_procs(sid)
+    if what == "pids":
+        print(" ".join(str(p) for p, _ in sorted(procs)))
+    elif what == "count":
+        print(len(procs))
+    elif what == "cpu":
+        hz = os.sysconf("SC_CLK_TCK")
+        # utime stime cutime cstime are fields 14-17
+        ticks = sum(sum(int(x) for x in r[11:15]) for _, r in procs)
+        print("%.4f" % (ticks / hz))
+    elif what == "pss":
+        total = 0
+        for pid, _ in procs:
+            try:
+                with open("/proc/%d/smaps_rollup" % pid) as f:
+                    for line in f:
+                        if line.startswith("Pss:"):
+                            total += int(line.split()[1])
+                            break
+            except OSError:
+                pass
+        print(total)
+    else:
+        die("proc: unknown %s" % what)
+
+
+def cmd_strace(path):
+    """Failed calls (EAGAIN) count too: they cost a syscall all the same."""
+    calls, errors = {}, {}
+    with open(path) as f:
+        for line in f:
+            p = line.split()
+            # % time, seconds, usecs/call, calls, [errors], syscall
+            if len(p) >= 5 and re.match(r"^[0-9.]+$", p[0]) and \
+                    p[-1] in DATA_SYSCALLS and p[3].isdigit():
+                calls[p[-1]] = calls.get(p[-1], 0) + int(p[3])
+                if len(p) == 6 and p[4].isdigit():
+                    errors[p[-1]] = errors.get(p[-1], 0) + int(p[4])
+    total = sum(calls.values())
+    detail = ",".join("%s=%d%s" % (k, v, "(failed:%d)" % errors[k]
+                                   if errors.get(k) else "")
+                      for k, v in sorted(calls.items()))
+    print("%d %s" % (total, detail or "-"))
+
+
+def cmd_sockperf(path):
+    p = {}
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = re.search(r"percentile\s+([0-9.]+)\s*=\s*([0-9.]+)", line)
+            if m:
+                p[float(m.group(1))] = float(m.group(2))
+    if 50.0 not in p or 99.0 not in p:
+        die("%s: no percentiles" % path)
+    print("%.3f %.3f" % (p[50.0], p[99.0]))
+
+
+def cmd_pingpong(path):
+    with open(path) as f:
+        m = re.search(r"p50 ([0-9.]+) p99 ([0-9.]+)", f.read())
+    if not m:
+        die("%s: no result" % path)
+    print("%s %s" % (m.group(1), m.group(2)))
+
+
+def cmd_wrk(path):
+    text = open(path, errors="replace").read()
+    m = re.search(r"Requests/sec:\s*([0-9.]+)", text)
+    if not m:
+        die("%s: no Requests/sec" % path)
+    n = re.search(r"([0-9]+) requests in", text)
+    errors = 0
+    e = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), "
+                  r"timeout (\d+)", text)
+    if e:
+        errors += sum(int(x) for x in e.groups())
+    e = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+    if e:
+        errors += int(e.group(1))
+    print("%s %s %d" % (m.group(1), n.group(1) if n else "0", errors))
+
+
+# ---------------------------------------------------------------- report
+
+def read_tsv(path):
+    rows = []
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                line = line.rstrip("\n")
+                if line:
+                    rows.append(line.split("\t"))
+    return rows
+
+
+def fmt(metric, v):
+    if v is None:
+        return "-"
+    return METRIC[metric][5].format(v)
+
+
+def is_ferryd(peer):
+    return peer.startswith("ferryd")
+
+
+def median(vals):
+    vals = [v for v in vals if v is not None]
+    return statistics.median(vals) if vals else None
+
+
+class Data:
+    def __init__(self, d):
+        self.peers = []          # (id, label, status, note)
+        for r in read_tsv(os.path.join(d, "peers.tsv")):
+            r += [""] * (4 - len(r))
+            self.peers.append(tuple(r[:4]))
+        self.label = {p[0]: p[1] for p in self.peers}
+        self.values = {}         # (metric, peer) -> {run: value}
+        for m, peer, run, val in read_tsv(os.path.join(d, "raw.tsv")):
+            self.values.setdefault((m, peer), {})[int(run)] = float(val)
+        self.notes = read_tsv(os.path.join(d, "notes.tsv"))
+        self.meta = read_tsv(os.path.join(d, "meta.tsv"))
+        self.metrics = [m for m in
+                        (x.strip() for x in
+                         dict(self.meta).get("metrics", "").split(","))
+                        if m in METRIC]
+        self.runs = int(dict(self.meta).get("runs", "1"))
+
+    def run_values(self, metric, peer):
+        return self.values.get((metric, peer), {})
+
+    def med(self, metric, peer):
+        return median(self.run_values(metric, peer).values())
+
+    def others(self):
+        return [p[0] for p in self.peers
+                if p[0] != "direct" and not is_ferryd(p[0]) and p[2] == "ok"]
+
+    def ferryds(self):
+        return [p[0] for p in self.peers if is_ferryd(p[0]) and p[2] == "ok"]
+
+
+def best_of(values, better):
+    """(peer, value) of the best entry of {peer: value}, or (None, None)."""
+    if not values:
+        return None, None
+    key = max if better == "high" else min
+    peer = key(values, key=lambda p: values[p])
+    return peer, values[peer]
+
+
+def ratios(data, metric, fpeer, added=False):
+    """Per-run ratio of fpeer to the best other peer of the same run.
+    Returns (median ratio, median ferryd figure, best peer label, median
+    best figure); with added=True the figures are differences to direct."""
+    better = METRIC[metric][4]
+    rs, fs, bs, bests = [], [], [], {}
+    for run in range(1, data.runs + 1):
+        fv = data.run_values(metric, fpeer).get(run)
+        if fv is None:
+            continue
+        vals = {p: data.run_values(metric, p).get(run)
+                for p in data.others()}
+        vals = {p: v for p, v in vals.items() if v is not None}
+        if added:
+            dv = data.run_values(metric, "direct").get(run)
+            if dv is None:
+                continue
+            fv -= dv
+            vals = {p: v - dv for p, v in vals.items()}
+        fs.append(fv)
+        bp, bv = best_of(vals, better)
+        if bp is None:
+            continue
+        bests[bp] = bests.get(bp, 0) + 1
+        bs.append(bv)
+        if bv > 0 and fv >= 0:
+            rs.append(fv / bv)
+        elif added and fv <= 0:
+            rs.append(0.0)       # ferryd adds nothing measurable
+    if not fs:
+        return None, None, None, None
+    if not bests:
+        return None, median(fs), None, None
+    bp = max(bests, key=lambda p: bests[p])
+    return median(rs), median(fs), data.label.get(bp, bp), median(bs)
+
+
+TARGETS = [
+    # metric, description, kind, threshold, added-over-direct
+    ("throughput_p1", "iperf3 -P1 throughput", ">=", 1.3, False),
+    ("throughput_p8", "iperf3 -P8 throughput", ">=", 1.3, False),
+    ("cpu_per_gb", "CPU s/GB", "<=", 0.5, False),
+    ("conn_rate", "connection rate", ">=", 1.3, False),
+    ("keepalive_rps", "keep-alive req/s", ">=", 1.3, False),
+    ("latency_p50", "p50 latency added over direct", "<=", 0.5, True),
+    ("latency_p99", "p99 latency added over direct", "<=", 0.5, True),
+    ("bytes_per_syscall", "bytes per syscall (no target)", None, None,
+     False),
+    ("pss_per_conn", "PSS per idle connection", "abs<=", 1024, False),
+]
+
+
+def target_lines(data):
+    out = []
+    for fpeer in data.ferryds():
+        out.append("%s vs the best other forwarder of each run (median of "
+                   "the per-run ratios; \"vs\" gives the median of the "
+                   "per-run best figures):" % data.label[fpeer])
+        for metric, desc, kind, thr, added in TARGETS:
+            if metric not in data.metrics:
+                continue
+            r, fv, bl, bv = ratios(data, metric, fpeer, added)
+            unit = METRIC[metric][3]
+            if fv is None:
+                out.append("  %-32s no figures" % desc)
+                continue
+            if bl is None:
+                what = "%s %s (no other forwarder measured)" % (
+                    fmt(metric, fv), unit)
+            elif added:
+                what = "adds %s us vs %s us (%s)" % (
+                    fmt(metric, fv), fmt(metric, bv), bl)
+            else:
+                what = "%s vs %s %s (%s)" % (
+                    fmt(metric, fv), fmt(metric, bv), unit, bl)
+            rtxt = "%.2fx" % r if r is not None else "n/a"
+            if kind is None:
+                verdict, goal = "", ""
+            elif kind == "abs<=":
+                goal = "target <= %d B" % thr
+                verdict = "PASS" if fv <= thr else "MISS"
+            else:
+                goal = "target %s %.1fx" % (kind, thr)
+                if r is None:
+                    verdict = "n/a"
+                elif kind == ">=":
+                    verdict = "PASS" if r >= thr else "MISS"
+                else:
+                    verdict = "PASS" if r <= thr else "MISS"
+            out.append("  %-32s %-7s %-17s %-4s  %s" % (
+                desc, rtxt, goal, verdict, what))
+        out.append("")
+    return out
+
+
+def table_lines(data):
+    cols = [m for m in data.metrics]
+    w0 = max([len("forwarder")] + [len(p[1]) for p in data.peers]) + 2
+    head = "%-*s" % (w0, "forwarder") + "".join(
+        "%11s" % METRIC[m][1] for m in cols)
+    out = [head, "-" * len(head)]
+    for pid, label, status, note in data.peers:
+        if status != "ok":
+            out.append("%-*s%s" % (w0, label, "skipped: " + note))
+            continue
+        line = "%-*s" % (w0, label)
+        for m in cols:
+            v = data.med(m, pid)
+            cell = fmt(m, v)
+            if v is not None and any(n[0] == pid and n[1] == m
+                                     for n in data.notes):
+                cell += "*"
+            elif v is None and any(n[0] == pid and n[1] == m
+                                   for n in data.notes):
+                cell = "fail*"
+            line += "%11s" % cell
+        out.append(line)
+    return out
+
+
+def esc(s):
+    return (s.replace("&", "&amp;").replace("<", "&lt;")
+            .replace(">", "&gt;").replace('"', "&quot;"))
+
+
+def svg_chart(data, metric, subtitle):
+    _, _, title, unit, better, _ = METRIC[metric]
+    rows = [(pid, label, data.med(metric, pid))
+            for pid, label, status, _ in data.peers if status == "ok"]
+    if metric in ("cpu_per_gb", "bytes_per_syscall", "pss_per_conn"):
+        rows = [r for r in rows if r[0] != "direct"]
+    vmax = max([v for _, _, v in rows if v is not None] + [0]) or 1
+    left, barw, rowh, top = 200, 430, 26, 62
+    width = left + barw + 110
+    height = top + rowh * len(rows) + 30
+    s = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+         'font-family="sans-serif" font-size="13">' % (width, height),
+         '<rect width="100%" height="100%" fill="white"/>',
+         '<text x="10" y="22" font-size="15" font-weight="bold">%s</text>'
+         % esc(title),
+         '<text x="10" y="42" fill="#555">%s, %s is better; %s</text>'
+         % (esc(unit), "higher" if better == "high" else "lower",
+            esc(subtitle))]
+    for i, (pid, label, v) in enumerate(rows):
+        y = top + i * rowh
+        colour = ("#e8590c" if is_ferryd(pid) else
+                  "#adb5bd" if pid == "direct" else "#4c6ef5")
+        weight = ' font-weight="bold"' if is_ferryd(pid) else ""
+        s.append('<text x="%d" y="%d" text-anchor="end"%s>%s</text>'
+                 % (left - 8, y + 17, weight, esc(label)))
+        if v is None:
+            s.append('<text x="%d" y="%d" fill="#888">n/a</text>'
+                     % (left + 4, y + 17))
+            continue
+        w = max(1, int(barw * v / vmax))
+        s.append('<rect x="%d" y="%d" width="%d" height="%d" fill="%s"/>'
+                 % (left, y + 4, w, rowh - 8, colour))
+        s.append('<text x="%d" y="%d"%s>%s</text>'
+                 % (left + w + 6, y + 17, weight, esc(fmt(metric, v))))
+    s.append('</svg>')
+    return "\n".join(s) + "\n"
+
+
+def cmd_report(d, outdir):
+    data = Data(d)
+    meta = dict(data.meta)
+    os.makedirs(outdir, exist_ok=True)
+    subtitle = "%s, %s CPUs, median of %d run%s" % (
+        meta.get("topo", "loopback"), meta.get("cpus", "?"), data.runs,
+        "" if data.runs == 1 else "s")
+    for metric in data.metrics:
+        unit = METRIC[metric][3]
+        with open(os.path.join(outdir, metric + ".tsv"), "w") as f:
+            f.write("peer\tmedian\t%s\tunit\tnote\n" % "\t".join(
+                "run%d" % r for r in range(1, data.runs + 1)))
+            for pid, label, status, pnote in data.peers:
+                rv = data.run_values(metric, pid)
+                note = "; ".join(n[2] for n in data.notes
+                                 if n[0] == pid and n[1] == metric)
+                if status != "ok":
+                    note = "skipped: " + pnote
+                med = data.med(metric, pid)
+                f.write("%s\t%s\t%s\t%s\t%s\n" % (
+                    label, "" if med is None else "%.6g" % med,
+                    "\t".join("" if rv.get(r) is None else "%.6g" % rv[r]
+                              for r in range(1, data.runs + 1)),
+                    unit, note))
+        with open(os.path.join(outdir, metric + ".svg"), "w") as f:
+            f.write(svg_chart(data, metric, subtitle))
+    lines = []
+    lines.append("ferryd benchmark - %s" % meta.get("date", ""))
+    lines.append("")
+    for k in ("machine", "cpus", "kernel", "memory", "ferryd", "topology",
+              "runs", "workers", "durations", "idle_conns", "limits", "tools",
+              "command", "skipped", "elapsed"):
+        if k in meta:
+            lines.append("%-11s %s" % (k + ":", meta[k]))
+    lines.append("")
+    lines.append("Medians of %d run%s.  Columns:" % (
+        data.runs, "" if data.runs == 1 else "s"))
+    for m in data.metrics:
+        lines.append("  %-10s %s, %s (%s is better)" % (
+            METRIC[m][1], METRIC[m][2], METRIC[m][3],
+            "higher" if METRIC[m][4] == "high" else "lower"))
+    lines.append("")
+    lines += table_lines(data)
+    lines.append("")
+    if data.notes:
+        lines.append("* Notes:")
+        for pid, metric, text in data.notes:
+            lines.append("  %s, %s: %s" % (data.label.get(pid, pid),
+                                           metric, text))
+        lines.append("")
+    lines += target_lines(data)
+    text = "\n".join(lines).rstrip("\n") + "\n"
+    with open(os.path.join(outdir, "summary.txt"), "w") as f:
+        f.write(text)
+    sys.stdout.write(text)
+
+
+def main(argv):
+    if len(argv) < 2:
+        die("usage: see the header of this file")
+    cmd, args = argv[1], argv[2:]
+    table = {"iperf": (cmd_iperf, 1), "proc": (cmd_proc, 2),
+             "strace": (cmd_strace, 1), "sockperf": (cmd_sockperf, 1),
+             "pingpong": (cmd_pingpong, 1), "wrk": (cmd_wrk, 1),
+             "report": (cmd_report, 2)}
+    if cmd not in table or len(args) != table[cmd][1]:
+        die("bad command line: %s" % " ".join(argv[1:]))
+    table[cmd][0](*args)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
