@@ -118,6 +118,24 @@ nodelay(int fd)
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
+/* A new epoll instance watching the listening socket lfd for EPOLLIN. */
+static int
+epoll_for_listener(int lfd)
+{
+	struct epoll_event ev;
+	int ep;
+
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep == -1)
+		die("epoll_create1");
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.fd = lfd;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev) == -1)
+		die("epoll_ctl");
+	return ep;
+}
+
 /* Accept everything queued; add each connection to ep for EPOLLIN. */
 static void
 accept_all(int lfd, int ep)
@@ -165,19 +183,13 @@ write_all(int fd, const char *buf, size_t len)
 static int
 cmd_echo(const char *addr, const char *port)
 {
-	struct epoll_event evs[MAXEV], ev;
+	struct epoll_event evs[MAXEV];
 	static char buf[65536];
 	int lfd, ep, n, i, fd;
 	ssize_t r;
 
 	lfd = listen_on(addr, port, 0);
-	ep = epoll_create1(EPOLL_CLOEXEC);
-	if (ep == -1)
-		die("epoll_create1");
-	ev.events = EPOLLIN;
-	ev.data.fd = lfd;
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev) == -1)
-		die("epoll_ctl");
+	ep = epoll_for_listener(lfd);
 	for (;;) {
 		n = epoll_wait(ep, evs, MAXEV, -1);
 		if (n == -1 && errno != EINTR)
@@ -394,7 +406,7 @@ has_close(const char *req, size_t len)
 static void
 http_worker(int lfd)
 {
-	struct epoll_event evs[MAXEV], ev;
+	struct epoll_event evs[MAXEV];
 	static struct hconn *conns;
 	char resp[512], *e;
 	int ep, n, i, fd, close_it, rl;
@@ -405,13 +417,7 @@ http_worker(int lfd)
 	conns = calloc(HTTP_MAXFD, sizeof(*conns));
 	if (conns == NULL)
 		die("calloc");
-	ep = epoll_create1(EPOLL_CLOEXEC);
-	if (ep == -1)
-		die("epoll_create1");
-	ev.events = EPOLLIN;
-	ev.data.fd = lfd;
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev) == -1)
-		die("epoll_ctl");
+	ep = epoll_for_listener(lfd);
 	for (;;) {
 		n = epoll_wait(ep, evs, MAXEV, -1);
 		if (n == -1 && errno != EINTR)

@@ -527,16 +527,13 @@ static int
 parse_splice(struct loader *ld, const struct key *k,
     const config_setting_t *s, void *base)
 {
-	int	idx = 0;
-
-	if (get_choice(ld, k, s, splice_names, &idx) == -1)
+	if (store_choice(ld, k, s, base, splice_names) == -1)
 		return -1;
 #ifndef HAVE_SPLICE
-	if (idx == SPLICE_ON)
+	if (*(int *)field(base, k) == SPLICE_ON)
 		return fail(ld, s, "%s \"on\" is not supported on this system "
 		    "(no splice(2)); use \"auto\" or \"off\"", k->name);
 #endif
-	*(int *)field(base, k) = idx;
 	return 0;
 }
 
