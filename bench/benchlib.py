@@ -247,9 +247,11 @@ def best_of(values, better):
 def ratios(data, metric, fpeer, added=False):
     """Per-run ratio of fpeer to the best other peer of the same run.
     Returns (median ratio, median ferryd figure, best peer label, median
-    best figure); with added=True the figures are differences to direct."""
+    best figure, runs left out); with added=True the figures are
+    differences to direct, and a run where some forwarder measured faster
+    than direct is left out: it cannot resolve what forwarding adds."""
     better = METRIC[metric][4]
-    rs, fs, bs, bests = [], [], [], {}
+    rs, fs, bs, bests, unresolved = [], [], [], {}, 0
     for run in range(1, data.runs + 1):
         fv = data.run_values(metric, fpeer).get(run)
         if fv is None:
@@ -263,8 +265,11 @@ def ratios(data, metric, fpeer, added=False):
                 continue
             fv -= dv
             vals = {p: v - dv for p, v in vals.items()}
-        fs.append(fv)
         bp, bv = best_of(vals, better)
+        if added and bp is not None and bv <= 0:
+            unresolved += 1
+            continue
+        fs.append(fv)
         if bp is None:
             continue
         bests[bp] = bests.get(bp, 0) + 1
@@ -274,11 +279,12 @@ def ratios(data, metric, fpeer, added=False):
         elif added and fv <= 0:
             rs.append(0.0)       # ferryd adds nothing measurable
     if not fs:
-        return None, None, None, None
+        return None, None, None, None, unresolved
     if not bests:
-        return None, median(fs), None, None
+        return None, median(fs), None, None, unresolved
     bp = max(bests, key=lambda p: bests[p])
-    return median(rs), median(fs), data.label.get(bp, bp), median(bs)
+    return (median(rs), median(fs), data.label.get(bp, bp), median(bs),
+            unresolved)
 
 
 TARGETS = [
@@ -305,8 +311,13 @@ def target_lines(data):
         for metric, desc, kind, thr, added in TARGETS:
             if metric not in data.metrics:
                 continue
-            r, fv, bl, bv = ratios(data, metric, fpeer, added)
+            r, fv, bl, bv, unresolved = ratios(data, metric, fpeer, added)
             unit = METRIC[metric][3]
+            if fv is None and unresolved:
+                out.append("  %-32s n/a     unresolved: a forwarder measured "
+                           "faster than direct in %d of %d runs (noise)"
+                           % (desc, unresolved, data.runs))
+                continue
             if fv is None:
                 out.append("  %-32s no figures" % desc)
                 continue
@@ -319,6 +330,9 @@ def target_lines(data):
             else:
                 what = "%s vs %s %s (%s)" % (
                     fmt(metric, fv), fmt(metric, bv), unit, bl)
+            if unresolved:
+                what += "; %d of %d runs left out (a forwarder measured " \
+                    "faster than direct)" % (unresolved, data.runs)
             rtxt = "%.2fx" % r if r is not None else "n/a"
             if kind is None:
                 verdict, goal = "", ""

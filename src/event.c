@@ -16,6 +16,7 @@
 
 struct event_watch {
 	int            mask;
+	bool           deferred;	/* on the event_defer list */
 	uint64_t       added_round;	/* round in which mask left 0 */
 	event_handler *handler;
 	void          *data;
@@ -26,6 +27,10 @@ struct event_loop {
 	void                       *state;
 	int                         max_fds;
 	struct event_watch         *watch;	/* indexed by fd */
+	int                        *deferred;	/* event_defer: next round */
+	int                         ndeferred;
+	int                        *due;	/* event_defer: this round */
+	int                         ndue;
 	struct event_fired          fired[MAX_FIRED];
 	int64_t                     now;
 	uint64_t                    round;	/* counts waits */
@@ -75,12 +80,16 @@ event_loop_new(const char *backend, int max_fds, char *err, size_t errlen)
 	}
 	loop->max_fds = max_fds;
 	loop->watch = calloc(max_fds, sizeof(*loop->watch));
-	if (loop->watch == NULL)
+	loop->deferred = calloc(max_fds, sizeof(*loop->deferred));
+	loop->due = calloc(max_fds, sizeof(*loop->due));
+	if (loop->watch == NULL || loop->deferred == NULL || loop->due == NULL)
 		goto nomem;
 	loop->state = loop->backend->create(max_fds);
 	if (loop->state == NULL) {
 		snprintf(err, errlen, "cannot create %s event loop: %s",
 		    loop->backend->name, strerror(errno));
+		free(loop->due);
+		free(loop->deferred);
 		free(loop->watch);
 		free(loop);
 		return NULL;
@@ -90,8 +99,11 @@ event_loop_new(const char *backend, int max_fds, char *err, size_t errlen)
 	return loop;
 nomem:
 	snprintf(err, errlen, "cannot create event loop: out of memory");
-	if (loop != NULL)
+	if (loop != NULL) {
+		free(loop->due);
+		free(loop->deferred);
 		free(loop->watch);
+	}
 	free(loop);
 	return NULL;
 }
@@ -102,6 +114,8 @@ event_loop_free(struct event_loop *loop)
 	if (loop == NULL)
 		return;
 	loop->backend->destroy(loop->state);
+	free(loop->due);
+	free(loop->deferred);
 	free(loop->watch);
 	free(loop);
 }
@@ -128,6 +142,26 @@ event_set(struct event_loop *loop, int fd, int mask, event_handler *handler,
 	return event_mask(loop, fd, mask);
 }
 
+/*
+ * Take fd off the event_defer lists.  Each holds an fd at most once, so
+ * they never outgrow max_fds; both are short (busy descriptors only).
+ */
+static void
+event_undefer(struct event_loop *loop, int fd)
+{
+	int i;
+
+	loop->watch[fd].deferred = false;
+	for (i = 0; i < loop->ndeferred; i++)
+		if (loop->deferred[i] == fd) {
+			loop->deferred[i] = loop->deferred[--loop->ndeferred];
+			return;
+		}
+	for (i = 0; i < loop->ndue; i++)
+		if (loop->due[i] == fd)
+			loop->due[i] = -1;	/* being run: leave a hole */
+}
+
 /* Set fd's mask in the table and the backend. */
 static int
 event_update(struct event_loop *loop, int fd, int mask, bool closing)
@@ -139,6 +173,8 @@ event_update(struct event_loop *loop, int fd, int mask, bool closing)
 	if (loop->backend->update(loop->state, fd, w->mask, mask,
 	    closing) == -1)
 		return -1;
+	if (mask == 0 && w->deferred)
+		event_undefer(loop, fd);
 	if (w->mask == 0)
 		w->added_round = loop->round;
 	w->mask = mask;
@@ -162,6 +198,36 @@ int
 event_get_mask(const struct event_loop *loop, int fd)
 {
 	return loop->watch[fd].mask;
+}
+
+void
+event_defer(struct event_loop *loop, int fd)
+{
+	struct event_watch *w = &loop->watch[fd];
+
+	if (w->mask == 0 || w->deferred)
+		return;
+	w->deferred = true;
+	loop->deferred[loop->ndeferred++] = fd;
+}
+
+/* Call the handlers of the fds deferred before this round, in order. */
+static int
+event_run_due(struct event_loop *loop)
+{
+	struct event_watch *w;
+	int                 i, fd, ran = 0;
+
+	for (i = 0; i < loop->ndue; i++) {
+		if ((fd = loop->due[i]) == -1)
+			continue;	/* closed meanwhile */
+		w = &loop->watch[fd];
+		w->deferred = false;
+		w->handler(loop, fd, 0, w->data);
+		ran++;
+	}
+	loop->ndue = 0;
+	return ran;
 }
 
 int64_t
@@ -189,18 +255,30 @@ int
 event_loop_run_once(struct event_loop *loop)
 {
 	struct event_watch *w;
-	int                 i, n, fd, events, timeout = -1;
+	int                 i, n, fd, fired, events, timeout = -1, *swap;
 
 	if (loop->timer_due != -1) {
 		int64_t wait = loop->timer_due - monotonic_ms();
 
 		timeout = wait < 0 ? 0 : wait > 3600000 ? 3600000 : (int)wait;
 	}
+	if (loop->ndeferred > 0) {
+		/* Due this round; what they defer again waits for the next. */
+		swap = loop->due;
+		loop->due = loop->deferred;
+		loop->ndue = loop->ndeferred;
+		loop->deferred = swap;
+		loop->ndeferred = 0;
+		timeout = 0;	/* there is work already */
+	}
 	loop->round++;
 	n = loop->backend->wait(loop->state, loop->fired, MAX_FIRED, timeout);
 	loop->now = monotonic_ms();
-	if (n == -1)
-		return errno == EINTR ? 0 : -1;
+	if (n == -1) {
+		if (errno != EINTR)
+			return -1;
+		n = 0;	/* the caller checks its signal flags */
+	}
 	for (i = 0; i < n; i++) {
 		fd = loop->fired[i].fd;
 		w = &loop->watch[fd];
@@ -210,10 +288,18 @@ event_loop_run_once(struct event_loop *loop)
 		 * deliver what is still asked for, and nothing to a descriptor
 		 * that started being watched after the wait returned.
 		 */
-		events = loop->fired[i].events & w->mask;
-		if (events != 0 && w->added_round != loop->round)
+		fired = loop->fired[i].events;
+		if (w->mask == 0 || w->added_round == loop->round)
+			continue;
+		/* An edge is told once: pass it on whatever the mask. */
+		if ((w->mask & EV_EDGE) && loop->backend->edge)
+			events = fired;
+		else if ((events = fired & w->mask) != 0)
+			events |= fired & (EV_RDHUP | EV_EXCEPT);
+		if (events != 0)
 			w->handler(loop, fd, events, w->data);
 	}
+	n += event_run_due(loop);
 	if (loop->timer_due != -1 && loop->now >= loop->timer_due) {
 		loop->timer_due = -1;
 		loop->timer_cb(loop, loop->timer_data);

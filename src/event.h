@@ -4,19 +4,40 @@
  * Modelled on Redis' ae: the loop keeps a table indexed by file descriptor
  * and a backend per kernel mechanism (event_epoll.c, event_poll.c)
  * implements the same four operations.  Events are level-triggered, so a
- * handler may do as little as it likes per call and be called again.
+ * handler may do as little as it likes per call and be called again;
+ * except for descriptors watched with EV_EDGE (below).
  */
 #ifndef FERRYD_EVENT_H
 #define FERRYD_EVENT_H
 
 #include <stdint.h>
 
-#define EV_READ  0x1
-#define EV_WRITE 0x2
+#define EV_READ   0x01
+#define EV_WRITE  0x02
+/*
+ * In a mask: where the backend can (epoll), register fd once for reading
+ * and writing, edge-triggered, so that changing the mask later costs no
+ * syscall.  The handler then hears of every change of readiness whatever
+ * the mask says, once, and must remember it: fd stays readable (writable)
+ * until a read (write) returns EAGAIN or comes back short.  On backends
+ * without edges the mask is watched level-triggered as usual, and a
+ * handler that keeps readiness that way works the same.
+ */
+#define EV_EDGE   0x04
+/* In events: the peer sent FIN, so everything it sent is already queued. */
+#define EV_RDHUP  0x08
+/*
+ * In events: an error, hangup or urgent mark is pending, so a short read
+ * no longer proves the socket empty; read on until EAGAIN.
+ */
+#define EV_EXCEPT 0x10
 
 struct event_loop;
 
-/* Called with the events (EV_READ|EV_WRITE) that are ready on fd. */
+/*
+ * Called with the events that are ready on fd: EV_READ, EV_WRITE, and
+ * EV_RDHUP or EV_EXCEPT with them; 0 when called for event_defer.
+ */
 typedef void event_handler(struct event_loop *loop, int fd, int events,
     void *data);
 
@@ -44,12 +65,17 @@ void event_close(struct event_loop *loop, int fd);
 /* Change only the mask of a watched fd (handler and data stay). */
 int  event_mask(struct event_loop *loop, int fd, int mask);
 int  event_get_mask(const struct event_loop *loop, int fd);
+/*
+ * Call fd's handler again, with events 0, in the next round and without
+ * waiting: for a handler that stopped early so that others get a turn.
+ */
+void event_defer(struct event_loop *loop, int fd);
 
 /*
  * Wait at most until the timer is due (or forever without one), run the
  * handlers of ready descriptors, then the timer callback if due.
  * Returns the number of handlers run, or -1 on error (errno set; EINTR is
- * returned as 0 so that callers can check their signal flags).
+ * not an error, so that callers can check their signal flags).
  */
 int  event_loop_run_once(struct event_loop *loop);
 

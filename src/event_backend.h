@@ -15,6 +15,7 @@ struct event_fired {
 
 struct event_backend {
 	const char *name;
+	bool        edge;	/* registers EV_EDGE descriptors edge-triggered */
 	/* Returns backend state, or NULL with errno set. */
 	void *(*create)(int max_fds);
 	void  (*destroy)(void *state);

@@ -1,5 +1,7 @@
 /*
- * event_epoll.c - event loop backend on Linux epoll(7), level-triggered.
+ * event_epoll.c - event loop backend on Linux epoll(7): level-triggered,
+ * and edge-triggered for EV_EDGE descriptors (registered once, for both
+ * directions, so that their mask changes cost nothing).
  */
 #include "ferryd.h"
 
@@ -63,10 +65,15 @@ epoll_backend_update(void *state, int fd, int old_mask, int new_mask,
 		op = EPOLL_CTL_DEL;
 	else if (old_mask == 0)
 		op = EPOLL_CTL_ADD;
+	else if ((old_mask & new_mask & EV_EDGE) != 0)
+		return 0;	/* already registered for everything */
 	else
 		op = EPOLL_CTL_MOD;
-	ev.events = (new_mask & EV_READ ? EPOLLIN : 0) |
-	    (new_mask & EV_WRITE ? EPOLLOUT : 0);
+	if (new_mask & EV_EDGE)
+		ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLPRI | EPOLLET;
+	else
+		ev.events = (new_mask & EV_READ ? EPOLLIN : 0) |
+		    (new_mask & EV_WRITE ? EPOLLOUT : 0);
 	ev.data.fd = fd;
 	return epoll_ctl(st->epfd, op, fd, &ev);
 }
@@ -87,13 +94,16 @@ epoll_backend_wait(void *state, struct event_fired *fired, int max_fired,
 		/* Errors and hangups surface through read or write. */
 		fired[i].events =
 		    (events & (EPOLLIN | EPOLLERR | EPOLLHUP) ? EV_READ : 0) |
-		    (events & (EPOLLOUT | EPOLLERR | EPOLLHUP) ? EV_WRITE : 0);
+		    (events & (EPOLLOUT | EPOLLERR | EPOLLHUP) ? EV_WRITE : 0) |
+		    (events & EPOLLRDHUP ? EV_RDHUP : 0) |
+		    (events & (EPOLLERR | EPOLLHUP | EPOLLPRI) ? EV_EXCEPT : 0);
 	}
 	return n;
 }
 
 const struct event_backend event_backend_epoll = {
 	"epoll",
+	true,
 	epoll_backend_create,
 	epoll_backend_destroy,
 	epoll_backend_update,

@@ -59,7 +59,10 @@ poll_backend_update(void *state, int fd, int old_mask, int new_mask,
 	(void)old_mask;
 	(void)closing;
 	i = st->slot[fd];
-	if (new_mask == 0) {
+	/* EV_EDGE alone asks for nothing poll(2) can watch. */
+	if ((new_mask & (EV_READ | EV_WRITE)) == 0) {
+		if (i == -1)
+			return 0;
 		/* Move the last entry into the hole. */
 		st->nfds--;
 		if (i != st->nfds) {
@@ -103,7 +106,8 @@ poll_backend_wait(void *state, struct event_fired *fired, int max_fired,
 		fired[n].fd = st->fds[i].fd;
 		fired[n].events =
 		    (re & (POLLIN | POLLERR | POLLHUP | POLLNVAL) ? EV_READ : 0) |
-		    (re & (POLLOUT | POLLERR | POLLHUP | POLLNVAL) ? EV_WRITE : 0);
+		    (re & (POLLOUT | POLLERR | POLLHUP | POLLNVAL) ? EV_WRITE : 0) |
+		    (re & (POLLPRI | POLLERR | POLLHUP | POLLNVAL) ? EV_EXCEPT : 0);
 		n++;
 	}
 	st->next = st->nfds > 0 ? (st->next + k) % st->nfds : 0;
@@ -112,6 +116,7 @@ poll_backend_wait(void *state, struct event_fired *fired, int max_fired,
 
 const struct event_backend event_backend_poll = {
 	"poll",
+	false,
 	poll_backend_create,
 	poll_backend_destroy,
 	poll_backend_update,

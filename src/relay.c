@@ -8,6 +8,11 @@
  * in flight, and while it does, that direction stops reading
  * (backpressure).  An empty direction gives its buffer or pipe back, so an
  * idle connection holds neither.
+ *
+ * Each socket is registered once (EV_EDGE): the connection remembers what
+ * each can do (ready[]) from the events and from EAGAIN, so that neither
+ * the connect nor backpressure costs an epoll_ctl, and moves bytes while a
+ * direction can (conn_run).
  */
 #include "ferryd.h"
 
@@ -32,6 +37,9 @@ enum side { CLIENT = 0, BACKEND = 1 };
 
 #define OTHER(s) (1 - (s))
 
+/* Steps of conn_run per call before a busy connection lets others run. */
+#define RUN_ROUNDS 4
+
 /* One direction: reads fd[side], writes fd[OTHER(side)]. */
 struct direction {
 	char     *buf;			/* copy: the buffer while in flight */
@@ -50,6 +58,9 @@ struct conn {
 	const struct rule  *rule;
 	int                 fd[2];
 	struct direction    dir[2];
+	uint8_t             ready[2];	/* EV_READ|EV_WRITE fd[s] can do */
+	bool                fin[2];	/* fd[s]'s peer sent FIN */
+	bool                except[2];	/* short reads prove nothing */
 	bool                connecting;
 	int64_t             started;
 	int64_t             last_active;
@@ -128,10 +139,24 @@ copy:
 	 */
 	if (n == (ssize_t)size && d->can_splice)
 		d->splice = true;
+	/*
+	 * A short read emptied the socket (a spliced one may have filled
+	 * the pipe instead): the next byte comes with a new event.  If the
+	 * FIN was in before the read, this was the end: no read for the 0.
+	 */
+	if (n > 0 && (size_t)n < size && !c->except[s]) {
+		c->ready[s] &= ~EV_READ;
+		if (c->fin[s])
+			d->eof = true;
+	}
 	return n;
 }
 
-/* Write what direction s holds to the other side, as send(2) would. */
+/*
+ * Write what direction s holds to the other side, as send(2) would.  The
+ * last bytes before a FIN are sent corked ("more"), so that the FIN that
+ * follows at once leaves in the same segment.
+ */
 static ssize_t
 dir_write(struct conn *c, int s)
 {
@@ -140,10 +165,11 @@ dir_write(struct conn *c, int s)
 #ifdef HAVE_SPLICE
 	if (d->pipe[0] != -1)
 		return splice(d->pipe[0], NULL, c->fd[OTHER(s)], NULL,
-		    d->len - d->off, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		    d->len - d->off, SPLICE_F_MOVE | SPLICE_F_NONBLOCK |
+		    (d->eof ? SPLICE_F_MORE : 0));
 #endif
 	return send(c->fd[OTHER(s)], d->buf + d->off, d->len - d->off,
-	    MSG_NOSIGNAL);
+	    MSG_NOSIGNAL | (d->eof ? MSG_MORE : 0));
 }
 
 /* One access_log line for a connection that ends with result. */
@@ -215,7 +241,10 @@ conn_abort(struct conn *c, int failed_side, int err)
 	conn_close(c, OTHER(failed_side), ACCESSLOG_RESET, why);
 }
 
-/* Watch each socket for exactly what its directions can do now. */
+/*
+ * The masks say what each socket waits for now.  With epoll the sockets
+ * are edge-triggered and this costs nothing; poll(2) watches the masks.
+ */
 static void
 conn_update(struct conn *c)
 {
@@ -224,18 +253,28 @@ conn_update(struct conn *c)
 
 	for (s = CLIENT; s <= BACKEND; s++) {
 		d = &c->dir[s];
-		mask = (!d->eof && !pending(d) ? EV_READ : 0) |
-		    (pending(&c->dir[OTHER(s)]) ? EV_WRITE : 0);
+		mask = EV_EDGE | (!d->eof && !pending(d) ? EV_READ : 0) |
+		    (pending(&c->dir[OTHER(s)]) ||
+		    (s == BACKEND && c->connecting) ? EV_WRITE : 0);
 		if (event_mask(c->w->loop, c->fd[s], mask) == -1)
 			log_err("cannot watch %s socket: %s", side_name[s],
 			    strerror(errno));
 	}
 }
 
+/* May direction s write (bytes or its FIN) now? */
+static bool
+can_write(const struct conn *c, int s)
+{
+	return (c->ready[OTHER(s)] & EV_WRITE) &&
+	    !(OTHER(s) == BACKEND && c->connecting);
+}
+
 /*
- * Write what direction s holds to the other side.  Returns -1 if the
- * connection was closed.  One send per call: a short send means the
- * socket buffer is full and another would only return EAGAIN.
+ * Write what direction s holds to the other side, then its FIN if it has
+ * one.  Returns 1 if that moved anything, 0 if the receiver is full, -1
+ * if the connection was closed.  A short send means the socket buffer is
+ * full: another would only return EAGAIN.
  */
 static int
 dir_flush(struct conn *c, int s)
@@ -247,34 +286,45 @@ dir_flush(struct conn *c, int s)
 		n = dir_write(c, s);
 		if (n == -1) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK ||
-			    errno == EINTR)
+			    errno == EINTR) {
+				c->ready[OTHER(s)] &= ~EV_WRITE;
 				return 0;
+			}
 			conn_abort(c, OTHER(s), errno);
 			return -1;
 		}
 		d->off += n;
 		c->last_active = event_now(c->w->loop);
-		if (pending(d))
-			return 0;
+		if (pending(d)) {
+			c->ready[OTHER(s)] &= ~EV_WRITE;
+			return 1;
+		}
 	}
 	dir_release(c, d);
 	if (d->eof && !d->shut) {
-		/* Everything read is written: now pass the FIN on. */
+		/*
+		 * Everything read is written: pass the FIN on.  The last FIN
+		 * of the two is sent by close(2): both sockets were read to
+		 * their end, so closing them sends no reset.
+		 */
+		if (c->dir[OTHER(s)].shut) {
+			conn_close(c, -1, ACCESSLOG_DONE, "done");
+			return -1;
+		}
 		if (shutdown(c->fd[OTHER(s)], SHUT_WR) == -1 &&
 		    errno != ENOTCONN) {
 			conn_abort(c, OTHER(s), errno);
 			return -1;
 		}
 		d->shut = true;
-		if (c->dir[OTHER(s)].shut) {
-			conn_close(c, -1, ACCESSLOG_DONE, "done");
-			return -1;
-		}
 	}
-	return 0;
+	return 1;
 }
 
-/* Read from side s and forward.  Returns -1 if the connection closed. */
+/*
+ * Read once from side s.  Returns 1 if that read bytes or the FIN, 0 if
+ * there was nothing, -1 if the connection was closed.
+ */
 static int
 dir_pump(struct conn *c, int s)
 {
@@ -287,16 +337,67 @@ dir_pump(struct conn *c, int s)
 		d->len = n;
 		d->bytes += n;
 		c->last_active = event_now(c->w->loop);
-	} else if (n == 0)
+		return 1;
+	}
+	if (n == 0) {
 		d->eof = true;
-	else if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+		dir_release(c, d);
+		return 1;
+	}
+	if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+		c->ready[s] &= ~EV_READ;
 		dir_release(c, d);
 		return 0;
-	} else {
-		conn_abort(c, s, errno);
-		return -1;
 	}
-	return dir_flush(c, s);
+	conn_abort(c, s, errno);
+	return -1;
+}
+
+/*
+ * Move direction s on by what its sockets allow: read if it holds
+ * nothing, then write out what it holds.  Returns 1 if anything moved, 0
+ * if not, -1 if the connection was closed.
+ */
+static int
+dir_step(struct conn *c, int s)
+{
+	struct direction *d = &c->dir[s];
+	int               moved = 0;
+
+	if (!pending(d) && !d->eof && (c->ready[s] & EV_READ)) {
+		if ((moved = dir_pump(c, s)) != 1)
+			return moved;
+	}
+	if ((pending(d) || (d->eof && !d->shut)) && can_write(c, s)) {
+		if (dir_flush(c, s) == -1)
+			return -1;
+		moved = 1;
+	}
+	return moved;
+}
+
+/*
+ * Move bytes both ways while the sockets allow it.  A busy connection
+ * stops after RUN_ROUNDS and asks to be called again after the others.
+ */
+static void
+conn_run(struct conn *c)
+{
+	int round, s, r, moved;
+
+	for (round = 0; round < RUN_ROUNDS; round++) {
+		moved = 0;
+		for (s = CLIENT; s <= BACKEND; s++) {
+			if ((r = dir_step(c, s)) == -1)
+				return;
+			moved |= r;
+		}
+		if (!moved)
+			break;
+	}
+	if (round == RUN_ROUNDS)
+		event_defer(c->w->loop, c->fd[CLIENT]);
+	conn_update(c);
 }
 
 /* The backend could not be reached: say why, and reset the client. */
@@ -313,25 +414,30 @@ conn_fail(struct conn *c, const char *result, const char *reason)
 	conn_close(c, CLIENT, result, reason);
 }
 
-/* The backend connect finished one way or the other. */
+/*
+ * The backend socket reported events while connecting: the connect
+ * finished.  Only an error or hangup needs SO_ERROR to tell why; a socket
+ * reports nothing else before it is connected.  Returns -1 if it failed
+ * (the connection is closed).
+ */
 static int
-conn_connected(struct conn *c)
+conn_connected(struct conn *c, int events)
 {
 	int       err = 0;
 	socklen_t len = sizeof(err);
 
-	if (getsockopt(c->fd[BACKEND], SOL_SOCKET, SO_ERROR, &err, &len) == -1)
+	if ((events & EV_EXCEPT) && getsockopt(c->fd[BACKEND], SOL_SOCKET,
+	    SO_ERROR, &err, &len) == -1)
 		err = errno;
-	if (err == 0) {
-		c->connecting = false;
-		c->last_active = event_now(c->w->loop);
-		if (c->rule->idle_timeout > 0)
-			worker_schedule(c->w, c->last_active +
-			    c->rule->idle_timeout);
-		return event_set(c->w->loop, c->fd[CLIENT], EV_READ, conn_io, c);
+	if (err != 0) {
+		conn_fail(c, ACCESSLOG_CONNECT_FAILED, strerror(err));
+		return -1;
 	}
-	conn_fail(c, ACCESSLOG_CONNECT_FAILED, strerror(err));
-	return -1;
+	c->connecting = false;
+	c->last_active = event_now(c->w->loop);
+	if (c->rule->idle_timeout > 0)
+		worker_schedule(c->w, c->last_active + c->rule->idle_timeout);
+	return 0;
 }
 
 static void
@@ -341,18 +447,15 @@ conn_io(struct event_loop *loop, int fd, int events, void *data)
 	int          s = fd == c->fd[CLIENT] ? CLIENT : BACKEND;
 
 	(void)loop;
-	if (c->connecting) {
-		if (conn_connected(c) == -1)
-			return;
-	} else {
-		if ((events & EV_WRITE) && pending(&c->dir[OTHER(s)]) &&
-		    dir_flush(c, OTHER(s)) == -1)
-			return;
-		if ((events & EV_READ) && !c->dir[s].eof &&
-		    !pending(&c->dir[s]) && dir_pump(c, s) == -1)
-			return;
-	}
-	conn_update(c);
+	c->ready[s] |= events & (EV_READ | EV_WRITE);
+	if (events & EV_EXCEPT)
+		c->except[s] = true;
+	else if (events & EV_RDHUP)
+		c->fin[s] = true;
+	if (c->connecting && s == BACKEND && events != 0 &&
+	    conn_connected(c, events) == -1)
+		return;
+	conn_run(c);
 }
 
 void
@@ -411,8 +514,16 @@ relay_start(struct worker *w, int client_fd, const struct rule *rule,
 	}
 	c->started = c->last_active = event_now(w->loop);
 	c->connecting = true;
+	c->ready[CLIENT] = EV_WRITE;	/* accepted: it can take bytes */
 	TAILQ_INSERT_TAIL(&w->conns, c, link);
 	w->nconns++;
+	/* Read early: the request waits in the buffer for the connect. */
+	if (event_set(w->loop, client_fd, EV_EDGE | EV_READ, conn_io, c) == -1) {
+		log_err("cannot watch client socket: %s", strerror(errno));
+		conn_close(c, CLIENT, ACCESSLOG_CONNECT_FAILED,
+		    "event loop full");
+		return;
+	}
 #ifndef __linux__
 	/* Linux copies TCP_NODELAY from the listening socket; others may not. */
 	sock_nodelay(client_fd);
@@ -446,7 +557,8 @@ relay_start(struct worker *w, int client_fd, const struct rule *rule,
 		conn_fail(c, ACCESSLOG_CONNECT_FAILED, strerror(errno));
 		return;
 	}
-	if (event_set(w->loop, fd, EV_WRITE, conn_io, c) == -1) {
+	if (event_set(w->loop, fd, EV_EDGE | EV_READ | EV_WRITE, conn_io,
+	    c) == -1) {
 		log_err("cannot watch backend socket: %s", strerror(errno));
 		conn_close(c, CLIENT, ACCESSLOG_CONNECT_FAILED,
 		    "event loop full");

@@ -1,13 +1,16 @@
 /*
  * test_event.c - unit tests of the event loop, run against every backend:
  * readiness is delivered for what is watched and only that, masks change
- * and stop, the timer fires, and a descriptor watched after a wait got no
- * stale event from that wait.
+ * and stop, the timer fires, a descriptor watched after a wait got no
+ * stale event from that wait; EV_EDGE descriptors hear each change once
+ * (epoll) or level-triggered (poll), with EV_RDHUP and EV_EXCEPT; and
+ * event_defer runs a handler again without waiting.
  */
 #include "ferryd.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "event.h"
@@ -137,6 +140,125 @@ test_backend(const char *name)
 	event_loop_free(loop);
 }
 
+/* One round, bounded by a 20 ms timer so that "nothing" cannot block. */
+static int
+run_bounded(struct event_loop *loop)
+{
+	int ticks = 0;
+
+	event_timer(loop, event_now(loop) + 20, on_timer, &ticks);
+	return event_loop_run_once(loop);
+}
+
+static void
+test_edge(const char *name)
+{
+	struct event_loop *loop;
+	struct seen        a = { -1, 0, 0 };
+	char               err[256], buf[8];
+	int                sv[2], edge;
+
+	loop = event_loop_new(name, 1024, err, sizeof(err));
+	if (loop == NULL || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == -1) {
+		CHECK(0, "%s: edge test set up: %s", name, err);
+		return;
+	}
+	edge = strcmp(event_loop_backend(loop), "epoll") == 0;
+
+	event_set(loop, sv[0], EV_EDGE | EV_READ, record, &a);
+	(void)write(sv[1], "abc", 3);
+	run_bounded(loop);
+	CHECK(a.calls == 1 && (a.events & EV_READ),
+	    "%s: EV_EDGE: data reported (events %#x)", name, a.events);
+
+	/* Not read: an edge is told once, a level again. */
+	a.calls = a.events = 0;
+	run_bounded(loop);
+	CHECK(edge ? a.calls == 0 : a.calls == 1 && a.events == EV_READ,
+	    "%s: EV_EDGE: unread data %s", name,
+	    edge ? "not reported twice" : "reported again (level)");
+
+	/* A mask without EV_READ still hears new edges on epoll. */
+	event_mask(loop, sv[0], EV_EDGE);
+	(void)write(sv[1], "d", 1);
+	a.calls = a.events = 0;
+	run_bounded(loop);
+	CHECK(edge ? a.calls == 1 && (a.events & EV_READ) : a.calls == 0,
+	    "%s: EV_EDGE: new data with mask EV_EDGE %s", name,
+	    edge ? "reported" : "not watched (poll)");
+
+	/* The peer's FIN: EV_RDHUP on epoll, and no exception. */
+	event_mask(loop, sv[0], EV_EDGE | EV_READ);
+	(void)read(sv[0], buf, sizeof(buf));
+	shutdown(sv[1], SHUT_WR);
+	a.calls = a.events = 0;
+	run_bounded(loop);
+	CHECK(a.calls == 1 && (a.events & EV_READ) && !(a.events & EV_EXCEPT) &&
+	    (edge ? (a.events & EV_RDHUP) != 0 : 1),
+	    "%s: EV_EDGE: FIN reported (events %#x)", name, a.events);
+
+	/* The peer gone entirely: a hangup, EV_EXCEPT. */
+	close(sv[1]);
+	a.calls = a.events = 0;
+	run_bounded(loop);
+	CHECK(a.calls == 1 && (a.events & EV_EXCEPT),
+	    "%s: EV_EDGE: hangup is EV_EXCEPT (events %#x)", name, a.events);
+
+	event_close(loop, sv[0]);
+	close(sv[0]);
+	event_loop_free(loop);
+}
+
+/* Defers itself data->calls < 3 times. */
+static void
+defer_again(struct event_loop *loop, int fd, int events, void *data)
+{
+	struct seen *s = data;
+
+	s->events |= events;
+	if (++s->calls < 3)
+		event_defer(loop, fd);
+}
+
+static void
+test_defer(const char *name)
+{
+	struct event_loop *loop;
+	struct seen        a = { -1, 0, 0 }, b = { -1, 0, 0 };
+	char               err[256];
+	int                p[2], q[2], n, rounds;
+
+	loop = event_loop_new(name, 1024, err, sizeof(err));
+	if (loop == NULL || pipe(p) == -1 || pipe(q) == -1) {
+		CHECK(0, "%s: defer test set up: %s", name, err);
+		return;
+	}
+	/* Watched for reading, never ready: only event_defer calls it. */
+	event_set(loop, p[0], EV_READ, defer_again, &a);
+	event_defer(loop, p[0]);
+	event_defer(loop, p[0]);	/* once is enough */
+	for (rounds = 0; rounds < 5 && a.calls < 3; rounds++)
+		event_loop_run_once(loop);	/* would block without work */
+	CHECK(a.calls == 3 && rounds == 3 && a.events == 0,
+	    "%s: event_defer: called once per round with events 0, "
+	    "%d calls in %d rounds", name, a.calls, rounds);
+
+	/* Deferred, then no longer watched: not called. */
+	event_set(loop, q[0], EV_READ, defer_again, &b);
+	event_defer(loop, q[0]);
+	event_close(loop, q[0]);
+	n = run_bounded(loop);
+	CHECK(n == 0 && b.calls == 0,
+	    "%s: event_defer: an fd closed meanwhile is not called", name);
+
+	event_close(loop, p[0]);
+	close(p[0]);
+	close(p[1]);
+	close(q[0]);
+	close(q[1]);
+	event_loop_free(loop);
+}
+
 int
 main(void)
 {
@@ -147,6 +269,12 @@ main(void)
 	test_backend("epoll");
 #endif
 	test_backend("auto");
+	test_edge("poll");
+	test_defer("poll");
+#ifdef HAVE_EPOLL
+	test_edge("epoll");
+	test_defer("epoll");
+#endif
 	CHECK(event_loop_new("kqueue", 16, err, sizeof(err)) == NULL &&
 	    strstr(err, "kqueue") != NULL, "unknown backend refused: %s", err);
 	printf("%d passed, %d failed\n", passed, failed);
