@@ -451,7 +451,7 @@ def cmd_report(d, outdir):
     lines.append("ferryd benchmark - %s" % meta.get("date", ""))
     lines.append("")
     for k in ("machine", "cpus", "kernel", "memory", "ferryd", "topology",
-              "runs", "workers", "durations", "idle_conns", "limits", "tools",
+              "congestion", "runs", "workers", "durations", "idle_conns", "limits", "tools",
               "command", "skipped", "elapsed"):
         if k in meta:
             lines.append("%-11s %s" % (k + ":", meta[k]))
