@@ -77,7 +77,8 @@ poll_backend_update(void *state, int fd, int old_mask, int new_mask,
 		st->slot[fd] = i;
 		st->fds[i].fd = fd;
 	}
-	st->fds[i].events = (new_mask & EV_READ ? POLLIN : 0) |
+	/* POLLPRI: urgent data, which a reader must know of (EV_EXCEPT). */
+	st->fds[i].events = (new_mask & EV_READ ? POLLIN | POLLPRI : 0) |
 	    (new_mask & EV_WRITE ? POLLOUT : 0);
 	return 0;
 }

@@ -107,7 +107,12 @@ dir_read(struct conn *c, int s)
 	ssize_t           n;
 
 #ifdef HAVE_SPLICE
-	if (d->splice) {
+	/*
+	 * splice(2) stops at a TCP urgent mark and returns EAGAIN until
+	 * something reads past it; recv(2) does, dropping the urgent byte
+	 * as rinetd does.  So copy once the socket reported one (EV_EXCEPT).
+	 */
+	if (d->splice && !c->except[s]) {
 		if (d->pipe[0] == -1 &&
 		    pool_get_pipe(c->w->pool, d->pipe, size) == -1) {
 			/* Out of descriptors: copy rather than fail. */

@@ -12,7 +12,10 @@ reply_port=$(start_server reply --mode sink-reply --reply-bytes 3000000 \
 dead_port=$(free_port)
 hole_port=$(start_blackhole)
 p_echo=$(free_port); p_reply=$(free_port); p_dead=$(free_port)
-p_hole=$(free_port); p_idle=$(free_port)
+p_hole=$(free_port); p_idle=$(free_port); p_urg=$(free_port)
+# The urgent-data rule splices from the first byte where splicing is on.
+urg_splice=${SPLICE:-auto}
+[ "$urg_splice" = auto ] && urg_splice=on
 
 conf=$(config relay <<EOF
 workers = 2;
@@ -27,7 +30,9 @@ rules = (
   { listen = "127.0.0.1:$p_hole";  connect = "127.0.0.1:$hole_port";
     connect_timeout = 0.5; },
   { listen = "127.0.0.1:$p_idle";  connect = "127.0.0.1:$echo_port";
-    idle_timeout = 1; }
+    idle_timeout = 1; },
+  { listen = "127.0.0.1:$p_urg";   connect = "127.0.0.1:$echo_port";
+    splice = "$urg_splice"; }
 );
 EOF
 )
@@ -58,6 +63,14 @@ check "half-close: reply arrives after the client's FIN" \
 grep -q "in=500000 out=3000000" "$T/reply.log" ||
     fail "reply backend did not see 500000 bytes then EOF: $(cat "$T/reply.log")"
 ok "backend saw all 500000 bytes and the EOF"
+
+# TCP urgent data (MSG_OOB): the byte is dropped, as rinetd does, and
+# the rest still flows, without the client closing first.  splice(2)
+# alone would stop at the urgent mark (and, level-triggered, spin).
+for p in "$p_echo" "$p_urg"; do
+	check "urgent byte mid-stream: the rest still relayed (port $p)" \
+	    "$TCPKIT" --timeout 5 urgent 127.0.0.1 "$p"
+done
 
 # A refused backend closes the client at once and says why.
 check "backend refused: client closed within 1 s" \

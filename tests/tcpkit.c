@@ -130,6 +130,9 @@ usage(void)
 "      listener whose connects hang in SYN_SENT, runs until SIGTERM\n"
 "  freeport [--host H]\n"
 "      print a currently free TCP port\n"
+"  urgent HOST PORT\n"
+"      send \"before\", an urgent byte, \"after\" through an echo server;\n"
+"      expect \"beforeafter\" back without closing, then EOF\n"
 "  many HOST PORT COUNT BYTES [--parallel P] [--duration SECS]\n"
 "      COUNT short echo connections, at most P (8) at once; with\n"
 "      --duration start none after SECS or SIGUSR1 (COUNT is then a\n"
@@ -1850,6 +1853,69 @@ cmd_expect_close(int argc, char **argv)
 	return 0;
 }
 
+/* urgent */
+
+/*
+ * Send "before", one urgent byte (MSG_OOB) and "after" through an echo
+ * server, without closing: the echo must be "beforeafter" (the urgent
+ * byte is out of band), then EOF after our FIN.  A relay that stalls at
+ * the urgent mark fails here by timing out.
+ */
+static int
+cmd_urgent(int argc, char **argv)
+{
+	static const char want[] = "beforeafter";
+	char		*pos[2], got[sizeof(want)];
+	struct addr	 a;
+	struct pollfd	 pfd;
+	size_t		 have = 0;
+	ssize_t		 n;
+	int		 fd, err;
+	const struct optdef opts[] = { { NULL, NULL, NULL } };
+
+	parse_args(argc, argv, opts, pos, 2);
+	parse_addr(pos[0], pos[1], 1, &a);
+	deadline_set(0);
+	if ((fd = connect_wait(&a, &err)) == -1)
+		die("connect to %s: %s", a.text, strerror(err));
+	if (send(fd, "before", 6, MSG_NOSIGNAL) != 6 ||
+	    send(fd, "!", 1, MSG_NOSIGNAL | MSG_OOB) != 1 ||
+	    send(fd, "after", 5, MSG_NOSIGNAL) != 5)
+		die("send: %s", strerror(errno));
+	for (;;) {
+		pfd.fd = fd;
+		pfd.events = POLLIN;
+		if (xpoll(&pfd, 1, wait_ms(1000)) > 0) {
+			n = recv(fd, got + have, sizeof(got) - 1 - have, 0);
+			if (n == 0)
+				break;
+			if (n < 0 && errno != EAGAIN && errno != EINTR)
+				die("recv: %s", strerror(errno));
+			if (n > 0 && (have += n) == sizeof(want) - 1)
+				break;
+		}
+		if (timed_out() || got_term) {
+			got[have] = '\0';
+			note("got \"%s\" of \"%s\", then nothing (stalled at "
+			    "the urgent mark?)", got, want);
+			return 1;
+		}
+	}
+	got[have] = '\0';
+	if (strcmp(got, want) != 0) {
+		note("echo was \"%s\", expected \"%s\"", got, want);
+		return 1;
+	}
+	shutdown(fd, SHUT_WR);
+	if (wait_close(fd, now_ms() + 1000 * timeout_s, &(uint64_t){ 0 })
+	    != 0) {
+		note("no EOF after our FIN");
+		return 1;
+	}
+	printf("echo \"%s\", then EOF\n", got);
+	return 0;
+}
+
 /* hold */
 
 struct hconn {
@@ -2157,7 +2223,7 @@ main(int argc, char **argv)
 		{ "halfclose", cmd_halfclose },
 		{ "expect-close", cmd_expect_close }, { "hold", cmd_hold },
 		{ "blackhole", cmd_blackhole }, { "freeport", cmd_freeport },
-		{ "many", cmd_many }
+		{ "many", cmd_many }, { "urgent", cmd_urgent }
 	};
 	size_t	 i;
 
