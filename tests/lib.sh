@@ -30,11 +30,14 @@ cleanup() {
 	done
 	wait 2>/dev/null
 	# No process of this test may outlive it: workers of a master that
-	# did not stop, and any master whose title names our directory.
+	# did not stop, any master whose title names our directory, and the
+	# tcpkit servers, which start_server starts inside $(...), so their
+	# PIDs never reach BG_PIDS here (they would live 600 s).
 	for pid in $kids; do
 		kill -KILL "$pid" 2>/dev/null
 	done
 	pkill -KILL -f -- "ferryd: master process $T/" 2>/dev/null
+	pkill -TERM -f -- "--port-file $T/" 2>/dev/null
 	if [ -n "${KEEP_TEST_DIR:-}" ]; then echo "# kept $T" >&2; else rm -rf "$T"; fi
 }
 trap cleanup EXIT
