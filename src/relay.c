@@ -145,9 +145,10 @@ copy:
 	if (n == (ssize_t)size && d->can_splice)
 		d->splice = true;
 	/*
-	 * A short read emptied the socket (a spliced one may have filled
-	 * the pipe instead): the next byte comes with a new event.  If the
-	 * FIN was in before the read, this was the end: no read for the 0.
+	 * A short recv(2) emptied the socket: the next byte comes with a
+	 * new event.  (A short splice(2) may only mean a full pipe, so the
+	 * splice path reads on until EAGAIN.)  If the FIN was in before the
+	 * read, this was the end: no read for the 0.
 	 */
 	if (n > 0 && (size_t)n < size && !c->except[s]) {
 		c->ready[s] &= ~EV_READ;
@@ -267,6 +268,17 @@ conn_update(struct conn *c)
 	}
 }
 
+/*
+ * Interrupted: the socket is still ready, and no new event will say so,
+ * so try again in the next round.  Returns 0 (nothing moved).
+ */
+static int
+conn_retry(struct conn *c)
+{
+	event_defer(c->w->loop, c->fd[CLIENT]);
+	return 0;
+}
+
 /* May direction s write (bytes or its FIN) now? */
 static bool
 can_write(const struct conn *c, int s)
@@ -290,11 +302,12 @@ dir_flush(struct conn *c, int s)
 	if (pending(d)) {
 		n = dir_write(c, s);
 		if (n == -1) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK ||
-			    errno == EINTR) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
 				c->ready[OTHER(s)] &= ~EV_WRITE;
 				return 0;
 			}
+			if (errno == EINTR)
+				return conn_retry(c);
 			conn_abort(c, OTHER(s), errno);
 			return -1;
 		}
@@ -349,10 +362,14 @@ dir_pump(struct conn *c, int s)
 		dir_release(c, d);
 		return 1;
 	}
-	if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+	if (errno == EAGAIN || errno == EWOULDBLOCK) {
 		c->ready[s] &= ~EV_READ;
 		dir_release(c, d);
 		return 0;
+	}
+	if (errno == EINTR) {
+		dir_release(c, d);
+		return conn_retry(c);
 	}
 	conn_abort(c, s, errno);
 	return -1;
