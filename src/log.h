@@ -30,10 +30,15 @@ void log_msg(int level, const char *fmt, ...)
 
 #define log_err(...)     log_msg(LOG_LEVEL_ERR, __VA_ARGS__)
 #define log_warn(...)    log_msg(LOG_LEVEL_WARNING, __VA_ARGS__)
-#define log_notice(...)  log_msg(LOG_LEVEL_NOTICE, __VA_ARGS__)
-#define log_info(...)    log_msg(LOG_LEVEL_INFO, __VA_ARGS__)
-#define log_debug(...)   \
-	do { if (log_get_level() >= LOG_LEVEL_DEBUG) \
-		log_msg(LOG_LEVEL_DEBUG, __VA_ARGS__); } while (0)
+/*
+ * Below warning, the level is checked before the arguments are evaluated:
+ * formatting an address for a line nobody reads costs per connection.
+ */
+#define log_at(level, ...) \
+	do { if (log_get_level() >= (level)) \
+		log_msg((level), __VA_ARGS__); } while (0)
+#define log_notice(...)  log_at(LOG_LEVEL_NOTICE, __VA_ARGS__)
+#define log_info(...)    log_at(LOG_LEVEL_INFO, __VA_ARGS__)
+#define log_debug(...)   log_at(LOG_LEVEL_DEBUG, __VA_ARGS__)
 
 #endif

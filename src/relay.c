@@ -116,7 +116,6 @@ dir_read(struct conn *c, int s)
 		if (d->pipe[0] == -1 &&
 		    pool_get_pipe(c->w->pool, d->pipe, size) == -1) {
 			/* Out of descriptors: copy rather than fail. */
-			d->pipe[0] = d->pipe[1] = -1;
 			d->splice = false;
 			goto copy;
 		}

@@ -35,7 +35,7 @@
 
 static void worker_tick(struct event_loop *, void *);
 static void worker_accept(struct event_loop *, int, int, void *);
-static int  listener_accept(struct listener *, int);
+static void listener_accept(struct listener *, int);
 
 void
 worker_schedule(struct worker *w, int64_t due)
@@ -136,10 +136,10 @@ worker_refuse(struct worker *w, int fd, const struct listener *l,
 }
 
 /*
- * Accept up to max connections from l.  Returns 1 when the queue is empty
- * (or accepting must pause), 0 when it may hold more.
+ * Accept up to max connections from l; stop early when the queue is
+ * empty or accepting must pause.
  */
-static int
+static void
 listener_accept(struct listener *l, int max)
 {
 	struct worker       *w = l->w;
@@ -154,7 +154,7 @@ listener_accept(struct listener *l, int max)
 #if EAGAIN != EWOULDBLOCK
 			case EWOULDBLOCK:
 #endif
-				return 1;
+				return;
 			case EINTR:
 			case ECONNABORTED:
 			case EPROTO:
@@ -166,11 +166,11 @@ listener_accept(struct listener *l, int max)
 			case ENOMEM:
 				worker_starve(w, l->rule->listen, "accept",
 				    errno);
-				return 1;
+				return;
 			default:
 				log_err("%s: cannot accept: %s", l->rule->listen,
 				    strerror(errno));
-				return 1;
+				return;
 			}
 		}
 		if (w->nconns >= w->cfg->max_connections)
@@ -178,9 +178,8 @@ listener_accept(struct listener *l, int max)
 		else
 			relay_start(w, cfd, l->rule, &peer);
 		if (w->starved)
-			return 1;	/* relay_start ran out of descriptors */
+			return;	/* relay_start ran out of descriptors */
 	}
-	return 0;
 }
 
 static void

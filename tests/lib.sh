@@ -30,14 +30,11 @@ cleanup() {
 	done
 	wait 2>/dev/null
 	# No process of this test may outlive it: workers of a master that
-	# did not stop, any master whose title names our directory, and the
-	# tcpkit servers, which start_server starts inside $(...), so their
-	# PIDs never reach BG_PIDS here (they would live 600 s).
+	# did not stop, and any master whose title names our directory.
 	for pid in $kids; do
 		kill -KILL "$pid" 2>/dev/null
 	done
 	pkill -KILL -f -- "ferryd: master process $T/" 2>/dev/null
-	pkill -TERM -f -- "--port-file $T/" 2>/dev/null
 	if [ -n "${KEEP_TEST_DIR:-}" ]; then echo "# kept $T" >&2; else rm -rf "$T"; fi
 }
 trap cleanup EXIT
@@ -101,25 +98,26 @@ free_port() {
 	"$TCPKIT" freeport
 }
 
-# start_server NAME [tcpkit server options]: start a backend; its port
-# goes to $NAME_PORT... printed on stdout.
+# start_server VAR NAME [tcpkit server options]: start a backend and set
+# VAR to its port.  Runs in the test's own shell (not inside $(...)), so
+# that cleanup stops it and a failure ends the test.
 start_server() {
-	local name=$1
-	shift
+	local var=$1 name=$2
+	shift 2
 	"$TCPKIT" server --port-file "$T/$name.port" --log "$T/$name.log" \
 	    "$@" >/dev/null 2>"$T/$name.err" &
 	BG_PIDS+=($!)
 	wait_for 50 test -s "$T/$name.port" || fail "server $name did not start"
-	cat "$T/$name.port"
+	printf -v "$var" '%s' "$(cat "$T/$name.port")"
 }
 
-# start_blackhole: a port whose connects never complete.
+# start_blackhole VAR: set VAR to a port whose connects never complete.
 start_blackhole() {
 	"$TCPKIT" blackhole --port-file "$T/blackhole.port" >/dev/null \
 	    2>"$T/blackhole.err" &
 	BG_PIDS+=($!)
 	wait_for 100 test -s "$T/blackhole.port" || fail "blackhole did not start"
-	cat "$T/blackhole.port"
+	printf -v "$1" '%s' "$(cat "$T/blackhole.port")"
 }
 
 # config NAME: write stdin to $T/NAME.conf, adding the test's settings.

@@ -1907,8 +1907,7 @@ cmd_urgent(int argc, char **argv)
 		return 1;
 	}
 	shutdown(fd, SHUT_WR);
-	if (wait_close(fd, now_ms() + 1000 * timeout_s, &(uint64_t){ 0 })
-	    != 0) {
+	if (wait_close(fd, deadline, &(uint64_t){ 0 }) != 0) {
 		note("no EOF after our FIN");
 		return 1;
 	}

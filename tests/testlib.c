@@ -10,9 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
 
+#include "addr.h"
 #include "testlib.h"
 
 char		 tmpdir[1024];	/* short enough for "tmpdir/name" paths */
@@ -165,7 +164,5 @@ streq(const char *a, const char *b)
 int
 port_of(const struct sockaddr_any *a)
 {
-	if (a->ss.ss_family == AF_INET)
-		return ntohs(((const struct sockaddr_in *)&a->ss)->sin_port);
-	return ntohs(((const struct sockaddr_in6 *)&a->ss)->sin6_port);
+	return (int)addr_port((const struct sockaddr *)&a->ss);
 }
