@@ -130,10 +130,11 @@ fields_fill(struct fields *f, const struct accesslog_entry *e)
 	if (e->rule != NULL) {
 		addr_host((const void *)&e->rule->listen_addr.ss, f->lhost,
 		    sizeof(f->lhost));
-		addr_host((const void *)&e->rule->connect_addr.ss, f->chost,
-		    sizeof(f->chost));
 		f->lport = addr_port((const void *)&e->rule->listen_addr.ss);
-		f->cport = addr_port((const void *)&e->rule->connect_addr.ss);
+	}
+	if (e->backend != NULL) {
+		addr_host(e->backend, f->chost, sizeof(f->chost));
+		f->cport = addr_port(e->backend);
 	}
 	if (localtime_r(&when, &tm) == NULL)
 		memset(&tm, 0, sizeof(tm));

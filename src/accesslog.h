@@ -13,7 +13,7 @@
 #include <time.h>
 #include <sys/socket.h>
 
-#include "config.h"
+#include "conf.h"
 
 /* Longest line written; longer result strings are cut. */
 #define ACCESSLOG_LINE_MAX	1024
@@ -34,7 +34,8 @@
 /* One connection, as the relay knows it when the connection ends. */
 struct accesslog_entry {
 	const struct sockaddr	*client;	/* peer of the accepted socket */
-	const struct rule	*rule;		/* listen_addr, connect_addr */
+	const struct rule	*rule;		/* listen_addr */
+	const struct sockaddr	*backend;	/* used or tried; NULL: none */
 	uint64_t		 bytes_in;	/* received from the client */
 	uint64_t		 bytes_out;	/* sent to the client */
 	const char		*result;	/* ACCESSLOG_*, or any word */

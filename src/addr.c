@@ -81,12 +81,16 @@ store(struct sockaddr_any *out, const struct addrinfo *ai)
 	out->len = ai->ai_addrlen;
 }
 
-int
-addr_resolve(const char *spec, int passive, struct sockaddr_any *out,
-    char *err, size_t errlen)
+/*
+ * getaddrinfo() for spec ("host:port"), checked as addr_resolve() says;
+ * *res is the list, to be freed with freeaddrinfo().
+ */
+static int
+resolve_spec(const char *spec, int passive, struct addrinfo **res, char *err,
+    size_t errlen)
 {
 	char             host[256], port[64];
-	struct addrinfo  hints, *res;
+	struct addrinfo  hints;
 	int              rc;
 
 	if (addr_split(spec, host, sizeof(host), port, sizeof(port),
@@ -111,16 +115,57 @@ addr_resolve(const char *spec, int passive, struct sockaddr_any *out,
 	hints.ai_flags = passive ? AI_PASSIVE : 0;
 	if (spec[0] == '[')
 		hints.ai_flags |= AI_NUMERICHOST;
-	rc = getaddrinfo(host, port, &hints, &res);
+	rc = getaddrinfo(host, port, &hints, res);
 	if (rc != 0)
 		return resolve_error(rc, spec, err, errlen);
-	if (spec[0] == '[' && res->ai_family != AF_INET6) {
-		freeaddrinfo(res);
+	if (spec[0] == '[' && (*res)->ai_family != AF_INET6) {
+		freeaddrinfo(*res);
 		snprintf(err, errlen, "\"%s\" is not an IPv6 address", host);
 		return -1;
 	}
+	return 0;
+}
+
+int
+addr_resolve(const char *spec, int passive, struct sockaddr_any *out,
+    char *err, size_t errlen)
+{
+	struct addrinfo	*res;
+
+	if (resolve_spec(spec, passive, &res, err, errlen) == -1)
+		return -1;
 	store(out, res);
 	freeaddrinfo(res);
+	return 0;
+}
+
+int
+addr_resolve_all(const char *spec, struct sockaddr_any **out, size_t *n,
+    char *err, size_t errlen)
+{
+	struct addrinfo		*res, *ai;
+	struct sockaddr_any	*v, a;
+	size_t			 count = 0, i;
+
+	if (resolve_spec(spec, 0, &res, err, errlen) == -1)
+		return -1;
+	for (ai = res; ai != NULL; ai = ai->ai_next)
+		count++;
+	if ((v = calloc(count, sizeof(*v))) == NULL) {
+		freeaddrinfo(res);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	*n = 0;
+	for (ai = res; ai != NULL; ai = ai->ai_next) {
+		store(&a, ai);
+		for (i = 0; i < *n && !addr_equal(&v[i], &a); i++)
+			continue;
+		if (i == *n)
+			v[(*n)++] = a;
+	}
+	freeaddrinfo(res);
+	*out = v;
 	return 0;
 }
 

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 #include <netinet/in.h>
-#include "config.h"
+#include "conf.h"
 
 /* Enough for "[ipv6-address]:65535" and a NUL. */
 #define ADDR_STRLEN (INET6_ADDRSTRLEN + 10)
@@ -18,6 +18,13 @@
  * resolution.  Returns 0, or -1 with the reason in err.
  */
 int addr_resolve(const char *spec, int passive, struct sockaddr_any *out,
+    char *err, size_t errlen);
+
+/*
+ * Like addr_resolve(), connect side, but every address of the host, each
+ * once, in the resolver's order: *out (free() it) gets *n >= 1 of them.
+ */
+int addr_resolve_all(const char *spec, struct sockaddr_any **out, size_t *n,
     char *err, size_t errlen);
 
 /* Format sa as "1.2.3.4:80" or "[::1]:80" into buf; returns buf. */

@@ -21,7 +21,7 @@
  * (same address, same IPV6_V6ONLY), or -1.
  */
 static int
-rule_by_listen(const struct config *cfg, const struct rule *r)
+rule_by_listen(const struct conf *cfg, const struct rule *r)
 {
 	size_t i;
 
@@ -40,8 +40,8 @@ listen_set_free(struct listen_set *ls)
 }
 
 struct listen_set *
-listen_set_open(const struct config *cfg, struct listen_set *old,
-    const struct config *oldcfg, char *err, size_t errlen)
+listen_set_open(const struct conf *cfg, struct listen_set *old,
+    const struct conf *oldcfg, char *err, size_t errlen)
 {
 	struct listen_set *ls;
 	size_t             r, n;
@@ -131,7 +131,7 @@ steer_group(int fd, int family, int nslots)
 }
 
 int
-listen_set_steer(const struct listen_set *ls, const struct config *cfg,
+listen_set_steer(const struct listen_set *ls, const struct conf *cfg,
     char *err, size_t errlen)
 {
 	size_t r;
@@ -147,7 +147,7 @@ listen_set_steer(const struct listen_set *ls, const struct config *cfg,
 }
 #else
 int
-listen_set_steer(const struct listen_set *ls, const struct config *cfg,
+listen_set_steer(const struct listen_set *ls, const struct conf *cfg,
     char *err, size_t errlen)
 {
 	(void)ls;

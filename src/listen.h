@@ -10,7 +10,7 @@
 #ifndef FERRYD_LISTEN_H
 #define FERRYD_LISTEN_H
 
-#include "config.h"
+#include "conf.h"
 
 struct listen_set {
 	size_t nrules;
@@ -27,8 +27,8 @@ struct listen_set {
  * of old is taken, and NULL is returned with "cannot bind ADDR: reason"
  * in err.
  */
-struct listen_set *listen_set_open(const struct config *cfg,
-    struct listen_set *old, const struct config *oldcfg,
+struct listen_set *listen_set_open(const struct conf *cfg,
+    struct listen_set *old, const struct conf *oldcfg,
     char *err, size_t errlen);
 
 /*
@@ -38,7 +38,7 @@ struct listen_set *listen_set_open(const struct config *cfg,
  * so they get no new connection while their old worker drains their
  * queue.  Returns -1 with the reason in err where this is not supported.
  */
-int  listen_set_steer(const struct listen_set *ls, const struct config *cfg,
+int  listen_set_steer(const struct listen_set *ls, const struct conf *cfg,
     char *err, size_t errlen);
 
 /* Close every socket still in the set and free it. */

@@ -67,7 +67,7 @@ log_open(enum log_target target, const char *path, char *err, size_t errlen)
 int
 log_reopen(void)
 {
-	char err[CONFIG_ERR_MAX];
+	char err[CONF_ERR_MAX];
 
 	if (log_target != LOG_TO_FILE)
 		return 0;

@@ -7,7 +7,7 @@
 #ifndef FERRYD_LOG_H
 #define FERRYD_LOG_H
 
-#include "config.h"	/* enum log_level */
+#include "conf.h"	/* enum log_level */
 
 enum log_target {
 	LOG_TO_STDERR,

@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "conf.h"
 #include "log.h"
 #include "master.h"
 #include "proctitle.h"
-#include "rinetd.h"
+#include "conf_rinetd.h"
 
 #define DEFAULT_CONFIG SYSCONFDIR "/ferryd.conf"
 
@@ -56,7 +56,7 @@ static int
 convert(const char *path)
 {
 	struct rinetd_conv	 conv;
-	char			 err[CONFIG_ERR_MAX], *text;
+	char			 err[CONF_ERR_MAX], *text;
 	int			 rc = 0;
 
 	if ((text = rinetd_read(path, err, sizeof(err))) == NULL ||
@@ -90,10 +90,10 @@ main(int argc, char *argv[])
 		{ "convert",    required_argument, NULL, OPT_CONVERT },
 		{ NULL,         0,                 NULL, 0 }
 	};
-	struct options  opt = { DEFAULT_CONFIG, NULL, -1, CONFIG_SYNTAX_AUTO,
+	struct options  opt = { DEFAULT_CONFIG, NULL, -1, CONF_SYNTAX_AUTO,
 			    false };
-	struct config  *cfg;
-	char            err[CONFIG_ERR_MAX], path[PATH_MAX];
+	struct conf  *cfg;
+	char            err[CONF_ERR_MAX], path[PATH_MAX];
 	char           *pidfile_copy = NULL;
 	const char     *convert_path = NULL;
 	bool            test = false;
@@ -112,7 +112,7 @@ main(int argc, char *argv[])
 			test = true;
 			break;
 		case 'l':
-			opt.log_level = config_log_level_parse(optarg);
+			opt.log_level = conf_log_level_parse(optarg);
 			if (opt.log_level == -1) {
 				fprintf(stderr, "ferryd: unknown log level \"%s\" "
 				    "(use err, warning, notice, info or debug)\n",
@@ -130,7 +130,7 @@ main(int argc, char *argv[])
 			printf("ferryd %s\n", PACKAGE_VERSION);
 			return 0;
 		case OPT_RINETD:
-			opt.config_syntax = CONFIG_SYNTAX_RINETD;
+			opt.config_syntax = CONF_SYNTAX_RINETD;
 			break;
 		case OPT_CONVERT:
 			convert_path = optarg;
@@ -150,7 +150,7 @@ main(int argc, char *argv[])
 	if (convert_path != NULL)
 		return convert(convert_path);
 
-	cfg = config_load_syntax(opt.config_path, opt.config_syntax, err,
+	cfg = conf_load_syntax(opt.config_path, opt.config_syntax, err,
 	    sizeof(err));
 	if (cfg == NULL) {
 		fprintf(stderr, "ferryd: %s\n", err);
@@ -158,9 +158,9 @@ main(int argc, char *argv[])
 	}
 	if (test) {
 		printf("ferryd: %s: configuration OK%s\n", opt.config_path,
-		    cfg->syntax == CONFIG_SYNTAX_RINETD ?
+		    cfg->syntax == CONF_SYNTAX_RINETD ?
 		    " (read as a rinetd.conf)" : "");
-		config_free(cfg);
+		conf_free(cfg);
 		return 0;
 	}
 	/*
@@ -173,12 +173,12 @@ main(int argc, char *argv[])
 	if (opt.pidfile != NULL &&
 	    (opt.pidfile = pidfile_copy = strdup(opt.pidfile)) == NULL) {
 		fprintf(stderr, "ferryd: out of memory\n");
-		config_free(cfg);
+		conf_free(cfg);
 		return 1;
 	}
 	log_set_level(opt.log_level != -1 ? opt.log_level : cfg->log_level);
 	log_set_role("master");
-	if (cfg->syntax == CONFIG_SYNTAX_RINETD)
+	if (cfg->syntax == CONF_SYNTAX_RINETD)
 		log_notice("reading %s as a rinetd.conf", opt.config_path);
 	proctitle_init(argc, argv);
 	proctitle_set("ferryd: master process %s", opt.config_path);

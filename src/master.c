@@ -57,7 +57,7 @@ struct slot {
 };
 
 struct master {
-	struct config        *cfg;
+	struct conf        *cfg;
 	const struct options *opt;
 	struct listen_set    *ls;
 	TAILQ_HEAD(, child)   children;
@@ -83,7 +83,7 @@ now_ms(void)
  * that far, or say why we cannot.
  */
 static int
-raise_fd_limit(const struct config *cfg, char *err, size_t errlen)
+raise_fd_limit(const struct conf *cfg, char *err, size_t errlen)
 {
 	struct rlimit rl;
 	rlim_t        need;
@@ -304,9 +304,9 @@ master_stop(struct master *m, int signo)
  * NULL at start), close it if it went.  Workers forked later inherit it.
  */
 static int
-master_open_access_log(const struct config *cfg, const struct config *old)
+master_open_access_log(const struct conf *cfg, const struct conf *old)
 {
-	char err[CONFIG_ERR_MAX];
+	char err[CONF_ERR_MAX];
 
 	accesslog_set_format(cfg->access_log_format);
 	if (cfg->access_log == NULL) {
@@ -332,14 +332,14 @@ master_open_access_log(const struct config *cfg, const struct config *old)
 static void
 master_reload(struct master *m)
 {
-	struct config     *cfg;
+	struct conf     *cfg;
 	struct listen_set *ls;
 	struct slot       *slots;
-	char               err[CONFIG_ERR_MAX];
+	char               err[CONF_ERR_MAX];
 	int                i;
 
 	log_notice("reloading %s", m->opt->config_path);
-	cfg = config_load_syntax(m->opt->config_path, m->opt->config_syntax,
+	cfg = conf_load_syntax(m->opt->config_path, m->opt->config_syntax,
 	    err, sizeof(err));
 	if (cfg == NULL)
 		goto fail;
@@ -370,7 +370,7 @@ master_reload(struct master *m)
 	 * have emptied them, and the new workers must not inherit them.
 	 */
 	listen_set_close(m->ls);
-	config_free(m->cfg);
+	conf_free(m->cfg);
 	free(m->slots);
 	m->ls = ls;
 	m->cfg = cfg;
@@ -383,7 +383,7 @@ master_reload(struct master *m)
 	    "generation %u", cfg->nrules, cfg->workers, m->gen);
 	return;
 fail:
-	config_free(cfg);
+	conf_free(cfg);
 	log_err("reload failed: %s; keeping the running configuration", err);
 }
 
@@ -632,7 +632,7 @@ master_loop(struct master *m)
 static int
 master_start(struct master *m, char *err, size_t errlen)
 {
-	const struct config  *cfg = m->cfg;
+	const struct conf  *cfg = m->cfg;
 	const struct options *opt = m->opt;
 	const char           *pidfile;
 
@@ -673,10 +673,10 @@ master_start(struct master *m, char *err, size_t errlen)
 }
 
 int
-master_run(struct config *cfg, const struct options *opt)
+master_run(struct conf *cfg, const struct options *opt)
 {
 	struct master m;
-	char          err[CONFIG_ERR_MAX];
+	char          err[CONF_ERR_MAX];
 	int           status = 1;
 
 	memset(&m, 0, sizeof(m));
@@ -690,6 +690,6 @@ master_run(struct config *cfg, const struct options *opt)
 	pidfile_remove();
 	listen_set_close(m.ls);
 	free(m.slots);
-	config_free(m.cfg);
+	conf_free(m.cfg);
 	return status;
 }

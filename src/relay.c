@@ -56,6 +56,7 @@ struct conn {
 	TAILQ_ENTRY(conn)   link;
 	struct worker      *w;
 	const struct rule  *rule;
+	const struct backend *backend;	/* connecting to or connected to */
 	int                 fd[2];
 	struct direction    dir[2];
 	uint8_t             ready[2];	/* EV_READ|EV_WRITE fd[s] can do */
@@ -180,8 +181,8 @@ dir_write(struct conn *c, int s)
 /* One access_log line for a connection that ends with result. */
 static void
 relay_log_access(struct worker *w, const struct rule *rule,
-    const struct sockaddr_any *peer, const char *result, uint64_t in,
-    uint64_t out, int64_t started)
+    const struct backend *backend, const struct sockaddr_any *peer,
+    const char *result, uint64_t in, uint64_t out, int64_t started)
 {
 	struct accesslog_entry e;
 
@@ -190,6 +191,7 @@ relay_log_access(struct worker *w, const struct rule *rule,
 	memset(&e, 0, sizeof(e));
 	e.client = (const struct sockaddr *)&peer->ss;
 	e.rule = rule;
+	e.backend = backend != NULL ? (const void *)&backend->addr.ss : NULL;
 	e.bytes_in = in;
 	e.bytes_out = out;
 	e.result = result;
@@ -219,7 +221,8 @@ conn_close(struct conn *c, int reset_side, const char *result,
 	    why, (unsigned long long)c->dir[CLIENT].bytes,
 	    (unsigned long long)c->dir[BACKEND].bytes,
 	    (long long)(ms / 1000), (long long)(ms % 1000));
-	relay_log_access(w, c->rule, &c->peer, result, c->dir[CLIENT].bytes,
+	relay_log_access(w, c->rule, c->backend, &c->peer, result,
+	    c->dir[CLIENT].bytes,
 	    c->dir[BACKEND].bytes, c->started);
 	for (s = CLIENT; s <= BACKEND; s++) {
 		dir_release(c, &c->dir[s]);
@@ -428,7 +431,7 @@ conn_fail(struct conn *c, const char *result, const char *reason)
 	char backend[ADDR_STRLEN], client[ADDR_STRLEN];
 
 	log_warn("%s: cannot connect to %s for client %s: %s", c->rule->listen,
-	    addr_format((struct sockaddr *)&c->rule->connect_addr.ss, backend,
+	    addr_format((struct sockaddr *)&c->backend->addr.ss, backend,
 	    sizeof(backend)),
 	    addr_format((struct sockaddr *)&c->peer.ss, client, sizeof(client)),
 	    reason);
@@ -488,7 +491,9 @@ relay_refuse(struct worker *w, int client_fd, const struct rule *rule,
 
 	close(client_fd);
 	w->refused++;
-	relay_log_access(w, rule, peer, result, 0, 0, now);
+	/* rinetd names the rule's backend on these lines too. */
+	relay_log_access(w, rule, &rule->upstream.backends[0], peer, result,
+	    0, 0, now);
 	log_debug("%s: %s client %s (%llu refused by this worker so far)",
 	    rule->listen, result,
 	    addr_format((const struct sockaddr *)&peer->ss, client,
@@ -499,7 +504,8 @@ void
 relay_start(struct worker *w, int client_fd, const struct rule *rule,
     const struct sockaddr_any *peer)
 {
-	const struct sockaddr_any *to = &rule->connect_addr;
+	const struct backend      *b = &rule->upstream.backends[0];
+	const struct sockaddr_any *to = &b->addr;
 	struct conn               *c;
 	int                        fd, s;
 
@@ -523,6 +529,7 @@ relay_start(struct worker *w, int client_fd, const struct rule *rule,
 	memset(c, 0, sizeof(*c));
 	c->w = w;
 	c->rule = rule;
+	c->backend = b;
 	c->peer = *peer;
 	c->fd[CLIENT] = client_fd;
 	c->fd[BACKEND] = -1;
@@ -568,7 +575,7 @@ relay_start(struct worker *w, int client_fd, const struct rule *rule,
 	w->starved = false;	/* descriptors are available again */
 	sock_nodelay(fd);
 	sock_buffers(fd, rule->sndbuf, rule->rcvbuf);
-	if (rule->has_source && sock_bind_source(fd, &rule->source_addr) == -1) {
+	if (b->has_source && sock_bind_source(fd, &b->source) == -1) {
 		conn_fail(c, ACCESSLOG_CONNECT_FAILED, strerror(errno));
 		return;
 	}

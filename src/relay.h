@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "config.h"
+#include "conf.h"
 
 struct worker;
 

@@ -5,7 +5,7 @@
 #ifndef FERRYD_SOCK_H
 #define FERRYD_SOCK_H
 
-#include "config.h"
+#include "conf.h"
 
 /* A non-blocking, close-on-exec TCP socket of family, or -1. */
 int  sock_stream(int family);

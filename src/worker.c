@@ -217,7 +217,7 @@ worker_take_listeners(struct worker *w, struct listen_set *ls)
 }
 
 static int
-worker_drop_privileges(const struct config *cfg)
+worker_drop_privileges(const struct conf *cfg)
 {
 	if (cfg->user == NULL && cfg->group == NULL)
 		return 0;
@@ -340,11 +340,11 @@ worker_max_fds(void)
 }
 
 void
-worker_run(const struct config *cfg, struct listen_set *ls, int slot,
+worker_run(const struct conf *cfg, struct listen_set *ls, int slot,
     unsigned gen, int status_fd)
 {
 	struct worker w;
-	char          role[32], err[CONFIG_ERR_MAX];
+	char          role[32], err[CONF_ERR_MAX];
 
 	memset(&w, 0, sizeof(w));
 	w.cfg = cfg;

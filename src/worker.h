@@ -7,7 +7,7 @@
 
 #include <sys/queue.h>
 
-#include "config.h"
+#include "conf.h"
 #include "listen.h"
 
 struct conn;
@@ -21,7 +21,7 @@ struct listener {
 };
 
 struct worker {
-	const struct config *cfg;
+	const struct conf *cfg;
 	struct event_loop   *loop;
 	struct pool         *pool;
 	int                  slot;
@@ -44,7 +44,7 @@ struct worker {
  * returns.  status_fd (or -1) gets "R" once the worker accepts and "D"
  * once it has stopped accepting for good (it is draining).
  */
-void worker_run(const struct config *cfg, struct listen_set *ls, int slot,
+void worker_run(const struct conf *cfg, struct listen_set *ls, int slot,
     unsigned gen, int status_fd) __attribute__((noreturn));
 
 /*

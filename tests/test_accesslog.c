@@ -24,6 +24,7 @@
 #define LINES_EACH	500
 
 static struct rule	rule4, rule6;
+static struct backend	backend4, backend6;
 
 static void
 set_tz(const char *tz)
@@ -47,9 +48,9 @@ static void
 make_rules(void)
 {
 	resolve("0.0.0.0:8080", &rule4.listen_addr);
-	resolve("10.0.0.2:80", &rule4.connect_addr);
+	resolve("10.0.0.2:80", &backend4.addr);
 	resolve("[::]:8443", &rule6.listen_addr);
-	resolve("[2001:db8::10]:443", &rule6.connect_addr);
+	resolve("[2001:db8::10]:443", &backend6.addr);
 }
 
 /* A finished connection from host through rule. */
@@ -63,6 +64,7 @@ entry(const struct rule *r, struct sockaddr_any *client, const char *host,
 	memset(&e, 0, sizeof(e));
 	e.client = (const struct sockaddr *)&client->ss;
 	e.rule = r;
+	e.backend = (const void *)&(r == &rule4 ? &backend4 : &backend6)->addr.ss;
 	e.bytes_in = 1234;
 	e.bytes_out = 56789;
 	e.result = result;
@@ -164,6 +166,7 @@ test_corners(void)
 	set_tz("UTC");
 	e = entry(&rule4, &c, "192.0.2.7:1", NULL, -5);
 	e.rule = NULL;
+	e.backend = NULL;
 	check_line(&e, ACCESS_LOG_RINETD, "14/Nov/2023:22:13:20 \t192.0.2.7\t"
 	    "?\t0\t?\t0\t1234\t56789\tunknown\t0.000\n",
 	    "no rule, no result, negative duration");

@@ -1,5 +1,5 @@
 /*
- * test_config.c - unit tests for config_load().
+ * test_config.c - unit tests for conf_load().
  *
  * Valid files are checked field by field; invalid ones must be refused with
  * the exact "FILE:LINE:" of the offending setting and a message that says
@@ -21,7 +21,7 @@
 #include <netinet/in.h>
 
 #include "addr.h"
-#include "config.h"
+#include "conf.h"
 #include "testlib.h"
 
 /* A one-line valid rules list, for files that test something else. */
@@ -283,7 +283,7 @@ static const struct bad_case bad_cases[] = {
 	    "the rule at line 2" },
 };
 
-/* Who we run as, copied: getpwnam() in config_load() reuses static storage. */
+/* Who we run as, copied: getpwnam() in conf_load() reuses static storage. */
 struct ident {
 	char	user[256];
 	char	group[256];
@@ -295,45 +295,45 @@ static void
 test_bad_cases(void)
 {
 	check_bad_cases(bad_cases, sizeof(bad_cases) / sizeof(bad_cases[0]),
-	    "bad.conf", config_load);
+	    "bad.conf", conf_load);
 }
 
 static void
 test_missing_file(void)
 {
 	char		 path[PATH_MAX], want[PATH_MAX + 32];
-	char		 err[CONFIG_ERR_MAX];
-	struct config	*cfg;
+	char		 err[CONF_ERR_MAX];
+	struct conf	*cfg;
 
 	snprintf(path, sizeof(path), "%s/does-not-exist.conf", tmpdir);
 	snprintf(want, sizeof(want), "cannot open %s: ", path);
-	cfg = config_load(path, err, sizeof(err));
+	cfg = conf_load(path, err, sizeof(err));
 	check(cfg == NULL && strncmp(err, want, strlen(want)) == 0 &&
 	    strstr(err, "No such file") != NULL, "missing file is refused");
 	printf("#   got \"%s\"\n", err);
-	config_free(cfg);
+	conf_free(cfg);
 
 	snprintf(want, sizeof(want), "cannot read %s: ", tmpdir);
-	cfg = config_load(tmpdir, err, sizeof(err));
+	cfg = conf_load(tmpdir, err, sizeof(err));
 	check(cfg == NULL && strncmp(err, want, strlen(want)) == 0 &&
 	    strstr(err, "directory") != NULL, "directory is refused");
 	printf("#   got \"%s\"\n", err);
-	config_free(cfg);
+	conf_free(cfg);
 }
 
 /* Errors in an @include'd file name that file, found next to the main one. */
 static void
 test_include(void)
 {
-	char		 path[PATH_MAX], inc[PATH_MAX], err[CONFIG_ERR_MAX];
-	struct config	*cfg;
+	char		 path[PATH_MAX], inc[PATH_MAX], err[CONF_ERR_MAX];
+	struct conf	*cfg;
 
 	write_conf("inc-good.conf", "backlog = 7;\n", inc, sizeof(inc));
 	cfg = load_good("main-good.conf", "@include \"inc-good.conf\"\n" RULES,
 	    path, sizeof(path), "include");
 	check(cfg != NULL && cfg->backlog == 7,
 	    "include: relative @include is found next to the main file");
-	config_free(cfg);
+	conf_free(cfg);
 
 	write_conf("inc-bad.conf", "workers = 1;\nbacklog = 0;\n", inc,
 	    sizeof(inc));
@@ -372,15 +372,15 @@ check_rule_addr(const struct rule *r, int family, int lport, int cport,
     const char *desc)
 {
 	check(r->listen_addr.ss.ss_family == family &&
-	    r->connect_addr.ss.ss_family == family &&
-	    r->listen_addr.len > 0 && r->connect_addr.len > 0,
+	    r->upstream.backends[0].addr.ss.ss_family == family &&
+	    r->listen_addr.len > 0 && r->upstream.backends[0].addr.len > 0,
 	    "%s: address family", desc);
 	check(port_of(&r->listen_addr) == lport, "%s: listen port", desc);
-	check(port_of(&r->connect_addr) == cport, "%s: connect port", desc);
+	check(port_of(&r->upstream.backends[0].addr) == cport, "%s: connect port", desc);
 }
 
 static void
-check_full(const struct config *cfg, const char *path, const struct ident *id)
+check_full(const struct conf *cfg, const char *path, const struct ident *id)
 {
 	const struct rule	*r0 = &cfg->rules[0], *r1 = &cfg->rules[1];
 
@@ -425,7 +425,7 @@ static void
 test_full(void)
 {
 	char		 text[2048], path[PATH_MAX];
-	struct config	*cfg;
+	struct conf	*cfg;
 	struct ident	 id;
 
 	if (ident_get(&id) == -1) {
@@ -462,11 +462,11 @@ test_full(void)
 	    "full")) == NULL)
 		return;
 	check_full(cfg, path, &id);
-	config_free(cfg);
+	conf_free(cfg);
 }
 
 static void
-check_defaults(const struct config *cfg)
+check_defaults(const struct conf *cfg)
 {
 	const struct rule	*r = &cfg->rules[0];
 
@@ -496,9 +496,9 @@ check_defaults(const struct config *cfg)
 	    "defaults: no access_log, format rinetd");
 	check(acl_is_empty(&cfg->acl) && acl_is_empty(&r->acl),
 	    "defaults: no allow or deny patterns");
-	check(r->source == NULL && !r->has_source && r->ipv6_only,
+	check(r->source == NULL && !r->upstream.backends[0].has_source && r->ipv6_only,
 	    "defaults: no source, ipv6_only true");
-	check(cfg->syntax == CONFIG_SYNTAX_LIBCONFIG,
+	check(cfg->syntax == CONF_SYNTAX_LIBCONFIG,
 	    "defaults: read as libconfig");
 }
 
@@ -506,13 +506,13 @@ static void
 test_defaults(void)
 {
 	char		 path[PATH_MAX];
-	struct config	*cfg;
+	struct conf	*cfg;
 
 	if ((cfg = load_good("defaults.conf", "workers = \"auto\";\n\n" RULES,
 	    path, sizeof(path), "defaults")) == NULL)
 		return;
 	check_defaults(cfg);
-	config_free(cfg);
+	conf_free(cfg);
 }
 
 /* Corners: "" pidfile, 64-bit integers, rounding, "*", group alone. */
@@ -520,7 +520,7 @@ static void
 test_corners(void)
 {
 	char		 text[1024], path[PATH_MAX];
-	struct config	*cfg;
+	struct conf	*cfg;
 	struct ident	 id;
 	const struct sockaddr_in *sin;
 
@@ -548,7 +548,7 @@ test_corners(void)
 	check(sin->sin_family == AF_INET &&
 	    sin->sin_addr.s_addr == htonl(INADDR_ANY),
 	    "corners: \"*\" is 0.0.0.0");
-	config_free(cfg);
+	conf_free(cfg);
 }
 
 /* user alone: the gid is the user's primary group. */
@@ -556,7 +556,7 @@ static void
 test_user_only(void)
 {
 	char		 text[512], path[PATH_MAX];
-	struct config	*cfg;
+	struct conf	*cfg;
 	struct ident	 id;
 
 	if (ident_get(&id) == -1) {
@@ -567,7 +567,7 @@ test_user_only(void)
 	cfg = load_good("user.conf", text, path, sizeof(path), "user only");
 	check(cfg != NULL && cfg->uid == id.uid && cfg->gid == id.gid &&
 	    cfg->group == NULL, "user only: uid and primary gid");
-	config_free(cfg);
+	conf_free(cfg);
 }
 
 /* A client address for acl_permits(). */
@@ -575,7 +575,7 @@ static struct sockaddr_any
 client(const char *host)
 {
 	struct sockaddr_any	a;
-	char			err[CONFIG_ERR_MAX];
+	char			err[CONF_ERR_MAX];
 
 	if (addr_resolve_host(host, AF_UNSPEC, &a, err, sizeof(err)) == -1) {
 		printf("# %s\n", err);
@@ -585,7 +585,7 @@ client(const char *host)
 }
 
 static int
-permits(const struct config *cfg, size_t rule, const char *host)
+permits(const struct conf *cfg, size_t rule, const char *host)
 {
 	struct sockaddr_any	a = client(host);
 
@@ -594,11 +594,11 @@ permits(const struct config *cfg, size_t rule, const char *host)
 }
 
 static void
-check_access(const struct config *cfg)
+check_access(const struct conf *cfg)
 {
 	const struct rule		*r0 = &cfg->rules[0], *r1 = &cfg->rules[1];
 	const struct rule		*r2 = &cfg->rules[2];
-	const struct sockaddr_in	*src4 = (const void *)&r0->source_addr.ss;
+	const struct sockaddr_in	*src4 = (const void *)&r0->upstream.backends[0].source.ss;
 
 	check(cfg->acl.nallow == 2 && cfg->acl.ndeny == 1,
 	    "access: global allow array and deny string");
@@ -607,13 +607,13 @@ check_access(const struct config *cfg)
 	    "access: access_log and access_log_format");
 	check(r0->acl.nallow == 1 && r0->acl.ndeny == 2,
 	    "access: rule allow list and deny array");
-	check(r0->has_source && streq(r0->source, "127.0.0.3") &&
+	check(r0->upstream.backends[0].has_source && streq(r0->source, "127.0.0.3") &&
 	    src4->sin_family == AF_INET && src4->sin_port == 0 &&
 	    src4->sin_addr.s_addr == htonl(0x7f000003),
 	    "access: IPv4 source resolved, port 0");
-	check(r1->has_source && r1->source_addr.ss.ss_family == AF_INET6 &&
+	check(r1->upstream.backends[0].has_source && r1->upstream.backends[0].source.ss.ss_family == AF_INET6 &&
 	    !r1->ipv6_only, "access: IPv6 source in brackets, ipv6_only false");
-	check(!r2->has_source && r2->ipv6_only && acl_is_empty(&r2->acl),
+	check(!r2->upstream.backends[0].has_source && r2->ipv6_only && acl_is_empty(&r2->acl),
 	    "access: rule without source or patterns");
 	check(permits(cfg, 0, "127.0.0.1") && !permits(cfg, 0, "127.0.0.2") &&
 	    !permits(cfg, 0, "127.0.0.99") && !permits(cfg, 0, "10.0.0.1"),
@@ -629,7 +629,7 @@ static void
 test_access(void)
 {
 	char		 path[PATH_MAX];
-	struct config	*cfg;
+	struct conf	*cfg;
 
 	cfg = load_good("access.conf",
 	    "allow = [ \"127.0.0.0/8\", \"::1\" ];\n"
@@ -647,22 +647,22 @@ test_access(void)
 	if (cfg == NULL)
 		return;
 	check_access(cfg);
-	config_free(cfg);
+	conf_free(cfg);
 }
 
 /* "epoll" is accepted exactly where configure found epoll. */
 static void
 test_epoll(void)
 {
-	char		 path[PATH_MAX], err[CONFIG_ERR_MAX];
-	struct config	*cfg;
+	char		 path[PATH_MAX], err[CONF_ERR_MAX];
+	struct conf	*cfg;
 
 	cfg = load_text("epoll.conf", RULES "event_backend = \"epoll\";\n",
 	    path, sizeof(path), err, sizeof(err));
 #ifdef HAVE_EPOLL
 	check(cfg != NULL && streq(cfg->event_backend, "epoll"),
 	    "event_backend \"epoll\" accepted (HAVE_EPOLL)");
-	config_free(cfg);
+	conf_free(cfg);
 #else
 	check_error("event_backend \"epoll\" without HAVE_EPOLL", cfg, path, 2,
 	    err, "\"epoll\" is not supported on this system");
@@ -672,16 +672,16 @@ test_epoll(void)
 static void
 test_log_level_parse(void)
 {
-	check(config_log_level_parse("err") == LOG_LEVEL_ERR &&
-	    config_log_level_parse("warning") == LOG_LEVEL_WARNING &&
-	    config_log_level_parse("notice") == LOG_LEVEL_NOTICE &&
-	    config_log_level_parse("info") == LOG_LEVEL_INFO &&
-	    config_log_level_parse("debug") == LOG_LEVEL_DEBUG,
-	    "config_log_level_parse knows every level");
-	check(config_log_level_parse("verbose") == -1 &&
-	    config_log_level_parse("") == -1 &&
-	    config_log_level_parse("INFO") == -1,
-	    "config_log_level_parse refuses other names");
+	check(conf_log_level_parse("err") == LOG_LEVEL_ERR &&
+	    conf_log_level_parse("warning") == LOG_LEVEL_WARNING &&
+	    conf_log_level_parse("notice") == LOG_LEVEL_NOTICE &&
+	    conf_log_level_parse("info") == LOG_LEVEL_INFO &&
+	    conf_log_level_parse("debug") == LOG_LEVEL_DEBUG,
+	    "conf_log_level_parse knows every level");
+	check(conf_log_level_parse("verbose") == -1 &&
+	    conf_log_level_parse("") == -1 &&
+	    conf_log_level_parse("INFO") == -1,
+	    "conf_log_level_parse refuses other names");
 }
 
 int

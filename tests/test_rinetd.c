@@ -15,8 +15,8 @@
 
 #include "acl.h"
 #include "addr.h"
-#include "config.h"
-#include "rinetd.h"
+#include "conf.h"
+#include "conf_rinetd.h"
 #include "testlib.h"
 
 /* Every feature; lines numbered for the checks below. */
@@ -136,14 +136,14 @@ static void
 test_bad_cases(void)
 {
 	check_bad_cases(bad_cases, sizeof(bad_cases) / sizeof(bad_cases[0]),
-	    "bad.rinetd", config_load_rinetd);
+	    "bad.rinetd", conf_load_rinetd);
 }
 
 static int
-permits(const struct config *cfg, size_t rule, const char *host)
+permits(const struct conf *cfg, size_t rule, const char *host)
 {
 	struct sockaddr_any	a;
-	char			err[CONFIG_ERR_MAX];
+	char			err[CONF_ERR_MAX];
 
 	if (addr_resolve_host(host, AF_UNSPEC, &a, err, sizeof(err)) == -1)
 		return -1;
@@ -160,9 +160,9 @@ rule_is(const struct rule *r, int line, const char *listen,
 }
 
 static void
-check_sample_globals(const struct config *cfg)
+check_sample_globals(const struct conf *cfg)
 {
-	check(cfg->syntax == CONFIG_SYNTAX_RINETD, "sample: read as rinetd");
+	check(cfg->syntax == CONF_SYNTAX_RINETD, "sample: read as rinetd");
 	check(cfg->nrules == 8, "sample: 8 rules (got %zu)", cfg->nrules);
 	check(cfg->acl.nallow == 2 && cfg->acl.ndeny == 2 &&
 	    streq(cfg->acl.deny[1].text, "fe80:*"),
@@ -175,15 +175,15 @@ check_sample_globals(const struct config *cfg)
 }
 
 static void
-check_sample_rules(const struct config *cfg)
+check_sample_rules(const struct conf *cfg)
 {
 	const struct rule	*r = cfg->rules;
 
 	check(rule_is(&r[0], 13, "127.0.0.1:18201", "127.0.0.1:18202") &&
-	    r[0].idle_timeout == 0 && r[0].ipv6_only && !r[0].has_source &&
+	    r[0].idle_timeout == 0 && r[0].ipv6_only && !r[0].upstream.backends[0].has_source &&
 	    acl_is_empty(&r[0].acl), "sample: plain rule");
 	check(rule_is(&r[1], 14, "0.0.0.0:18203", "127.0.0.1:http") &&
-	    port_of(&r[1].connect_addr) == 80 && r[1].acl.nallow == 1 &&
+	    port_of(&r[1].upstream.backends[0].addr) == 80 && r[1].acl.nallow == 1 &&
 	    r[1].acl.ndeny == 1, "sample: /tcp, service name, rule patterns");
 	check(rule_is(&r[2], 17, "[::1]:18204", "[::1]:18205") &&
 	    r[2].idle_timeout == 3600000 && !r[2].ipv6_only,
@@ -191,11 +191,11 @@ check_sample_rules(const struct config *cfg)
 	check(rule_is(&r[3], 18, "[::]:18206", "localhost:18207") &&
 	    !r[3].ipv6_only, "sample: :: and a host name");
 	check(rule_is(&r[4], 19, "127.0.0.2:18208", "127.0.0.1:18209") &&
-	    r[4].has_source && streq(r[4].source, "127.0.0.2") &&
+	    r[4].upstream.backends[0].has_source && streq(r[4].source, "127.0.0.2") &&
 	    r[4].idle_timeout == 60000 && r[4].acl.ndeny == 1,
 	    "sample: spaced options, src and timeout");
 	check(rule_is(&r[5], 21, "[::1]:18210", "[::1]:18211") &&
-	    r[5].has_source && r[5].source_addr.ss.ss_family == AF_INET6,
+	    r[5].upstream.backends[0].has_source && r[5].upstream.backends[0].source.ss.ss_family == AF_INET6,
 	    "sample: bracketed IPv6, IPv6 src");
 	check(rule_is(&r[6], 22, "127.0.0.1:18212", "localhost:18213"),
 	    "sample: comment right after the port, CRLF");
@@ -211,24 +211,24 @@ check_sample_rules(const struct config *cfg)
 	    "sample: global, then rule allow and deny");
 }
 
-/* Every feature, read by config_load() on its own and by --rinetd. */
+/* Every feature, read by conf_load() on its own and by --rinetd. */
 static void
 test_sample(void)
 {
-	char		 path[PATH_MAX], err[CONFIG_ERR_MAX];
-	struct config	*cfg;
+	char		 path[PATH_MAX], err[CONF_ERR_MAX];
+	struct conf	*cfg;
 
 	cfg = load_good("sample.rinetd", sample, path, sizeof(path),
-	    "sample: recognized by config_load()");
+	    "sample: recognized by conf_load()");
 	if (cfg != NULL) {
 		check_sample_globals(cfg);
 		check_sample_rules(cfg);
 	}
-	config_free(cfg);
-	cfg = config_load_syntax(path, CONFIG_SYNTAX_RINETD, err, sizeof(err));
+	conf_free(cfg);
+	cfg = conf_load_syntax(path, CONF_SYNTAX_RINETD, err, sizeof(err));
 	check(cfg != NULL && cfg->nrules == 8, "sample: loads as --rinetd");
-	config_free(cfg);
-	cfg = config_load_syntax(path, CONFIG_SYNTAX_LIBCONFIG, err,
+	conf_free(cfg);
+	cfg = conf_load_syntax(path, CONF_SYNTAX_LIBCONFIG, err,
 	    sizeof(err));
 	check_error("sample forced to libconfig", cfg, path, 4,
 	    err, "syntax error");
@@ -251,16 +251,30 @@ same_acl(const struct acl *a, const struct acl *b)
 }
 
 static int
+same_upstream(const struct upstream *a, const struct upstream *b)
+{
+	size_t	i;
+
+	if (a->nbackends != b->nbackends)
+		return 0;
+	for (i = 0; i < a->nbackends; i++)
+		if (!addr_equal(&a->backends[i].addr, &b->backends[i].addr) ||
+		    a->backends[i].has_source != b->backends[i].has_source ||
+		    (a->backends[i].has_source &&
+		    !addr_equal(&a->backends[i].source, &b->backends[i].source)))
+			return 0;
+	return 1;
+}
+
+static int
 same_rule(const struct rule *a, const struct rule *b)
 {
 	return streq(a->listen, b->listen) && streq(a->connect, b->connect) &&
 	    addr_equal(&a->listen_addr, &b->listen_addr) &&
-	    addr_equal(&a->connect_addr, &b->connect_addr) &&
+	    same_upstream(&a->upstream, &b->upstream) &&
 	    a->idle_timeout == b->idle_timeout &&
 	    a->connect_timeout == b->connect_timeout &&
-	    a->ipv6_only == b->ipv6_only && a->has_source == b->has_source &&
-	    (!a->has_source || addr_equal(&a->source_addr, &b->source_addr)) &&
-	    same_acl(&a->acl, &b->acl);
+	    a->ipv6_only == b->ipv6_only && same_acl(&a->acl, &b->acl);
 }
 
 /* The --convert text, saved as a ferryd.conf, gives the same config. */
@@ -268,16 +282,16 @@ static void
 test_convert_loads(void)
 {
 	struct rinetd_conv	 conv;
-	struct config		*direct, *converted = NULL;
-	char			 path[PATH_MAX], err[CONFIG_ERR_MAX];
+	struct conf		*direct, *converted = NULL;
+	char			 path[PATH_MAX], err[CONF_ERR_MAX];
 	size_t			 i, newlines = 0;
 	int			 same;
 
 	write_conf("convert.rinetd", sample, path, sizeof(path));
-	direct = config_load_rinetd(path, err, sizeof(err));
+	direct = conf_load_rinetd(path, err, sizeof(err));
 	if (rinetd_convert(path, sample, &conv, err, sizeof(err)) == -1) {
 		check(0, "convert: %s", err);
-		config_free(direct);
+		conf_free(direct);
 		return;
 	}
 	for (i = 0; conv.text[i] != '\0'; i++)
@@ -290,7 +304,7 @@ test_convert_loads(void)
 	converted = load_good("converted.conf", conv.text, path, sizeof(path),
 	    "convert: the output");
 	same = direct != NULL && converted != NULL &&
-	    converted->syntax == CONFIG_SYNTAX_LIBCONFIG &&
+	    converted->syntax == CONF_SYNTAX_LIBCONFIG &&
 	    direct->nrules == converted->nrules &&
 	    same_acl(&direct->acl, &converted->acl) &&
 	    streq(direct->access_log, converted->access_log) &&
@@ -299,8 +313,8 @@ test_convert_loads(void)
 	for (i = 0; same && i < direct->nrules; i++)
 		same = same_rule(&direct->rules[i], &converted->rules[i]);
 	check(same, "convert: the output loads into the same rules");
-	config_free(direct);
-	config_free(converted);
+	conf_free(direct);
+	conf_free(converted);
 	rinetd_conv_free(&conv);
 }
 
@@ -335,8 +349,8 @@ test_detect(void)
 static void
 test_auto(void)
 {
-	char		 path[PATH_MAX], err[CONFIG_ERR_MAX];
-	struct config	*cfg;
+	char		 path[PATH_MAX], err[CONF_ERR_MAX];
+	struct conf	*cfg;
 
 	cfg = load_text("notrinetd.conf", "workers = 2;\nbacklog = ;\n", path,
 	    sizeof(path), err, sizeof(err));
@@ -344,9 +358,9 @@ test_auto(void)
 	    "syntax error");
 	cfg = load_text("badrinetd.conf", GOOD "0.0.0.0 53/udp 1.1.1.1 53\n",
 	    path, sizeof(path), err, sizeof(err));
-	check_error("config_load() of a bad rinetd file", cfg, path, 2, err,
+	check_error("conf_load() of a bad rinetd file", cfg, path, 2, err,
 	    "UDP forwarding is not supported yet");
-	cfg = config_load_rinetd("/nonexistent/rinetd.conf", err, sizeof(err));
+	cfg = conf_load_rinetd("/nonexistent/rinetd.conf", err, sizeof(err));
 	check(cfg == NULL && strcmp(err, "cannot open /nonexistent/rinetd.conf: "
 	    "No such file or directory") == 0, "missing rinetd file: %s", err);
 }
@@ -355,18 +369,18 @@ test_auto(void)
 static void
 test_example(void)
 {
-	char		 path[PATH_MAX], err[CONFIG_ERR_MAX];
+	char		 path[PATH_MAX], err[CONF_ERR_MAX];
 	const char	*srcdir = getenv("top_srcdir");
-	struct config	*cfg;
+	struct conf	*cfg;
 
 	snprintf(path, sizeof(path), "%s/etc/rinetd.conf.example",
 	    srcdir != NULL ? srcdir : ".");
-	cfg = config_load(path, err, sizeof(err));
-	check(cfg != NULL && cfg->syntax == CONFIG_SYNTAX_RINETD &&
+	cfg = conf_load(path, err, sizeof(err));
+	check(cfg != NULL && cfg->syntax == CONF_SYNTAX_RINETD &&
 	    cfg->nrules >= 5, "etc/rinetd.conf.example loads");
 	if (cfg == NULL)
 		printf("#   got \"%s\"\n", err);
-	config_free(cfg);
+	conf_free(cfg);
 }
 
 int

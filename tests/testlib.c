@@ -94,21 +94,21 @@ write_conf(const char *name, const char *text, char *path, size_t len)
 	}
 }
 
-struct config *
+struct conf *
 load_text(const char *name, const char *text, char *path, size_t pathlen,
     char *err, size_t errlen)
 {
 	write_conf(name, text, path, pathlen);
 	err[0] = '\0';
-	return config_load(path, err, errlen);
+	return conf_load(path, err, errlen);
 }
 
-struct config *
+struct conf *
 load_good(const char *name, const char *text, char *path, size_t pathlen,
     const char *desc)
 {
-	char		 err[CONFIG_ERR_MAX];
-	struct config	*cfg;
+	char		 err[CONF_ERR_MAX];
+	struct conf	*cfg;
 
 	cfg = load_text(name, text, path, pathlen, err, sizeof(err));
 	check(cfg != NULL, "%s: loads", desc);
@@ -118,7 +118,7 @@ load_good(const char *name, const char *text, char *path, size_t pathlen,
 }
 
 void
-check_error(const char *desc, struct config *cfg, const char *path, int line,
+check_error(const char *desc, struct conf *cfg, const char *path, int line,
     const char *err, const char *keyword)
 {
 	char	prefix[PATH_MAX + 32];
@@ -134,15 +134,15 @@ check_error(const char *desc, struct config *cfg, const char *path, int line,
 	if (!ok || getenv("TEST_VERBOSE") != NULL)
 		printf("#   want \"%s...%s\"\n#   got  \"%s\"\n", prefix,
 		    keyword, err);
-	config_free(cfg);
+	conf_free(cfg);
 }
 
 void
 check_bad_cases(const struct bad_case *cases, size_t n, const char *name,
-    struct config *(*load)(const char *, char *, size_t))
+    struct conf *(*load)(const char *, char *, size_t))
 {
-	char		 file[64], path[PATH_MAX], err[CONFIG_ERR_MAX];
-	struct config	*cfg;
+	char		 file[64], path[PATH_MAX], err[CONF_ERR_MAX];
+	struct conf	*cfg;
 	size_t		 i;
 
 	for (i = 0; i < n; i++) {

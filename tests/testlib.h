@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "config.h"
+#include "conf.h"
 
 /* The scratch directory, once make_tmpdir() has made it. */
 extern char tmpdir[1024];
@@ -29,18 +29,18 @@ void remove_tmpdir(void);
 void write_conf(const char *name, const char *text, char *path, size_t len);
 
 /* Write text and load it; err receives the error on failure. */
-struct config *load_text(const char *name, const char *text, char *path,
+struct conf *load_text(const char *name, const char *text, char *path,
     size_t pathlen, char *err, size_t errlen);
 
 /* Load a file that must be accepted; a refusal is a failed test. */
-struct config *load_good(const char *name, const char *text, char *path,
+struct conf *load_good(const char *name, const char *text, char *path,
     size_t pathlen, const char *desc);
 
 /*
  * Check a refused load: cfg NULL, err starting with "path:line: " (or
  * "path: " for line 0) and containing keyword.  Frees cfg.
  */
-void check_error(const char *desc, struct config *cfg, const char *path,
+void check_error(const char *desc, struct conf *cfg, const char *path,
     int line, const char *err, const char *keyword);
 
 /* A file that must be refused, the line of its error (0 = none) and a
@@ -54,7 +54,7 @@ struct bad_case {
 
 /* Write each case to NAME-NN and check that load refuses it as it says. */
 void check_bad_cases(const struct bad_case *cases, size_t n,
-    const char *name, struct config *(*load)(const char *, char *, size_t));
+    const char *name, struct conf *(*load)(const char *, char *, size_t));
 
 int  streq(const char *a, const char *b);
 int  port_of(const struct sockaddr_any *a);

@@ -1,13 +1,13 @@
 /*
- * config.h - the validated, immutable configuration of ferryd.
+ * conf.h - the validated, immutable configuration of ferryd.
  *
- * config_load() turns a libconfig file into a struct config; every value is
+ * conf_load() turns a libconfig file into a struct conf; every value is
  * checked and every hostname resolved before it returns, so the rest of the
  * daemon never sees a half-valid configuration.  A loaded config is never
  * modified: a reload builds a new one and swaps it in.
  */
-#ifndef FERRYD_CONFIG_H
-#define FERRYD_CONFIG_H
+#ifndef FERRYD_CONF_H
+#define FERRYD_CONF_H
 
 #include <stddef.h>
 #include <sys/types.h>
@@ -15,7 +15,7 @@
 
 #include "acl.h"
 
-#define CONFIG_ERR_MAX 512
+#define CONF_ERR_MAX 512
 
 /* Defaults, documented in ferryd.conf(5). */
 #define DEFAULT_BUFFER_SIZE      65536
@@ -46,10 +46,10 @@ enum access_log_format {
 };
 
 /* The syntax a file is read in. */
-enum config_syntax {
-	CONFIG_SYNTAX_AUTO = 0,	/* libconfig, else rinetd if it looks like it */
-	CONFIG_SYNTAX_LIBCONFIG,
-	CONFIG_SYNTAX_RINETD	/* a rinetd.conf, converted when loaded */
+enum conf_syntax {
+	CONF_SYNTAX_AUTO = 0,	/* libconfig, else rinetd if it looks like it */
+	CONF_SYNTAX_LIBCONFIG,
+	CONF_SYNTAX_RINETD	/* a rinetd.conf, converted when loaded */
 };
 
 enum log_level {
@@ -60,11 +60,28 @@ enum log_level {
 	LOG_LEVEL_DEBUG
 };
 
+/* One address a rule forwards to. */
+struct backend {
+	struct sockaddr_any addr;            /* resolved at load time */
+	struct sockaddr_any source;          /* bind before connect; port 0 */
+	bool                has_source;      /* the rule's source, this family */
+};
+
+/*
+ * Where a rule forwards to: every address its connect resolved to, IPv4
+ * and IPv6, in the resolver's order.  A connect that fails moves on to
+ * the next one while connect_timeout lasts.
+ */
+struct upstream {
+	struct backend *backends;
+	size_t          nbackends;           /* >= 1 */
+};
+
 struct rule {
 	char               *listen;          /* as written, e.g. "[::]:8080" */
 	char               *connect;         /* as written */
 	struct sockaddr_any listen_addr;     /* resolved at load time */
-	struct sockaddr_any connect_addr;    /* resolved at load time */
+	struct upstream     upstream;        /* connect, resolved */
 	size_t              buffer_size;     /* bytes */
 	int                 connect_timeout; /* ms, > 0 */
 	int                 idle_timeout;    /* ms, 0 = never */
@@ -72,14 +89,12 @@ struct rule {
 	int                 sndbuf;          /* SO_SNDBUF, 0 = system's */
 	int                 rcvbuf;          /* SO_RCVBUF, 0 = system's */
 	char               *source;          /* as written, NULL = not set */
-	struct sockaddr_any source_addr;     /* bind before connect; port 0 */
-	bool                has_source;      /* source_addr is valid */
 	bool                ipv6_only;       /* IPV6_V6ONLY on IPv6 listeners */
 	struct acl          acl;             /* this rule's allow and deny */
 	int                 line;            /* line of the rule in the file */
 };
 
-struct config {
+struct conf {
 	char          *path;             /* file it was loaded from */
 	int            workers;          /* resolved: "auto" = online CPUs */
 	char          *user;             /* NULL = keep the master's user */
@@ -103,7 +118,7 @@ struct config {
 	char          *access_log;       /* NULL = no access log */
 	int            access_log_format; /* enum access_log_format */
 	struct acl     acl;              /* global allow and deny */
-	int            syntax;           /* enum config_syntax it was read as */
+	int            syntax;           /* enum conf_syntax it was read as */
 	struct rule   *rules;
 	size_t         nrules;
 };
@@ -113,27 +128,27 @@ struct config {
  * On failure returns NULL and writes one line to err, of the form
  * "FILE:LINE: problem" (or "FILE: problem" when no line applies).
  */
-struct config *config_load(const char *path, char *err, size_t errlen);
+struct conf *conf_load(const char *path, char *err, size_t errlen);
 
 /*
- * config_load() in a given syntax.  CONFIG_SYNTAX_AUTO (what config_load()
+ * conf_load() in a given syntax.  CONF_SYNTAX_AUTO (what conf_load()
  * does) reads the file as libconfig and, only when that fails with a
  * syntax error and the file looks like a rinetd.conf, as rinetd.
  */
-struct config *config_load_syntax(const char *path, int syntax, char *err,
+struct conf *conf_load_syntax(const char *path, int syntax, char *err,
     size_t errlen);
 
 /*
- * Load a rinetd.conf: convert it to libconfig (rinetd.h) and load that
- * with every check config_load() makes.  Errors name path and the line of
+ * Load a rinetd.conf: convert it to libconfig (conf_rinetd.h) and load that
+ * with every check conf_load() makes.  Errors name path and the line of
  * the rinetd file.
  */
-struct config *config_load_rinetd(const char *path, char *err,
+struct conf *conf_load_rinetd(const char *path, char *err,
     size_t errlen);
 
-void config_free(struct config *cfg);
+void conf_free(struct conf *cfg);
 
 /* "err", "warning", ... -> enum log_level, or -1. */
-int config_log_level_parse(const char *name);
+int conf_log_level_parse(const char *name);
 
 #endif

@@ -1,6 +1,6 @@
 /*
- * config.c - reading ferryd.conf: libconfig syntax in, a fully checked and
- * resolved struct config out.
+ * conf.c - reading ferryd.conf: libconfig syntax in, a fully checked and
+ * resolved struct conf out.
  *
  * Every value is range-checked and every address resolved here, so nothing
  * else in the daemon has to doubt the configuration.  Nothing is logged:
@@ -22,8 +22,8 @@
 
 #include "acl.h"
 #include "addr.h"
-#include "config.h"
-#include "rinetd.h"
+#include "conf.h"
+#include "conf_rinetd.h"
 
 /* Limits, in the unit the structs store: bytes or milliseconds. */
 #define BUFFER_SIZE_MIN		1024
@@ -79,39 +79,39 @@ static key_parser parse_allow, parse_deny, parse_access_log_format;
 
 static const struct key global_keys[] = {
 	{ "workers", parse_workers, 1, MAX_WORKERS,
-	    offsetof(struct config, workers) },
-	{ "user", parse_user, 0, 0, offsetof(struct config, user) },
-	{ "group", parse_group, 0, 0, offsetof(struct config, group) },
-	{ "pidfile", parse_pidfile, 0, 0, offsetof(struct config, pidfile) },
-	{ "log_file", parse_path, 0, 0, offsetof(struct config, log_file) },
+	    offsetof(struct conf, workers) },
+	{ "user", parse_user, 0, 0, offsetof(struct conf, user) },
+	{ "group", parse_group, 0, 0, offsetof(struct conf, group) },
+	{ "pidfile", parse_pidfile, 0, 0, offsetof(struct conf, pidfile) },
+	{ "log_file", parse_path, 0, 0, offsetof(struct conf, log_file) },
 	{ "log_level", parse_log_level, 0, 0,
-	    offsetof(struct config, log_level) },
+	    offsetof(struct conf, log_level) },
 	{ "event_backend", parse_backend, 0, 0,
-	    offsetof(struct config, event_backend) },
+	    offsetof(struct conf, event_backend) },
 	{ "buffer_size", parse_size, BUFFER_SIZE_MIN, BUFFER_SIZE_MAX,
-	    offsetof(struct config, buffer_size) },
+	    offsetof(struct conf, buffer_size) },
 	{ "connect_timeout", parse_duration, CONNECT_TIMEOUT_MIN,
-	    CONNECT_TIMEOUT_MAX, offsetof(struct config, connect_timeout) },
+	    CONNECT_TIMEOUT_MAX, offsetof(struct conf, connect_timeout) },
 	{ "idle_timeout", parse_duration, 0, IDLE_TIMEOUT_MAX,
-	    offsetof(struct config, idle_timeout) },
+	    offsetof(struct conf, idle_timeout) },
 	{ "shutdown_timeout", parse_duration, 0, SHUTDOWN_TIMEOUT_MAX,
-	    offsetof(struct config, shutdown_timeout) },
+	    offsetof(struct conf, shutdown_timeout) },
 	{ "backlog", parse_int, 1, BACKLOG_MAX,
-	    offsetof(struct config, backlog) },
+	    offsetof(struct conf, backlog) },
 	{ "max_connections", parse_int, 1, MAX_CONNECTIONS_MAX,
-	    offsetof(struct config, max_connections) },
-	{ "splice", parse_splice, 0, 0, offsetof(struct config, splice) },
-	{ "sndbuf", parse_int, 0, SOCKBUF_MAX, offsetof(struct config, sndbuf) },
-	{ "rcvbuf", parse_int, 0, SOCKBUF_MAX, offsetof(struct config, rcvbuf) },
+	    offsetof(struct conf, max_connections) },
+	{ "splice", parse_splice, 0, 0, offsetof(struct conf, splice) },
+	{ "sndbuf", parse_int, 0, SOCKBUF_MAX, offsetof(struct conf, sndbuf) },
+	{ "rcvbuf", parse_int, 0, SOCKBUF_MAX, offsetof(struct conf, rcvbuf) },
 	{ "cpu_affinity", parse_bool, 0, 0,
-	    offsetof(struct config, cpu_affinity) },
-	{ "allow", parse_allow, 0, 0, offsetof(struct config, acl) },
-	{ "deny", parse_deny, 0, 0, offsetof(struct config, acl) },
+	    offsetof(struct conf, cpu_affinity) },
+	{ "allow", parse_allow, 0, 0, offsetof(struct conf, acl) },
+	{ "deny", parse_deny, 0, 0, offsetof(struct conf, acl) },
 	{ "access_log", parse_path, 0, 0,
-	    offsetof(struct config, access_log) },
+	    offsetof(struct conf, access_log) },
 	{ "access_log_format", parse_access_log_format, 0, 0,
-	    offsetof(struct config, access_log_format) },
-	{ "rules", parse_rules, 0, 0, offsetof(struct config, rules) },
+	    offsetof(struct conf, access_log_format) },
+	{ "rules", parse_rules, 0, 0, offsetof(struct conf, rules) },
 };
 
 static const struct key rule_keys[] = {
@@ -192,7 +192,7 @@ report(struct loader *ld, const char *file, unsigned int line, const char *msg)
 static int __attribute__((format(printf, 3, 4)))
 fail(struct loader *ld, const config_setting_t *s, const char *fmt, ...)
 {
-	char	msg[CONFIG_ERR_MAX];
+	char	msg[CONF_ERR_MAX];
 	va_list	ap;
 
 	va_start(ap, fmt);
@@ -450,7 +450,7 @@ static int
 parse_user(struct loader *ld, const struct key *k, const config_setting_t *s,
     void *base)
 {
-	struct config	*cfg = base;
+	struct conf	*cfg = base;
 	struct passwd	*pw;
 
 	if (parse_string(ld, k, s, base) == -1)
@@ -467,7 +467,7 @@ static int
 parse_group(struct loader *ld, const struct key *k,
     const config_setting_t *s, void *base)
 {
-	struct config	*cfg = base;
+	struct conf	*cfg = base;
 	struct group	*gr;
 
 	if (parse_string(ld, k, s, base) == -1)
@@ -553,7 +553,7 @@ static int
 add_pattern(struct loader *ld, const struct key *k, const config_setting_t *e,
     struct acl *acl, enum acl_list list)
 {
-	char	why[CONFIG_ERR_MAX];
+	char	why[CONF_ERR_MAX];
 
 	if (config_setting_type(e) != CONFIG_TYPE_STRING)
 		return fail(ld, e, "\"%s\" patterns must be strings (got %s)",
@@ -704,7 +704,7 @@ static int
 rule_address(struct loader *ld, const config_setting_t *rule,
     const char *name, const char *spec, int passive, struct sockaddr_any *out)
 {
-	char	why[CONFIG_ERR_MAX];
+	char	why[CONF_ERR_MAX];
 
 	if (spec == NULL)
 		return fail(ld, rule, "rule is missing required setting "
@@ -729,29 +729,56 @@ rule_ipv6_only(struct loader *ld, const config_setting_t *rule,
 	return 0;
 }
 
-/* source: bound before connecting, so of the connect address's family. */
+/*
+ * connect: every address of the host is a backend.  With source, each
+ * backend binds to the source's address of its own family; backends of a
+ * family the source has no address of are left out.
+ */
 static int
-rule_source(struct loader *ld, const config_setting_t *rule, struct rule *r)
+rule_upstream(struct loader *ld, const config_setting_t *rule, struct rule *r)
 {
-	const config_setting_t	*m;
-	char			 why[CONFIG_ERR_MAX];
-	int			 family = r->connect_addr.ss.ss_family;
+	const config_setting_t	*m = config_setting_get_member(rule, "source");
+	struct upstream		*u = &r->upstream;
+	struct sockaddr_any	*addrs;
+	struct backend		*b;
+	char			 why[CONF_ERR_MAX];
+	size_t			 n = 0, i;
+	int			 family = AF_INET;
 
-	if (r->source == NULL)
+	if (r->connect == NULL)
+		return fail(ld, rule, "rule is missing required setting "
+		    "\"connect\"");
+	if (addr_resolve_all(r->connect, &addrs, &n, why, sizeof(why)) == -1)
+		return fail(ld, config_setting_get_member(rule, "connect"),
+		    "\"connect\": %s", why);
+	u->backends = calloc(n, sizeof(*u->backends));
+	if (u->backends == NULL) {
+		free(addrs);
+		return fail(ld, rule, "out of memory");
+	}
+	for (i = 0; i < n; i++) {
+		b = &u->backends[u->nbackends];
+		b->addr = addrs[i];
+		family = addrs[i].ss.ss_family;
+		if (r->source != NULL) {
+			/* A name may have addresses of both families. */
+			if (addr_resolve_host(r->source, family, &b->source, why,
+			    sizeof(why)) == -1)
+				continue;
+			b->has_source = true;
+		}
+		u->nbackends++;
+	}
+	free(addrs);
+	if (u->nbackends > 0)
 		return 0;
-	m = config_setting_get_member(rule, "source");
-	if (addr_resolve_host(r->source, AF_UNSPEC, &r->source_addr, why,
+	/* Say why the source did not do for any address. */
+	if (addr_resolve_host(r->source, AF_UNSPEC, &u->backends[0].source, why,
 	    sizeof(why)) == -1)
 		return fail(ld, m, "\"source\": %s", why);
-	/* A name may have addresses of both families: take the right one. */
-	if (r->source_addr.ss.ss_family != family &&
-	    addr_resolve_host(r->source, family, &r->source_addr, why,
-	    sizeof(why)) == -1)
-		return fail(ld, m, "\"source\" \"%s\" is not an %s address, "
-		    "as the connect address \"%s\" is", r->source,
-		    family == AF_INET ? "IPv4" : "IPv6", r->connect);
-	r->has_source = true;
-	return 0;
+	return fail(ld, m, "\"source\" \"%s\" is not an %s address, as "
+	    "the connect address \"%s\" is", r->source,
+	    family == AF_INET ? "IPv4" : "IPv6", r->connect);
 }
 
 /* [::]:port with ipv6_only = false, which takes IPv4 connections too. */
@@ -829,9 +856,7 @@ parse_rule(struct loader *ld, const config_setting_t *s, struct rule *rules,
 	if (parse_members(ld, s, rule_keys, NKEYS(rule_keys), r) == -1 ||
 	    rule_address(ld, s, "listen", r->listen, 1,
 	    &r->listen_addr) == -1 ||
-	    rule_address(ld, s, "connect", r->connect, 0,
-	    &r->connect_addr) == -1 ||
-	    rule_ipv6_only(ld, s, r) == -1 || rule_source(ld, s, r) == -1)
+	    rule_upstream(ld, s, r) == -1 || rule_ipv6_only(ld, s, r) == -1)
 		return -1;
 	return rule_check_unique(ld, s, rules, idx);
 }
@@ -840,7 +865,7 @@ static int
 parse_rules(struct loader *ld, const struct key *k, const config_setting_t *s,
     void *base)
 {
-	struct config	*cfg = base;
+	struct conf	*cfg = base;
 	int		 i, n;
 
 	if (!config_setting_is_list(s) && !config_setting_is_array(s))
@@ -862,7 +887,7 @@ parse_rules(struct loader *ld, const struct key *k, const config_setting_t *s,
 
 /* Fill in what the file did not say, now that all of it has been read. */
 static void
-config_inherit(struct config *cfg)
+conf_inherit(struct conf *cfg)
 {
 	struct rule	*r;
 	size_t		 i;
@@ -886,20 +911,20 @@ config_inherit(struct config *cfg)
 	}
 }
 
-static struct config *
-config_new(const char *path)
+static struct conf *
+conf_new(const char *path)
 {
-	struct config	*cfg;
+	struct conf	*cfg;
 
 	if ((cfg = calloc(1, sizeof(*cfg))) == NULL)
 		return NULL;
 	cfg->path = strdup(path);
 	cfg->event_backend = strdup("auto");
 	if (cfg->path == NULL || cfg->event_backend == NULL) {
-		config_free(cfg);
+		conf_free(cfg);
 		return NULL;
 	}
-	cfg->workers = 0;	/* "auto", resolved by config_inherit() */
+	cfg->workers = 0;	/* "auto", resolved by conf_inherit() */
 	cfg->log_level = LOG_LEVEL_INFO;
 	cfg->buffer_size = DEFAULT_BUFFER_SIZE;
 	cfg->connect_timeout = DEFAULT_CONNECT_TIMEOUT;
@@ -979,14 +1004,14 @@ read_file(struct loader *ld, config_t *lc)
  * Load the file at ld->path, or when text is not NULL that text in its
  * place (a converted rinetd.conf): the same checks either way.
  */
-static struct config *
+static struct conf *
 load(struct loader *ld, const char *text, int syntax)
 {
-	struct config	*cfg;
+	struct conf	*cfg;
 	config_t	 lc;
 	int		 rc;
 
-	if ((cfg = config_new(ld->path)) == NULL) {
+	if ((cfg = conf_new(ld->path)) == NULL) {
 		snprintf(ld->err, ld->errlen, "%s: out of memory", ld->path);
 		return NULL;
 	}
@@ -1002,10 +1027,10 @@ load(struct loader *ld, const char *text, int syntax)
 		rc = fail(ld, NULL, "missing required setting \"rules\"");
 	config_destroy(&lc);
 	if (rc == -1) {
-		config_free(cfg);
+		conf_free(cfg);
 		return NULL;
 	}
-	config_inherit(cfg);
+	conf_inherit(cfg);
 	cfg->syntax = syntax;
 	return cfg;
 }
@@ -1014,7 +1039,7 @@ load(struct loader *ld, const char *text, int syntax)
 static bool
 is_rinetd_file(const char *path)
 {
-	char	 err[CONFIG_ERR_MAX], *text;
+	char	 err[CONF_ERR_MAX], *text;
 	bool	 yes;
 
 	if ((text = rinetd_read(path, err, sizeof(err))) == NULL)
@@ -1024,35 +1049,35 @@ is_rinetd_file(const char *path)
 	return yes;
 }
 
-struct config *
-config_load(const char *path, char *err, size_t errlen)
+struct conf *
+conf_load(const char *path, char *err, size_t errlen)
 {
-	return config_load_syntax(path, CONFIG_SYNTAX_AUTO, err, errlen);
+	return conf_load_syntax(path, CONF_SYNTAX_AUTO, err, errlen);
 }
 
-struct config *
-config_load_syntax(const char *path, int syntax, char *err, size_t errlen)
+struct conf *
+conf_load_syntax(const char *path, int syntax, char *err, size_t errlen)
 {
 	struct loader	 ld = { path, err, errlen, NULL, NULL, 0, false };
-	struct config	*cfg;
+	struct conf	*cfg;
 
-	if (syntax == CONFIG_SYNTAX_RINETD)
-		return config_load_rinetd(path, err, errlen);
-	cfg = load(&ld, NULL, CONFIG_SYNTAX_LIBCONFIG);
+	if (syntax == CONF_SYNTAX_RINETD)
+		return conf_load_rinetd(path, err, errlen);
+	cfg = load(&ld, NULL, CONF_SYNTAX_LIBCONFIG);
 	/* Only a file libconfig cannot parse at all may be rinetd's. */
-	if (cfg == NULL && syntax == CONFIG_SYNTAX_AUTO && ld.syntax_error &&
+	if (cfg == NULL && syntax == CONF_SYNTAX_AUTO && ld.syntax_error &&
 	    is_rinetd_file(path))
-		cfg = config_load_rinetd(path, err, errlen);
+		cfg = conf_load_rinetd(path, err, errlen);
 	return cfg;
 }
 
-struct config *
-config_load_rinetd(const char *path, char *err, size_t errlen)
+struct conf *
+conf_load_rinetd(const char *path, char *err, size_t errlen)
 {
 	struct loader		 ld = { path, err, errlen, NULL, NULL, 0,
 				    false };
 	struct rinetd_conv	 conv;
-	struct config		*cfg = NULL;
+	struct conf		*cfg = NULL;
 	char			*text;
 
 	if ((text = rinetd_read(path, err, errlen)) == NULL)
@@ -1060,7 +1085,7 @@ config_load_rinetd(const char *path, char *err, size_t errlen)
 	if (rinetd_convert(path, text, &conv, err, errlen) == 0) {
 		ld.linemap = conv.linemap;
 		ld.nlines = conv.nlines;
-		cfg = load(&ld, conv.text, CONFIG_SYNTAX_RINETD);
+		cfg = load(&ld, conv.text, CONF_SYNTAX_RINETD);
 		rinetd_conv_free(&conv);
 	}
 	free(text);
@@ -1068,7 +1093,7 @@ config_load_rinetd(const char *path, char *err, size_t errlen)
 }
 
 void
-config_free(struct config *cfg)
+conf_free(struct conf *cfg)
 {
 	size_t	i;
 
@@ -1078,6 +1103,7 @@ config_free(struct config *cfg)
 		free(cfg->rules[i].listen);
 		free(cfg->rules[i].connect);
 		free(cfg->rules[i].source);
+		free(cfg->rules[i].upstream.backends);
 		acl_free(&cfg->rules[i].acl);
 	}
 	free(cfg->rules);
@@ -1093,7 +1119,7 @@ config_free(struct config *cfg)
 }
 
 int
-config_log_level_parse(const char *name)
+conf_log_level_parse(const char *name)
 {
 	return name_index(log_level_names, name);
 }

@@ -1,11 +1,11 @@
 /*
- * rinetd.h - reading rinetd.conf: rinetd's syntax converted to the
+ * conf_rinetd.h - reading rinetd.conf: rinetd's syntax converted to the
  * equivalent ferryd.conf text, with a map from the lines of that text back
  * to the lines of the rinetd file, so that whatever the loader finds wrong
  * later is still reported at the rinetd line it came from.
  */
-#ifndef FERRYD_RINETD_H
-#define FERRYD_RINETD_H
+#ifndef FERRYD_CONF_RINETD_H
+#define FERRYD_CONF_RINETD_H
 
 #include <stdbool.h>
 #include <stddef.h>

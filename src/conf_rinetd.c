@@ -1,5 +1,5 @@
 /*
- * rinetd.c - rinetd.conf in, the equivalent ferryd.conf text out.
+ * conf_rinetd.c - rinetd.conf in, the equivalent ferryd.conf text out.
  *
  * Lines are read as rinetd 0.73 reads them (its parse.peg grammar): one
  * directive per line, '#' starts a comment, and allow and deny lines apply
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "acl.h"
-#include "rinetd.h"
+#include "conf_rinetd.h"
 
 #define MAX_TOKENS	8	/* a rule with options has 5 */
 #define HOSTPORT_MAX	320	/* "[host]:port" of a rule */
