@@ -1,6 +1,6 @@
 /*
  * event.c - the backend-independent part of the event loop: the table of
- * watched descriptors, dispatch of ready events, and the timer.
+ * watched descriptors, dispatch of ready events, and the timers.
  */
 #include "ferryd.h"
 
@@ -34,7 +34,8 @@ struct event_loop {
 	struct event_fired          fired[MAX_FIRED];
 	int64_t                     now;
 	uint64_t                    round;	/* counts waits */
-	int64_t                     timer_due;	/* -1: none */
+	struct timer_heap           timers;
+	int64_t                     timer_due;	/* event_timer(); -1: none */
 	event_timer_cb             *timer_cb;
 	void                       *timer_data;
 };
@@ -95,6 +96,7 @@ event_loop_new(const char *backend, int max_fds, char *err, size_t errlen)
 		return NULL;
 	}
 	loop->now = monotonic_ms();
+	timer_heap_init(&loop->timers);
 	loop->timer_due = -1;
 	return loop;
 nomem:
@@ -114,6 +116,7 @@ event_loop_free(struct event_loop *loop)
 	if (loop == NULL)
 		return;
 	loop->backend->destroy(loop->state);
+	timer_heap_free(&loop->timers);
 	free(loop->due);
 	free(loop->deferred);
 	free(loop->watch);
@@ -236,6 +239,18 @@ event_now(const struct event_loop *loop)
 	return loop->now;
 }
 
+int
+event_timer_arm(struct event_loop *loop, struct event_timer *t, int64_t due)
+{
+	return timer_heap_arm(&loop->timers, t, due);
+}
+
+void
+event_timer_cancel(struct event_loop *loop, struct event_timer *t)
+{
+	timer_heap_cancel(&loop->timers, t);
+}
+
 void
 event_timer(struct event_loop *loop, int64_t when_ms, event_timer_cb *cb,
     void *data)
@@ -251,17 +266,28 @@ event_timer_due(const struct event_loop *loop)
 	return loop->timer_due;
 }
 
+/* How long the next wait may last: until the first timer, at most 1 h. */
+static int
+event_wait_ms(const struct event_loop *loop)
+{
+	const struct event_timer	*first = timer_heap_first(&loop->timers);
+	int64_t				 due = loop->timer_due, wait;
+
+	if (first != NULL && (due == -1 || first->due < due))
+		due = first->due;
+	if (due == -1)
+		return -1;
+	wait = due - monotonic_ms();
+	return wait < 0 ? 0 : wait > 3600000 ? 3600000 : (int)wait;
+}
+
 int
 event_loop_run_once(struct event_loop *loop)
 {
 	struct event_watch *w;
-	int                 i, n, fd, fired, events, timeout = -1, *swap;
+	int                 i, n, fd, fired, events, timeout, *swap;
 
-	if (loop->timer_due != -1) {
-		int64_t wait = loop->timer_due - monotonic_ms();
-
-		timeout = wait < 0 ? 0 : wait > 3600000 ? 3600000 : (int)wait;
-	}
+	timeout = event_wait_ms(loop);
 	if (loop->ndeferred > 0) {
 		/* Due this round; what they defer again waits for the next. */
 		swap = loop->due;
@@ -300,6 +326,7 @@ event_loop_run_once(struct event_loop *loop)
 			w->handler(loop, fd, events, w->data);
 	}
 	n += event_run_due(loop);
+	n += timer_heap_run(&loop->timers, loop->now);
 	if (loop->timer_due != -1 && loop->now >= loop->timer_due) {
 		loop->timer_due = -1;
 		loop->timer_cb(loop, loop->timer_data);

@@ -1,5 +1,5 @@
 /*
- * event.h - a small event loop: file descriptor readiness and one timer.
+ * event.h - a small event loop: file descriptor readiness and timers.
  *
  * Modelled on Redis' ae: the loop keeps a table indexed by file descriptor
  * and a backend per kernel mechanism (event_epoll.c, event_poll.c)
@@ -11,6 +11,8 @@
 #define FERRYD_EVENT_H
 
 #include <stdint.h>
+
+#include "event_timer.h"
 
 #define EV_READ   0x01
 #define EV_WRITE  0x02
@@ -82,7 +84,20 @@ int  event_loop_run_once(struct event_loop *loop);
 /* Milliseconds on the monotonic clock, as of the last wakeup. */
 int64_t event_now(const struct event_loop *loop);
 
-/* Call cb(loop, data) at time when_ms (event_now clock); -1 cancels. */
+/*
+ * Timers embedded in the objects they time (event_timer.h): arm or move t
+ * to due (event_now clock), or cancel it.  Due timers run after the
+ * ready descriptors of a round, in order of deadline.  Arming fails (-1,
+ * ENOMEM) only when the loop's timer array cannot grow.
+ */
+int  event_timer_arm(struct event_loop *loop, struct event_timer *t,
+    int64_t due);
+void event_timer_cancel(struct event_loop *loop, struct event_timer *t);
+
+/*
+ * One timer of the loop's own, for callers with a single deadline: call
+ * cb(loop, data) at time when_ms (event_now clock); -1 cancels.
+ */
 typedef void event_timer_cb(struct event_loop *loop, void *data);
 void event_timer(struct event_loop *loop, int64_t when_ms,
     event_timer_cb *cb, void *data);

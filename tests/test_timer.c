@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event.h"
 #include "event_timer.h"
 #include "testlib.h"
 
@@ -202,6 +203,37 @@ test_many(void)
 	free(r);
 }
 
+/* Through the event loop: waits end at the first timer, in order. */
+static void
+test_loop(const char *backend)
+{
+	struct event_loop	*loop;
+	struct rec		 r[3];
+	char			 err[256];
+	int64_t			 start;
+	int			 rounds;
+
+	if ((loop = event_loop_new(backend, 1024, err, sizeof(err))) == NULL) {
+		check(0, "%s: event_loop_new: %s", backend, err);
+		return;
+	}
+	recs_init(r, 3);
+	start = event_now(loop);
+	event_timer_arm(loop, &r[0].t, start + 60);
+	event_timer_arm(loop, &r[1].t, start + 20);
+	event_timer_arm(loop, &r[2].t, start + 40);
+	event_timer_cancel(loop, &r[2].t);
+	for (rounds = 0; norder < 2 && rounds < 10; rounds++)
+		event_loop_run_once(loop);
+	check(norder == 2 && order[0] == 1 && order[1] == 0 &&
+	    r[2].fired == 0, "%s: loop runs armed timers in order, not the "
+	    "cancelled one", backend);
+	check(event_now(loop) - start >= 60 && rounds <= 3,
+	    "%s: each wait ended at the next timer (%d rounds, %lld ms)",
+	    backend, rounds, (long long)(event_now(loop) - start));
+	event_loop_free(loop);
+}
+
 int
 main(void)
 {
@@ -210,6 +242,8 @@ main(void)
 	test_cancel_rearm();
 	test_rearm_in_callback();
 	test_many();
+	test_loop("auto");
+	test_loop("poll");
 	free(order);
 	return test_summary();
 }
