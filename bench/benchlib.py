@@ -44,6 +44,9 @@ METRICS = [
      "us", "low", "{:.1f}"),
     ("conn_rate", "conn/s", "Connection rate, wrk Connection: close",
      "conn/s", "high", "{:.0f}"),
+    ("cpu_per_conn", "CPU us/conn",
+     "Forwarder CPU (user+sys) per connection, wrk Connection: close",
+     "CPU us/conn", "low", "{:.1f}"),
     ("keepalive_rps", "KA req/s", "Keep-alive requests, wrk", "req/s",
      "high", "{:.0f}"),
     ("pss_per_conn", "PSS/conn",
@@ -293,6 +296,7 @@ TARGETS = [
     ("throughput_p8", "iperf3 -P8 throughput", ">=", 1.3, False),
     ("cpu_per_gb", "CPU s/GB", "<=", 0.5, False),
     ("conn_rate", "connection rate", ">=", 1.3, False),
+    ("cpu_per_conn", "CPU per connection (no target)", None, None, False),
     ("keepalive_rps", "keep-alive req/s", ">=", 1.3, False),
     ("latency_p50", "p50 latency added over direct", "<=", 0.5, True),
     ("latency_p99", "p99 latency added over direct", "<=", 0.5, True),
@@ -387,7 +391,8 @@ def svg_chart(data, metric, subtitle):
     _, _, title, unit, better, _ = METRIC[metric]
     rows = [(pid, label, data.med(metric, pid))
             for pid, label, status, _ in data.peers if status == "ok"]
-    if metric in ("cpu_per_gb", "bytes_per_syscall", "pss_per_conn"):
+    if metric in ("cpu_per_gb", "cpu_per_conn", "bytes_per_syscall",
+                  "pss_per_conn"):
         rows = [r for r in rows if r[0] != "direct"]
     vmax = max([v for _, _, v in rows if v is not None] + [0]) or 1
     left, barw, rowh, top = 200, 430, 26, 62
@@ -451,7 +456,7 @@ def cmd_report(d, outdir):
     lines.append("ferryd benchmark - %s" % meta.get("date", ""))
     lines.append("")
     for k in ("machine", "cpus", "kernel", "memory", "ferryd", "topology",
-              "congestion", "runs", "workers", "durations", "idle_conns", "limits", "tools",
+              "congestion", "peers_as", "runs", "workers", "durations", "idle_conns", "limits", "tools",
               "command", "skipped", "elapsed"):
         if k in meta:
             lines.append("%-11s %s" % (k + ":", meta[k]))
