@@ -77,9 +77,9 @@ control_parse_pid(const char *text)
 }
 
 /*
- * The pid of the master holding pidfile's lock, or -1 with err set.  The
- * master writes the file under another name and renames it once it holds
- * the lock, so a file we can open here is complete.
+ * The pid of the master holding pidfile's lock, or -1 with err set.  A
+ * master that has only just taken the lock may not have written its pid
+ * yet: that reads as a pidfile without a process ID, and nothing is sent.
  */
 static pid_t
 control_master_pid(const char *pidfile, char *err, size_t errlen)
