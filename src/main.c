@@ -1,6 +1,7 @@
 /*
  * main.c - the command line: load the configuration, check it (-t),
- * convert a rinetd.conf (--convert), or hand over to the master.
+ * signal the running master (-s), convert a rinetd.conf (--convert), or
+ * hand over to the master.
  */
 #include "ferryd.h"
 
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "conf.h"
+#include "control.h"
 #include "log.h"
 #include "master.h"
 #include "proctitle.h"
@@ -29,6 +31,7 @@ usage(FILE *out)
 {
 	fprintf(out,
 	    "usage: ferryd [-ftV] [-c file] [-l level] [-p pidfile] [--rinetd]\n"
+	    "       ferryd -s reload|stop|quit|reopen [-c file] [-p pidfile]\n"
 	    "       ferryd --convert rinetd.conf\n"
 	    "\n"
 	    "Forward TCP connections as the rules of the configuration say.\n"
@@ -43,12 +46,51 @@ usage(FILE *out)
 	    "  -t, --test            check the configuration and exit\n"
 	    "  -l, --log-level LEVEL err, warning, notice, info or debug\n"
 	    "  -p, --pidfile FILE    write the master's pid to FILE\n"
+	    "  -s, --signal ACTION   tell the running master, found through\n"
+	    "                        its pidfile, to reload, stop, quit\n"
+	    "                        (gracefully) or reopen its logs\n"
 	    "  -h, --help            show this help and exit\n"
 	    "  -V, --version         show the version and exit\n"
 	    "\n"
 	    "Signals to the master: HUP reload, TERM/INT stop, QUIT stop after\n"
 	    "finishing connections, USR1 reopen log files.  See ferryd(8) and\n"
 	    "ferryd.conf(5).\n", DEFAULT_CONFIG);
+}
+
+/*
+ * -s: signal the running master.  Its pidfile is -p, else the one the
+ * configuration names, else the daemon's default.
+ */
+static int
+signal_master(const struct options *opt, int signo)
+{
+	struct conf *cfg = NULL;
+	const char  *pidfile = opt->pidfile;
+	char         err[CONF_ERR_MAX];
+	int          rc = 0;
+
+	if (pidfile == NULL) {
+		cfg = conf_load_syntax(opt->config_path, opt->config_syntax,
+		    err, sizeof(err));
+		if (cfg == NULL) {
+			fprintf(stderr, "ferryd: %s (name the pidfile with "
+			    "-p)\n", err);
+			return 1;
+		}
+		pidfile = cfg->pidfile != NULL ? cfg->pidfile :
+		    CONTROL_DEFAULT_PIDFILE;
+	}
+	if (pidfile[0] == '\0') {
+		fprintf(stderr, "ferryd: %s sets no pidfile (pidfile = \"\"): "
+		    "name the running master's with -p\n", opt->config_path);
+		rc = 1;
+	} else if (control_send(pidfile, signo, err, sizeof(err)) == -1) {
+		fprintf(stderr, "ferryd: %s\n", err);
+		rc = 1;
+	}
+	if (cfg != NULL)
+		conf_free(cfg);
+	return rc;
 }
 
 /* --convert: print the ferryd.conf equivalent of a rinetd.conf. */
@@ -84,6 +126,7 @@ main(int argc, char *argv[])
 		{ "test",       no_argument,       NULL, 't' },
 		{ "log-level",  required_argument, NULL, 'l' },
 		{ "pidfile",    required_argument, NULL, 'p' },
+		{ "signal",     required_argument, NULL, 's' },
 		{ "help",       no_argument,       NULL, 'h' },
 		{ "version",    no_argument,       NULL, 'V' },
 		{ "rinetd",     no_argument,       NULL, OPT_RINETD },
@@ -97,9 +140,9 @@ main(int argc, char *argv[])
 	char           *pidfile_copy = NULL;
 	const char     *convert_path = NULL;
 	bool            test = false;
-	int             ch;
+	int             ch, signo = 0;
 
-	while ((ch = getopt_long(argc, argv, "c:ftl:p:hV", longopts, NULL))
+	while ((ch = getopt_long(argc, argv, "c:ftl:p:s:hV", longopts, NULL))
 	    != -1) {
 		switch (ch) {
 		case 'c':
@@ -122,6 +165,15 @@ main(int argc, char *argv[])
 			break;
 		case 'p':
 			opt.pidfile = optarg;
+			break;
+		case 's':
+			signo = control_signo(optarg);
+			if (signo == -1) {
+				fprintf(stderr, "ferryd: unknown action \"%s\" "
+				    "for -s (use reload, stop, quit or reopen)\n",
+				    optarg);
+				return 1;
+			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -149,6 +201,8 @@ main(int argc, char *argv[])
 
 	if (convert_path != NULL)
 		return convert(convert_path);
+	if (signo != 0)
+		return signal_master(&opt, signo);
 
 	cfg = conf_load_syntax(opt.config_path, opt.config_syntax, err,
 	    sizeof(err));

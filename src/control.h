@@ -1,0 +1,26 @@
+/*
+ * control.h - "ferryd -s ACTION": signal the running master, as nginx -s
+ * does, finding it through its locked pidfile.
+ */
+#ifndef FERRYD_CONTROL_H
+#define FERRYD_CONTROL_H
+
+#include <stddef.h>
+
+/* The pidfile of a daemon when neither -p nor the configuration names one. */
+#define CONTROL_DEFAULT_PIDFILE RUNSTATEDIR "/ferryd.pid"
+
+/*
+ * The signal for action ("reload", "stop", "quit" or "reopen"), or -1 if
+ * there is no such action.
+ */
+int control_signo(const char *action);
+
+/*
+ * Send signo to the master whose pid is in pidfile.  The pid is trusted
+ * only while a live master holds the pidfile's lock.  Returns 0, or -1
+ * with err set ("ferryd is not running (stale pidfile PATH)", ...).
+ */
+int control_send(const char *pidfile, int signo, char *err, size_t errlen);
+
+#endif
