@@ -321,7 +321,8 @@ event_loop_run_once(struct event_loop *loop)
 		if ((w->mask & EV_EDGE) && loop->backend->edge)
 			events = fired;
 		else if ((events = fired & w->mask) != 0)
-			events |= fired & (EV_RDHUP | EV_EXCEPT);
+			events |= fired &
+			    (EV_RDHUP | EV_EXCEPT | EV_URGENT | EV_ERROR);
 		if (events != 0)
 			w->handler(loop, fd, events, w->data);
 	}

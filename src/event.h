@@ -33,6 +33,10 @@
  * no longer proves the socket empty; read on until EAGAIN.
  */
 #define EV_EXCEPT 0x10
+/* In events, with EV_EXCEPT: TCP urgent data is pending (POLLPRI). */
+#define EV_URGENT 0x20
+/* In events, with EV_EXCEPT: the socket has a pending error (POLLERR). */
+#define EV_ERROR  0x40
 
 struct event_loop;
 

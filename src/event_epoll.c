@@ -93,10 +93,13 @@ epoll_backend_wait(void *state, struct event_fired *fired, int max_fired,
 		fired[i].fd = st->events[i].data.fd;
 		/* Errors and hangups surface through read or write. */
 		fired[i].events =
-		    (events & (EPOLLIN | EPOLLERR | EPOLLHUP) ? EV_READ : 0) |
+		    (events & (EPOLLIN | EPOLLPRI | EPOLLERR | EPOLLHUP) ?
+		    EV_READ : 0) |
 		    (events & (EPOLLOUT | EPOLLERR | EPOLLHUP) ? EV_WRITE : 0) |
 		    (events & EPOLLRDHUP ? EV_RDHUP : 0) |
-		    (events & (EPOLLERR | EPOLLHUP | EPOLLPRI) ? EV_EXCEPT : 0);
+		    (events & (EPOLLERR | EPOLLHUP | EPOLLPRI) ? EV_EXCEPT : 0) |
+		    (events & EPOLLPRI ? EV_URGENT : 0) |
+		    (events & EPOLLERR ? EV_ERROR : 0);
 	}
 	return n;
 }

@@ -106,9 +106,13 @@ poll_backend_wait(void *state, struct event_fired *fired, int max_fired,
 		nready--;
 		fired[n].fd = st->fds[i].fd;
 		fired[n].events =
-		    (re & (POLLIN | POLLERR | POLLHUP | POLLNVAL) ? EV_READ : 0) |
+		    /* Urgent data alone is for the reader to take. */
+		    (re & (POLLIN | POLLPRI | POLLERR | POLLHUP | POLLNVAL) ?
+		    EV_READ : 0) |
 		    (re & (POLLOUT | POLLERR | POLLHUP | POLLNVAL) ? EV_WRITE : 0) |
-		    (re & (POLLPRI | POLLERR | POLLHUP | POLLNVAL) ? EV_EXCEPT : 0);
+		    (re & (POLLPRI | POLLERR | POLLHUP | POLLNVAL) ? EV_EXCEPT : 0) |
+		    (re & POLLPRI ? EV_URGENT : 0) |
+		    (re & POLLERR ? EV_ERROR : 0);
 		n++;
 	}
 	st->next = st->nfds > 0 ? (st->next + k) % st->nfds : 0;

@@ -97,6 +97,45 @@ log_set_role(const char *role)
 	snprintf(log_role, sizeof(log_role), "%s", role);
 }
 
+static int64_t
+monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void
+log_limited(struct log_limit *lim, int level, const char *fmt, ...)
+{
+	char	line[1024];
+	int64_t	now;
+	va_list	ap;
+
+	if (level > log_level)
+		return;
+	now = monotonic_ms();
+	if (now - lim->window >= 1000) {
+		lim->window = now;
+		lim->sent = 0;
+	}
+	if (lim->sent >= LOG_LIMIT_BURST) {
+		lim->suppressed++;
+		return;
+	}
+	lim->sent++;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (lim->suppressed > 0)
+		log_msg(level, "%s (%lu similar messages suppressed)", line,
+		    lim->suppressed);
+	else
+		log_msg(level, "%s", line);
+	lim->suppressed = 0;
+}
+
 void
 log_msg(int level, const char *fmt, ...)
 {

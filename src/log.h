@@ -28,6 +28,23 @@ void log_set_role(const char *role);
 void log_msg(int level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/*
+ * A rate limit for messages a peer can provoke at will (one per refused
+ * client, per failed backend connect): at most LOG_LIMIT_BURST lines per
+ * second from one call site, then silence; the first line let through
+ * after a silence says how many were left out.  Zero-initialized.
+ */
+#define LOG_LIMIT_BURST	10
+
+struct log_limit {
+	int64_t		window;		/* start of this second, ms */
+	unsigned	sent;		/* lines in this window */
+	unsigned long	suppressed;	/* left out since the last line */
+};
+
+void log_limited(struct log_limit *lim, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 #define log_err(...)     log_msg(LOG_LEVEL_ERR, __VA_ARGS__)
 #define log_warn(...)    log_msg(LOG_LEVEL_WARNING, __VA_ARGS__)
 /*

@@ -33,6 +33,10 @@
 #include "sock.h"
 #include "worker.h"
 
+#ifndef MSG_MORE
+#define MSG_MORE 0		/* a hint only: where missing, do without */
+#endif
+
 enum side { CLIENT = 0, BACKEND = 1 };
 
 #define OTHER(s) (1 - (s))
@@ -57,6 +61,7 @@ struct conn {
 	struct worker      *w;
 	const struct rule  *rule;
 	const struct backend *backend;	/* connecting to or connected to */
+	size_t              attempt;	/* index of backend in the upstream */
 	int                 fd[2];
 	struct direction    dir[2];
 	uint8_t             ready[2];	/* EV_READ|EV_WRITE fd[s] can do */
@@ -71,6 +76,7 @@ struct conn {
 static const char *const side_name[] = { "client", "backend" };
 
 static void conn_io(struct event_loop *, int, int, void *);
+static void conn_next_backend(struct conn *, int);
 
 static bool
 pending(const struct direction *d)
@@ -230,7 +236,7 @@ conn_close(struct conn *c, int reset_side, const char *result,
 			continue;
 		event_close(w->loop, c->fd[s]);
 		if (s == reset_side)
-			sock_reset_on_close(c->fd[s]);
+			sock_abort_on_close(c->fd[s], true);
 		close(c->fd[s]);
 	}
 	TAILQ_REMOVE(&w->conns, c, link);
@@ -323,10 +329,12 @@ dir_flush(struct conn *c, int s)
 	dir_release(c, d);
 	if (d->eof && !d->shut) {
 		/*
-		 * Everything read is written: pass the FIN on.  The last FIN
-		 * of the two is sent by close(2): both sockets were read to
-		 * their end, so closing them sends no reset.
+		 * Everything read is written: pass the FIN on, an orderly one
+		 * (until now a close would reset: the socket was abandoned).
+		 * The last FIN of the two is sent by close(2): both sockets
+		 * were read to their end, so closing them sends no reset.
 		 */
+		sock_abort_on_close(c->fd[OTHER(s)], false);
 		if (c->dir[OTHER(s)].shut) {
 			conn_close(c, -1, ACCESSLOG_DONE, "done");
 			return -1;
@@ -428,13 +436,19 @@ conn_run(struct conn *c)
 static void
 conn_fail(struct conn *c, const char *result, const char *reason)
 {
-	char backend[ADDR_STRLEN], client[ADDR_STRLEN];
+	static struct log_limit	 limit;
+	const struct upstream	*u = &c->rule->upstream;
+	char			 backend[ADDR_STRLEN], client[ADDR_STRLEN];
 
-	log_warn("%s: cannot connect to %s for client %s: %s", c->rule->listen,
-	    addr_format((struct sockaddr *)&c->backend->addr.ss, backend,
-	    sizeof(backend)),
-	    addr_format((struct sockaddr *)&c->peer.ss, client, sizeof(client)),
-	    reason);
+	if (log_get_level() >= LOG_LEVEL_WARNING)
+		log_limited(&limit, LOG_LEVEL_WARNING, "%s: cannot connect to "
+		    "%s for client %s: %s%s", c->rule->listen,
+		    u->nbackends > 1 ? c->rule->connect :
+		    addr_format((struct sockaddr *)&c->backend->addr.ss,
+		    backend, sizeof(backend)),
+		    addr_format((struct sockaddr *)&c->peer.ss, client,
+		    sizeof(client)), reason,
+		    u->nbackends > 1 ? " (every address tried)" : "");
 	conn_close(c, CLIENT, result, reason);
 }
 
@@ -454,7 +468,7 @@ conn_connected(struct conn *c, int events)
 	    SO_ERROR, &err, &len) == -1)
 		err = errno;
 	if (err != 0) {
-		conn_fail(c, ACCESSLOG_CONNECT_FAILED, strerror(err));
+		conn_next_backend(c, err);
 		return -1;
 	}
 	c->connecting = false;
@@ -468,10 +482,23 @@ static void
 conn_io(struct event_loop *loop, int fd, int events, void *data)
 {
 	struct conn *c = data;
-	int          s = fd == c->fd[CLIENT] ? CLIENT : BACKEND;
+	int          s = fd == c->fd[CLIENT] ? CLIENT : BACKEND, err;
 
 	(void)loop;
 	c->ready[s] |= events & (EV_READ | EV_WRITE);
+	if (events & EV_URGENT)
+		sock_discard_urgent(fd);
+	/*
+	 * A reset or error: act on it now, for a read may not come soon (a
+	 * client that sent its request and reset while the backend
+	 * connects has its bytes waiting in our buffer and is not read
+	 * again).  A connecting backend's error is conn_connected()'s.
+	 */
+	if ((events & EV_ERROR) && !(s == BACKEND && c->connecting) &&
+	    (err = sock_error(fd)) != 0) {
+		conn_abort(c, s, err);
+		return;
+	}
 	if (events & EV_EXCEPT)
 		c->except[s] = true;
 	else if (events & EV_RDHUP)
@@ -500,22 +527,116 @@ relay_refuse(struct worker *w, int client_fd, const struct rule *rule,
 	    sizeof(client)), (unsigned long long)w->refused);
 }
 
+/*
+ * Open a socket to c->backend and start connecting.  Returns 0 when the
+ * connect is under way, 1 when this backend failed at once (errno says
+ * why; the socket is closed: try the next), -1 when the connection was
+ * closed (out of descriptors, the loop is full).
+ */
+static int
+backend_connect(struct conn *c)
+{
+	const struct rule         *rule = c->rule;
+	const struct backend      *b = c->backend;
+	const struct sockaddr_any *to = &b->addr;
+	struct worker             *w = c->w;
+	int                        fd, err;
+
+	fd = sock_stream(to->ss.ss_family);
+	if (fd == -1) {
+		err = errno;
+		if (err == EMFILE || err == ENFILE || err == ENOBUFS ||
+		    err == ENOMEM)
+			worker_starve(w, rule->listen, "create a backend socket",
+			    err);
+		else
+			log_err("%s: cannot create a socket for %s: %s",
+			    rule->listen, rule->connect, strerror(err));
+		conn_close(c, CLIENT, ACCESSLOG_CONNECT_FAILED, "no socket");
+		return -1;
+	}
+	w->starved = false;	/* descriptors are available again */
+	sock_nodelay(fd);
+	/* Reset, not FIN, if this side is abandoned (see dir_flush). */
+	sock_abort_on_close(fd, true);
+	sock_buffers(fd, rule->sndbuf, rule->rcvbuf);
+	if ((b->has_source && sock_bind_source(fd, &b->source) == -1) ||
+	    (connect(fd, (const struct sockaddr *)&to->ss, to->len) == -1 &&
+	    errno != EINPROGRESS)) {
+		/* Refused at once (e.g. no route). */
+		err = errno;
+		close(fd);
+		errno = err;
+		return 1;
+	}
+	c->fd[BACKEND] = fd;
+	if (event_set(w->loop, fd, EV_EDGE | EV_READ | EV_WRITE, conn_io,
+	    c) == -1) {
+		log_err("cannot watch backend socket: %s", strerror(errno));
+		conn_close(c, CLIENT, ACCESSLOG_CONNECT_FAILED,
+		    "event loop full");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Connect to the upstream's backends from c->attempt on, while
+ * connect_timeout lasts: the first that does not fail at once is waited
+ * for.  err: why the one before failed.  Returns 0 while connecting, -1
+ * if the connection was closed (no backend could be tried).
+ */
+static int
+conn_connect(struct conn *c, int err)
+{
+	const struct upstream	*u = &c->rule->upstream;
+	int64_t			 deadline = c->started + c->rule->connect_timeout;
+
+	for (; c->attempt < u->nbackends; c->attempt++) {
+		if (c->attempt > 0 && event_now(c->w->loop) >= deadline)
+			break;
+		c->backend = &u->backends[c->attempt];
+		switch (backend_connect(c)) {
+		case 0:
+			return 0;
+		case -1:
+			return -1;
+		}
+		err = errno;
+	}
+	conn_fail(c, ACCESSLOG_CONNECT_FAILED, strerror(err));
+	return -1;
+}
+
+/* The connect to c->backend failed with err: on to the next backend. */
+static void
+conn_next_backend(struct conn *c, int err)
+{
+	event_close(c->w->loop, c->fd[BACKEND]);
+	close(c->fd[BACKEND]);
+	c->fd[BACKEND] = -1;
+	c->ready[BACKEND] = 0;
+	c->fin[BACKEND] = c->except[BACKEND] = false;
+	c->attempt++;
+	(void)conn_connect(c, err);
+}
+
 void
 relay_start(struct worker *w, int client_fd, const struct rule *rule,
     const struct sockaddr_any *peer)
 {
-	const struct backend      *b = &rule->upstream.backends[0];
-	const struct sockaddr_any *to = &b->addr;
-	struct conn               *c;
-	int                        fd, s;
+	static struct log_limit	 denied_limit;
+	struct conn		*c;
+	char			 client[ADDR_STRLEN];
+	int			 s;
 
 	if (!acl_permits(&w->cfg->acl, &rule->acl,
 	    (const struct sockaddr *)&peer->ss)) {
-		char client[ADDR_STRLEN];
-
-		log_info("%s: client %s denied by allow/deny rules",
-		    rule->listen, addr_format((const struct sockaddr *)&peer->ss,
-		    client, sizeof(client)));
+		if (log_get_level() >= LOG_LEVEL_INFO)
+			log_limited(&denied_limit, LOG_LEVEL_INFO, "%s: client "
+			    "%s denied by allow/deny rules", rule->listen,
+			    addr_format((const struct sockaddr *)&peer->ss,
+			    client, sizeof(client)));
 		relay_refuse(w, client_fd, rule, peer, ACCESSLOG_DENIED);
 		return;
 	}
@@ -529,7 +650,7 @@ relay_start(struct worker *w, int client_fd, const struct rule *rule,
 	memset(c, 0, sizeof(*c));
 	c->w = w;
 	c->rule = rule;
-	c->backend = b;
+	c->backend = &rule->upstream.backends[0];
 	c->peer = *peer;
 	c->fd[CLIENT] = client_fd;
 	c->fd[BACKEND] = -1;
@@ -553,46 +674,12 @@ relay_start(struct worker *w, int client_fd, const struct rule *rule,
 		return;
 	}
 #ifndef __linux__
-	/* Linux copies TCP_NODELAY from the listening socket; others may not. */
+	/* Linux copies these from the listening socket; others may not. */
 	sock_nodelay(client_fd);
+	sock_abort_on_close(client_fd, true);
 #endif
-
-	fd = sock_stream(to->ss.ss_family);
-	if (fd == -1) {
-		int err = errno;
-
-		if (err == EMFILE || err == ENFILE || err == ENOBUFS ||
-		    err == ENOMEM)
-			worker_starve(w, rule->listen, "create a backend socket",
-			    err);
-		else
-			log_err("%s: cannot create a socket for %s: %s",
-			    rule->listen, rule->connect, strerror(err));
-		conn_close(c, CLIENT, ACCESSLOG_CONNECT_FAILED, "no socket");
-		return;
-	}
-	c->fd[BACKEND] = fd;
-	w->starved = false;	/* descriptors are available again */
-	sock_nodelay(fd);
-	sock_buffers(fd, rule->sndbuf, rule->rcvbuf);
-	if (b->has_source && sock_bind_source(fd, &b->source) == -1) {
-		conn_fail(c, ACCESSLOG_CONNECT_FAILED, strerror(errno));
-		return;
-	}
-	if (connect(fd, (const struct sockaddr *)&to->ss, to->len) == -1 &&
-	    errno != EINPROGRESS) {
-		/* Refused at once (e.g. no route): report it the same way. */
-		conn_fail(c, ACCESSLOG_CONNECT_FAILED, strerror(errno));
-		return;
-	}
-	if (event_set(w->loop, fd, EV_EDGE | EV_READ | EV_WRITE, conn_io,
-	    c) == -1) {
-		log_err("cannot watch backend socket: %s", strerror(errno));
-		conn_close(c, CLIENT, ACCESSLOG_CONNECT_FAILED,
-		    "event loop full");
-		return;
-	}
-	worker_schedule(w, c->started + rule->connect_timeout);
+	if (conn_connect(c, 0) == 0)
+		worker_schedule(w, c->started + rule->connect_timeout);
 }
 
 int64_t

@@ -80,8 +80,12 @@ sock_listen(const struct sockaddr_any *addr, int backlog, bool v6only,
 	if (addr->ss.ss_family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6,
 	    IPV6_V6ONLY, &v6, sizeof(v6)) == -1)
 		goto fail;
-	/* Accepted sockets inherit it (on Linux: no setsockopt per client). */
+	/*
+	 * Accepted sockets inherit both (on Linux: no setsockopt per
+	 * client): no Nagle delay, and a reset if ferryd abandons them.
+	 */
 	sock_nodelay(fd);
+	sock_abort_on_close(fd, true);
 	what = "bind";
 	if (bind(fd, (const struct sockaddr *)&addr->ss, addr->len) == -1)
 		goto fail;
@@ -108,11 +112,31 @@ sock_nodelay(int fd)
 }
 
 void
-sock_reset_on_close(int fd)
+sock_abort_on_close(int fd, bool on)
 {
-	struct linger lg = { 1, 0 };
+	struct linger lg = { on, 0 };
 
 	(void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+}
+
+int
+sock_error(int fd)
+{
+	int       err = 0;
+	socklen_t len = sizeof(err);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == -1)
+		return errno;
+	return err;
+}
+
+void
+sock_discard_urgent(int fd)
+{
+	char byte;
+
+	/* EINVAL: none (left); EAGAIN: announced, not arrived yet. */
+	(void)recv(fd, &byte, 1, MSG_OOB);
 }
 
 void

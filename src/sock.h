@@ -26,7 +26,19 @@ void sock_nodelay(int fd);
 /* Set SO_SNDBUF and SO_RCVBUF where non-zero; sockets accepted from a
  * listener inherit them. */
 void sock_buffers(int fd, int sndbuf, int rcvbuf);
-/* Make close(2) send a reset instead of a FIN. */
-void sock_reset_on_close(int fd);
+/*
+ * With on, make close(2) send a reset instead of a FIN (SO_LINGER with a
+ * zero timeout), also when the kernel closes fd because the process
+ * died; accepted sockets inherit it from their listener on Linux.  Off
+ * before an orderly FIN, so that no data still queued is dropped.
+ */
+void sock_abort_on_close(int fd, bool on);
+/* The pending error of fd (SO_ERROR, which clears it), or 0. */
+int  sock_error(int fd);
+/*
+ * Read and drop the TCP urgent byte of fd, if one is there: a socket
+ * reports urgent data (POLLPRI) until it is read out of band.
+ */
+void sock_discard_urgent(int fd);
 
 #endif

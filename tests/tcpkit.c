@@ -133,6 +133,10 @@ usage(void)
 "  urgent HOST PORT\n"
 "      send \"before\", an urgent byte, \"after\" through an echo server;\n"
 "      expect \"beforeafter\" back without closing, then EOF\n"
+"  urgent-hold HOST PORT MS\n"
+"      send a byte and an urgent byte last, keep the connection open MS ms\n"
+"  sendreset HOST PORT COUNT\n"
+"      COUNT times: connect, send a request, close with a reset\n"
 "  many HOST PORT COUNT BYTES [--parallel P] [--duration SECS]\n"
 "      COUNT short echo connections, at most P (8) at once; with\n"
 "      --duration start none after SECS or SIGUSR1 (COUNT is then a\n"
@@ -1915,6 +1919,75 @@ cmd_urgent(int argc, char **argv)
 	return 0;
 }
 
+/* urgent-hold */
+
+/*
+ * Send one byte and then an urgent byte (MSG_OOB) as the last thing, and
+ * keep the connection open and idle for MS ms: the urgent mark stays
+ * pending at the forwarder's end all that time.  Succeeds if the
+ * connection was still open at the end.
+ */
+static int
+cmd_urgent_hold(int argc, char **argv)
+{
+	char		*pos[3];
+	struct addr	 a;
+	int64_t		 ms;
+	int		 fd, err;
+	const struct optdef opts[] = { { NULL, NULL, NULL } };
+
+	parse_args(argc, argv, opts, pos, 3);
+	parse_addr(pos[0], pos[1], 1, &a);
+	ms = parse_num(pos[2], "MS", 0, 3600000);
+	deadline_set(ms);
+	if ((fd = connect_wait(&a, &err)) == -1)
+		die("connect to %s: %s", a.text, strerror(err));
+	if (send(fd, "x", 1, MSG_NOSIGNAL) != 1 ||
+	    send(fd, "!", 1, MSG_NOSIGNAL | MSG_OOB) != 1)
+		die("send: %s", strerror(errno));
+	if (wait_close(fd, now_ms() + ms, &(uint64_t){ 0 }) != -1) {
+		note("the connection closed while held");
+		return 1;
+	}
+	printf("held %" PRId64 " ms with an urgent byte last\n", ms);
+	return 0;
+}
+
+/* sendreset */
+
+/*
+ * COUNT times: connect, send a small request, and close with a reset
+ * (SO_LINGER 0) at once, as a client that gives up would.
+ */
+static int
+cmd_sendreset(int argc, char **argv)
+{
+	struct linger	 lg = { 1, 0 };
+	char		*pos[3];
+	struct addr	 a;
+	uint64_t	 i, count;
+	int		 fd, err;
+	const struct optdef opts[] = { { NULL, NULL, NULL } };
+
+	parse_args(argc, argv, opts, pos, 3);
+	parse_addr(pos[0], pos[1], 1, &a);
+	count = parse_num(pos[2], "COUNT", 1, 100000);
+	deadline_set(0);
+	for (i = 0; i < count; i++) {
+		if ((fd = connect_wait(&a, &err)) == -1)
+			die("connect %" PRIu64 " to %s: %s", i, a.text,
+			    strerror(err));
+		if (send(fd, "GET / HTTP/1.0\r\n\r\n", 18, MSG_NOSIGNAL) == -1)
+			die("send: %s", strerror(errno));
+		if (setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg,
+		    sizeof(lg)) == -1)
+			die("SO_LINGER: %s", strerror(errno));
+		close(fd);
+	}
+	printf("%" PRIu64 " connections sent a request and reset\n", count);
+	return 0;
+}
+
 /* hold */
 
 struct hconn {
@@ -2222,7 +2295,9 @@ main(int argc, char **argv)
 		{ "halfclose", cmd_halfclose },
 		{ "expect-close", cmd_expect_close }, { "hold", cmd_hold },
 		{ "blackhole", cmd_blackhole }, { "freeport", cmd_freeport },
-		{ "many", cmd_many }, { "urgent", cmd_urgent }
+		{ "many", cmd_many }, { "urgent", cmd_urgent },
+		{ "urgent-hold", cmd_urgent_hold },
+		{ "sendreset", cmd_sendreset }
 	};
 	size_t	 i;
 
