@@ -25,7 +25,8 @@ struct event_watch {
 struct event_loop {
 	const struct event_backend *backend;
 	void                       *state;
-	int                         max_fds;
+	int                         max_fds;	/* fds must be below it */
+	int                         cap;	/* entries of the tables */
 	struct event_watch         *watch;	/* indexed by fd */
 	int                        *deferred;	/* event_defer: next round */
 	int                         ndeferred;
@@ -64,6 +65,53 @@ backend_by_name(const char *name)
 	return NULL;
 }
 
+/* The tables start this small and double as descriptors need. */
+#define TABLE_FIRST_CAP	256
+
+static void
+event_loop_tables_free(struct event_loop *loop)
+{
+	free(loop->due);
+	free(loop->deferred);
+	free(loop->watch);
+}
+
+/*
+ * Make the tables hold fd: they grow by doubling, up to max_fds, so that
+ * a worker allowed a million descriptors does not allocate for all of
+ * them up front.  Returns -1 with errno EMFILE (fd out of range) or
+ * ENOMEM.
+ */
+static int
+event_reserve(struct event_loop *loop, int fd)
+{
+	struct event_watch *watch;
+	int                *v, cap;
+
+	if (fd < loop->cap)
+		return 0;
+	if (fd < 0 || fd >= loop->max_fds) {
+		errno = EMFILE;
+		return -1;
+	}
+	for (cap = loop->cap > 0 ? loop->cap : TABLE_FIRST_CAP; cap <= fd;
+	    cap = cap > loop->max_fds / 2 ? loop->max_fds : cap * 2)
+		continue;
+	if ((watch = realloc(loop->watch, cap * sizeof(*watch))) == NULL)
+		return -1;
+	loop->watch = watch;
+	memset(watch + loop->cap, 0, (cap - loop->cap) * sizeof(*watch));
+	/* Each list holds a descriptor at most once: cap entries do. */
+	if ((v = realloc(loop->deferred, cap * sizeof(*v))) == NULL)
+		return -1;
+	loop->deferred = v;
+	if ((v = realloc(loop->due, cap * sizeof(*v))) == NULL)
+		return -1;
+	loop->due = v;
+	loop->cap = cap;
+	return 0;
+}
+
 struct event_loop *
 event_loop_new(const char *backend, int max_fds, char *err, size_t errlen)
 {
@@ -80,18 +128,14 @@ event_loop_new(const char *backend, int max_fds, char *err, size_t errlen)
 		return NULL;
 	}
 	loop->max_fds = max_fds;
-	loop->watch = calloc(max_fds, sizeof(*loop->watch));
-	loop->deferred = calloc(max_fds, sizeof(*loop->deferred));
-	loop->due = calloc(max_fds, sizeof(*loop->due));
-	if (loop->watch == NULL || loop->deferred == NULL || loop->due == NULL)
+	if (event_reserve(loop, max_fds < TABLE_FIRST_CAP ? max_fds - 1 :
+	    TABLE_FIRST_CAP - 1) == -1)
 		goto nomem;
 	loop->state = loop->backend->create(max_fds);
 	if (loop->state == NULL) {
 		snprintf(err, errlen, "cannot create %s event loop: %s",
 		    loop->backend->name, strerror(errno));
-		free(loop->due);
-		free(loop->deferred);
-		free(loop->watch);
+		event_loop_tables_free(loop);
 		free(loop);
 		return NULL;
 	}
@@ -101,11 +145,8 @@ event_loop_new(const char *backend, int max_fds, char *err, size_t errlen)
 	return loop;
 nomem:
 	snprintf(err, errlen, "cannot create event loop: out of memory");
-	if (loop != NULL) {
-		free(loop->due);
-		free(loop->deferred);
-		free(loop->watch);
-	}
+	if (loop != NULL)
+		event_loop_tables_free(loop);
 	free(loop);
 	return NULL;
 }
@@ -117,9 +158,7 @@ event_loop_free(struct event_loop *loop)
 		return;
 	loop->backend->destroy(loop->state);
 	timer_heap_free(&loop->timers);
-	free(loop->due);
-	free(loop->deferred);
-	free(loop->watch);
+	event_loop_tables_free(loop);
 	free(loop);
 }
 
@@ -135,10 +174,8 @@ event_set(struct event_loop *loop, int fd, int mask, event_handler *handler,
 {
 	struct event_watch *w;
 
-	if (fd < 0 || fd >= loop->max_fds) {
-		errno = EMFILE;
+	if (event_reserve(loop, fd) == -1)
 		return -1;
-	}
 	w = &loop->watch[fd];
 	w->handler = handler;
 	w->data = data;
@@ -169,8 +206,15 @@ event_undefer(struct event_loop *loop, int fd)
 static int
 event_update(struct event_loop *loop, int fd, int mask, bool closing)
 {
-	struct event_watch *w = &loop->watch[fd];
+	struct event_watch *w;
 
+	if (fd < 0 || fd >= loop->cap) {
+		if (mask == 0)
+			return 0;	/* never watched */
+		if (event_reserve(loop, fd) == -1)
+			return -1;
+	}
+	w = &loop->watch[fd];
 	if (w->mask == mask)
 		return 0;
 	if (loop->backend->update(loop->state, fd, w->mask, mask,
@@ -193,21 +237,23 @@ event_mask(struct event_loop *loop, int fd, int mask)
 void
 event_close(struct event_loop *loop, int fd)
 {
-	if (fd >= 0 && fd < loop->max_fds)
-		(void)event_update(loop, fd, 0, true);
+	(void)event_update(loop, fd, 0, true);
 }
 
 int
 event_get_mask(const struct event_loop *loop, int fd)
 {
-	return loop->watch[fd].mask;
+	return fd >= 0 && fd < loop->cap ? loop->watch[fd].mask : 0;
 }
 
 void
 event_defer(struct event_loop *loop, int fd)
 {
-	struct event_watch *w = &loop->watch[fd];
+	struct event_watch *w;
 
+	if (fd < 0 || fd >= loop->cap)
+		return;		/* not watched */
+	w = &loop->watch[fd];
 	if (w->mask == 0 || w->deferred)
 		return;
 	w->deferred = true;

@@ -10,9 +10,15 @@
 #include "event.h"
 #include "event_backend.h"
 
+/*
+ * Both arrays grow by doubling as descriptors are watched, rather than
+ * being sized for every descriptor the process may open.
+ */
 struct poll_state {
 	struct pollfd *fds;	/* the watched descriptors, packed */
+	int            fdscap;
 	int           *slot;	/* fd -> index in fds, -1 when unwatched */
+	int            slotcap;
 	int            nfds;
 	int            next;	/* where the last wait stopped reporting */
 };
@@ -20,23 +26,36 @@ struct poll_state {
 static void *
 poll_backend_create(int max_fds)
 {
-	struct poll_state *st;
-	int                i;
+	(void)max_fds;		/* event.c keeps descriptors below it */
+	return calloc(1, sizeof(struct poll_state));
+}
 
-	st = calloc(1, sizeof(*st));
-	if (st == NULL)
-		return NULL;
-	st->fds = calloc(max_fds, sizeof(*st->fds));
-	st->slot = calloc(max_fds, sizeof(*st->slot));
-	if (st->fds == NULL || st->slot == NULL) {
-		free(st->fds);
-		free(st->slot);
-		free(st);
-		return NULL;
+/* Room for fd in slot[] and for one more entry in fds[]; -1 ENOMEM. */
+static int
+poll_reserve(struct poll_state *st, int fd)
+{
+	struct pollfd *fds;
+	int           *slot, cap, i;
+
+	if (fd >= st->slotcap) {
+		for (cap = st->slotcap > 0 ? st->slotcap : 256; cap <= fd;
+		    cap *= 2)
+			continue;
+		if ((slot = realloc(st->slot, cap * sizeof(*slot))) == NULL)
+			return -1;
+		for (i = st->slotcap; i < cap; i++)
+			slot[i] = -1;
+		st->slot = slot;
+		st->slotcap = cap;
 	}
-	for (i = 0; i < max_fds; i++)
-		st->slot[i] = -1;
-	return st;
+	if (st->nfds == st->fdscap) {
+		cap = st->fdscap > 0 ? st->fdscap * 2 : 64;
+		if ((fds = realloc(st->fds, cap * sizeof(*fds))) == NULL)
+			return -1;
+		st->fds = fds;
+		st->fdscap = cap;
+	}
+	return 0;
 }
 
 static void
@@ -58,7 +77,7 @@ poll_backend_update(void *state, int fd, int old_mask, int new_mask,
 
 	(void)old_mask;
 	(void)closing;
-	i = st->slot[fd];
+	i = fd < st->slotcap ? st->slot[fd] : -1;
 	/* EV_EDGE alone asks for nothing poll(2) can watch. */
 	if ((new_mask & (EV_READ | EV_WRITE)) == 0) {
 		if (i == -1)
@@ -73,6 +92,8 @@ poll_backend_update(void *state, int fd, int old_mask, int new_mask,
 		return 0;
 	}
 	if (i == -1) {
+		if (poll_reserve(st, fd) == -1)
+			return -1;
 		i = st->nfds++;
 		st->slot[fd] = i;
 		st->fds[i].fd = fd;

@@ -8,8 +8,10 @@
  */
 #include "ferryd.h"
 
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -251,6 +253,57 @@ test_defer(const char *name)
 	event_loop_free(loop);
 }
 
+/*
+ * A loop allowed 4 million descriptors allocates for the few it watches,
+ * and grows its tables for a descriptor far past their first size.
+ */
+static void
+test_growth(const char *name)
+{
+	struct event_loop	*loop;
+	struct rlimit		 rl;
+	struct seen		 seen;
+	struct mallinfo2	 before, after;
+	char			 err[256];
+	int			 sv[2], high = 5000;
+
+	before = mallinfo2();
+	loop = event_loop_new(name, 4 * 1024 * 1024, err, sizeof(err));
+	after = mallinfo2();
+	if (loop == NULL) {
+		check(0, "%s: event_loop_new: %s", name, err);
+		return;
+	}
+	/* Small blocks and mmap()ed ones: a table for 4M would be the latter. */
+	check(after.uordblks + after.hblkhd - before.uordblks - before.hblkhd <
+	    256 * 1024, "%s: a loop for 4M descriptors allocates %zu bytes",
+	    name, after.uordblks + after.hblkhd - before.uordblks -
+	    before.hblkhd);
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur <= (rlim_t)high &&
+	    rl.rlim_max > (rlim_t)high) {
+		rl.rlim_cur = high + 1;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == -1 ||
+	    dup2(sv[0], high) == -1) {
+		check(0, "%s: descriptor %d: %s", name, high, strerror(errno));
+		event_loop_free(loop);
+		return;
+	}
+	memset(&seen, 0, sizeof(seen));
+	check(event_set(loop, high, EV_READ, record, &seen) == 0,
+	    "%s: watch descriptor %d", name, high);
+	(void)write(sv[1], "x", 1);
+	run_bounded(loop);
+	check(seen.fd == high && (seen.events & EV_READ),
+	    "%s: readiness of descriptor %d delivered", name, high);
+	event_close(loop, high);
+	close(high);
+	close(sv[0]);
+	close(sv[1]);
+	event_loop_free(loop);
+}
+
 int
 main(void)
 {
@@ -263,9 +316,11 @@ main(void)
 	test_backend("auto");
 	test_edge("poll");
 	test_defer("poll");
+	test_growth("poll");
 #ifdef HAVE_EPOLL
 	test_edge("epoll");
 	test_defer("epoll");
+	test_growth("epoll");
 #endif
 	check(event_loop_new("kqueue", 16, err, sizeof(err)) == NULL &&
 	    strstr(err, "kqueue") != NULL, "unknown backend refused: %s", err);
