@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "accesslog.h"
+#include "fdlimit.h"
 #include "listen.h"
 #include "log.h"
 #include "master.h"
@@ -76,41 +77,6 @@ now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/*
- * Each connection needs two descriptors in its worker; raise the limit
- * that far, or say why we cannot.
- */
-static int
-raise_fd_limit(const struct conf *cfg, char *err, size_t errlen)
-{
-	struct rlimit rl;
-	rlim_t        need;
-
-	need = (rlim_t)cfg->max_connections * 2 + cfg->nrules * cfg->workers + 64;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == -1) {
-		snprintf(err, errlen, "getrlimit: %s", strerror(errno));
-		return -1;
-	}
-	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur >= need)
-		return 0;
-	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need && geteuid() == 0)
-		rl.rlim_max = need;	/* root may raise the hard limit */
-	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
-		snprintf(err, errlen, "max_connections = %d needs %llu file "
-		    "descriptors, but the hard limit is %llu (raise it with "
-		    "ulimit -Hn or LimitNOFILE)", cfg->max_connections,
-		    (unsigned long long)need, (unsigned long long)rl.rlim_max);
-		return -1;
-	}
-	rl.rlim_cur = need;
-	if (setrlimit(RLIMIT_NOFILE, &rl) == -1) {
-		snprintf(err, errlen, "cannot raise the file descriptor limit "
-		    "to %llu: %s", (unsigned long long)need, strerror(errno));
-		return -1;
-	}
-	return 0;
 }
 
 /* Fork; the parent exits, the child returns 0 (or -1 if fork failed). */
@@ -348,7 +314,7 @@ master_reload(struct master *m)
 		snprintf(err, sizeof(err), "out of memory");
 		goto fail;
 	}
-	if (raise_fd_limit(cfg, err, sizeof(err)) == -1 ||
+	if (fdlimit_raise(cfg, err, sizeof(err)) == -1 ||
 	    (ls = listen_set_open(cfg, m->ls, m->cfg, err, sizeof(err))) == NULL) {
 		free(slots);
 		goto fail;
@@ -641,7 +607,7 @@ master_start(struct master *m, char *err, size_t errlen)
 		pidfile = RUNSTATEDIR "/ferryd.pid";
 	if (pidfile != NULL && pidfile[0] == '\0')
 		pidfile = NULL;
-	if (raise_fd_limit(cfg, err, errlen) == -1 ||
+	if (fdlimit_raise(cfg, err, errlen) == -1 ||
 	    (pidfile != NULL && pidfile_check(pidfile, err, errlen) == -1) ||
 	    (m->ls = listen_set_open(cfg, NULL, NULL, err, errlen)) == NULL)
 		return -1;

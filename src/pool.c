@@ -10,6 +10,7 @@
 #include "ferryd.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -17,8 +18,16 @@
 
 #define POOL_CLASSES 8
 #define POOL_KEEP    (4 * 1024 * 1024)
-#define POOL_PIPES   256
+#define POOL_PIPES   POOL_PIPES_MAX
 #define PIPE_SIZE    POOL_PIPE_CHUNK	/* fs.pipe-max-size's default */
+#define PIPE_PAGE    4096
+/*
+ * Under a pipe budget: size pipes so that this many fit in it, within
+ * 64 KiB (Linux's default pipe) and PIPE_SIZE; keep this many pages of
+ * the user's share for the process's other pipes (signals, channels).
+ */
+#define BUDGET_PIPES   128
+#define BUDGET_MARGIN  64
 
 struct pool_buf {
 	struct pool_buf *next;
@@ -34,6 +43,12 @@ struct pool {
 	struct pool_class classes[POOL_CLASSES];
 	int               pipes[POOL_PIPES][2];
 	size_t            npipes;
+	bool              pipe_limit;	/* max_pipes applies */
+	size_t            max_pipes;	/* pipes we may hold */
+	size_t            nheld;	/* pipes we hold, in use and idle */
+	size_t            budget;	/* pipe pages we may hold; 0: no limit */
+	size_t            held;		/* pages of our pipes, in use and idle */
+	size_t            pipe_size;	/* bytes per pipe under a budget */
 };
 
 struct pool *
@@ -109,14 +124,76 @@ pool_put(struct pool *pool, void *buf, size_t size)
 	c->nfree++;
 }
 
+/* Pages of the soft pipe limit of an unprivileged user, or 0 if none. */
+static size_t
+user_pipe_pages(void)
+{
+	FILE          *fp;
+	unsigned long  pages = 0;
+
+	if (geteuid() == 0)
+		return 0;	/* root is not charged (CAP_SYS_RESOURCE) */
+	if ((fp = fopen("/proc/sys/fs/pipe-user-pages-soft", "r")) == NULL)
+		return 0;
+	if (fscanf(fp, "%lu", &pages) != 1)
+		pages = 0;
+	fclose(fp);
+	return pages;
+}
+
+void
+pool_fit_user_pipes(struct pool *pool, int workers)
+{
+	size_t pages = user_pipe_pages(), per_pipe;
+
+	if (pages == 0 || workers < 1)
+		return;
+	pages /= (size_t)workers;
+	pool->budget = pages > 2 * BUDGET_MARGIN ? pages - BUDGET_MARGIN :
+	    pages / 2;
+	per_pipe = pool->budget / BUDGET_PIPES;
+	if (per_pipe < 16)
+		per_pipe = 16;
+	if (per_pipe > PIPE_SIZE / PIPE_PAGE)
+		per_pipe = PIPE_SIZE / PIPE_PAGE;
+	/* F_SETPIPE_SZ rounds up to a power of two pages: stay below. */
+	while (per_pipe & (per_pipe - 1))
+		per_pipe &= per_pipe - 1;
+	pool->pipe_size = per_pipe * PIPE_PAGE;
+}
+
+void
+pool_limit_pipes(struct pool *pool, size_t max)
+{
+	pool->pipe_limit = true;
+	pool->max_pipes = max;
+}
+
+/* The pages a budgeted pool's pipe holds. */
+static size_t
+pipe_pages(const struct pool *pool)
+{
+	return pool->pipe_size / PIPE_PAGE;
+}
+
 int
 pool_get_pipe(struct pool *pool, int fds[2], size_t size)
 {
+	int want;
+
 	if (pool->npipes > 0) {
 		pool->npipes--;
 		fds[0] = pool->pipes[pool->npipes][0];
 		fds[1] = pool->pipes[pool->npipes][1];
 		return 0;
+	}
+	if (pool->pipe_limit && pool->nheld >= pool->max_pipes) {
+		errno = EMFILE;
+		return -1;
+	}
+	if (pool->budget > 0 && pool->held + pipe_pages(pool) > pool->budget) {
+		errno = ENOBUFS;
+		return -1;
 	}
 #ifdef HAVE_PIPE2
 	if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) == -1)
@@ -129,27 +206,46 @@ pool_get_pipe(struct pool *pool, int fds[2], size_t size)
 	fcntl(fds[0], F_SETFD, FD_CLOEXEC);
 	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
 #endif
+	want = (int)(pool->budget > 0 ? pool->pipe_size :
+	    size > PIPE_SIZE ? size : PIPE_SIZE);
 #ifdef F_SETPIPE_SZ
 	/*
 	 * A pipe holds no memory while empty, and a large one lets each
 	 * splice move up to that much: 16 times fewer syscalls per byte
-	 * with 1 MiB than with Linux's 64 KiB.  Failing (an unprivileged
-	 * user over fs.pipe-user-pages-soft) only costs that gain.
+	 * with 1 MiB than with Linux's 64 KiB.  Without a budget, failing
+	 * only costs that gain.  Under one, it means the user is over its
+	 * soft limit and the pipe has two pages: copying beats that.
 	 */
-	(void)fcntl(fds[1], F_SETPIPE_SZ, (int)(size > PIPE_SIZE ? size :
-	    PIPE_SIZE));
+	if (fcntl(fds[1], F_SETPIPE_SZ, want) == -1 && pool->budget > 0) {
+		close(fds[0]);
+		close(fds[1]);
+		errno = ENOBUFS;
+		return -1;
+	}
 #else
-	(void)size;
+	(void)want;
 #endif
+	if (pool->budget > 0)
+		pool->held += pipe_pages(pool);
+	pool->nheld++;
 	return 0;
+}
+
+void
+pool_drop_pipe(struct pool *pool, const int fds[2])
+{
+	close(fds[0]);
+	close(fds[1]);
+	if (pool->budget > 0)
+		pool->held -= pipe_pages(pool);
+	pool->nheld--;
 }
 
 void
 pool_put_pipe(struct pool *pool, const int fds[2])
 {
 	if (pool->npipes == POOL_PIPES) {
-		close(fds[0]);
-		close(fds[1]);
+		pool_drop_pipe(pool, fds);
 		return;
 	}
 	pool->pipes[pool->npipes][0] = fds[0];

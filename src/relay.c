@@ -91,10 +91,9 @@ dir_release(struct conn *c, struct direction *d)
 	if (d->buf != NULL)
 		pool_put(c->w->pool, d->buf, c->rule->buffer_size);
 	if (d->pipe[0] != -1) {
-		if (pending(d)) {
-			close(d->pipe[0]);
-			close(d->pipe[1]);
-		} else
+		if (pending(d))
+			pool_drop_pipe(c->w->pool, d->pipe);
+		else
 			pool_put_pipe(c->w->pool, d->pipe);
 	}
 	d->buf = NULL;
@@ -122,7 +121,7 @@ dir_read(struct conn *c, int s)
 	if (d->splice && !c->except[s]) {
 		if (d->pipe[0] == -1 &&
 		    pool_get_pipe(c->w->pool, d->pipe, size) == -1) {
-			/* Out of descriptors: copy rather than fail. */
+			/* Out of descriptors or pipe memory: copy instead. */
 			d->splice = false;
 			goto copy;
 		}

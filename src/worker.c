@@ -20,6 +20,7 @@
 
 #include "accesslog.h"
 #include "event.h"
+#include "fdlimit.h"
 #include "log.h"
 #include "pidfile.h"
 #include "pool.h"
@@ -374,6 +375,8 @@ worker_run(const struct conf *cfg, struct listen_set *ls, int slot,
 		log_err("%s", w.loop == NULL ? err : "out of memory");
 		_exit(2);
 	}
+	pool_fit_user_pipes(w.pool, cfg->workers);
+	pool_limit_pipes(w.pool, fdlimit_pipe_share(cfg));
 	if (event_set(w.loop, sig_fd(), EV_READ, worker_on_signal, NULL) == -1) {
 		log_err("cannot watch the signal pipe: %s", strerror(errno));
 		_exit(2);

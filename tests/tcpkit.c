@@ -53,6 +53,7 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 
+#include <dirent.h>
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -124,8 +125,9 @@ usage(void)
 "      send, shutdown(SHUT_WR), expect EXPECT_BYTES of seed 42 and EOF\n"
 "  expect-close HOST PORT MAX_MS [--bytes N] [--expect eof|rst]\n"
 "      succeed iff the peer closes within MAX_MS after connecting\n"
-"  hold HOST PORT CONNS SECONDS [--expect N]\n"
-"      keep CONNS idle connections open for SECONDS, print held=N\n"
+"  hold HOST PORT CONNS SECONDS [--expect N] [--stall]\n"
+"      keep CONNS idle connections open for SECONDS, print held=N; with\n"
+"      --stall read nothing, so whatever the peer sends backs up\n"
 "  blackhole [--host H] [--port-file FILE]\n"
 "      listener whose connects hang in SYN_SENT, runs until SIGTERM\n"
 "  freeport [--host H]\n"
@@ -137,6 +139,8 @@ usage(void)
 "      send a byte and an urgent byte last, keep the connection open MS ms\n"
 "  sendreset HOST PORT COUNT\n"
 "      COUNT times: connect, send a request, close with a reset\n"
+"  pipes PID...\n"
+"      print pid=P ends=N min=BYTES sum=BYTES of the pipes each PID holds\n"
 "  many HOST PORT COUNT BYTES [--parallel P] [--duration SECS]\n"
 "      COUNT short echo connections, at most P (8) at once; with\n"
 "      --duration start none after SECS or SIGUSR1 (COUNT is then a\n"
@@ -1988,6 +1992,61 @@ cmd_sendreset(int argc, char **argv)
 	return 0;
 }
 
+/* pipes */
+
+/*
+ * For each PID: how many pipe ends it holds, the smallest pipe's size and
+ * the sum of their sizes (each end counted, as the kernel charges each
+ * pipe once: halve for pipes whose both ends it holds), by opening
+ * /proc/PID/fd/N anew and asking F_GETPIPE_SZ.  Linux only; root.
+ */
+static int
+cmd_pipes(int argc, char **argv)
+{
+#ifdef F_GETPIPE_SZ
+	char		 dir[64], path[320], link[64];
+	long		 ends, min, sum, size;
+	int		 i, fd;
+	ssize_t		 len;
+	DIR		*d;
+	struct dirent	*de;
+
+	for (i = 1; i < argc; i++) {
+		ends = sum = 0;
+		min = -1;
+		snprintf(dir, sizeof(dir), "/proc/%s/fd", argv[i]);
+		if ((d = opendir(dir)) == NULL)
+			die("%s: %s", dir, strerror(errno));
+		while ((de = readdir(d)) != NULL) {
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			if ((len = readlink(path, link, sizeof(link) - 1)) == -1)
+				continue;
+			link[len] = '\0';
+			if (strncmp(link, "pipe:", 5) != 0)
+				continue;
+			if ((fd = open(path, O_RDONLY | O_NONBLOCK)) == -1)
+				continue;	/* closed meanwhile */
+			size = fcntl(fd, F_GETPIPE_SZ);
+			close(fd);
+			if (size < 0)
+				continue;
+			ends++;
+			sum += size;
+			if (min == -1 || size < min)
+				min = size;
+		}
+		closedir(d);
+		printf("pid=%s ends=%ld min=%ld sum=%ld\n", argv[i], ends, min,
+		    sum);
+	}
+	return 0;
+#else
+	(void)argc;
+	(void)argv;
+	die("pipes: F_GETPIPE_SZ is Linux's");
+#endif
+}
+
 /* hold */
 
 struct hconn {
@@ -2087,8 +2146,10 @@ cmd_hold(int argc, char **argv)
 	struct pollfd	*pfd;
 	size_t		*map, n, i, np, held, want = 0;
 	int64_t		 hold_ms, t0, left;
+	int		 stall = 0;
 	const struct optdef opts[] = {
-		{ "expect", &expect, NULL }, { NULL, NULL, NULL }
+		{ "expect", &expect, NULL }, { "stall", NULL, &stall },
+		{ NULL, NULL, NULL }
 	};
 
 	parse_args(argc, argv, opts, pos, 4);
@@ -2111,6 +2172,11 @@ cmd_hold(int argc, char **argv)
 	    hold_ms);
 	t0 = now_ms();
 	while (!got_term && now_ms() < t0 + hold_ms && held > 0) {
+		if (stall) {
+			/* Read nothing: let the peer's sends back up. */
+			xpoll(NULL, 0, wait_ms(t0 + hold_ms - now_ms()));
+			continue;
+		}
 		for (i = np = 0; i < n; i++)
 			if (h[i].state == 1) {
 				pfd[np].fd = h[i].fd;
@@ -2297,7 +2363,7 @@ main(int argc, char **argv)
 		{ "blackhole", cmd_blackhole }, { "freeport", cmd_freeport },
 		{ "many", cmd_many }, { "urgent", cmd_urgent },
 		{ "urgent-hold", cmd_urgent_hold },
-		{ "sendreset", cmd_sendreset }
+		{ "sendreset", cmd_sendreset }, { "pipes", cmd_pipes }
 	};
 	size_t	 i;
 

@@ -1,0 +1,109 @@
+/*
+ * fdlimit.c - counting and raising the descriptor limit.
+ *
+ * Running out of descriptors mid-flight pauses accepting on every rule of
+ * a worker, so the limit must cover the worst case of max_connections,
+ * not the common one: splice pipes included.
+ */
+#include "ferryd.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fdlimit.h"
+#include "pool.h"
+
+#define FDLIMIT_MARGIN	64	/* loop, signal pipe, logs, channel */
+
+/* Whether any rule of cfg may move bytes with splice(2) and pipes. */
+static bool
+conf_splices(const struct conf *cfg)
+{
+#ifdef HAVE_SPLICE
+	size_t i;
+
+	for (i = 0; i < cfg->nrules; i++)
+		if (cfg->rules[i].splice != SPLICE_OFF)
+			return true;
+#else
+	(void)cfg;
+#endif
+	return false;
+}
+
+rlim_t
+fdlimit_sockets(const struct conf *cfg)
+{
+	return (rlim_t)cfg->max_connections * 2 + cfg->nrules * cfg->workers +
+	    FDLIMIT_MARGIN;
+}
+
+rlim_t
+fdlimit_pipes(const struct conf *cfg)
+{
+	if (!conf_splices(cfg))
+		return 0;
+	return (rlim_t)cfg->max_connections * 4 + 2 * POOL_PIPES_MAX;
+}
+
+/* Set the soft limit to want, and the hard one if it must and may. */
+static int
+set_limit(struct rlimit *rl, rlim_t want)
+{
+	struct rlimit try = *rl;
+
+	try.rlim_cur = want;
+	if (rl->rlim_max != RLIM_INFINITY && rl->rlim_max < want)
+		try.rlim_max = want;
+	if (setrlimit(RLIMIT_NOFILE, &try) == -1)
+		return -1;
+	*rl = try;
+	return 0;
+}
+
+int
+fdlimit_raise(const struct conf *cfg, char *err, size_t errlen)
+{
+	struct rlimit rl;
+	rlim_t        need = fdlimit_sockets(cfg);
+	rlim_t        want = need + fdlimit_pipes(cfg);
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1) {
+		snprintf(err, errlen, "getrlimit: %s", strerror(errno));
+		return -1;
+	}
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur >= want)
+		return 0;
+	if (set_limit(&rl, want) == 0)
+		return 0;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
+		snprintf(err, errlen, "max_connections = %d needs %llu file "
+		    "descriptors, but the hard limit is %llu (raise it with "
+		    "ulimit -Hn or LimitNOFILE)", cfg->max_connections,
+		    (unsigned long long)need, (unsigned long long)rl.rlim_max);
+		return -1;
+	}
+	/* The sockets fit under the hard limit; pipes get what is left. */
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want)
+		want = rl.rlim_max;
+	if (set_limit(&rl, want) == -1) {
+		snprintf(err, errlen, "cannot raise the file descriptor limit "
+		    "to %llu: %s", (unsigned long long)want, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+size_t
+fdlimit_pipe_share(const struct conf *cfg)
+{
+	struct rlimit rl;
+	rlim_t        sockets = fdlimit_sockets(cfg);
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur <= sockets)
+		return 0;
+	if (rl.rlim_cur == RLIM_INFINITY)
+		return POOL_PIPES_MAX + 2 * (size_t)cfg->max_connections;
+	return (size_t)((rl.rlim_cur - sockets) / 2);
+}
