@@ -104,41 +104,70 @@ listen_set_open(const struct conf *cfg, struct listen_set *old,
  * slots in order, append new slots at the end, and only ever retire the
  * highest slots, so index i is slot i for every slot that stays.
  *
- * The program hashes the client's port (IPv4 or IPv6 header without
- * options before the TCP header), so a client's connections spread evenly
- * even though Linux hands out ephemeral ports in steps of two.
+ * The program hashes the client's port, read after an IPv4 or IPv6
+ * header without options (a dual-stack IPv6 socket receives both, so
+ * the version is read from the packet, not taken from the socket), so a
+ * client's connections spread evenly even though Linux hands out
+ * ephemeral ports in steps of two.  Slots in skip get nothing: the hash
+ * picks among the others, then steps over the skipped indexes.
  */
 static int
-steer_group(int fd, int family, int nslots)
+steer_group(int fd, int nslots, const bool *skip)
 {
-	struct sock_filter code[] = {
-		/* A = the client's port */
-		{ BPF_LD | BPF_H | BPF_ABS, 0, 0,
-		    (uint32_t)SKF_NET_OFF + (family == AF_INET6 ? 40 : 20) },
-		/*
-		 * A = (A * 2654435761) >> 16: Fibonacci hashing; the high
-		 * half of the product depends on every bit of the port.
-		 */
-		{ BPF_ALU | BPF_MUL | BPF_K, 0, 0, 2654435761u },
-		{ BPF_ALU | BPF_RSH | BPF_K, 0, 0, 16 },
-		{ BPF_ALU | BPF_MOD | BPF_K, 0, 0, (uint32_t)nslots },
-		{ BPF_RET | BPF_A, 0, 0, 0 },
-	};
-	struct sock_fprog prog = { sizeof(code) / sizeof(code[0]), code };
+	struct sock_filter code[16 + 2 * MAX_WORKERS];
+	struct sock_fprog  prog;
+	int                n = 0, s, active = nslots;
 
+	for (s = 0; skip != NULL && s < nslots; s++)
+		active -= skip[s];
+	if (active == 0) {
+		active = nslots;	/* nothing left: skip nothing */
+		skip = NULL;
+	}
+	/* A = the version nibble; IPv4: port at +20, else at +40. */
+	code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_B | BPF_ABS,
+	    (uint32_t)SKF_NET_OFF);
+	code[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K,
+	    0xf0);
+	code[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+	    0x40, 0, 2);
+	code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_H | BPF_ABS,
+	    (uint32_t)SKF_NET_OFF + 20);
+	code[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, 1, 0, 0);
+	code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_H | BPF_ABS,
+	    (uint32_t)SKF_NET_OFF + 40);
+	/*
+	 * A = (A * 2654435761) >> 16: Fibonacci hashing; the high half of
+	 * the product depends on every bit of the port.
+	 */
+	code[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_MUL | BPF_K,
+	    2654435761u);
+	code[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_RSH | BPF_K, 16);
+	code[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_MOD | BPF_K,
+	    (uint32_t)active);
+	/* The A-th slot not skipped: step over each skipped one below it. */
+	for (s = 0; skip != NULL && s < nslots; s++)
+		if (skip[s]) {
+			code[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP |
+			    BPF_JGE | BPF_K, (uint32_t)s, 0, 1);
+			code[n++] = (struct sock_filter)BPF_STMT(BPF_ALU |
+			    BPF_ADD | BPF_K, 1);
+		}
+	code[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_A, 0);
+	prog.len = (unsigned short)n;
+	prog.filter = code;
 	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog,
 	    sizeof(prog));
 }
 
 int
 listen_set_steer(const struct listen_set *ls, const struct conf *cfg,
-    char *err, size_t errlen)
+    const bool *skip, char *err, size_t errlen)
 {
 	size_t r;
 
 	for (r = 0; r < ls->nrules; r++)
-		if (steer_group(LISTEN_FD(ls, r, 0),
-		    cfg->rules[r].listen_addr.ss.ss_family, ls->nslots) == -1) {
+		if (steer_group(LISTEN_FD(ls, r, 0), ls->nslots, skip) == -1) {
 			snprintf(err, errlen, "cannot steer connections on %s: "
 			    "%s", cfg->rules[r].listen, strerror(errno));
 			return -1;
@@ -148,10 +177,11 @@ listen_set_steer(const struct listen_set *ls, const struct conf *cfg,
 #else
 int
 listen_set_steer(const struct listen_set *ls, const struct conf *cfg,
-    char *err, size_t errlen)
+    const bool *skip, char *err, size_t errlen)
 {
 	(void)ls;
 	(void)cfg;
+	(void)skip;
 	snprintf(err, errlen, "SO_ATTACH_REUSEPORT_CBPF is not supported here");
 	return -1;
 }

@@ -36,10 +36,12 @@ struct listen_set *listen_set_open(const struct conf *cfg,
  * sockets of each rule's SO_REUSEPORT group, which are the set's sockets
  * in slot order.  Sockets of slots that a reload retires sit after them,
  * so they get no new connection while their old worker drains their
- * queue.  Returns -1 with the reason in err where this is not supported.
+ * queue.  skip (NULL, or nslots flags) names slots that get no new
+ * connection either: a hung worker's, until it is replaced.  Returns -1
+ * with the reason in err where this is not supported.
  */
 int  listen_set_steer(const struct listen_set *ls, const struct conf *cfg,
-    char *err, size_t errlen);
+    const bool *skip, char *err, size_t errlen);
 
 /* Close every socket still in the set and free it. */
 void listen_set_close(struct listen_set *ls);

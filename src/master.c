@@ -319,7 +319,7 @@ master_reload(struct master *m)
 		free(slots);
 		goto fail;
 	}
-	if (listen_set_steer(ls, cfg, err, sizeof(err)) == -1)
+	if (listen_set_steer(ls, cfg, NULL, err, sizeof(err)) == -1)
 		log_warn("%s; connections queued on sockets of retired worker "
 		    "slots may be reset", err);
 	if (cfg->log_file != NULL && (m->cfg->log_file == NULL ||
@@ -611,7 +611,7 @@ master_start(struct master *m, char *err, size_t errlen)
 	    (pidfile != NULL && pidfile_check(pidfile, err, errlen) == -1) ||
 	    (m->ls = listen_set_open(cfg, NULL, NULL, err, errlen)) == NULL)
 		return -1;
-	if (listen_set_steer(m->ls, cfg, err, errlen) == -1)
+	if (listen_set_steer(m->ls, cfg, NULL, err, errlen) == -1)
 		log_warn("%s; reloads that reduce workers may reset queued "
 		    "connections", err);
 	if (master_open_access_log(cfg, NULL) == -1) {
