@@ -94,6 +94,24 @@ accesslog_reopen(void)
 	return 0;
 }
 
+int
+accesslog_fd(void)
+{
+	return al_fd;
+}
+
+void
+accesslog_adopt_fd(int fd)
+{
+	if (al_fd == -1) {
+		close(fd);	/* no log configured: nothing to replace */
+		return;
+	}
+	close(al_fd);
+	al_fd = fd;
+	log_info("reopened access log %s", al_path);
+}
+
 void
 accesslog_close(void)
 {

@@ -53,6 +53,12 @@ int  accesslog_open(const char *path, char *err, size_t errlen);
 /* Open the same path again (SIGUSR1, after logrotate moved the file). */
 int  accesslog_reopen(void);
 
+/* The log's descriptor, or -1 when none is open. */
+int  accesslog_fd(void);
+
+/* Write to fd, the log reopened by the master, from now on. */
+void accesslog_adopt_fd(int fd);
+
 /* Close the log; accesslog_write() does nothing until the next open. */
 void accesslog_close(void);
 

@@ -36,6 +36,7 @@
  */
 #define IDLE_TIMEOUT_MAX	INT_MAX
 #define SHUTDOWN_TIMEOUT_MAX	86400000	/* one day */
+#define WATCHDOG_TIMEOUT_MAX	3600000		/* one hour */
 #define BACKLOG_MAX		65535
 #define MAX_CONNECTIONS_MAX	1000000
 
@@ -96,6 +97,8 @@ static const struct key global_keys[] = {
 	    offsetof(struct conf, idle_timeout) },
 	{ "shutdown_timeout", parse_duration, 0, SHUTDOWN_TIMEOUT_MAX,
 	    offsetof(struct conf, shutdown_timeout) },
+	{ "watchdog_timeout", parse_duration, 0, WATCHDOG_TIMEOUT_MAX,
+	    offsetof(struct conf, watchdog_timeout) },
 	{ "backlog", parse_int, 1, BACKLOG_MAX,
 	    offsetof(struct conf, backlog) },
 	{ "max_connections", parse_int, 1, MAX_CONNECTIONS_MAX,
@@ -930,6 +933,7 @@ conf_new(const char *path)
 	cfg->connect_timeout = DEFAULT_CONNECT_TIMEOUT;
 	cfg->idle_timeout = DEFAULT_IDLE_TIMEOUT;
 	cfg->shutdown_timeout = DEFAULT_SHUTDOWN_TIMEOUT;
+	cfg->watchdog_timeout = DEFAULT_WATCHDOG_TIMEOUT;
 	cfg->backlog = DEFAULT_BACKLOG;
 	cfg->max_connections = DEFAULT_MAX_CONNECTIONS;
 	return cfg;

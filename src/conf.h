@@ -22,6 +22,7 @@
 #define DEFAULT_CONNECT_TIMEOUT  10000  /* ms */
 #define DEFAULT_IDLE_TIMEOUT     0      /* ms, 0 = never */
 #define DEFAULT_SHUTDOWN_TIMEOUT 60000  /* ms */
+#define DEFAULT_WATCHDOG_TIMEOUT 10000  /* ms, 0 = off */
 #define DEFAULT_BACKLOG          511
 #define DEFAULT_MAX_CONNECTIONS  4096
 #define MAX_WORKERS              256
@@ -109,6 +110,7 @@ struct conf {
 	int            connect_timeout;  /* ms, default for rules */
 	int            idle_timeout;     /* ms, default for rules */
 	int            shutdown_timeout; /* ms */
+	int            watchdog_timeout; /* ms, 0 = no watchdog */
 	int            backlog;
 	int            max_connections;  /* per worker */
 	int            splice;           /* enum splice_mode, default for rules */

@@ -79,6 +79,25 @@ log_reopen(void)
 	return 0;
 }
 
+int
+log_file_fd(void)
+{
+	return log_target == LOG_TO_FILE ? log_fd : -1;
+}
+
+void
+log_adopt_fd(int fd)
+{
+	if (log_target != LOG_TO_FILE) {
+		close(fd);
+		return;
+	}
+	if (log_fd != -1)
+		close(log_fd);
+	log_fd = fd;
+	log_info("reopened log file %s", log_path);
+}
+
 void
 log_set_level(int level)
 {

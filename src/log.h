@@ -20,6 +20,14 @@ int  log_open(enum log_target target, const char *path, char *err,
     size_t errlen);
 /* Reopen the log file (SIGUSR1, after logrotate moved it). */
 int  log_reopen(void);
+/* The log file's descriptor, or -1 when not logging to a file. */
+int  log_file_fd(void);
+/*
+ * Log to fd from now on, a reopened log file the master passed on (a
+ * worker running as another user cannot open it itself); the old file
+ * is closed.  Logging to stderr or syslog, fd is only closed.
+ */
+void log_adopt_fd(int fd);
 void log_set_level(int level);
 int  log_get_level(void);
 /* Name this process in every line, e.g. "worker 2". */

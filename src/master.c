@@ -20,10 +20,12 @@
 
 #include "accesslog.h"
 #include "fdlimit.h"
+#include "ipc.h"
 #include "listen.h"
 #include "log.h"
 #include "master.h"
 #include "pidfile.h"
+#include "scoreboard.h"
 #include "sig.h"
 #include "worker.h"
 
@@ -32,9 +34,10 @@
 #define RESPAWN_MAX_MS    5000
 #define STOP_GRACE_MS     5000	/* TERM: then SIGKILL the stragglers */
 #define RELOAD_STUCK_MS   10000	/* a generation not ready by then... */
+#define WATCHDOG_CHECK_MS 1000	/* how often heartbeats are looked at */
 
 enum child_state {
-	CHILD_STARTING,		/* forked, has not said "R" yet */
+	CHILD_STARTING,		/* forked, has not said IPC_READY yet */
 	CHILD_READY,		/* accepting */
 	CHILD_DRAINING		/* told to stop accepting and finish */
 };
@@ -45,9 +48,11 @@ struct child {
 	int                slot;
 	unsigned           gen;
 	enum child_state   state;
-	int                status_fd;	/* read end of its status pipe */
-	bool               accepting;	/* has not said "D" yet */
+	int                chan;	/* our end of its channel, or -1 */
+	int                cell;	/* its scoreboard cell, or -1 */
+	bool               accepting;	/* has not said IPC_DRAINING yet */
 	bool               terminated;	/* sent SIGTERM at drain_deadline */
+	bool               hung;	/* killed by the watchdog */
 	int64_t            started;
 	int64_t            drain_deadline;
 };
@@ -55,6 +60,12 @@ struct child {
 struct slot {
 	int64_t respawn_at;	/* -1: running or not needed */
 	int     delay_ms;	/* backoff for the next crash */
+};
+
+/* Slots whose worker hung: new connections are steered around them. */
+struct steering {
+	bool    skip[MAX_WORKERS];
+	bool    any;
 };
 
 struct master {
@@ -68,6 +79,8 @@ struct master {
 	bool                  reload_pending;
 	int                   stopping;	/* 0, or the signal that stops us */
 	int64_t               stop_deadline;
+	int64_t               watchdog_at;	/* next heartbeat check */
+	struct steering       steer;
 };
 
 static int64_t
@@ -118,11 +131,11 @@ fail:
 }
 
 static void
-child_close_status(struct child *c)
+child_close_chan(struct child *c)
 {
-	if (c->status_fd != -1)
-		close(c->status_fd);
-	c->status_fd = -1;
+	if (c->chan != -1)
+		close(c->chan);
+	c->chan = -1;
 	c->accepting = false;
 }
 
@@ -130,43 +143,53 @@ child_close_status(struct child *c)
 static void
 master_spawn(struct master *m, int slot)
 {
-	struct child *c, *other;
-	pid_t         pid;
-	int           pfd[2];
+	struct child        *c, *other;
+	struct worker_start  ws;
+	pid_t                pid, master = getpid();
+	int                  chan[2];
 
 	c = calloc(1, sizeof(*c));
-	if (c == NULL || pipe(pfd) == -1) {
+	if (c == NULL || ipc_pair(chan) == -1) {
 		log_err("cannot start worker %d: %s", slot, strerror(errno));
 		free(c);
 		m->slots[slot].respawn_at = now_ms() + RESPAWN_MAX_MS;
 		return;
 	}
+	c->cell = scoreboard_take();
 	/* No signal may reach the child before it has its own pipe. */
 	sig_block_all(1);
 	pid = fork();
 	if (pid == 0) {
-		close(pfd[0]);
+		/* Another child's channel end would keep its lifeline up. */
+		close(chan[0]);
 		TAILQ_FOREACH(other, &m->children, link)
-			if (other->status_fd != -1)
-				close(other->status_fd);
-		worker_run(m->cfg, m->ls, slot, m->gen, pfd[1]);
+			if (other->chan != -1)
+				close(other->chan);
+		ws.cfg = m->cfg;
+		ws.ls = m->ls;
+		ws.slot = slot;
+		ws.gen = m->gen;
+		ws.chan = chan[1];
+		ws.cell = c->cell;
+		ws.master = master;
+		worker_run(&ws);
 	}
 	sig_block_all(0);
-	close(pfd[1]);
+	close(chan[1]);
 	if (pid == -1) {
 		log_err("cannot start worker %d: fork: %s", slot,
 		    strerror(errno));
-		close(pfd[0]);
+		close(chan[0]);
+		scoreboard_give(c->cell);
 		free(c);
 		m->slots[slot].respawn_at = now_ms() + RESPAWN_MAX_MS;
 		return;
 	}
-	fcntl(pfd[0], F_SETFL, O_NONBLOCK);
 	c->pid = pid;
 	c->slot = slot;
 	c->gen = m->gen;
 	c->state = CHILD_STARTING;
-	c->status_fd = pfd[0];
+	c->chan = chan[0];
 	c->accepting = true;
 	c->started = now_ms();
 	m->slots[slot].respawn_at = -1;
@@ -224,7 +247,8 @@ master_reap(struct master *m)
 		if (c == NULL)
 			continue;
 		TAILQ_REMOVE(&m->children, c, link);
-		child_close_status(c);
+		child_close_chan(c);
+		scoreboard_give(c->cell);
 		if (!m->stopping && c->gen == m->gen)
 			master_schedule_respawn(m, c, status);
 		else {
@@ -305,6 +329,7 @@ master_reload(struct master *m)
 	int                i;
 
 	log_notice("reloading %s", m->opt->config_path);
+	memset(&m->steer, 0, sizeof(m->steer));
 	cfg = conf_load_syntax(m->opt->config_path, m->opt->config_syntax,
 	    err, sizeof(err));
 	if (cfg == NULL)
@@ -387,7 +412,7 @@ master_advance(struct master *m)
 		 * generation keeps serving until a new one is ready.
 		 */
 		if (m->reload_pending &&
-		    now_ms() - m->gen_started > RELOAD_STUCK_MS) {
+		    now_ms() - m->gen_started >= RELOAD_STUCK_MS) {
 			log_warn("generation %u is not ready after %d s; "
 			    "reloading anyway", m->gen, RELOAD_STUCK_MS / 1000);
 			m->reload_pending = false;
@@ -417,21 +442,62 @@ master_advance(struct master *m)
 	}
 }
 
-/* Read what a worker says on its status pipe: "R", "D", or EOF. */
+/*
+ * Read what a worker says on its channel: IPC_READY, IPC_DRAINING; end
+ * of file when it exited.
+ */
 static void
-master_read_status(struct child *c)
+master_read_channel(struct master *m, struct child *c)
 {
-	char    buf[16];
-	ssize_t n, i;
+	struct ipc_msg msg;
+	int            i, rc;
+	char           err[CONF_ERR_MAX];
 
-	while ((n = read(c->status_fd, buf, sizeof(buf))) > 0)
-		for (i = 0; i < n; i++)
-			if (buf[i] == 'R' && c->state == CHILD_STARTING)
-				c->state = CHILD_READY;
-			else if (buf[i] == 'D')
-				c->accepting = false;
-	if (n == 0 || (n == -1 && errno != EAGAIN && errno != EINTR))
-		child_close_status(c);	/* it exited or stopped accepting */
+	while ((rc = ipc_recv(c->chan, &msg)) == 1) {
+		for (i = 0; i < msg.nfds; i++)
+			close(msg.fds[i]);	/* none expected */
+		if (msg.type == IPC_READY && c->state == CHILD_STARTING) {
+			c->state = CHILD_READY;
+			/* Its slot may have been skipped while it hung. */
+			if (c->gen == m->gen && m->steer.skip[c->slot]) {
+				m->steer.skip[c->slot] = false;
+				if (listen_set_steer(m->ls, m->cfg, m->steer.skip,
+				    err, sizeof(err)) == -1)
+					log_warn("%s", err);
+			}
+		} else if (msg.type == IPC_DRAINING)
+			c->accepting = false;
+	}
+	if (rc == 0 || (rc == -1 && errno != EAGAIN))
+		child_close_chan(c);	/* it exited */
+}
+
+/*
+ * SIGUSR1: the master reopens the log files, which may be root's, and
+ * hands the new descriptors to every worker: a worker running as
+ * another user could not reopen them itself.
+ */
+static void
+master_reopen_logs(struct master *m)
+{
+	struct child *c;
+	int           fds[2], n = 0;
+	char          what[2];
+
+	log_reopen();
+	accesslog_reopen();
+	if ((fds[n] = log_file_fd()) != -1)
+		what[n++] = 'l';
+	if ((fds[n] = accesslog_fd()) != -1)
+		what[n++] = 'a';
+	if (n == 0)
+		return;
+	TAILQ_FOREACH(c, &m->children, link)
+		if (c->chan != -1 && ipc_send(c->chan, IPC_LOGS, what, n, fds,
+		    n) == -1)
+			log_warn("cannot hand the reopened logs to worker %d "
+			    "(pid %ld): %s", c->slot, (long)c->pid,
+			    strerror(errno));
 }
 
 static void
@@ -446,11 +512,8 @@ master_handle_signals(struct master *m)
 		master_stop(m, SIGINT);
 	if (sig_take(SIGQUIT))
 		master_stop(m, SIGQUIT);
-	if (sig_take(SIGUSR1)) {
-		log_reopen();
-		accesslog_reopen();
-		master_signal_children(m, SIGUSR1);
-	}
+	if (sig_take(SIGUSR1))
+		master_reopen_logs(m);
 	/* Reloads run one at a time; one arriving meanwhile waits. */
 	if (sig_take(SIGHUP) && !m->stopping) {
 		log_debug("SIGHUP: reload queued");
@@ -463,6 +526,40 @@ static int64_t
 earliest(int64_t a, int64_t b)
 {
 	return a == -1 || (b != -1 && b < a) ? b : a;
+}
+
+/*
+ * A worker of the current generation whose heartbeat is older than
+ * watchdog_timeout is hung or stopped: steer new connections around its
+ * slot, kill it, and let the respawn replace it (its slot is steered in
+ * again once the new worker says it is ready).  A stopped process cannot
+ * catch SIGTERM; SIGKILL ends it whatever state it is in.
+ */
+static void
+master_watchdog(struct master *m, int64_t now)
+{
+	const struct scoreboard_cell *cell;
+	struct child                 *c;
+	char                          err[CONF_ERR_MAX];
+	bool                          steer = false;
+
+	TAILQ_FOREACH(c, &m->children, link) {
+		if (c->gen != m->gen || c->state != CHILD_READY || c->hung ||
+		    (cell = scoreboard_cell(c->cell)) == NULL ||
+		    now - cell->heartbeat < m->cfg->watchdog_timeout)
+			continue;
+		log_err("worker %d (pid %ld) has not answered for %lld ms; "
+		    "replacing it", c->slot, (long)c->pid,
+		    (long long)(now - cell->heartbeat));
+		c->hung = true;
+		m->steer.skip[c->slot] = true;
+		steer = true;
+		kill(c->pid, SIGKILL);
+	}
+	if (steer && listen_set_steer(m->ls, m->cfg, m->steer.skip, err,
+	    sizeof(err)) == -1)
+		log_warn("%s; the hung worker's queue waits for its "
+		    "replacement", err);
 }
 
 /* Do what is due; return ms until the next deadline, or -1. */
@@ -489,6 +586,16 @@ master_timers(struct master *m)
 		else
 			next = earliest(next, m->slots[i].respawn_at);
 	}
+	if (m->cfg->watchdog_timeout > 0) {
+		if (now >= m->watchdog_at) {
+			master_watchdog(m, scoreboard_now());
+			m->watchdog_at = now + WATCHDOG_CHECK_MS;
+		}
+		next = earliest(next, m->watchdog_at);
+	}
+	/* A reload waiting for a generation that never gets ready. */
+	if (m->reload_pending)
+		next = earliest(next, m->gen_started + RELOAD_STUCK_MS);
 	/* Old workers finish on their own by shutdown_timeout; make sure. */
 	TAILQ_FOREACH(c, &m->children, link) {
 		if (c->state != CHILD_DRAINING || c->terminated)
@@ -502,7 +609,7 @@ master_timers(struct master *m)
 		} else
 			next = earliest(next, c->drain_deadline);
 	}
-	return next == -1 ? -1 : (int)(next - now);
+	return next == -1 ? -1 : next <= now ? 0 : (int)(next - now);
 }
 
 static int
@@ -522,7 +629,7 @@ master_signals_setup(void)
 	return 0;
 }
 
-/* The signal pipe and every open status pipe, in pfd; returns how many. */
+/* The signal pipe and every open channel, in pfd; returns how many. */
 static nfds_t
 master_pollfds(struct master *m, struct pollfd **pfd, size_t *cap)
 {
@@ -543,8 +650,8 @@ master_pollfds(struct master *m, struct pollfd **pfd, size_t *cap)
 	(*pfd)[0].fd = sig_fd();
 	(*pfd)[0].events = POLLIN;
 	TAILQ_FOREACH(c, &m->children, link)
-		if (c->status_fd != -1) {
-			(*pfd)[n].fd = c->status_fd;
+		if (c->chan != -1) {
+			(*pfd)[n].fd = c->chan;
 			(*pfd)[n++].events = POLLIN;
 		}
 	return n;
@@ -581,8 +688,8 @@ master_loop(struct master *m)
 		}
 		/* Status first: a worker's "R" may come just before its exit. */
 		TAILQ_FOREACH(c, &m->children, link)
-			if (c->status_fd != -1)
-				master_read_status(c);
+			if (c->chan != -1)
+				master_read_channel(m, c);
 		master_handle_signals(m);
 		master_advance(m);
 	}
@@ -628,7 +735,8 @@ master_start(struct master *m, char *err, size_t errlen)
 	if (pidfile != NULL && pidfile_create(pidfile, err, errlen) == -1)
 		return -1;
 	m->slots = calloc(cfg->workers, sizeof(*m->slots));
-	if (m->slots == NULL || master_signals_setup() == -1) {
+	if (m->slots == NULL || scoreboard_open() == -1 ||
+	    master_signals_setup() == -1) {
 		snprintf(err, errlen, "cannot set up the master: %s",
 		    strerror(errno));
 		return -1;

@@ -21,11 +21,13 @@
 #include "accesslog.h"
 #include "event.h"
 #include "fdlimit.h"
+#include "ipc.h"
 #include "log.h"
 #include "pidfile.h"
 #include "pool.h"
 #include "proctitle.h"
 #include "relay.h"
+#include "scoreboard.h"
 #include "sig.h"
 #include "sock.h"
 #include "worker.h"
@@ -33,6 +35,7 @@
 #define ACCEPT_BATCH      64	/* accepts per wakeup, for fairness */
 #define EMFILE_PAUSE_MS   500	/* out of descriptors: retry after this */
 #define REFUSE_LOG_MS     1000	/* at most one max_connections warning */
+#define HEARTBEAT_MS      1000	/* an idle loop still beats this often */
 
 static void worker_tick(struct event_loop *, void *);
 static void worker_accept(struct event_loop *, int, int, void *);
@@ -75,20 +78,19 @@ worker_close_listeners(struct worker *w)
 	for (i = 0; i < w->nlisteners; i++) {
 		/*
 		 * At most a full queue: a socket the new generation shares
-		 * keeps filling, and its new workers take the rest.
+		 * keeps filling, and its new workers take the rest.  Also
+		 * after running out of descriptors once: a failure now only
+		 * ends the loop early.
 		 */
-		if (!w->starved)
-			listener_accept(&w->listeners[i], w->cfg->backlog);
+		listener_accept(&w->listeners[i], w->cfg->backlog);
 		close(w->listeners[i].fd);
+		w->listeners[i].fd = -1;
 	}
 	w->nlisteners = 0;
-	if (w->status_fd != -1) {
-		if (write(w->status_fd, "D", 1) == -1)
-			log_warn("cannot tell the master we stopped "
-			    "accepting: %s", strerror(errno));
-		close(w->status_fd);
-		w->status_fd = -1;
-	}
+	if (w->chan != -1 && ipc_send(w->chan, IPC_DRAINING, NULL, 0, NULL,
+	    0) == -1 && !w->orphaned)
+		log_warn("cannot tell the master we stopped accepting: %s",
+		    strerror(errno));
 }
 
 static void
@@ -245,19 +247,22 @@ worker_drop_privileges(const struct conf *cfg)
 	return 0;
 }
 
-static void
+static int
 worker_signals(void)
 {
 	static const int caught[] = { SIGTERM, SIGINT, SIGQUIT, SIGUSR1 };
 	size_t           i;
 
-	sig_open();
+	if (sig_open() == -1)
+		return -1;
 	for (i = 0; i < sizeof(caught) / sizeof(caught[0]); i++)
-		sig_catch(caught[i]);
+		if (sig_catch(caught[i]) == -1)
+			return -1;
 	sig_ignore(SIGHUP);
 	sig_ignore(SIGPIPE);
 	sig_default(SIGCHLD);
 	sig_block_all(0);
+	return 0;
 }
 
 static void
@@ -282,6 +287,82 @@ worker_drain(struct worker *w)
 	worker_close_listeners(w);
 	w->drain_deadline = event_now(w->loop) + w->cfg->shutdown_timeout;
 	worker_schedule(w, w->drain_deadline);
+}
+
+/* The master handed over reopened log files: use them from now on. */
+static void
+worker_adopt_logs(const struct ipc_msg *msg)
+{
+	int i;
+
+	for (i = 0; i < msg->nfds; i++) {
+		if (i < (int)msg->len && msg->data[i] == 'l')
+			log_adopt_fd(msg->fds[i]);
+		else if (i < (int)msg->len && msg->data[i] == 'a')
+			accesslog_adopt_fd(msg->fds[i]);
+		else
+			close(msg->fds[i]);
+	}
+}
+
+/*
+ * The channel is the lifeline: end of file means the master is gone
+ * (killed, crashed), and no one will ever reload or stop this worker.
+ * It stops accepting at once, so that a restarted ferryd gets every new
+ * connection, and finishes its connections within shutdown_timeout.
+ */
+static void
+worker_orphaned(struct worker *w, const char *how)
+{
+	if (w->orphaned)
+		return;
+	w->orphaned = true;
+	log_notice("the master is gone (%s); finishing %d connection(s)",
+	    how, w->nconns);
+	if (w->chan != -1) {
+		event_close(w->loop, w->chan);
+		close(w->chan);
+		w->chan = -1;
+	}
+	worker_drain(w);
+}
+
+static void
+worker_on_channel(struct event_loop *loop, int fd, int events, void *data)
+{
+	struct worker  *w = data;
+	struct ipc_msg  msg;
+	int             rc, i;
+
+	(void)loop;
+	(void)events;
+	while ((rc = ipc_recv(fd, &msg)) == 1) {
+		if (msg.type == IPC_LOGS)
+			worker_adopt_logs(&msg);
+		else
+			for (i = 0; i < msg.nfds; i++)
+				close(msg.fds[i]);
+	}
+	if (rc == 0 || (rc == -1 && errno != EAGAIN && errno != EPROTO))
+		worker_orphaned(w, rc == 0 ? "its channel closed" :
+		    strerror(errno));
+}
+
+/* Write the heartbeat the master's watchdog reads. */
+static void
+worker_beat(struct worker *w)
+{
+	if (w->cell != NULL)
+		w->cell->heartbeat = event_now(w->loop);
+}
+
+/* Wake an idle loop now and then, so that it still beats. */
+static void
+worker_on_beat(struct event_timer *t, void *data)
+{
+	struct worker *w = data;
+
+	(void)event_timer_arm(w->loop, t, event_now(w->loop) + HEARTBEAT_MS);
 }
 
 /* React to signals; false when the worker should exit now. */
@@ -341,33 +422,44 @@ worker_max_fds(void)
 }
 
 void
-worker_run(const struct conf *cfg, struct listen_set *ls, int slot,
-    unsigned gen, int status_fd)
+worker_run(const struct worker_start *ws)
 {
-	struct worker w;
-	char          role[32], err[CONF_ERR_MAX];
+	const struct conf *cfg = ws->cfg;
+	struct worker      w;
+	char               role[32], err[CONF_ERR_MAX];
 
 	memset(&w, 0, sizeof(w));
 	w.cfg = cfg;
-	w.slot = slot;
-	w.generation = gen;
+	w.slot = ws->slot;
+	w.generation = ws->gen;
+	w.chan = ws->chan;
+	w.master = ws->master;
+	w.cell = scoreboard_cell(ws->cell);
 	w.resume_at = -1;
 	w.refused_logged = -REFUSE_LOG_MS;
 	TAILQ_INIT(&w.conns);
-	snprintf(role, sizeof(role), "worker %d", slot);
+	snprintf(role, sizeof(role), "worker %d", w.slot);
 	log_set_role(role);
-	proctitle_set("ferryd: worker %d (gen %u)", slot, gen);
+	proctitle_set("ferryd: worker %d (gen %u)", w.slot, w.generation);
 	pidfile_forget();
-	worker_signals();
-#if defined(HAVE_SYS_PRCTL_H) && HAVE_DECL_PR_SET_PDEATHSIG
-	/* An orphaned worker finishes its connections and goes. */
-	prctl(PR_SET_PDEATHSIG, SIGQUIT);
-#endif
-	if (worker_take_listeners(&w, ls) == -1 ||
+	if (worker_signals() == -1) {
+		log_err("cannot set up signals: %s", strerror(errno));
+		_exit(2);
+	}
+	if (worker_take_listeners(&w, ws->ls) == -1 ||
 	    worker_drop_privileges(cfg) == -1)
 		_exit(2);
+#if defined(HAVE_SYS_PRCTL_H) && HAVE_DECL_PR_SET_PDEATHSIG
+	/*
+	 * A second way to learn of the master's death.  After the privilege
+	 * drop: changing credentials clears it.
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGQUIT) == -1)
+		log_warn("cannot ask for a signal at the master's death: %s",
+		    strerror(errno));
+#endif
 	if (cfg->cpu_affinity)
-		worker_pin_cpu(slot);
+		worker_pin_cpu(w.slot);
 	w.loop = event_loop_new(cfg->event_backend, worker_max_fds(), err,
 	    sizeof(err));
 	w.pool = pool_new();
@@ -377,22 +469,32 @@ worker_run(const struct conf *cfg, struct listen_set *ls, int slot,
 	}
 	pool_fit_user_pipes(w.pool, cfg->workers);
 	pool_limit_pipes(w.pool, fdlimit_pipe_share(cfg));
-	if (event_set(w.loop, sig_fd(), EV_READ, worker_on_signal, NULL) == -1) {
-		log_err("cannot watch the signal pipe: %s", strerror(errno));
+	event_timer_init(&w.beat, worker_on_beat, &w);
+	if (event_set(w.loop, sig_fd(), EV_READ, worker_on_signal, NULL) == -1 ||
+	    event_set(w.loop, w.chan, EV_READ, worker_on_channel, &w) == -1 ||
+	    event_timer_arm(w.loop, &w.beat, event_now(w.loop) +
+	    HEARTBEAT_MS) == -1) {
+		log_err("cannot watch the signal pipe and the channel: %s",
+		    strerror(errno));
 		_exit(2);
 	}
 	worker_watch_listeners(&w, true);
-	w.status_fd = status_fd;
-	if (status_fd != -1 && write(status_fd, "R", 1) == -1)
+	worker_beat(&w);
+	if (ipc_send(w.chan, IPC_READY, NULL, 0, NULL, 0) == -1)
 		log_warn("cannot tell the master we are ready: %s",
 		    strerror(errno));
-	log_debug("started (generation %u, %s backend)", gen,
+	log_debug("started (generation %u, %s backend)", w.generation,
 	    event_loop_backend(w.loop));
-	while (worker_handle_signals(&w))
+	/* The master may have died before the death signal was asked for. */
+	if (getppid() != w.master)
+		worker_orphaned(&w, "the parent changed");
+	while (worker_handle_signals(&w)) {
 		if (event_loop_run_once(w.loop) == -1) {
 			log_err("event loop failed: %s", strerror(errno));
 			relay_close_all(&w, "event loop failure");
 			_exit(1);
 		}
+		worker_beat(&w);
+	}
 	_exit(0);
 }

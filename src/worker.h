@@ -8,10 +8,12 @@
 #include <sys/queue.h>
 
 #include "conf.h"
+#include "event_timer.h"
 #include "listen.h"
 
 struct conn;
 struct event_loop;
+struct scoreboard_cell;
 struct pool;
 
 struct listener {
@@ -33,19 +35,34 @@ struct worker {
 	bool                 draining;	/* stopped accepting for good */
 	int64_t              resume_at;	/* accept again after EMFILE */
 	bool                 starved;	/* EMFILE reported, not yet over */
-	int                  status_fd;	/* to the master: 'R'eady, 'D'rained */
+	int                  chan;	/* to and from the master */
+	pid_t                master;
+	bool                 orphaned;	/* the master is gone */
+	struct scoreboard_cell *cell;	/* heartbeat, or NULL */
+	struct event_timer   beat;	/* wakes an idle loop to beat */
 	int64_t              drain_deadline;
 	int64_t              refused_logged; /* last max_connections warning */
 	uint64_t             refused;	/* clients denied or over the limit */
 };
 
+/* What a worker starts with, from the master. */
+struct worker_start {
+	const struct conf *cfg;
+	struct listen_set *ls;		/* it keeps its slot's sockets */
+	int                slot;
+	unsigned           gen;
+	int                chan;	/* its end of the channel (ipc.h) */
+	int                cell;	/* its scoreboard cell, or -1 */
+	pid_t              master;	/* to tell it was orphaned */
+};
+
 /*
- * Run worker slot of generation gen with the sockets of ls.  Never
- * returns.  status_fd (or -1) gets "R" once the worker accepts and "D"
- * once it has stopped accepting for good (it is draining).
+ * Run a worker.  Never returns.  It says IPC_READY on its channel once it
+ * accepts and IPC_DRAINING once it has stopped accepting for good; end of
+ * file on the channel means the master is gone, and the worker finishes
+ * its connections and exits.
  */
-void worker_run(const struct conf *cfg, struct listen_set *ls, int slot,
-    unsigned gen, int status_fd) __attribute__((noreturn));
+void worker_run(const struct worker_start *ws) __attribute__((noreturn));
 
 /*
  * Out of descriptors or memory (err) while doing what: stop accepting for

@@ -1969,7 +1969,7 @@ cmd_sendreset(int argc, char **argv)
 	struct linger	 lg = { 1, 0 };
 	char		*pos[3];
 	struct addr	 a;
-	uint64_t	 i, count;
+	uint64_t	 i, count, refused = 0;
 	int		 fd, err;
 	const struct optdef opts[] = { { NULL, NULL, NULL } };
 
@@ -1981,14 +1981,19 @@ cmd_sendreset(int argc, char **argv)
 		if ((fd = connect_wait(&a, &err)) == -1)
 			die("connect %" PRIu64 " to %s: %s", i, a.text,
 			    strerror(err));
-		if (send(fd, "GET / HTTP/1.0\r\n\r\n", 18, MSG_NOSIGNAL) == -1)
-			die("send: %s", strerror(errno));
+		if (send(fd, "GET / HTTP/1.0\r\n\r\n", 18, MSG_NOSIGNAL) == -1) {
+			/* Refused at once (e.g. over max_connections). */
+			if (errno != EPIPE && errno != ECONNRESET)
+				die("send: %s", strerror(errno));
+			refused++;
+		}
 		if (setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg,
 		    sizeof(lg)) == -1)
 			die("SO_LINGER: %s", strerror(errno));
 		close(fd);
 	}
-	printf("%" PRIu64 " connections sent a request and reset\n", count);
+	printf("%" PRIu64 " connections sent a request and reset (%" PRIu64
+	    " refused before the request)\n", count, refused);
 	return 0;
 }
 

@@ -1,0 +1,56 @@
+/*
+ * ipc.h - the channel between the master and each worker: framed
+ * messages over an AF_UNIX socketpair, able to carry descriptors.
+ *
+ * The channel is also the worker's lifeline: the master holds its end
+ * for as long as it lives, so end of file on the worker's end means the
+ * master is gone, whoever killed it and however.
+ */
+#ifndef FERRYD_IPC_H
+#define FERRYD_IPC_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+enum ipc_type {
+	IPC_READY = 1,		/* worker -> master: accepting */
+	IPC_DRAINING,		/* worker -> master: stopped accepting */
+	IPC_LOGS		/* master -> worker: reopened log files */
+};
+
+/* Descriptors one message may carry. */
+#define IPC_MAX_FDS	4
+/* Payload bytes one message may carry. */
+#define IPC_MAX_DATA	64
+
+struct ipc_msg {
+	int	type;				/* enum ipc_type */
+	size_t	len;				/* bytes in data */
+	char	data[IPC_MAX_DATA];
+	int	nfds;				/* descriptors in fds */
+	int	fds[IPC_MAX_FDS];
+};
+
+/*
+ * A connected pair, close-on-exec and non-blocking: fds[0] for the
+ * master, fds[1] for the worker.  Returns -1 with errno set.
+ */
+int	ipc_pair(int fds[2]);
+
+/*
+ * Send one message of type with len bytes of data and nfds descriptors
+ * (which stay open here).  Returns 0, or -1 with errno set (EAGAIN: the
+ * peer's queue is full; EPIPE: it is gone).
+ */
+int	ipc_send(int fd, int type, const void *data, size_t len,
+	    const int *fds, int nfds);
+
+/*
+ * Receive one message into msg; descriptors received are the caller's to
+ * close.  Returns 1 with a message, 0 at end of file (the peer is gone),
+ * -1 with errno set (EAGAIN: none waiting).  A malformed message is
+ * EPROTO (its descriptors closed).
+ */
+int	ipc_recv(int fd, struct ipc_msg *msg);
+
+#endif

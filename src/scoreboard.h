@@ -1,0 +1,33 @@
+/*
+ * scoreboard.h - shared memory the master makes before forking: one cell
+ * per worker process, written by that worker alone (plain stores, no
+ * locks, no syscalls) and read by the master.  Apache's prefork
+ * scoreboard is the model.  For now a cell holds the worker's heartbeat,
+ * by which the master finds a hung or stopped worker.
+ */
+#ifndef FERRYD_SCOREBOARD_H
+#define FERRYD_SCOREBOARD_H
+
+#include <stdint.h>
+
+/* Cells: each worker of every generation that may live at once. */
+#define SCOREBOARD_CELLS	1024
+
+struct scoreboard_cell {
+	volatile int64_t	heartbeat;	/* CLOCK_MONOTONIC ms */
+	volatile int		in_use;		/* the master's: handed out */
+	char			pad[64 - sizeof(int64_t) - sizeof(int)];
+};
+
+/* Map the shared region; -1 with errno set.  Children inherit it. */
+int	scoreboard_open(void);
+/* A free cell's index, marked in use, or -1 when none is left. */
+int	scoreboard_take(void);
+/* Give a cell back (its worker was reaped). */
+void	scoreboard_give(int cell);
+/* The cell at index i. */
+struct scoreboard_cell *scoreboard_cell(int i);
+/* The monotonic clock the heartbeats use, in ms. */
+int64_t	scoreboard_now(void);
+
+#endif
