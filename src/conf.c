@@ -23,6 +23,7 @@
 #include "acl.h"
 #include "addr.h"
 #include "conf.h"
+#include "conf_file.h"
 #include "conf_rinetd.h"
 
 /* Limits, in the unit the structs store: bytes or milliseconds. */
@@ -51,9 +52,7 @@ struct loader {
 	const char	*path;
 	char		*err;
 	size_t		 errlen;
-	const char	*incdir;	/* where relative @includes are found */
-	const int	*linemap;	/* text read from a string: its line -> */
-	size_t		 nlines;	/* line of path (a converted rinetd.conf) */
+	const struct conf_text *text;	/* what libconfig read, line origins */
 	bool		 syntax_error;	/* libconfig could not parse the text */
 };
 
@@ -148,39 +147,32 @@ static const char *const access_log_format_names[] = {
 	"rinetd", "common", NULL
 };
 
-/* Line of path that line of the text read comes from; 0 if none. */
+/* Line of the file that line of the text read comes from; 0 if none. */
 static unsigned int
 source_line(const struct loader *ld, unsigned int line)
 {
-	if (ld->linemap == NULL)
-		return line;
-	return line >= 1 && line <= ld->nlines ?
-	    (unsigned int)ld->linemap[line - 1] : 0;
+	struct conf_line	l = conf_text_origin(ld->text, line);
+
+	return l.line > 0 ? (unsigned int)l.line : 0;
 }
 
 /*
- * Write "FILE:LINE: msg", or "FILE: msg" when line is 0.  libconfig names
- * an @include'd file as written, so a relative one is shown with the
- * directory it was really read from.
+ * Write "FILE:LINE: msg", or "FILE: msg" when line is 0; line is a line
+ * of the text libconfig read, which may come from an @include'd file.
  */
 static void
-report(struct loader *ld, const char *file, unsigned int line, const char *msg)
+report(struct loader *ld, unsigned int line, const char *msg)
 {
-	char	name[PATH_MAX];
+	struct conf_line	l = { NULL, 0 };
 
-	if (file == NULL) {
-		file = ld->path;
-		line = source_line(ld, line);
-	}
-	if (file[0] != '/' && strcmp(file, ld->path) != 0 &&
-	    ld->incdir != NULL) {
-		snprintf(name, sizeof(name), "%s/%s", ld->incdir, file);
-		file = name;
-	}
-	if (line > 0)
-		snprintf(ld->err, ld->errlen, "%s:%u: %s", file, line, msg);
+	if (ld->text != NULL && line > 0)
+		l = conf_text_origin(ld->text, line);
+	if (l.file == NULL)
+		l.file = ld->path;
+	if (l.line > 0)
+		snprintf(ld->err, ld->errlen, "%s:%d: %s", l.file, l.line, msg);
 	else
-		snprintf(ld->err, ld->errlen, "%s: %s", file, msg);
+		snprintf(ld->err, ld->errlen, "%s: %s", l.file, msg);
 }
 
 /*
@@ -198,11 +190,7 @@ fail(struct loader *ld, const config_setting_t *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (s == NULL)
-		report(ld, NULL, 0, msg);
-	else
-		report(ld, config_setting_source_file(s),
-		    config_setting_source_line(s), msg);
+	report(ld, s == NULL ? 0 : config_setting_source_line(s), msg);
 	return -1;
 }
 
@@ -935,77 +923,23 @@ conf_new(const char *path)
 	return cfg;
 }
 
-/*
- * Open the file ourselves first: libconfig only says "file I/O error",
- * and the user needs to know whether the file is missing or unreadable.
- */
-static int
-file_check(struct loader *ld)
-{
-	FILE	*fp;
-	int	 bad;
-
-	if ((fp = fopen(ld->path, "r")) == NULL) {
-		snprintf(ld->err, ld->errlen, "cannot open %s: %s", ld->path,
-		    strerror(errno));
-		return -1;
-	}
-	bad = getc(fp) == EOF && ferror(fp);
-	if (bad)
-		snprintf(ld->err, ld->errlen, "cannot read %s: %s", ld->path,
-		    strerror(errno));
-	fclose(fp);
-	return bad ? -1 : 0;
-}
-
-/*
- * @include paths are taken relative to the main file's directory, so that
- * they do not depend on the directory the daemon was started from.
- */
-static int
-set_include_dir(struct loader *ld, config_t *lc)
-{
-	const char	*slash;
-	char		*dir;
-
-	if ((slash = strrchr(ld->path, '/')) == NULL)
-		return 0;
-	dir = strndup(ld->path, slash == ld->path ? 1 : slash - ld->path);
-	if (dir == NULL)
-		return fail(ld, NULL, "out of memory");
-	config_set_include_dir(lc, dir);	/* libconfig keeps a copy */
-	free(dir);
-	ld->incdir = config_get_include_dir(lc);
-	return 0;
-}
-
 /* libconfig could not parse the text: say where and why. */
 static int
 syntax_error(struct loader *ld, const config_t *lc)
 {
 	ld->syntax_error = true;
-	report(ld, config_error_file(lc),
+	report(ld,
 	    config_error_line(lc) > 0 ? (unsigned int)config_error_line(lc) : 0,
 	    config_error_text(lc));
 	return -1;
 }
 
-static int
-read_file(struct loader *ld, config_t *lc)
-{
-	if (file_check(ld) == -1 || set_include_dir(ld, lc) == -1)
-		return -1;
-	if (config_read_file(lc, ld->path))
-		return 0;
-	return syntax_error(ld, lc);
-}
-
 /*
- * Load the file at ld->path, or when text is not NULL that text in its
- * place (a converted rinetd.conf): the same checks either way.
+ * Load ld->text, read from ld->path and its @includes or converted from
+ * a rinetd.conf: the same checks either way.
  */
 static struct conf *
-load(struct loader *ld, const char *text, int syntax)
+load(struct loader *ld, int syntax)
 {
 	struct conf	*cfg;
 	config_t	 lc;
@@ -1016,10 +950,8 @@ load(struct loader *ld, const char *text, int syntax)
 		return NULL;
 	}
 	config_init(&lc);
-	if (text == NULL)
-		rc = read_file(ld, &lc);
-	else
-		rc = config_read_string(&lc, text) ? 0 : syntax_error(ld, &lc);
+	rc = config_read_string(&lc, ld->text->text) ? 0 :
+	    syntax_error(ld, &lc);
 	if (rc == 0)
 		rc = parse_members(ld, config_root_setting(&lc), global_keys,
 		    NKEYS(global_keys), cfg);
@@ -1058,12 +990,17 @@ conf_load(const char *path, char *err, size_t errlen)
 struct conf *
 conf_load_syntax(const char *path, int syntax, char *err, size_t errlen)
 {
-	struct loader	 ld = { path, err, errlen, NULL, NULL, 0, false };
+	struct loader	 ld = { path, err, errlen, NULL, false };
+	struct conf_text text;
 	struct conf	*cfg;
 
 	if (syntax == CONF_SYNTAX_RINETD)
 		return conf_load_rinetd(path, err, errlen);
-	cfg = load(&ld, NULL, CONF_SYNTAX_LIBCONFIG);
+	if (conf_text_read(path, &text, err, errlen) == -1)
+		return NULL;
+	ld.text = &text;
+	cfg = load(&ld, CONF_SYNTAX_LIBCONFIG);
+	conf_text_free(&text);
 	/* Only a file libconfig cannot parse at all may be rinetd's. */
 	if (cfg == NULL && syntax == CONF_SYNTAX_AUTO && ld.syntax_error &&
 	    is_rinetd_file(path))
@@ -1074,18 +1011,22 @@ conf_load_syntax(const char *path, int syntax, char *err, size_t errlen)
 struct conf *
 conf_load_rinetd(const char *path, char *err, size_t errlen)
 {
-	struct loader		 ld = { path, err, errlen, NULL, NULL, 0,
-				    false };
+	struct loader		 ld = { path, err, errlen, NULL, false };
 	struct rinetd_conv	 conv;
+	struct conf_text	 ctext;
 	struct conf		*cfg = NULL;
 	char			*text;
 
 	if ((text = rinetd_read(path, err, errlen)) == NULL)
 		return NULL;
 	if (rinetd_convert(path, text, &conv, err, errlen) == 0) {
-		ld.linemap = conv.linemap;
-		ld.nlines = conv.nlines;
-		cfg = load(&ld, conv.text, CONF_SYNTAX_RINETD);
+		if (conf_text_from_lines(path, conv.text, conv.linemap,
+		    conv.nlines, &ctext) == 0) {
+			ld.text = &ctext;
+			cfg = load(&ld, CONF_SYNTAX_RINETD);
+			conf_text_free(&ctext);
+		} else
+			snprintf(err, errlen, "%s: out of memory", path);
 		rinetd_conv_free(&conv);
 	}
 	free(text);

@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
@@ -347,6 +349,147 @@ test_include(void)
 	    RULES, path, sizeof(path), err, sizeof(err));
 	check_error("syntax error in an included file", cfg, inc, 3, err,
 	    "syntax error");
+}
+
+/* Load main.conf's text; check that it is refused at path:line. */
+static void
+include_refused(const char *desc, const char *text, int line,
+    const char *keyword)
+{
+	char		 path[PATH_MAX], err[CONF_ERR_MAX];
+	struct conf	*cfg;
+
+	cfg = load_text("inc-main.conf", text, path, sizeof(path), err,
+	    sizeof(err));
+	check_error(desc, cfg, path, line, err, keyword);
+}
+
+/*
+ * @include is expanded by the loader, not by libconfig, which calls
+ * exit(2) on a directory or "" and reads FIFOs and devices forever.
+ */
+static void
+test_include_safety(void)
+{
+	char		 path[PATH_MAX], dir[PATH_MAX], a[PATH_MAX];
+	char		 b[PATH_MAX], fifo[PATH_MAX], err[CONF_ERR_MAX];
+	char		 name[32], text[64];
+	struct conf	*cfg;
+	int		 i;
+
+	snprintf(dir, sizeof(dir), "%s/conf.d", tmpdir);
+	if (mkdir(dir, 0700) == -1)
+		perror(dir);
+	write_conf("conf.d/20-b.conf", "\nbacklog = 20;\n", a, sizeof(a));
+	write_conf("conf.d/10-a.conf", "max_connections = 10;\n", b,
+	    sizeof(b));
+	write_conf("conf.d/ignored.txt", "backlog = ;\n", path, sizeof(path));
+	cfg = load_good("inc-dir.conf", "# c\n@include \"conf.d\"\n" RULES,
+	    path, sizeof(path), "include a directory");
+	check(cfg != NULL && cfg->backlog == 20 && cfg->max_connections == 10,
+	    "@include of a directory reads its *.conf files");
+	conf_free(cfg);
+	write_conf("conf.d/20-b.conf", "\nbacklog = 0;\n", a, sizeof(a));
+	cfg = load_text("inc-dir.conf", "@include \"conf.d\"\n" RULES, path,
+	    sizeof(path), err, sizeof(err));
+	check_error("error in a file of an included directory", cfg, a, 2,
+	    err, "\"backlog\" must be between");
+	write_conf("conf.d/20-b.conf", "\n\n\nbacklog = ;\n", a, sizeof(a));
+	cfg = load_text("inc-dir.conf", "@include \"conf.d\"\n" RULES, path,
+	    sizeof(path), err, sizeof(err));
+	check_error("syntax error in a file of an included directory", cfg,
+	    a, 4, err, "syntax error");
+	unlink(a);
+	unlink(b);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/conf.d/ignored.txt", tmpdir);
+	unlink(path);
+	if (rmdir(dir) == -1)
+		perror(dir);
+
+	include_refused("@include \"\"", RULES "\n@include \"\"\n", 3,
+	    "@include \"\": empty file name");
+	include_refused("@include of a missing file",
+	    RULES "@include \"nothere.conf\"\n", 2, "cannot open");
+	include_refused("@include of /dev/zero", "@include \"/dev/zero\"\n"
+	    RULES, 1, "/dev/zero: not a regular file");
+	snprintf(fifo, sizeof(fifo), "%s/fifo.conf", tmpdir);
+	if (mkfifo(fifo, 0600) == -1)
+		perror(fifo);
+	include_refused("@include of a FIFO", "\n@include \"fifo.conf\"\n"
+	    RULES, 2, "fifo.conf: not a regular file");
+	cfg = conf_load(fifo, err, sizeof(err));
+	check_error("a FIFO as the config file", cfg, fifo, 0, err,
+	    "not a regular file");
+	cfg = conf_load("/dev/zero", err, sizeof(err));
+	check_error("/dev/zero as the config file", cfg, "/dev/zero", 0, err,
+	    "not a regular file");
+	unlink(fifo);
+	include_refused("@include of itself",
+	    RULES "@include \"inc-main.conf\"\n", 2, "includes itself");
+	include_refused("@include without quotes", RULES "@include x.conf\n",
+	    2, "must be followed by a file name");
+	/* An @include in a comment or a string is not one. */
+	cfg = load_good("inc-comment.conf", "/* a comment\n@include \"x\"\n*/\n"
+	    "# @include \"x\"\n// @include \"x\"\npidfile = \"/a\n"
+	    "@include \\\"x\\\"\n\";\n" RULES, path, sizeof(path),
+	    "include in a comment");
+	check(cfg != NULL && cfg->backlog == DEFAULT_BACKLOG,
+	    "@include inside a comment is left alone");
+	conf_free(cfg);
+
+	/* deep-0.conf includes deep-1.conf ... deep-11.conf. */
+	for (i = 0; i <= 11; i++) {
+		snprintf(name, sizeof(name), "deep-%d.conf", i);
+		snprintf(text, sizeof(text), "@include \"deep-%d.conf\"\n",
+		    i + 1);
+		write_conf(name, i < 11 ? text : "backlog = 3;\n", a,
+		    sizeof(a));
+	}
+	snprintf(a, sizeof(a), "%s/deep-9.conf", tmpdir);
+	cfg = load_text("inc-deep.conf", "@include \"deep-0.conf\"\n" RULES,
+	    path, sizeof(path), err, sizeof(err));
+	check_error("@include nested too deep", cfg, a, 1, err,
+	    "nested deeper than 10");
+	cfg = load_good("inc-deep.conf", "@include \"deep-2.conf\"\n" RULES,
+	    path, sizeof(path), "include nested 10 deep");
+	check(cfg != NULL && cfg->backlog == 3, "@include nested 10 deep");
+	conf_free(cfg);
+}
+
+/* A NUL byte would end libconfig's string: the rest would be unread. */
+static void
+test_nul_byte(void)
+{
+	static const char text[] = RULES "backlog = 5;\n\0backlog = ;\n";
+	char		 path[PATH_MAX], err[CONF_ERR_MAX];
+	struct conf	*cfg;
+	FILE		*fp;
+
+	snprintf(path, sizeof(path), "%s/nul.conf", tmpdir);
+	if ((fp = fopen(path, "w")) == NULL ||
+	    fwrite(text, 1, sizeof(text) - 1, fp) != sizeof(text) - 1 ||
+	    fclose(fp) != 0)
+		perror(path);
+	cfg = conf_load(path, err, sizeof(err));
+	check_error("NUL byte in the file", cfg, path, 3, err, "NUL byte");
+}
+
+/* A sparse file of 16 MiB + 1 is refused before anything is read. */
+static void
+test_huge_file(void)
+{
+	char		 path[PATH_MAX], err[CONF_ERR_MAX];
+	struct conf	*cfg;
+	int		 fd;
+
+	snprintf(path, sizeof(path), "%s/huge.conf", tmpdir);
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600)) == -1 ||
+	    ftruncate(fd, 16 * 1024 * 1024 + 1) == -1 || close(fd) == -1)
+		perror(path);
+	cfg = conf_load(path, err, sizeof(err));
+	check_error("file larger than 16 MiB", cfg, path, 0, err,
+	    "larger than 16777216 bytes");
 }
 
 /* The current user and its primary group; -1 if either has no name. */
@@ -696,6 +839,9 @@ main(void)
 	test_log_level_parse();
 	test_access();
 	test_include();
+	test_include_safety();
+	test_nul_byte();
+	test_huge_file();
 	test_missing_file();
 	test_bad_cases();
 	remove_tmpdir();
