@@ -87,6 +87,18 @@ static const struct bad_case bad_cases[] = {
 	    4, "\"buffer_size\" must be between 1024 and 67108864 (got 10)" },
 	{ "int64 out of range", RULES "max_connections = 2000000L;\n",
 	    2, "between 1 and 1000000 (got 2000000)" },
+	/* libconfig 1.5 alone would read these as 1 and accept them. */
+	{ "integer beyond 32 bits", "\nmax_connections = 4294967297;\n" RULES,
+	    2, "between 1 and 1000000 (got 4294967297)" },
+	{ "hex integer beyond 32 bits", RULES "/* 1 */ backlog = 0x100000001;\n",
+	    2, "between 1 and 65535 (got 4294967297)" },
+	{ "negative integer beyond 32 bits",
+	    "rules = ( { listen = \"127.0.0.1:18080\";\n"
+	    "  connect = \"127.0.0.1:18081\";\n"
+	    "  sndbuf = -4294967295; } );\n",
+	    3, "between 0 and 67108864 (got -4294967295)" },
+	{ "duration beyond 32 bits", RULES "idle_timeout = 4294967296;\n",
+	    2, "(got 4294967296)" },
 	{ "negative idle_timeout", "\nidle_timeout = -1;\n" RULES,
 	    2, "\"idle_timeout\" must be between 0 and" },
 	{ "negative float shutdown_timeout", RULES "shutdown_timeout = -0.5;\n",
@@ -673,6 +685,7 @@ test_corners(void)
 	}
 	snprintf(text, sizeof(text),
 	    "pidfile = \"\";\ngroup = \"%s\";\nbacklog = 100L;\n"
+	    "log_file = \"/var/log/4294967297-x.log\"; # 4294967297\n"
 	    "connect_timeout = 0.0006;\nidle_timeout = 2.5004;\n"
 	    "rules = ( { listen = \"*:18080\"; connect = \"127.0.0.1:18081\"; "
 	    "buffer_size = 1024; } );\n", id.group);
@@ -684,6 +697,8 @@ test_corners(void)
 	check(cfg->user == NULL && streq(cfg->group, id.group) &&
 	    cfg->gid == id.gid, "corners: group without user sets gid");
 	check(cfg->backlog == 100, "corners: 64-bit integer accepted");
+	check(streq(cfg->log_file, "/var/log/4294967297-x.log"),
+	    "corners: a big number in a string is left alone");
 	check(cfg->connect_timeout == 1, "corners: 0.0006 s rounds up to 1 ms");
 	check(cfg->idle_timeout == 2500, "corners: 2.5004 s rounds to 2500 ms");
 	check(cfg->rules[0].buffer_size == 1024,
