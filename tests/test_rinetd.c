@@ -11,7 +11,12 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <sys/wait.h>
 
 #include "acl.h"
 #include "addr.h"
@@ -383,6 +388,95 @@ test_example(void)
 	conf_free(cfg);
 }
 
+#define REWRITE_RULES	60
+#define REWRITE_LOADS	6
+
+/* Rewrite path in place, pausing after the first lines, until killed. */
+static void
+rewrite_forever(const char *path, const char *text, size_t len)
+{
+	struct timespec	pause = { 0, 3000000 };
+	size_t		half = len / 4;
+	int		i, fd;
+
+	/* Bounded even if the parent dies: 20000 * 3 ms = a minute. */
+	for (i = 0; i < 20000; i++) {
+		if ((fd = open(path, O_WRONLY | O_TRUNC)) == -1)
+			_exit(1);
+		if (write(fd, text, half) != (ssize_t)half)
+			_exit(1);
+		nanosleep(&pause, NULL);
+		if (write(fd, text + half, len - half) != (ssize_t)(len - half))
+			_exit(1);
+		close(fd);
+	}
+	_exit(0);
+}
+
+/*
+ * A reload while an editor rewrites the file in place must read all of it
+ * or refuse it, never load the lines written so far.
+ */
+static void
+test_rewrite(void)
+{
+	char		 text[REWRITE_RULES * 40], path[PATH_MAX];
+	char		 err[CONF_ERR_MAX];
+	struct conf	*cfg;
+	size_t		 len = 0;
+	pid_t		 pid;
+	int		 i, partial = 0, changing = 0, other = 0;
+
+	for (i = 0; i < REWRITE_RULES; i++)
+		len += snprintf(text + len, sizeof(text) - len,
+		    "127.0.0.1 %d 127.0.0.1 %d\n", 19000 + i, 20000 + i);
+	write_conf("rewrite.conf", text, path, sizeof(path));
+	fflush(stdout);
+	if ((pid = fork()) == -1) {
+		check(0, "rewrite: fork: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0)
+		rewrite_forever(path, text, len);
+	for (i = 0; i < REWRITE_LOADS; i++) {
+		cfg = conf_load_rinetd(path, err, sizeof(err));
+		if (cfg != NULL && cfg->nrules != REWRITE_RULES)
+			partial++;
+		else if (cfg == NULL && strstr(err, "keeps changing; replace "
+		    "it with mv") != NULL)
+			changing++;
+		else if (cfg == NULL) {
+			printf("#   got \"%s\"\n", err);
+			other++;
+		}
+		conf_free(cfg);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	check(partial == 0 && other == 0, "rewrite: a file being rewritten "
+	    "is read whole or refused (%d partial, %d other errors, %d "
+	    "\"keeps changing\" in %d loads)", partial, other, changing,
+	    REWRITE_LOADS);
+}
+
+/* rinetd itself stops at a NUL byte and drops the rest of the file. */
+static void
+test_nul_byte(void)
+{
+	static const char text[] = GOOD "\n" "0.0.0.0 18305\0 x\n" GOOD;
+	char		 path[PATH_MAX], err[CONF_ERR_MAX];
+	struct conf	*cfg;
+	FILE		*fp;
+
+	snprintf(path, sizeof(path), "%s/nul.conf", tmpdir);
+	if ((fp = fopen(path, "w")) == NULL ||
+	    fwrite(text, 1, sizeof(text) - 1, fp) != sizeof(text) - 1 ||
+	    fclose(fp) != 0)
+		perror(path);
+	cfg = conf_load_rinetd(path, err, sizeof(err));
+	check_error("rinetd: NUL byte", cfg, path, 3, err, "NUL byte");
+}
+
 int
 main(void)
 {
@@ -393,6 +487,8 @@ main(void)
 	test_auto();
 	test_bad_cases();
 	test_example();
+	test_nul_byte();
+	test_rewrite();
 	remove_tmpdir();
 	return test_summary();
 }
