@@ -277,6 +277,22 @@ static const struct bad_case bad_cases[] = {
 	    3, "\"source\": missing address" },
 	{ "source at top level", "source = \"127.0.0.1\";\n" RULES,
 	    1, "can only be set inside a rule" },
+	/* Ports: digits only, or a service name; getaddrinfo() takes more. */
+	{ "port +0", "rules = ( { listen = \"127.0.0.1:+0\";\n"
+	    "  connect = \"127.0.0.1:18081\"; } );\n",
+	    1, "port \"+0\" in address \"127.0.0.1:+0\" is neither" },
+	{ "port +99999 in connect", "rules = ( { listen = \"127.0.0.1:18080\";"
+	    "\n  connect = \"127.0.0.1:+99999\"; } );\n",
+	    2, "port \"+99999\" in address" },
+	{ "port with a blank", "rules = ( { listen = \"127.0.0.1: 65536\";\n"
+	    "  connect = \"127.0.0.1:18081\"; } );\n",
+	    1, "port \" 65536\" in address" },
+	{ "port -1", "rules = ( { listen = \"127.0.0.1:-1\";\n"
+	    "  connect = \"127.0.0.1:18081\"; } );\n",
+	    1, "port \"-1\" in address" },
+	{ "port 1e3", "rules = ( { listen = \"127.0.0.1:18080\";\n"
+	    "  connect = \"127.0.0.1:1e3\"; } );\n",
+	    2, "port \"1e3\" in address" },
 	/* ipv6_only */
 	{ "ipv6_only with an IPv4 listen address",
 	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
