@@ -139,20 +139,41 @@ compile(struct acl_pattern *p, const char *pattern, char *err, size_t errlen)
 	return -1;
 }
 
+/*
+ * Room for one more pattern in *v: the capacity doubles, so that a list
+ * of n patterns costs O(log n) reallocations, not n.
+ */
+static int
+make_room(struct acl_pattern **v, const size_t *n, size_t *cap)
+{
+	struct acl_pattern	*grown;
+	size_t			 ncap;
+
+	if (*n < *cap)
+		return 0;
+	ncap = *cap > 0 ? *cap * 2 : 4;
+	if ((grown = realloc(*v, ncap * sizeof(**v))) == NULL)
+		return -1;
+	*v = grown;
+	*cap = ncap;
+	return 0;
+}
+
 int
 acl_compile(struct acl *acl, enum acl_list list, const char *pattern,
     char *err, size_t errlen)
 {
-	struct acl_pattern	  p, *grown, **v;
-	size_t			 *n, i;
+	struct acl_pattern	  p, **v;
+	size_t			 *n, *cap, i;
 
 	memset(&p, 0, sizeof(p));
 	if (compile(&p, pattern, err, errlen) == -1)
 		return -1;
 	v = list == ACL_ALLOW ? &acl->allow : &acl->deny;
 	n = list == ACL_ALLOW ? &acl->nallow : &acl->ndeny;
+	cap = list == ACL_ALLOW ? &acl->capallow : &acl->capdeny;
 	if ((p.text = strdup(pattern)) == NULL ||
-	    (grown = realloc(*v, (*n + 1) * sizeof(**v))) == NULL) {
+	    make_room(v, n, cap) == -1) {
 		free(p.text);
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -161,9 +182,7 @@ acl_compile(struct acl *acl, enum acl_list list, const char *pattern,
 	for (i = 0; p.family == AF_UNSPEC && p.text[i] != '\0'; i++)
 		if (p.text[i] >= 'A' && p.text[i] <= 'F')
 			p.text[i] += 'a' - 'A';
-	grown[*n] = p;
-	*v = grown;
-	(*n)++;
+	(*v)[(*n)++] = p;
 	return 0;
 }
 

@@ -273,6 +273,34 @@ test_no_allocation(void)
 #endif
 }
 
+/* A long list reallocates O(log n) times, not once per pattern. */
+static void
+test_growth(void)
+{
+	struct acl	 acl;
+	char		 err[256], pattern[32];
+	size_t		 cap = 0, grows = 0;
+	int		 i, ok = 1;
+
+	memset(&acl, 0, sizeof(acl));
+	for (i = 0; i < 10000 && ok; i++) {
+		snprintf(pattern, sizeof(pattern), "10.%d.%d.1", i / 256,
+		    i % 256);
+		ok = acl_compile(&acl, ACL_DENY, pattern, err,
+		    sizeof(err)) == 0 && acl.capdeny >= acl.ndeny;
+		if (acl.capdeny != cap) {
+			cap = acl.capdeny;
+			grows++;
+		}
+	}
+	check(ok && acl.ndeny == 10000, "growth: 10000 patterns compiled");
+	check(grows <= 20, "growth: %zu reallocations for 10000 patterns",
+	    grows);
+	acl_free(&acl);
+	check(acl.capdeny == 0 && acl.deny == NULL, "growth: acl_free "
+	    "empties the list");
+}
+
 int
 main(void)
 {
@@ -280,5 +308,6 @@ main(void)
 	test_bad_patterns();
 	test_empty_and_free();
 	test_no_allocation();
+	test_growth();
 	return test_summary();
 }
