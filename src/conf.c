@@ -935,6 +935,20 @@ syntax_error(struct loader *ld, const config_t *lc)
 }
 
 /*
+ * Workers only change identity to drop root: group alone would leave them
+ * running as root with another group, which is not what anyone means.
+ */
+static int
+check_group(struct loader *ld, const config_t *lc, const struct conf *cfg)
+{
+	if (cfg->group == NULL || cfg->user != NULL)
+		return 0;
+	return fail(ld, config_lookup(lc, "group"), "\"group\" is set without "
+	    "\"user\": the workers would keep the master's user (root); set "
+	    "\"user\" too");
+}
+
+/*
  * Load ld->text, read from ld->path and its @includes or converted from
  * a rinetd.conf: the same checks either way.
  */
@@ -957,6 +971,8 @@ load(struct loader *ld, int syntax)
 		    NKEYS(global_keys), cfg);
 	if (rc == 0 && cfg->rules == NULL)
 		rc = fail(ld, NULL, "missing required setting \"rules\"");
+	if (rc == 0)
+		rc = check_group(ld, &lc, cfg);
 	config_destroy(&lc);
 	if (rc == -1) {
 		conf_free(cfg);

@@ -700,18 +700,19 @@ test_corners(void)
 		return;
 	}
 	snprintf(text, sizeof(text),
-	    "pidfile = \"\";\ngroup = \"%s\";\nbacklog = 100L;\n"
+	    "pidfile = \"\";\nuser = \"%s\";\ngroup = \"%s\";\n"
+	    "backlog = 100L;\n"
 	    "log_file = \"/var/log/4294967297-x.log\"; # 4294967297\n"
 	    "connect_timeout = 0.0006;\nidle_timeout = 2.5004;\n"
 	    "rules = ( { listen = \"*:18080\"; connect = \"127.0.0.1:18081\"; "
-	    "buffer_size = 1024; } );\n", id.group);
+	    "buffer_size = 1024; } );\n", id.user, id.group);
 	if ((cfg = load_good("corners.conf", text, path, sizeof(path),
 	    "corners")) == NULL)
 		return;
 	sin = (const struct sockaddr_in *)&cfg->rules[0].listen_addr.ss;
 	check(streq(cfg->pidfile, ""), "corners: pidfile \"\" kept as \"\"");
-	check(cfg->user == NULL && streq(cfg->group, id.group) &&
-	    cfg->gid == id.gid, "corners: group without user sets gid");
+	check(streq(cfg->user, id.user) && streq(cfg->group, id.group) &&
+	    cfg->gid == id.gid, "corners: group with user sets gid");
 	check(cfg->backlog == 100, "corners: 64-bit integer accepted");
 	check(streq(cfg->log_file, "/var/log/4294967297-x.log"),
 	    "corners: a big number in a string is left alone");
@@ -729,7 +730,7 @@ test_corners(void)
 static void
 test_user_only(void)
 {
-	char		 text[512], path[PATH_MAX];
+	char		 text[512], path[PATH_MAX], err[CONF_ERR_MAX];
 	struct conf	*cfg;
 	struct ident	 id;
 
@@ -742,6 +743,14 @@ test_user_only(void)
 	check(cfg != NULL && cfg->uid == id.uid && cfg->gid == id.gid &&
 	    cfg->group == NULL, "user only: uid and primary gid");
 	conf_free(cfg);
+
+	/* Workers would stay root: group is only meant with user. */
+	snprintf(text, sizeof(text), "# x\n" RULES "\ngroup = \"%s\";\n",
+	    id.group);
+	cfg = load_text("group.conf", text, path, sizeof(path), err,
+	    sizeof(err));
+	check_error("group without user", cfg, path, 4, err,
+	    "\"group\" is set without \"user\"");
 }
 
 /* A client address for acl_permits(). */
