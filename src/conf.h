@@ -20,7 +20,12 @@
 /* Defaults, documented in ferryd.conf(5). */
 #define DEFAULT_BUFFER_SIZE      65536
 #define DEFAULT_CONNECT_TIMEOUT  10000  /* ms */
-#define DEFAULT_IDLE_TIMEOUT     0      /* ms, 0 = never */
+/*
+ * A client that vanished without a FIN or a RST (a machine switched off, a
+ * NAT that forgot the flow) would hold its connection forever; an hour is
+ * Envoy's tcp_proxy default.  0 still means never.
+ */
+#define DEFAULT_IDLE_TIMEOUT     3600000 /* ms, 0 = never */
 #define DEFAULT_SHUTDOWN_TIMEOUT 60000  /* ms */
 #define DEFAULT_BACKLOG          511
 #define DEFAULT_MAX_CONNECTIONS  4096

@@ -662,6 +662,8 @@ check_defaults(const struct conf *cfg)
 	    r->connect_timeout == DEFAULT_CONNECT_TIMEOUT &&
 	    r->idle_timeout == DEFAULT_IDLE_TIMEOUT,
 	    "defaults: rule inherits the defaults");
+	check(cfg->idle_timeout == 3600000 && r->idle_timeout == 3600000,
+	    "defaults: idle_timeout is an hour");
 	check(cfg->access_log == NULL &&
 	    cfg->access_log_format == ACCESS_LOG_RINETD,
 	    "defaults: no access_log, format rinetd");
