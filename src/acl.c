@@ -119,6 +119,28 @@ compile_wildcard(struct acl_pattern *p, const char *pattern, char *err,
 	return 0;
 }
 
+/*
+ * An IPv4-mapped pattern (::ffff:10.0.0.1, ::ffff:10.0.0.0/104) is meant
+ * for IPv4 clients: an IPv4 listener sees them as plain IPv4, and mapped
+ * clients are matched as IPv4 too.  Compile it as the IPv4 block it names
+ * so that it matches both; as an IPv6 block it would never match the
+ * first.
+ */
+static void
+unmap_ipv4(struct acl_pattern *p)
+{
+	static const uint8_t	mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+				    0xff, 0xff };
+
+	if (p->family != AF_INET6 || p->prefix < 96 ||
+	    memcmp(p->addr, mapped, sizeof(mapped)) != 0)
+		return;
+	memmove(p->addr, p->addr + 12, 4);
+	memset(p->addr + 4, 0, sizeof(p->addr) - 4);
+	p->family = AF_INET;
+	p->prefix -= 96;
+}
+
 /* Compile pattern into p, without the text. */
 static int
 compile(struct acl_pattern *p, const char *pattern, char *err, size_t errlen)
@@ -129,10 +151,16 @@ compile(struct acl_pattern *p, const char *pattern, char *err, size_t errlen)
 	}
 	if (strpbrk(pattern, "*?") != NULL)
 		return compile_wildcard(p, pattern, err, errlen);
-	if (strchr(pattern, '/') != NULL)
-		return compile_cidr(p, pattern, err, errlen);
-	if (parse_ip(pattern, p) == 0)
+	if (strchr(pattern, '/') != NULL) {
+		if (compile_cidr(p, pattern, err, errlen) == -1)
+			return -1;
+		unmap_ipv4(p);
 		return 0;
+	}
+	if (parse_ip(pattern, p) == 0) {
+		unmap_ipv4(p);
+		return 0;
+	}
 	snprintf(err, errlen, "\"%s\" is not an address, a CIDR block "
 	    "(10.0.0.0/8) or a wildcard pattern (192.168.1.*); host names are "
 	    "not allowed", pattern);

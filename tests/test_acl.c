@@ -71,8 +71,17 @@ static const struct permit_case permit_cases[] = {
 	{ "127.0.0.0/8", NULL, NULL, NULL, "::ffff:127.0.0.1", true },
 	{ "192.168.1.*", NULL, NULL, NULL, "::ffff:192.168.1.5", true },
 	{ NULL, "10.0.0.1", NULL, NULL, "::ffff:10.0.0.1", false },
+	/* ... and mapped patterns match IPv4 clients, mapped or not */
 	{ "::ffff:0:0/96", NULL, NULL, NULL, "::ffff:1.2.3.4", true },
-	{ "::ffff:0:0/96", NULL, NULL, NULL, "1.2.3.4", false },
+	{ "::ffff:0:0/96", NULL, NULL, NULL, "1.2.3.4", true },
+	{ "::ffff:0:0/96", NULL, NULL, NULL, "2001:db8::1", false },
+	{ "::ffff:10.0.0.1", NULL, NULL, NULL, "10.0.0.1", true },
+	{ "::ffff:10.0.0.1", NULL, NULL, NULL, "::ffff:10.0.0.1", true },
+	{ "::ffff:10.0.0.1", NULL, NULL, NULL, "10.0.0.2", false },
+	{ NULL, "::ffff:10.0.0.0/104", NULL, NULL, "10.9.8.7", false },
+	{ NULL, "::ffff:10.0.0.0/104", NULL, NULL, "::ffff:10.9.8.7", false },
+	{ NULL, "::ffff:10.0.0.0/104", NULL, NULL, "11.0.0.1", true },
+	{ NULL, "::ffff:a00:0/104", NULL, NULL, "10.1.1.1", false },
 	{ "127.0.0.1", NULL, NULL, NULL, "::1", false },
 	/* global before the rule; allow lists and deny lists */
 	{ "10.0.0.0/8", NULL, "192.168.0.0/16", NULL, "192.168.1.1", false },
