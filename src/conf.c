@@ -10,6 +10,7 @@
 #include "ferryd.h"
 
 #include <grp.h>
+#include <ifaddrs.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdarg.h>
@@ -821,6 +822,183 @@ rule_check_unique(struct loader *ld, const config_setting_t *s,
 	return 0;
 }
 
+enum { UNVISITED, ON_PATH, DONE };
+
+/*
+ * Finding rules that forward to themselves, directly or through others:
+ * a connection would be forwarded round until file descriptors run out.
+ */
+struct loop_check {
+	const struct rule *rules;
+	size_t		   n;
+	struct ifaddrs	  *ifa;		/* this host's addresses, when needed */
+	bool		   ifa_read;
+	unsigned char	  *state;	/* UNVISITED, ON_PATH, DONE per rule */
+	size_t		  *path;	/* the rules on the path, in order */
+	size_t		   depth;
+	size_t		   start;	/* where the loop found starts */
+};
+
+static bool
+is_loopback(const struct sockaddr *sa)
+{
+	const struct sockaddr_in	*sin = (const void *)sa;
+	const struct sockaddr_in6	*sin6 = (const void *)sa;
+
+	if (sa->sa_family == AF_INET)
+		return (ntohl(sin->sin_addr.s_addr) >> 24) == 127;
+	return sa->sa_family == AF_INET6 &&
+	    (IN6_IS_ADDR_LOOPBACK(&sin6->sin6_addr) ||
+	    (IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr) &&
+	    sin6->sin6_addr.s6_addr[12] == 127));
+}
+
+static bool
+same_host(const struct sockaddr *a, const struct sockaddr *b)
+{
+	const struct sockaddr_in6	*a6 = (const void *)a;
+	const struct sockaddr_in6	*b6 = (const void *)b;
+
+	if (a->sa_family != b->sa_family)
+		return false;
+	if (a->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)(const void *)a)->
+		    sin_addr.s_addr ==
+		    ((const struct sockaddr_in *)(const void *)b)->
+		    sin_addr.s_addr;
+	return a->sa_family == AF_INET6 &&
+	    IN6_ARE_ADDR_EQUAL(&a6->sin6_addr, &b6->sin6_addr);
+}
+
+/* Whether a wildcard listener of this host takes connections to sa. */
+static bool
+is_local(struct loop_check *lc, const struct sockaddr *sa)
+{
+	struct ifaddrs	*i;
+
+	if (is_loopback(sa))
+		return true;
+	/* Without the list, only loopback is known to be local. */
+	if (!lc->ifa_read && getifaddrs(&lc->ifa) == -1)
+		lc->ifa = NULL;
+	lc->ifa_read = true;
+	for (i = lc->ifa; i != NULL; i = i->ifa_next)
+		if (i->ifa_addr != NULL && same_host(i->ifa_addr, sa))
+			return true;
+	return false;
+}
+
+/* Whether rule r's listener takes a connection to backend address b. */
+static bool
+listener_takes(struct loop_check *lc, const struct rule *r,
+    const struct sockaddr_any *b)
+{
+	const struct sockaddr	*sa = (const void *)&b->ss;
+
+	if (addr_equal(&r->listen_addr, b))
+		return true;
+	if (addr_port((const void *)&r->listen_addr.ss) != addr_port(sa))
+		return false;
+	if (listens_any_ipv4(r) || listens_dual_stack(r))
+		if (sa->sa_family == AF_INET)
+			return is_local(lc, sa);
+	if (r->listen_addr.ss.ss_family == AF_INET6 &&
+	    IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)
+	    (const void *)&r->listen_addr.ss)->sin6_addr))
+		return sa->sa_family == AF_INET6 && is_local(lc, sa);
+	return false;
+}
+
+/* The backend of a that reaches rule r, or NULL. */
+static const struct backend *
+forwards_to(struct loop_check *lc, const struct rule *a, const struct rule *r)
+{
+	size_t	i;
+
+	for (i = 0; i < a->upstream.nbackends; i++)
+		if (listener_takes(lc, r, &a->upstream.backends[i].addr))
+			return &a->upstream.backends[i];
+	return NULL;
+}
+
+/* Depth first from rule i; true when a path comes back to itself. */
+static bool
+find_loop(struct loop_check *lc, size_t i)
+{
+	size_t	j;
+
+	lc->state[i] = ON_PATH;
+	lc->path[lc->depth++] = i;
+	for (j = 0; j < lc->n; j++) {
+		if (lc->state[j] == DONE ||
+		    forwards_to(lc, &lc->rules[i], &lc->rules[j]) == NULL)
+			continue;
+		if (lc->state[j] == ON_PATH) {
+			lc->start = j;
+			return true;
+		}
+		if (find_loop(lc, j))
+			return true;
+	}
+	lc->state[i] = DONE;
+	lc->depth--;
+	return false;
+}
+
+/* Say which rules make the loop that starts at path[k]. */
+static int
+loop_error(struct loop_check *lc, struct loader *ld,
+    const config_setting_t *list, size_t k)
+{
+	const struct rule	*r = &lc->rules[lc->path[k]];
+	const struct backend	*b;
+	char			 lines[CONF_ERR_MAX / 2], addr[ADDR_STRLEN];
+	size_t			 len = 0, i;
+
+	if (k + 1 == lc->depth && (b = forwards_to(lc, r, r)) != NULL) {
+		addr_format((const void *)&b->addr.ss, addr, sizeof(addr));
+		return fail(ld, config_setting_get_elem(list, lc->path[k]),
+		    "rule forwards to itself: connect \"%s\" (%s) reaches "
+		    "its own listen address \"%s\"", r->connect, addr,
+		    r->listen);
+	}
+	for (i = k; i < lc->depth && len < sizeof(lines); i++)
+		len += snprintf(lines + len, sizeof(lines) - len, "line %d -> ",
+		    lc->rules[lc->path[i]].line);
+	if (len < sizeof(lines))
+		snprintf(lines + len, sizeof(lines) - len, "line %d", r->line);
+	return fail(ld, config_setting_get_elem(list, lc->path[k]),
+	    "rules forward in a loop: %s (each connect reaches the next "
+	    "rule's listen address)", lines);
+}
+
+/* Refuse rules whose connections would come back to them. */
+static int
+check_loops(struct loader *ld, const config_setting_t *list,
+    const struct rule *rules, size_t n)
+{
+	struct loop_check	lc = { rules, n, NULL, false, NULL, NULL, 0, 0 };
+	size_t			i, k;
+	int			rc = 0;
+
+	lc.state = calloc(n, sizeof(*lc.state));
+	lc.path = calloc(n, sizeof(*lc.path));
+	if (lc.state == NULL || lc.path == NULL)
+		rc = fail(ld, list, "out of memory");
+	for (i = 0; rc == 0 && i < n; i++) {
+		if (lc.state[i] != UNVISITED || !find_loop(&lc, i))
+			continue;
+		for (k = 0; lc.path[k] != lc.start; k++)
+			;
+		rc = loop_error(&lc, ld, list, k);
+	}
+	if (lc.ifa != NULL)
+		freeifaddrs(lc.ifa);
+	free(lc.state);
+	free(lc.path);
+	return rc;
+}
+
 /*
  * Parse rules[idx] from s.  Settings it does not override stay UNSET (or
  * 0 for buffer_size) until the whole file is read, because the top-level
@@ -870,7 +1048,7 @@ parse_rules(struct loader *ld, const struct key *k, const config_setting_t *s,
 		if (parse_rule(ld, config_setting_get_elem(s, i), cfg->rules,
 		    i) == -1)
 			return -1;
-	return 0;
+	return check_loops(ld, s, cfg->rules, cfg->nrules);
 }
 
 /* Fill in what the file did not say, now that all of it has been read. */

@@ -293,6 +293,39 @@ static const struct bad_case bad_cases[] = {
 	{ "port 1e3", "rules = ( { listen = \"127.0.0.1:18080\";\n"
 	    "  connect = \"127.0.0.1:1e3\"; } );\n",
 	    2, "port \"1e3\" in address" },
+	/* Rules whose connections would come back to them. */
+	{ "rule forwarding to itself",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
+	    "    connect = \"127.0.0.1:18080\"; }\n);\n",
+	    2, "rule forwards to itself: connect \"127.0.0.1:18080\"" },
+	{ "rule forwarding to its wildcard listener",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\"; "
+	    "connect = \"127.0.0.1:18081\"; },\n"
+	    "  { listen = \"0.0.0.0:18082\";\n"
+	    "    connect = \"127.0.0.2:18082\"; }\n);\n",
+	    3, "rule forwards to itself" },
+	{ "rule forwarding to its dual-stack listener",
+	    "rules = (\n  { listen = \"[::]:18082\"; ipv6_only = false;\n"
+	    "    connect = \"127.0.0.1:18082\"; }\n);\n",
+	    2, "rule forwards to itself" },
+	{ "rule forwarding to its IPv6 wildcard listener",
+	    "rules = (\n  { listen = \"[::]:18082\";\n"
+	    "    connect = \"[::1]:18082\"; }\n);\n",
+	    2, "rule forwards to itself" },
+	{ "two rules forwarding to each other",
+	    "rules = (\n"
+	    "  { listen = \"127.0.0.1:18080\"; connect = \"127.0.0.1:18090\"; },\n"
+	    "  { listen = \"127.0.0.1:18081\"; connect = \"127.0.0.1:18082\"; },\n"
+	    "  { listen = \"127.0.0.1:18082\"; connect = \"127.0.0.1:18081\"; }\n"
+	    ");\n",
+	    3, "rules forward in a loop: line 3 -> line 4 -> line 3" },
+	{ "three rules in a loop",
+	    "rules = (\n"
+	    "  { listen = \"127.0.0.1:18080\"; connect = \"127.0.0.1:18081\"; },\n"
+	    "  { listen = \"127.0.0.1:18081\"; connect = \"127.0.0.1:18082\"; },\n"
+	    "  { listen = \"0.0.0.0:18082\"; connect = \"localhost:18080\"; }\n"
+	    ");\n",
+	    2, "line 2 -> line 3 -> line 4 -> line 2" },
 	/* ipv6_only */
 	{ "ipv6_only with an IPv4 listen address",
 	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
@@ -501,6 +534,24 @@ test_nul_byte(void)
 		perror(path);
 	cfg = conf_load(path, err, sizeof(err));
 	check_error("NUL byte in the file", cfg, path, 3, err, "NUL byte");
+}
+
+/* A chain of rules that ends outside is no loop. */
+static void
+test_chain(void)
+{
+	char		 path[PATH_MAX];
+	struct conf	*cfg;
+
+	cfg = load_good("chain.conf", "rules = (\n"
+	    "  { listen = \"127.0.0.1:18080\"; connect = \"127.0.0.1:18081\"; },\n"
+	    "  { listen = \"0.0.0.0:18081\"; connect = \"127.0.0.1:18082\"; },\n"
+	    "  { listen = \"[::]:18082\"; connect = \"127.0.0.1:18083\"; },\n"
+	    "  { listen = \"[::1]:18083\"; connect = \"127.0.0.1:18080\"; }\n"
+	    ");\n", path, sizeof(path), "chain");
+	check(cfg != NULL && cfg->nrules == 4,
+	    "a chain of rules ending outside is accepted");
+	conf_free(cfg);
 }
 
 /* A sparse file of 16 MiB + 1 is refused before anything is read. */
@@ -884,6 +935,7 @@ main(void)
 	test_include_safety();
 	test_nul_byte();
 	test_huge_file();
+	test_chain();
 	test_missing_file();
 	test_bad_cases();
 	remove_tmpdir();
