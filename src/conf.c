@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <libconfig.h>
 
@@ -147,15 +148,6 @@ static const char *const backend_names[] = {
 static const char *const access_log_format_names[] = {
 	"rinetd", "common", NULL
 };
-
-/* Line of the file that line of the text read comes from; 0 if none. */
-static unsigned int
-source_line(const struct loader *ld, unsigned int line)
-{
-	struct conf_line	l = conf_text_origin(ld->text, line);
-
-	return l.line > 0 ? (unsigned int)l.line : 0;
-}
 
 /*
  * Write "FILE:LINE: msg", or "FILE: msg" when line is 0; line is a line
@@ -373,6 +365,34 @@ parse_string(struct loader *ld, const struct key *k,
 	return store_string(ld, s, field(base, k), v);
 }
 
+/*
+ * The directory of a file the daemon will create must exist: found at
+ * load time, a typo is an error at its line, from -t and at a reload,
+ * rather than a failure to open the file later.
+ */
+static int
+check_parent_dir(struct loader *ld, const struct key *k,
+    const config_setting_t *s, const char *path)
+{
+	char		 dir[PATH_MAX];
+	const char	*slash = strrchr(path, '/');
+	struct stat	 st;
+
+	if (slash == path)
+		return 0;
+	if ((size_t)(slash - path) >= sizeof(dir))
+		return fail(ld, s, "\"%s\": path too long", k->name);
+	memcpy(dir, path, slash - path);
+	dir[slash - path] = '\0';
+	if (stat(dir, &st) == -1)
+		return fail(ld, s, "\"%s\": cannot use directory %s: %s",
+		    k->name, dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return fail(ld, s, "\"%s\": %s is not a directory", k->name,
+		    dir);
+	return 0;
+}
+
 /* Files must be absolute: the daemon may chdir("/") before using them. */
 static int
 parse_path(struct loader *ld, const struct key *k, const config_setting_t *s,
@@ -385,6 +405,8 @@ parse_path(struct loader *ld, const struct key *k, const config_setting_t *s,
 	if (v[0] != '/')
 		return fail(ld, s, "\"%s\" must be an absolute path "
 		    "(got \"%s\")", k->name, v);
+	if (check_parent_dir(ld, k, s, v) == -1)
+		return -1;
 	return store_string(ld, s, field(base, k), v);
 }
 
@@ -1008,12 +1030,17 @@ static int
 parse_rule(struct loader *ld, const config_setting_t *s, struct rule *rules,
     size_t idx)
 {
-	struct rule	*r = &rules[idx];
+	struct rule		*r = &rules[idx];
+	struct conf_line	 origin;
 
 	if (!config_setting_is_group(s))
 		return fail(ld, s, "a rule must be a group { listen = \"...\"; "
 		    "connect = \"...\"; } (got %s)", type_name(s));
-	r->line = (int)source_line(ld, config_setting_source_line(s));
+	origin = conf_text_origin(ld->text, config_setting_source_line(s));
+	r->line = origin.line;
+	if ((r->file = strdup(origin.file != NULL ? origin.file :
+	    ld->path)) == NULL)
+		return fail(ld, s, "out of memory");
 	r->ipv6_only = true;
 	r->buffer_size = 0;
 	r->connect_timeout = UNSET;
@@ -1236,6 +1263,7 @@ conf_free(struct conf *cfg)
 		return;
 	for (i = 0; i < cfg->nrules; i++) {
 		free(cfg->rules[i].listen);
+		free(cfg->rules[i].file);
 		free(cfg->rules[i].connect);
 		free(cfg->rules[i].source);
 		free(cfg->rules[i].upstream.backends);

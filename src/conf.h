@@ -96,6 +96,7 @@ struct rule {
 	char               *source;          /* as written, NULL = not set */
 	bool                ipv6_only;       /* IPV6_V6ONLY on IPv6 listeners */
 	struct acl          acl;             /* this rule's allow and deny */
+	char               *file;            /* file the rule is in */
 	int                 line;            /* line of the rule in the file */
 };
 

@@ -326,6 +326,19 @@ static const struct bad_case bad_cases[] = {
 	    "  { listen = \"0.0.0.0:18082\"; connect = \"localhost:18080\"; }\n"
 	    ");\n",
 	    2, "line 2 -> line 3 -> line 4 -> line 2" },
+	/* Files whose directory does not exist. */
+	{ "log_file in a missing directory",
+	    RULES "\nlog_file = \"/nonexistent-ferryd-dir/ferryd.log\";\n",
+	    3, "\"log_file\": cannot use directory /nonexistent-ferryd-dir: "
+	    "No such file or directory" },
+	{ "access_log in a missing directory",
+	    "access_log = \"/nonexistent-ferryd-dir/a/access.log\";\n" RULES,
+	    1, "\"access_log\": cannot use directory" },
+	{ "pidfile in a missing directory",
+	    RULES "pidfile = \"/nonexistent-ferryd-dir/ferryd.pid\";\n",
+	    2, "\"pidfile\": cannot use directory" },
+	{ "pidfile under a file", RULES "pidfile = \"/dev/null/ferryd.pid\";\n",
+	    2, "\"pidfile\": /dev/null is not a directory" },
 	/* ipv6_only */
 	{ "ipv6_only with an IPv4 listen address",
 	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
