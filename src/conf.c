@@ -999,10 +999,13 @@ static int
 check_loops(struct loader *ld, const config_setting_t *list,
     const struct rule *rules, size_t n)
 {
-	struct loop_check	lc = { rules, n, NULL, false, NULL, NULL, 0, 0 };
+	struct loop_check	lc;
 	size_t			i, k;
 	int			rc = 0;
 
+	memset(&lc, 0, sizeof(lc));
+	lc.rules = rules;
+	lc.n = n;
 	lc.state = calloc(n, sizeof(*lc.state));
 	lc.path = calloc(n, sizeof(*lc.path));
 	if (lc.state == NULL || lc.path == NULL)

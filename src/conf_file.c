@@ -249,7 +249,8 @@ add_line(struct expander *ex, const char *file, int line, const char *s,
 	size_t			 ncap;
 
 	if (t->len + n + 2 > ex->cap) {
-		for (ncap = ex->cap > 0 ? ex->cap : 4096; ncap < t->len + n + 2;)
+		ncap = ex->cap > 0 ? ex->cap : 4096;
+		while (ncap < t->len + n + 2)
 			ncap *= 2;
 		if ((p = realloc(t->text, ncap)) == NULL)
 			return -1;
@@ -582,7 +583,8 @@ conf_text_read(const char *path, struct conf_text *out, char *err,
 	ex.err = err;
 	ex.errlen = errlen;
 	/* @include is relative to the main file, not to the daemon's cwd. */
-	if ((slash = strrchr(path, '/')) != NULL &&
+	slash = strrchr(path, '/');
+	if (slash != NULL &&
 	    (ex.dir = strndup(path, slash == path ? 1 : slash - path)) == NULL) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		return -1;
