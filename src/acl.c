@@ -119,6 +119,28 @@ compile_wildcard(struct acl_pattern *p, const char *pattern, char *err,
 	return 0;
 }
 
+/*
+ * An IPv4-mapped pattern (::ffff:10.0.0.1, ::ffff:10.0.0.0/104) is meant
+ * for IPv4 clients: an IPv4 listener sees them as plain IPv4, and mapped
+ * clients are matched as IPv4 too.  Compile it as the IPv4 block it names
+ * so that it matches both; as an IPv6 block it would never match the
+ * first.
+ */
+static void
+unmap_ipv4(struct acl_pattern *p)
+{
+	static const uint8_t	mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+				    0xff, 0xff };
+
+	if (p->family != AF_INET6 || p->prefix < 96 ||
+	    memcmp(p->addr, mapped, sizeof(mapped)) != 0)
+		return;
+	memmove(p->addr, p->addr + 12, 4);
+	memset(p->addr + 4, 0, sizeof(p->addr) - 4);
+	p->family = AF_INET;
+	p->prefix -= 96;
+}
+
 /* Compile pattern into p, without the text. */
 static int
 compile(struct acl_pattern *p, const char *pattern, char *err, size_t errlen)
@@ -129,30 +151,57 @@ compile(struct acl_pattern *p, const char *pattern, char *err, size_t errlen)
 	}
 	if (strpbrk(pattern, "*?") != NULL)
 		return compile_wildcard(p, pattern, err, errlen);
-	if (strchr(pattern, '/') != NULL)
-		return compile_cidr(p, pattern, err, errlen);
-	if (parse_ip(pattern, p) == 0)
+	if (strchr(pattern, '/') != NULL) {
+		if (compile_cidr(p, pattern, err, errlen) == -1)
+			return -1;
+		unmap_ipv4(p);
 		return 0;
+	}
+	if (parse_ip(pattern, p) == 0) {
+		unmap_ipv4(p);
+		return 0;
+	}
 	snprintf(err, errlen, "\"%s\" is not an address, a CIDR block "
 	    "(10.0.0.0/8) or a wildcard pattern (192.168.1.*); host names are "
 	    "not allowed", pattern);
 	return -1;
 }
 
+/*
+ * Room for one more pattern in *v: the capacity doubles, so that a list
+ * of n patterns costs O(log n) reallocations, not n.
+ */
+static int
+make_room(struct acl_pattern **v, const size_t *n, size_t *cap)
+{
+	struct acl_pattern	*grown;
+	size_t			 ncap;
+
+	if (*n < *cap)
+		return 0;
+	ncap = *cap > 0 ? *cap * 2 : 4;
+	if ((grown = realloc(*v, ncap * sizeof(**v))) == NULL)
+		return -1;
+	*v = grown;
+	*cap = ncap;
+	return 0;
+}
+
 int
 acl_compile(struct acl *acl, enum acl_list list, const char *pattern,
     char *err, size_t errlen)
 {
-	struct acl_pattern	  p, *grown, **v;
-	size_t			 *n, i;
+	struct acl_pattern	  p, **v;
+	size_t			 *n, *cap, i;
 
 	memset(&p, 0, sizeof(p));
 	if (compile(&p, pattern, err, errlen) == -1)
 		return -1;
 	v = list == ACL_ALLOW ? &acl->allow : &acl->deny;
 	n = list == ACL_ALLOW ? &acl->nallow : &acl->ndeny;
+	cap = list == ACL_ALLOW ? &acl->capallow : &acl->capdeny;
 	if ((p.text = strdup(pattern)) == NULL ||
-	    (grown = realloc(*v, (*n + 1) * sizeof(**v))) == NULL) {
+	    make_room(v, n, cap) == -1) {
 		free(p.text);
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -161,9 +210,7 @@ acl_compile(struct acl *acl, enum acl_list list, const char *pattern,
 	for (i = 0; p.family == AF_UNSPEC && p.text[i] != '\0'; i++)
 		if (p.text[i] >= 'A' && p.text[i] <= 'F')
 			p.text[i] += 'a' - 'A';
-	grown[*n] = p;
-	*v = grown;
-	(*n)++;
+	(*v)[(*n)++] = p;
 	return 0;
 }
 

@@ -28,9 +28,9 @@ struct acl_pattern {
 /* The allow and deny lists of one level (global, or one rule). */
 struct acl {
 	struct acl_pattern	*allow;
-	size_t			 nallow;
+	size_t			 nallow, capallow;	/* used, room for */
 	struct acl_pattern	*deny;
-	size_t			 ndeny;
+	size_t			 ndeny, capdeny;
 };
 
 enum acl_list {

@@ -4,6 +4,7 @@
 #include "ferryd.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +83,34 @@ store(struct sockaddr_any *out, const struct addrinfo *ai)
 }
 
 /*
+ * A port is decimal digits, 1 to 65535, or a service name, which starts
+ * with a letter.  getaddrinfo() reads a number with strtoul(): it takes
+ * "+80", " 80" and "-1", wraps "99999" to 34463, and port 0 (also "+0")
+ * would give every worker's socket a different random port.
+ */
+static int
+check_port(const char *port, const char *spec, char *err, size_t errlen)
+{
+	static const char	digits[] = "0123456789";
+	static const char	name[] = "0123456789abcdefghijklmnopqrstuvwxyz"
+				    "ABCDEFGHIJKLMNOPQRSTUVWXYZ-_.";
+	size_t			n = strspn(port, digits);
+
+	if (n > 0 && port[n] == '\0') {
+		if (n <= 5 && atoi(port) >= 1 && atoi(port) <= 65535)
+			return 0;
+		snprintf(err, errlen, "port %s in address \"%s\" must be "
+		    "between 1 and 65535", port, spec);
+		return -1;
+	}
+	if (isalpha((unsigned char)port[0]) && port[strspn(port, name)] == '\0')
+		return 0;
+	snprintf(err, errlen, "port \"%s\" in address \"%s\" is neither a "
+	    "number from 1 to 65535 nor a service name", port, spec);
+	return -1;
+}
+
+/*
  * getaddrinfo() for spec ("host:port"), checked as addr_resolve() says;
  * *res is the list, to be freed with freeaddrinfo().
  */
@@ -96,16 +125,8 @@ resolve_spec(const char *spec, int passive, struct addrinfo **res, char *err,
 	if (addr_split(spec, host, sizeof(host), port, sizeof(port),
 	    err, errlen) == -1)
 		return -1;
-	/*
-	 * getaddrinfo() takes "99999" and wraps it to 34463, and port 0
-	 * would give every worker's socket a different port: check first.
-	 */
-	if (strspn(port, "0123456789") == strlen(port) &&
-	    (strlen(port) > 5 || atoi(port) < 1 || atoi(port) > 65535)) {
-		snprintf(err, errlen, "port %s in address \"%s\" must be between "
-		    "1 and 65535", port, spec);
+	if (check_port(port, spec, err, errlen) == -1)
 		return -1;
-	}
 	if (strcmp(host, "*") == 0)
 		strcpy(host, "0.0.0.0");
 

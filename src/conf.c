@@ -10,6 +10,7 @@
 #include "ferryd.h"
 
 #include <grp.h>
+#include <ifaddrs.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdarg.h>
@@ -17,12 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <libconfig.h>
 
 #include "acl.h"
 #include "addr.h"
 #include "conf.h"
+#include "conf_file.h"
 #include "conf_rinetd.h"
 
 /* Limits, in the unit the structs store: bytes or milliseconds. */
@@ -52,9 +55,7 @@ struct loader {
 	const char	*path;
 	char		*err;
 	size_t		 errlen;
-	const char	*incdir;	/* where relative @includes are found */
-	const int	*linemap;	/* text read from a string: its line -> */
-	size_t		 nlines;	/* line of path (a converted rinetd.conf) */
+	const struct conf_text *text;	/* what libconfig read, line origins */
 	bool		 syntax_error;	/* libconfig could not parse the text */
 };
 
@@ -151,39 +152,23 @@ static const char *const access_log_format_names[] = {
 	"rinetd", "common", NULL
 };
 
-/* Line of path that line of the text read comes from; 0 if none. */
-static unsigned int
-source_line(const struct loader *ld, unsigned int line)
-{
-	if (ld->linemap == NULL)
-		return line;
-	return line >= 1 && line <= ld->nlines ?
-	    (unsigned int)ld->linemap[line - 1] : 0;
-}
-
 /*
- * Write "FILE:LINE: msg", or "FILE: msg" when line is 0.  libconfig names
- * an @include'd file as written, so a relative one is shown with the
- * directory it was really read from.
+ * Write "FILE:LINE: msg", or "FILE: msg" when line is 0; line is a line
+ * of the text libconfig read, which may come from an @include'd file.
  */
 static void
-report(struct loader *ld, const char *file, unsigned int line, const char *msg)
+report(struct loader *ld, unsigned int line, const char *msg)
 {
-	char	name[PATH_MAX];
+	struct conf_line	l = { NULL, 0 };
 
-	if (file == NULL) {
-		file = ld->path;
-		line = source_line(ld, line);
-	}
-	if (file[0] != '/' && strcmp(file, ld->path) != 0 &&
-	    ld->incdir != NULL) {
-		snprintf(name, sizeof(name), "%s/%s", ld->incdir, file);
-		file = name;
-	}
-	if (line > 0)
-		snprintf(ld->err, ld->errlen, "%s:%u: %s", file, line, msg);
+	if (ld->text != NULL && line > 0)
+		l = conf_text_origin(ld->text, line);
+	if (l.file == NULL)
+		l.file = ld->path;
+	if (l.line > 0)
+		snprintf(ld->err, ld->errlen, "%s:%d: %s", l.file, l.line, msg);
 	else
-		snprintf(ld->err, ld->errlen, "%s: %s", file, msg);
+		snprintf(ld->err, ld->errlen, "%s: %s", l.file, msg);
 }
 
 /*
@@ -201,11 +186,7 @@ fail(struct loader *ld, const config_setting_t *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (s == NULL)
-		report(ld, NULL, 0, msg);
-	else
-		report(ld, config_setting_source_file(s),
-		    config_setting_source_line(s), msg);
+	report(ld, s == NULL ? 0 : config_setting_source_line(s), msg);
 	return -1;
 }
 
@@ -387,6 +368,34 @@ parse_string(struct loader *ld, const struct key *k,
 	return store_string(ld, s, field(base, k), v);
 }
 
+/*
+ * The directory of a file the daemon will create must exist: found at
+ * load time, a typo is an error at its line, from -t and at a reload,
+ * rather than a failure to open the file later.
+ */
+static int
+check_parent_dir(struct loader *ld, const struct key *k,
+    const config_setting_t *s, const char *path)
+{
+	char		 dir[PATH_MAX];
+	const char	*slash = strrchr(path, '/');
+	struct stat	 st;
+
+	if (slash == path)
+		return 0;
+	if ((size_t)(slash - path) >= sizeof(dir))
+		return fail(ld, s, "\"%s\": path too long", k->name);
+	memcpy(dir, path, slash - path);
+	dir[slash - path] = '\0';
+	if (stat(dir, &st) == -1)
+		return fail(ld, s, "\"%s\": cannot use directory %s: %s",
+		    k->name, dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return fail(ld, s, "\"%s\": %s is not a directory", k->name,
+		    dir);
+	return 0;
+}
+
 /* Files must be absolute: the daemon may chdir("/") before using them. */
 static int
 parse_path(struct loader *ld, const struct key *k, const config_setting_t *s,
@@ -399,6 +408,8 @@ parse_path(struct loader *ld, const struct key *k, const config_setting_t *s,
 	if (v[0] != '/')
 		return fail(ld, s, "\"%s\" must be an absolute path "
 		    "(got \"%s\")", k->name, v);
+	if (check_parent_dir(ld, k, s, v) == -1)
+		return -1;
 	return store_string(ld, s, field(base, k), v);
 }
 
@@ -836,6 +847,186 @@ rule_check_unique(struct loader *ld, const config_setting_t *s,
 	return 0;
 }
 
+enum { UNVISITED, ON_PATH, DONE };
+
+/*
+ * Finding rules that forward to themselves, directly or through others:
+ * a connection would be forwarded round until file descriptors run out.
+ */
+struct loop_check {
+	const struct rule *rules;
+	size_t		   n;
+	struct ifaddrs	  *ifa;		/* this host's addresses, when needed */
+	bool		   ifa_read;
+	unsigned char	  *state;	/* UNVISITED, ON_PATH, DONE per rule */
+	size_t		  *path;	/* the rules on the path, in order */
+	size_t		   depth;
+	size_t		   start;	/* where the loop found starts */
+};
+
+static bool
+is_loopback(const struct sockaddr *sa)
+{
+	const struct sockaddr_in	*sin = (const void *)sa;
+	const struct sockaddr_in6	*sin6 = (const void *)sa;
+
+	if (sa->sa_family == AF_INET)
+		return (ntohl(sin->sin_addr.s_addr) >> 24) == 127;
+	return sa->sa_family == AF_INET6 &&
+	    (IN6_IS_ADDR_LOOPBACK(&sin6->sin6_addr) ||
+	    (IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr) &&
+	    sin6->sin6_addr.s6_addr[12] == 127));
+}
+
+static bool
+same_host(const struct sockaddr *a, const struct sockaddr *b)
+{
+	const struct sockaddr_in6	*a6 = (const void *)a;
+	const struct sockaddr_in6	*b6 = (const void *)b;
+
+	if (a->sa_family != b->sa_family)
+		return false;
+	if (a->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)(const void *)a)->
+		    sin_addr.s_addr ==
+		    ((const struct sockaddr_in *)(const void *)b)->
+		    sin_addr.s_addr;
+	return a->sa_family == AF_INET6 &&
+	    IN6_ARE_ADDR_EQUAL(&a6->sin6_addr, &b6->sin6_addr);
+}
+
+/* Whether a wildcard listener of this host takes connections to sa. */
+static bool
+is_local(struct loop_check *lc, const struct sockaddr *sa)
+{
+	struct ifaddrs	*i;
+
+	if (is_loopback(sa))
+		return true;
+	/* Without the list, only loopback is known to be local. */
+	if (!lc->ifa_read && getifaddrs(&lc->ifa) == -1)
+		lc->ifa = NULL;
+	lc->ifa_read = true;
+	for (i = lc->ifa; i != NULL; i = i->ifa_next)
+		if (i->ifa_addr != NULL && same_host(i->ifa_addr, sa))
+			return true;
+	return false;
+}
+
+/* Whether rule r's listener takes a connection to backend address b. */
+static bool
+listener_takes(struct loop_check *lc, const struct rule *r,
+    const struct sockaddr_any *b)
+{
+	const struct sockaddr	*sa = (const void *)&b->ss;
+
+	if (addr_equal(&r->listen_addr, b))
+		return true;
+	if (addr_port((const void *)&r->listen_addr.ss) != addr_port(sa))
+		return false;
+	if (listens_any_ipv4(r) || listens_dual_stack(r))
+		if (sa->sa_family == AF_INET)
+			return is_local(lc, sa);
+	if (r->listen_addr.ss.ss_family == AF_INET6 &&
+	    IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)
+	    (const void *)&r->listen_addr.ss)->sin6_addr))
+		return sa->sa_family == AF_INET6 && is_local(lc, sa);
+	return false;
+}
+
+/* The backend of a that reaches rule r, or NULL. */
+static const struct backend *
+forwards_to(struct loop_check *lc, const struct rule *a, const struct rule *r)
+{
+	size_t	i;
+
+	for (i = 0; i < a->upstream.nbackends; i++)
+		if (listener_takes(lc, r, &a->upstream.backends[i].addr))
+			return &a->upstream.backends[i];
+	return NULL;
+}
+
+/* Depth first from rule i; true when a path comes back to itself. */
+static bool
+find_loop(struct loop_check *lc, size_t i)
+{
+	size_t	j;
+
+	lc->state[i] = ON_PATH;
+	lc->path[lc->depth++] = i;
+	for (j = 0; j < lc->n; j++) {
+		if (lc->state[j] == DONE ||
+		    forwards_to(lc, &lc->rules[i], &lc->rules[j]) == NULL)
+			continue;
+		if (lc->state[j] == ON_PATH) {
+			lc->start = j;
+			return true;
+		}
+		if (find_loop(lc, j))
+			return true;
+	}
+	lc->state[i] = DONE;
+	lc->depth--;
+	return false;
+}
+
+/* Say which rules make the loop that starts at path[k]. */
+static int
+loop_error(struct loop_check *lc, struct loader *ld,
+    const config_setting_t *list, size_t k)
+{
+	const struct rule	*r = &lc->rules[lc->path[k]];
+	const struct backend	*b;
+	char			 lines[CONF_ERR_MAX / 2], addr[ADDR_STRLEN];
+	size_t			 len = 0, i;
+
+	if (k + 1 == lc->depth && (b = forwards_to(lc, r, r)) != NULL) {
+		addr_format((const void *)&b->addr.ss, addr, sizeof(addr));
+		return fail(ld, config_setting_get_elem(list, lc->path[k]),
+		    "rule forwards to itself: connect \"%s\" (%s) reaches "
+		    "its own listen address \"%s\"", r->connect, addr,
+		    r->listen);
+	}
+	for (i = k; i < lc->depth && len < sizeof(lines); i++)
+		len += snprintf(lines + len, sizeof(lines) - len, "line %d -> ",
+		    lc->rules[lc->path[i]].line);
+	if (len < sizeof(lines))
+		snprintf(lines + len, sizeof(lines) - len, "line %d", r->line);
+	return fail(ld, config_setting_get_elem(list, lc->path[k]),
+	    "rules forward in a loop: %s (each connect reaches the next "
+	    "rule's listen address)", lines);
+}
+
+/* Refuse rules whose connections would come back to them. */
+static int
+check_loops(struct loader *ld, const config_setting_t *list,
+    const struct rule *rules, size_t n)
+{
+	struct loop_check	lc;
+	size_t			i, k;
+	int			rc = 0;
+
+	memset(&lc, 0, sizeof(lc));
+	lc.rules = rules;
+	lc.n = n;
+	lc.state = calloc(n, sizeof(*lc.state));
+	lc.path = calloc(n, sizeof(*lc.path));
+	if (lc.state == NULL || lc.path == NULL)
+		rc = fail(ld, list, "out of memory");
+	for (i = 0; rc == 0 && i < n; i++) {
+		if (lc.state[i] != UNVISITED || !find_loop(&lc, i))
+			continue;
+		for (k = 0; lc.path[k] != lc.start; k++)
+			;
+		rc = loop_error(&lc, ld, list, k);
+	}
+	if (lc.ifa != NULL)
+		freeifaddrs(lc.ifa);
+	free(lc.state);
+	free(lc.path);
+	return rc;
+}
+
 /*
  * Parse rules[idx] from s.  Settings it does not override stay UNSET (or
  * 0 for buffer_size) until the whole file is read, because the top-level
@@ -845,12 +1036,17 @@ static int
 parse_rule(struct loader *ld, const config_setting_t *s, struct rule *rules,
     size_t idx)
 {
-	struct rule	*r = &rules[idx];
+	struct rule		*r = &rules[idx];
+	struct conf_line	 origin;
 
 	if (!config_setting_is_group(s))
 		return fail(ld, s, "a rule must be a group { listen = \"...\"; "
 		    "connect = \"...\"; } (got %s)", type_name(s));
-	r->line = (int)source_line(ld, config_setting_source_line(s));
+	origin = conf_text_origin(ld->text, config_setting_source_line(s));
+	r->line = origin.line;
+	if ((r->file = strdup(origin.file != NULL ? origin.file :
+	    ld->path)) == NULL)
+		return fail(ld, s, "out of memory");
 	r->ipv6_only = true;
 	r->buffer_size = 0;
 	r->connect_timeout = UNSET;
@@ -885,7 +1081,7 @@ parse_rules(struct loader *ld, const struct key *k, const config_setting_t *s,
 		if (parse_rule(ld, config_setting_get_elem(s, i), cfg->rules,
 		    i) == -1)
 			return -1;
-	return 0;
+	return check_loops(ld, s, cfg->rules, cfg->nrules);
 }
 
 /* Fill in what the file did not say, now that all of it has been read. */
@@ -939,77 +1135,37 @@ conf_new(const char *path)
 	return cfg;
 }
 
-/*
- * Open the file ourselves first: libconfig only says "file I/O error",
- * and the user needs to know whether the file is missing or unreadable.
- */
-static int
-file_check(struct loader *ld)
-{
-	FILE	*fp;
-	int	 bad;
-
-	if ((fp = fopen(ld->path, "r")) == NULL) {
-		snprintf(ld->err, ld->errlen, "cannot open %s: %s", ld->path,
-		    strerror(errno));
-		return -1;
-	}
-	bad = getc(fp) == EOF && ferror(fp);
-	if (bad)
-		snprintf(ld->err, ld->errlen, "cannot read %s: %s", ld->path,
-		    strerror(errno));
-	fclose(fp);
-	return bad ? -1 : 0;
-}
-
-/*
- * @include paths are taken relative to the main file's directory, so that
- * they do not depend on the directory the daemon was started from.
- */
-static int
-set_include_dir(struct loader *ld, config_t *lc)
-{
-	const char	*slash;
-	char		*dir;
-
-	if ((slash = strrchr(ld->path, '/')) == NULL)
-		return 0;
-	dir = strndup(ld->path, slash == ld->path ? 1 : slash - ld->path);
-	if (dir == NULL)
-		return fail(ld, NULL, "out of memory");
-	config_set_include_dir(lc, dir);	/* libconfig keeps a copy */
-	free(dir);
-	ld->incdir = config_get_include_dir(lc);
-	return 0;
-}
-
 /* libconfig could not parse the text: say where and why. */
 static int
 syntax_error(struct loader *ld, const config_t *lc)
 {
 	ld->syntax_error = true;
-	report(ld, config_error_file(lc),
+	report(ld,
 	    config_error_line(lc) > 0 ? (unsigned int)config_error_line(lc) : 0,
 	    config_error_text(lc));
 	return -1;
 }
 
+/*
+ * Workers only change identity to drop root: group alone would leave them
+ * running as root with another group, which is not what anyone means.
+ */
 static int
-read_file(struct loader *ld, config_t *lc)
+check_group(struct loader *ld, const config_t *lc, const struct conf *cfg)
 {
-	if (file_check(ld) == -1 || set_include_dir(ld, lc) == -1)
-		return -1;
-	if (config_read_file(lc, ld->path))
+	if (cfg->group == NULL || cfg->user != NULL)
 		return 0;
-	return syntax_error(ld, lc);
+	return fail(ld, config_lookup(lc, "group"), "\"group\" is set without "
+	    "\"user\": the workers would keep the master's user (root); set "
+	    "\"user\" too");
 }
 
 /*
- * Load the file at ld->path, or when text is not NULL that text in its
- * place (a converted rinetd.conf): the same checks either way.
+ * Load ld->text, read from ld->path and its @includes or converted from
+ * a rinetd.conf: the same checks either way.
  */
 static struct conf *
-load(struct loader *ld, const char *text, int syntax)
+load(struct loader *ld, int syntax)
 {
 	struct conf	*cfg;
 	config_t	 lc;
@@ -1020,15 +1176,15 @@ load(struct loader *ld, const char *text, int syntax)
 		return NULL;
 	}
 	config_init(&lc);
-	if (text == NULL)
-		rc = read_file(ld, &lc);
-	else
-		rc = config_read_string(&lc, text) ? 0 : syntax_error(ld, &lc);
+	rc = config_read_string(&lc, ld->text->text) ? 0 :
+	    syntax_error(ld, &lc);
 	if (rc == 0)
 		rc = parse_members(ld, config_root_setting(&lc), global_keys,
 		    NKEYS(global_keys), cfg);
 	if (rc == 0 && cfg->rules == NULL)
 		rc = fail(ld, NULL, "missing required setting \"rules\"");
+	if (rc == 0)
+		rc = check_group(ld, &lc, cfg);
 	config_destroy(&lc);
 	if (rc == -1) {
 		conf_free(cfg);
@@ -1062,12 +1218,17 @@ conf_load(const char *path, char *err, size_t errlen)
 struct conf *
 conf_load_syntax(const char *path, int syntax, char *err, size_t errlen)
 {
-	struct loader	 ld = { path, err, errlen, NULL, NULL, 0, false };
+	struct loader	 ld = { path, err, errlen, NULL, false };
+	struct conf_text text;
 	struct conf	*cfg;
 
 	if (syntax == CONF_SYNTAX_RINETD)
 		return conf_load_rinetd(path, err, errlen);
-	cfg = load(&ld, NULL, CONF_SYNTAX_LIBCONFIG);
+	if (conf_text_read(path, &text, err, errlen) == -1)
+		return NULL;
+	ld.text = &text;
+	cfg = load(&ld, CONF_SYNTAX_LIBCONFIG);
+	conf_text_free(&text);
 	/* Only a file libconfig cannot parse at all may be rinetd's. */
 	if (cfg == NULL && syntax == CONF_SYNTAX_AUTO && ld.syntax_error &&
 	    is_rinetd_file(path))
@@ -1078,18 +1239,22 @@ conf_load_syntax(const char *path, int syntax, char *err, size_t errlen)
 struct conf *
 conf_load_rinetd(const char *path, char *err, size_t errlen)
 {
-	struct loader		 ld = { path, err, errlen, NULL, NULL, 0,
-				    false };
+	struct loader		 ld = { path, err, errlen, NULL, false };
 	struct rinetd_conv	 conv;
+	struct conf_text	 ctext;
 	struct conf		*cfg = NULL;
 	char			*text;
 
 	if ((text = rinetd_read(path, err, errlen)) == NULL)
 		return NULL;
 	if (rinetd_convert(path, text, &conv, err, errlen) == 0) {
-		ld.linemap = conv.linemap;
-		ld.nlines = conv.nlines;
-		cfg = load(&ld, conv.text, CONF_SYNTAX_RINETD);
+		if (conf_text_from_lines(path, conv.text, conv.linemap,
+		    conv.nlines, &ctext) == 0) {
+			ld.text = &ctext;
+			cfg = load(&ld, CONF_SYNTAX_RINETD);
+			conf_text_free(&ctext);
+		} else
+			snprintf(err, errlen, "%s: out of memory", path);
 		rinetd_conv_free(&conv);
 	}
 	free(text);
@@ -1105,6 +1270,7 @@ conf_free(struct conf *cfg)
 		return;
 	for (i = 0; i < cfg->nrules; i++) {
 		free(cfg->rules[i].listen);
+		free(cfg->rules[i].file);
 		free(cfg->rules[i].connect);
 		free(cfg->rules[i].source);
 		free(cfg->rules[i].upstream.backends);

@@ -20,7 +20,12 @@
 /* Defaults, documented in ferryd.conf(5). */
 #define DEFAULT_BUFFER_SIZE      65536
 #define DEFAULT_CONNECT_TIMEOUT  10000  /* ms */
-#define DEFAULT_IDLE_TIMEOUT     0      /* ms, 0 = never */
+/*
+ * A client that vanished without a FIN or a RST (a machine switched off, a
+ * NAT that forgot the flow) would hold its connection forever; an hour is
+ * Envoy's tcp_proxy default.  0 still means never.
+ */
+#define DEFAULT_IDLE_TIMEOUT     3600000 /* ms, 0 = never */
 #define DEFAULT_SHUTDOWN_TIMEOUT 60000  /* ms */
 #define DEFAULT_WATCHDOG_TIMEOUT 10000  /* ms, 0 = off */
 #define DEFAULT_BACKLOG          511
@@ -92,6 +97,7 @@ struct rule {
 	char               *source;          /* as written, NULL = not set */
 	bool                ipv6_only;       /* IPV6_V6ONLY on IPv6 listeners */
 	struct acl          acl;             /* this rule's allow and deny */
+	char               *file;            /* file the rule is in */
 	int                 line;            /* line of the rule in the file */
 };
 

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "acl.h"
+#include "conf_file.h"
 #include "conf_rinetd.h"
 
 #define MAX_TOKENS	8	/* a rule with options has 5 */
@@ -829,34 +830,15 @@ rinetd_detect(const char *text)
 char *
 rinetd_read(const char *path, char *err, size_t errlen)
 {
-	FILE	*fp;
-	char	*buf = NULL, *p;
-	size_t	 len = 0, cap = 0, n;
-	int	 bad;
+	char	*buf;
+	size_t	 len = 0;
 
-	if ((fp = fopen(path, "r")) == NULL) {
-		snprintf(err, errlen, "cannot open %s: %s", path,
-		    strerror(errno));
+	if ((buf = conf_file_read(path, &len, err, errlen)) == NULL)
 		return NULL;
-	}
-	do {
-		if ((p = grow(buf, &cap, len + 4096, 1)) == NULL) {
-			errno = ENOMEM;
-			break;
-		}
-		buf = p;
-		n = fread(buf + len, 1, cap - len - 1, fp);
-		len += n;
-	} while (n > 0);
-	bad = p == NULL || ferror(fp);
-	if (bad)
-		snprintf(err, errlen, "cannot read %s: %s", path,
-		    strerror(errno));
-	fclose(fp);
-	if (bad) {
+	/* rinetd would stop at a NUL byte and drop the rest unsaid. */
+	if (conf_file_check_nul(path, buf, len, err, errlen) == -1) {
 		free(buf);
 		return NULL;
 	}
-	buf[len] = '\0';
 	return buf;
 }

@@ -17,8 +17,9 @@ struct rinetd_conv {
 };
 
 /*
- * The whole file at path as a NUL-terminated string (free() it), or NULL
- * with "cannot open PATH: reason" or "cannot read PATH: reason" in err.
+ * The whole file at path as a NUL-terminated string (free() it), read
+ * as conf_file_read() reads it, or NULL with its error in err; a NUL
+ * byte in the file is an error at its line.
  */
 char *rinetd_read(const char *path, char *err, size_t errlen);
 

@@ -10,12 +10,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
+#include "addr.h"
 #include "conf.h"
 #include "control.h"
 #include "log.h"
 #include "master.h"
 #include "proctitle.h"
+#include "sock.h"
 #include "conf_rinetd.h"
 
 #define DEFAULT_CONFIG SYSCONFDIR "/ferryd.conf"
@@ -117,6 +122,64 @@ convert(const char *path)
 	return rc;
 }
 
+/*
+ * -t: bind each listen address as a start would, but without SO_REUSEPORT
+ * (which would let it share a port with anyone's socket) and without
+ * listen(), and close it at once.  An address not on this host or a
+ * privileged port is an error at the rule's line; an address in use is
+ * only a note, as a running ferryd may be holding it.
+ */
+static int
+test_bind(const struct rule *r)
+{
+	char	name[ADDR_STRLEN], host[ADDR_STRLEN];
+	int	fd, on = 1, v6 = r->ipv6_only, rc = 0;
+
+	addr_format((const void *)&r->listen_addr.ss, name, sizeof(name));
+	if ((fd = sock_stream(r->listen_addr.ss.ss_family)) == -1 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) == -1 ||
+	    (r->listen_addr.ss.ss_family == AF_INET6 &&
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6, sizeof(v6)) == -1)) {
+		fprintf(stderr, "ferryd: %s:%d: cannot create a socket for "
+		    "%s: %s\n", r->file, r->line, name, strerror(errno));
+		rc = -1;
+	} else if (bind(fd, (const void *)&r->listen_addr.ss,
+	    r->listen_addr.len) == 0)
+		;	/* bindable: that is all -t wants to know */
+	else if (errno == EADDRINUSE)
+		printf("ferryd: note: %s:%d: %s is in use (a running ferryd "
+		    "may hold it)\n", r->file, r->line, name);
+	else if (errno == EADDRNOTAVAIL) {
+		fprintf(stderr, "ferryd: %s:%d: cannot bind %s: address %s is "
+		    "not on this host\n", r->file, r->line, name,
+		    addr_host((const void *)&r->listen_addr.ss, host,
+		    sizeof(host)));
+		rc = -1;
+	} else {
+		fprintf(stderr, "ferryd: %s:%d: cannot bind %s: %s%s\n",
+		    r->file, r->line, name, strerror(errno), errno == EACCES ?
+		    " (a port below the system's unprivileged ports needs "
+		    "root or CAP_NET_BIND_SERVICE)" : "");
+		rc = -1;
+	}
+	if (fd != -1)
+		close(fd);
+	return rc;
+}
+
+/* Every rule's listen address; -1 if any cannot be bound. */
+static int
+test_binds(const struct conf *cfg)
+{
+	size_t	i;
+	int	rc = 0;
+
+	for (i = 0; i < cfg->nrules; i++)
+		if (test_bind(&cfg->rules[i]) == -1)
+			rc = -1;
+	return rc;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -211,6 +274,10 @@ main(int argc, char *argv[])
 		return 1;
 	}
 	if (test) {
+		if (test_binds(cfg) == -1) {
+			conf_free(cfg);
+			return 1;
+		}
 		printf("ferryd: %s: configuration OK%s\n", opt.config_path,
 		    cfg->syntax == CONF_SYNTAX_RINETD ?
 		    " (read as a rinetd.conf)" : "");

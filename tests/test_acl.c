@@ -71,8 +71,17 @@ static const struct permit_case permit_cases[] = {
 	{ "127.0.0.0/8", NULL, NULL, NULL, "::ffff:127.0.0.1", true },
 	{ "192.168.1.*", NULL, NULL, NULL, "::ffff:192.168.1.5", true },
 	{ NULL, "10.0.0.1", NULL, NULL, "::ffff:10.0.0.1", false },
+	/* ... and mapped patterns match IPv4 clients, mapped or not */
 	{ "::ffff:0:0/96", NULL, NULL, NULL, "::ffff:1.2.3.4", true },
-	{ "::ffff:0:0/96", NULL, NULL, NULL, "1.2.3.4", false },
+	{ "::ffff:0:0/96", NULL, NULL, NULL, "1.2.3.4", true },
+	{ "::ffff:0:0/96", NULL, NULL, NULL, "2001:db8::1", false },
+	{ "::ffff:10.0.0.1", NULL, NULL, NULL, "10.0.0.1", true },
+	{ "::ffff:10.0.0.1", NULL, NULL, NULL, "::ffff:10.0.0.1", true },
+	{ "::ffff:10.0.0.1", NULL, NULL, NULL, "10.0.0.2", false },
+	{ NULL, "::ffff:10.0.0.0/104", NULL, NULL, "10.9.8.7", false },
+	{ NULL, "::ffff:10.0.0.0/104", NULL, NULL, "::ffff:10.9.8.7", false },
+	{ NULL, "::ffff:10.0.0.0/104", NULL, NULL, "11.0.0.1", true },
+	{ NULL, "::ffff:a00:0/104", NULL, NULL, "10.1.1.1", false },
 	{ "127.0.0.1", NULL, NULL, NULL, "::1", false },
 	/* global before the rule; allow lists and deny lists */
 	{ "10.0.0.0/8", NULL, "192.168.0.0/16", NULL, "192.168.1.1", false },
@@ -273,6 +282,34 @@ test_no_allocation(void)
 #endif
 }
 
+/* A long list reallocates O(log n) times, not once per pattern. */
+static void
+test_growth(void)
+{
+	struct acl	 acl;
+	char		 err[256], pattern[32];
+	size_t		 cap = 0, grows = 0;
+	int		 i, ok = 1;
+
+	memset(&acl, 0, sizeof(acl));
+	for (i = 0; i < 10000 && ok; i++) {
+		snprintf(pattern, sizeof(pattern), "10.%d.%d.1", i / 256,
+		    i % 256);
+		ok = acl_compile(&acl, ACL_DENY, pattern, err,
+		    sizeof(err)) == 0 && acl.capdeny >= acl.ndeny;
+		if (acl.capdeny != cap) {
+			cap = acl.capdeny;
+			grows++;
+		}
+	}
+	check(ok && acl.ndeny == 10000, "growth: 10000 patterns compiled");
+	check(grows <= 20, "growth: %zu reallocations for 10000 patterns",
+	    grows);
+	acl_free(&acl);
+	check(acl.capdeny == 0 && acl.deny == NULL, "growth: acl_free "
+	    "empties the list");
+}
+
 int
 main(void)
 {
@@ -280,5 +317,6 @@ main(void)
 	test_bad_patterns();
 	test_empty_and_free();
 	test_no_allocation();
+	test_growth();
 	return test_summary();
 }

@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
@@ -85,6 +87,18 @@ static const struct bad_case bad_cases[] = {
 	    4, "\"buffer_size\" must be between 1024 and 67108864 (got 10)" },
 	{ "int64 out of range", RULES "max_connections = 2000000L;\n",
 	    2, "between 1 and 1000000 (got 2000000)" },
+	/* libconfig 1.5 alone would read these as 1 and accept them. */
+	{ "integer beyond 32 bits", "\nmax_connections = 4294967297;\n" RULES,
+	    2, "between 1 and 1000000 (got 4294967297)" },
+	{ "hex integer beyond 32 bits", RULES "/* 1 */ backlog = 0x100000001;\n",
+	    2, "between 1 and 65535 (got 4294967297)" },
+	{ "negative integer beyond 32 bits",
+	    "rules = ( { listen = \"127.0.0.1:18080\";\n"
+	    "  connect = \"127.0.0.1:18081\";\n"
+	    "  sndbuf = -4294967295; } );\n",
+	    3, "between 0 and 67108864 (got -4294967295)" },
+	{ "duration beyond 32 bits", RULES "idle_timeout = 4294967296;\n",
+	    2, "(got 4294967296)" },
 	{ "negative idle_timeout", "\nidle_timeout = -1;\n" RULES,
 	    2, "\"idle_timeout\" must be between 0 and" },
 	{ "negative float shutdown_timeout", RULES "shutdown_timeout = -0.5;\n",
@@ -263,6 +277,68 @@ static const struct bad_case bad_cases[] = {
 	    3, "\"source\": missing address" },
 	{ "source at top level", "source = \"127.0.0.1\";\n" RULES,
 	    1, "can only be set inside a rule" },
+	/* Ports: digits only, or a service name; getaddrinfo() takes more. */
+	{ "port +0", "rules = ( { listen = \"127.0.0.1:+0\";\n"
+	    "  connect = \"127.0.0.1:18081\"; } );\n",
+	    1, "port \"+0\" in address \"127.0.0.1:+0\" is neither" },
+	{ "port +99999 in connect", "rules = ( { listen = \"127.0.0.1:18080\";"
+	    "\n  connect = \"127.0.0.1:+99999\"; } );\n",
+	    2, "port \"+99999\" in address" },
+	{ "port with a blank", "rules = ( { listen = \"127.0.0.1: 65536\";\n"
+	    "  connect = \"127.0.0.1:18081\"; } );\n",
+	    1, "port \" 65536\" in address" },
+	{ "port -1", "rules = ( { listen = \"127.0.0.1:-1\";\n"
+	    "  connect = \"127.0.0.1:18081\"; } );\n",
+	    1, "port \"-1\" in address" },
+	{ "port 1e3", "rules = ( { listen = \"127.0.0.1:18080\";\n"
+	    "  connect = \"127.0.0.1:1e3\"; } );\n",
+	    2, "port \"1e3\" in address" },
+	/* Rules whose connections would come back to them. */
+	{ "rule forwarding to itself",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
+	    "    connect = \"127.0.0.1:18080\"; }\n);\n",
+	    2, "rule forwards to itself: connect \"127.0.0.1:18080\"" },
+	{ "rule forwarding to its wildcard listener",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\"; "
+	    "connect = \"127.0.0.1:18081\"; },\n"
+	    "  { listen = \"0.0.0.0:18082\";\n"
+	    "    connect = \"127.0.0.2:18082\"; }\n);\n",
+	    3, "rule forwards to itself" },
+	{ "rule forwarding to its dual-stack listener",
+	    "rules = (\n  { listen = \"[::]:18082\"; ipv6_only = false;\n"
+	    "    connect = \"127.0.0.1:18082\"; }\n);\n",
+	    2, "rule forwards to itself" },
+	{ "rule forwarding to its IPv6 wildcard listener",
+	    "rules = (\n  { listen = \"[::]:18082\";\n"
+	    "    connect = \"[::1]:18082\"; }\n);\n",
+	    2, "rule forwards to itself" },
+	{ "two rules forwarding to each other",
+	    "rules = (\n"
+	    "  { listen = \"127.0.0.1:18080\"; connect = \"127.0.0.1:18090\"; },\n"
+	    "  { listen = \"127.0.0.1:18081\"; connect = \"127.0.0.1:18082\"; },\n"
+	    "  { listen = \"127.0.0.1:18082\"; connect = \"127.0.0.1:18081\"; }\n"
+	    ");\n",
+	    3, "rules forward in a loop: line 3 -> line 4 -> line 3" },
+	{ "three rules in a loop",
+	    "rules = (\n"
+	    "  { listen = \"127.0.0.1:18080\"; connect = \"127.0.0.1:18081\"; },\n"
+	    "  { listen = \"127.0.0.1:18081\"; connect = \"127.0.0.1:18082\"; },\n"
+	    "  { listen = \"0.0.0.0:18082\"; connect = \"localhost:18080\"; }\n"
+	    ");\n",
+	    2, "line 2 -> line 3 -> line 4 -> line 2" },
+	/* Files whose directory does not exist. */
+	{ "log_file in a missing directory",
+	    RULES "\nlog_file = \"/nonexistent-ferryd-dir/ferryd.log\";\n",
+	    3, "\"log_file\": cannot use directory /nonexistent-ferryd-dir: "
+	    "No such file or directory" },
+	{ "access_log in a missing directory",
+	    "access_log = \"/nonexistent-ferryd-dir/a/access.log\";\n" RULES,
+	    1, "\"access_log\": cannot use directory" },
+	{ "pidfile in a missing directory",
+	    RULES "pidfile = \"/nonexistent-ferryd-dir/ferryd.pid\";\n",
+	    2, "\"pidfile\": cannot use directory" },
+	{ "pidfile under a file", RULES "pidfile = \"/dev/null/ferryd.pid\";\n",
+	    2, "\"pidfile\": /dev/null is not a directory" },
 	/* ipv6_only */
 	{ "ipv6_only with an IPv4 listen address",
 	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
@@ -347,6 +423,165 @@ test_include(void)
 	    RULES, path, sizeof(path), err, sizeof(err));
 	check_error("syntax error in an included file", cfg, inc, 3, err,
 	    "syntax error");
+}
+
+/* Load main.conf's text; check that it is refused at path:line. */
+static void
+include_refused(const char *desc, const char *text, int line,
+    const char *keyword)
+{
+	char		 path[PATH_MAX], err[CONF_ERR_MAX];
+	struct conf	*cfg;
+
+	cfg = load_text("inc-main.conf", text, path, sizeof(path), err,
+	    sizeof(err));
+	check_error(desc, cfg, path, line, err, keyword);
+}
+
+/*
+ * @include is expanded by the loader, not by libconfig, which calls
+ * exit(2) on a directory or "" and reads FIFOs and devices forever.
+ */
+static void
+test_include_safety(void)
+{
+	char		 path[PATH_MAX], dir[PATH_MAX], a[PATH_MAX];
+	char		 b[PATH_MAX], fifo[PATH_MAX], err[CONF_ERR_MAX];
+	char		 name[32], text[64];
+	struct conf	*cfg;
+	int		 i;
+
+	snprintf(dir, sizeof(dir), "%s/conf.d", tmpdir);
+	if (mkdir(dir, 0700) == -1)
+		perror(dir);
+	write_conf("conf.d/20-b.conf", "\nbacklog = 20;\n", a, sizeof(a));
+	write_conf("conf.d/10-a.conf", "max_connections = 10;\n", b,
+	    sizeof(b));
+	write_conf("conf.d/ignored.txt", "backlog = ;\n", path, sizeof(path));
+	cfg = load_good("inc-dir.conf", "# c\n@include \"conf.d\"\n" RULES,
+	    path, sizeof(path), "include a directory");
+	check(cfg != NULL && cfg->backlog == 20 && cfg->max_connections == 10,
+	    "@include of a directory reads its *.conf files");
+	conf_free(cfg);
+	write_conf("conf.d/20-b.conf", "\nbacklog = 0;\n", a, sizeof(a));
+	cfg = load_text("inc-dir.conf", "@include \"conf.d\"\n" RULES, path,
+	    sizeof(path), err, sizeof(err));
+	check_error("error in a file of an included directory", cfg, a, 2,
+	    err, "\"backlog\" must be between");
+	write_conf("conf.d/20-b.conf", "\n\n\nbacklog = ;\n", a, sizeof(a));
+	cfg = load_text("inc-dir.conf", "@include \"conf.d\"\n" RULES, path,
+	    sizeof(path), err, sizeof(err));
+	check_error("syntax error in a file of an included directory", cfg,
+	    a, 4, err, "syntax error");
+	unlink(a);
+	unlink(b);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/conf.d/ignored.txt", tmpdir);
+	unlink(path);
+	if (rmdir(dir) == -1)
+		perror(dir);
+
+	include_refused("@include \"\"", RULES "\n@include \"\"\n", 3,
+	    "@include \"\": empty file name");
+	include_refused("@include of a missing file",
+	    RULES "@include \"nothere.conf\"\n", 2, "cannot open");
+	include_refused("@include of /dev/zero", "@include \"/dev/zero\"\n"
+	    RULES, 1, "/dev/zero: not a regular file");
+	snprintf(fifo, sizeof(fifo), "%s/fifo.conf", tmpdir);
+	if (mkfifo(fifo, 0600) == -1)
+		perror(fifo);
+	include_refused("@include of a FIFO", "\n@include \"fifo.conf\"\n"
+	    RULES, 2, "fifo.conf: not a regular file");
+	cfg = conf_load(fifo, err, sizeof(err));
+	check_error("a FIFO as the config file", cfg, fifo, 0, err,
+	    "not a regular file");
+	cfg = conf_load("/dev/zero", err, sizeof(err));
+	check_error("/dev/zero as the config file", cfg, "/dev/zero", 0, err,
+	    "not a regular file");
+	unlink(fifo);
+	include_refused("@include of itself",
+	    RULES "@include \"inc-main.conf\"\n", 2, "includes itself");
+	include_refused("@include without quotes", RULES "@include x.conf\n",
+	    2, "must be followed by a file name");
+	/* An @include in a comment or a string is not one. */
+	cfg = load_good("inc-comment.conf", "/* a comment\n@include \"x\"\n*/\n"
+	    "# @include \"x\"\n// @include \"x\"\npidfile = \"/a\n"
+	    "@include \\\"x\\\"\n\";\n" RULES, path, sizeof(path),
+	    "include in a comment");
+	check(cfg != NULL && cfg->backlog == DEFAULT_BACKLOG,
+	    "@include inside a comment is left alone");
+	conf_free(cfg);
+
+	/* deep-0.conf includes deep-1.conf ... deep-11.conf. */
+	for (i = 0; i <= 11; i++) {
+		snprintf(name, sizeof(name), "deep-%d.conf", i);
+		snprintf(text, sizeof(text), "@include \"deep-%d.conf\"\n",
+		    i + 1);
+		write_conf(name, i < 11 ? text : "backlog = 3;\n", a,
+		    sizeof(a));
+	}
+	snprintf(a, sizeof(a), "%s/deep-9.conf", tmpdir);
+	cfg = load_text("inc-deep.conf", "@include \"deep-0.conf\"\n" RULES,
+	    path, sizeof(path), err, sizeof(err));
+	check_error("@include nested too deep", cfg, a, 1, err,
+	    "nested deeper than 10");
+	cfg = load_good("inc-deep.conf", "@include \"deep-2.conf\"\n" RULES,
+	    path, sizeof(path), "include nested 10 deep");
+	check(cfg != NULL && cfg->backlog == 3, "@include nested 10 deep");
+	conf_free(cfg);
+}
+
+/* A NUL byte would end libconfig's string: the rest would be unread. */
+static void
+test_nul_byte(void)
+{
+	static const char text[] = RULES "backlog = 5;\n\0backlog = ;\n";
+	char		 path[PATH_MAX], err[CONF_ERR_MAX];
+	struct conf	*cfg;
+	FILE		*fp;
+
+	snprintf(path, sizeof(path), "%s/nul.conf", tmpdir);
+	if ((fp = fopen(path, "w")) == NULL ||
+	    fwrite(text, 1, sizeof(text) - 1, fp) != sizeof(text) - 1 ||
+	    fclose(fp) != 0)
+		perror(path);
+	cfg = conf_load(path, err, sizeof(err));
+	check_error("NUL byte in the file", cfg, path, 3, err, "NUL byte");
+}
+
+/* A chain of rules that ends outside is no loop. */
+static void
+test_chain(void)
+{
+	char		 path[PATH_MAX];
+	struct conf	*cfg;
+
+	cfg = load_good("chain.conf", "rules = (\n"
+	    "  { listen = \"127.0.0.1:18080\"; connect = \"127.0.0.1:18081\"; },\n"
+	    "  { listen = \"0.0.0.0:18081\"; connect = \"127.0.0.1:18082\"; },\n"
+	    "  { listen = \"[::]:18082\"; connect = \"127.0.0.1:18083\"; },\n"
+	    "  { listen = \"[::1]:18083\"; connect = \"127.0.0.1:18080\"; }\n"
+	    ");\n", path, sizeof(path), "chain");
+	check(cfg != NULL && cfg->nrules == 4,
+	    "a chain of rules ending outside is accepted");
+	conf_free(cfg);
+}
+
+/* A sparse file of 16 MiB + 1 is refused before anything is read. */
+static void
+test_huge_file(void)
+{
+	char		 path[PATH_MAX], err[CONF_ERR_MAX];
+	struct conf	*cfg;
+	int		 fd;
+
+	snprintf(path, sizeof(path), "%s/huge.conf", tmpdir);
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600)) == -1 ||
+	    ftruncate(fd, 16 * 1024 * 1024 + 1) == -1 || close(fd) == -1)
+		perror(path);
+	cfg = conf_load(path, err, sizeof(err));
+	check_error("file larger than 16 MiB", cfg, path, 0, err,
+	    "larger than 16777216 bytes");
 }
 
 /* The current user and its primary group; -1 if either has no name. */
@@ -491,6 +726,8 @@ check_defaults(const struct conf *cfg)
 	    r->connect_timeout == DEFAULT_CONNECT_TIMEOUT &&
 	    r->idle_timeout == DEFAULT_IDLE_TIMEOUT,
 	    "defaults: rule inherits the defaults");
+	check(cfg->idle_timeout == 3600000 && r->idle_timeout == 3600000,
+	    "defaults: idle_timeout is an hour");
 	check(cfg->access_log == NULL &&
 	    cfg->access_log_format == ACCESS_LOG_RINETD,
 	    "defaults: no access_log, format rinetd");
@@ -529,18 +766,22 @@ test_corners(void)
 		return;
 	}
 	snprintf(text, sizeof(text),
-	    "pidfile = \"\";\ngroup = \"%s\";\nbacklog = 100L;\n"
+	    "pidfile = \"\";\nuser = \"%s\";\ngroup = \"%s\";\n"
+	    "backlog = 100L;\n"
+	    "log_file = \"/var/log/4294967297-x.log\"; # 4294967297\n"
 	    "connect_timeout = 0.0006;\nidle_timeout = 2.5004;\n"
 	    "rules = ( { listen = \"*:18080\"; connect = \"127.0.0.1:18081\"; "
-	    "buffer_size = 1024; } );\n", id.group);
+	    "buffer_size = 1024; } );\n", id.user, id.group);
 	if ((cfg = load_good("corners.conf", text, path, sizeof(path),
 	    "corners")) == NULL)
 		return;
 	sin = (const struct sockaddr_in *)&cfg->rules[0].listen_addr.ss;
 	check(streq(cfg->pidfile, ""), "corners: pidfile \"\" kept as \"\"");
-	check(cfg->user == NULL && streq(cfg->group, id.group) &&
-	    cfg->gid == id.gid, "corners: group without user sets gid");
+	check(streq(cfg->user, id.user) && streq(cfg->group, id.group) &&
+	    cfg->gid == id.gid, "corners: group with user sets gid");
 	check(cfg->backlog == 100, "corners: 64-bit integer accepted");
+	check(streq(cfg->log_file, "/var/log/4294967297-x.log"),
+	    "corners: a big number in a string is left alone");
 	check(cfg->connect_timeout == 1, "corners: 0.0006 s rounds up to 1 ms");
 	check(cfg->idle_timeout == 2500, "corners: 2.5004 s rounds to 2500 ms");
 	check(cfg->rules[0].buffer_size == 1024,
@@ -555,7 +796,7 @@ test_corners(void)
 static void
 test_user_only(void)
 {
-	char		 text[512], path[PATH_MAX];
+	char		 text[512], path[PATH_MAX], err[CONF_ERR_MAX];
 	struct conf	*cfg;
 	struct ident	 id;
 
@@ -568,6 +809,14 @@ test_user_only(void)
 	check(cfg != NULL && cfg->uid == id.uid && cfg->gid == id.gid &&
 	    cfg->group == NULL, "user only: uid and primary gid");
 	conf_free(cfg);
+
+	/* Workers would stay root: group is only meant with user. */
+	snprintf(text, sizeof(text), "# x\n" RULES "\ngroup = \"%s\";\n",
+	    id.group);
+	cfg = load_text("group.conf", text, path, sizeof(path), err,
+	    sizeof(err));
+	check_error("group without user", cfg, path, 4, err,
+	    "\"group\" is set without \"user\"");
 }
 
 /* A client address for acl_permits(). */
@@ -696,6 +945,10 @@ main(void)
 	test_log_level_parse();
 	test_access();
 	test_include();
+	test_include_safety();
+	test_nul_byte();
+	test_huge_file();
+	test_chain();
 	test_missing_file();
 	test_bad_cases();
 	remove_tmpdir();

@@ -11,7 +11,12 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <sys/wait.h>
 
 #include "acl.h"
 #include "addr.h"
@@ -180,7 +185,7 @@ check_sample_rules(const struct conf *cfg)
 	const struct rule	*r = cfg->rules;
 
 	check(rule_is(&r[0], 13, "127.0.0.1:18201", "127.0.0.1:18202") &&
-	    r[0].idle_timeout == 0 && r[0].ipv6_only && !r[0].upstream.backends[0].has_source &&
+	    r[0].idle_timeout == 3600000 && r[0].ipv6_only && !r[0].upstream.backends[0].has_source &&
 	    acl_is_empty(&r[0].acl), "sample: plain rule");
 	check(rule_is(&r[1], 14, "0.0.0.0:18203", "127.0.0.1:http") &&
 	    port_of(&r[1].upstream.backends[0].addr) == 80 && r[1].acl.nallow == 1 &&
@@ -380,7 +385,92 @@ test_example(void)
 	    cfg->nrules >= 5, "etc/rinetd.conf.example loads");
 	if (cfg == NULL)
 		printf("#   got \"%s\"\n", err);
+	/* Anyone may create a symbolic link in /tmp where the log goes. */
+	check(cfg != NULL && cfg->access_log != NULL && cfg->pidfile != NULL &&
+	    strncmp(cfg->access_log, "/tmp/", 5) != 0 &&
+	    strncmp(cfg->pidfile, "/tmp/", 5) != 0,
+	    "etc/rinetd.conf.example writes nothing to /tmp");
 	conf_free(cfg);
+}
+
+#define REWRITE_RULES	60
+#define REWRITE_TRIES	3
+
+/*
+ * What an editor that rewrites a file in place does: the first lines are
+ * in the file, the rest comes a few milliseconds later.  Writes the rest
+ * of text to fd after a pause; in a child, which exits.
+ */
+static void
+write_rest_later(int fd, const char *text, size_t len)
+{
+	struct timespec	pause = { 0, 5000000 };
+
+	nanosleep(&pause, NULL);
+	_exit(write(fd, text, len) == (ssize_t)len ? 0 : 1);
+}
+
+/*
+ * A reload while the file is being rewritten must wait for the writer and
+ * read all of it, never load the lines written so far.
+ */
+static void
+test_rewrite(void)
+{
+	char		 text[REWRITE_RULES * 40], path[PATH_MAX];
+	char		 err[CONF_ERR_MAX];
+	struct conf	*cfg;
+	size_t		 len = 0, half;
+	pid_t		 pid;
+	int		 i, fd, whole = 0;
+
+	for (i = 0; i < REWRITE_RULES; i++)
+		len += snprintf(text + len, sizeof(text) - len,
+		    "127.0.0.1 %d 127.0.0.1 %d\n", 19000 + i, 20000 + i);
+	half = len / 4;
+	write_conf("rewrite.conf", "", path, sizeof(path));
+	fflush(stdout);
+	for (i = 0; i < REWRITE_TRIES; i++) {
+		if ((fd = open(path, O_WRONLY | O_TRUNC)) == -1 ||
+		    write(fd, text, half) != (ssize_t)half ||
+		    (pid = fork()) == -1) {
+			check(0, "rewrite: %s", strerror(errno));
+			return;
+		}
+		if (pid == 0)
+			write_rest_later(fd, text + half, len - half);
+		close(fd);
+		cfg = conf_load_rinetd(path, err, sizeof(err));
+		waitpid(pid, NULL, 0);
+		if (cfg != NULL && cfg->nrules == REWRITE_RULES)
+			whole++;
+		else if (cfg != NULL)
+			printf("#   loaded %zu rules of %d\n", cfg->nrules,
+			    REWRITE_RULES);
+		else
+			printf("#   got \"%s\"\n", err);
+		conf_free(cfg);
+	}
+	check(whole == REWRITE_TRIES, "rewrite: a file being rewritten is "
+	    "read once it is whole (%d of %d times)", whole, REWRITE_TRIES);
+}
+
+/* rinetd itself stops at a NUL byte and drops the rest of the file. */
+static void
+test_nul_byte(void)
+{
+	static const char text[] = GOOD "\n" "0.0.0.0 18305\0 x\n" GOOD;
+	char		 path[PATH_MAX], err[CONF_ERR_MAX];
+	struct conf	*cfg;
+	FILE		*fp;
+
+	snprintf(path, sizeof(path), "%s/nul.conf", tmpdir);
+	if ((fp = fopen(path, "w")) == NULL ||
+	    fwrite(text, 1, sizeof(text) - 1, fp) != sizeof(text) - 1 ||
+	    fclose(fp) != 0)
+		perror(path);
+	cfg = conf_load_rinetd(path, err, sizeof(err));
+	check_error("rinetd: NUL byte", cfg, path, 3, err, "NUL byte");
 }
 
 int
@@ -393,6 +483,8 @@ main(void)
 	test_auto();
 	test_bad_cases();
 	test_example();
+	test_nul_byte();
+	test_rewrite();
 	remove_tmpdir();
 	return test_summary();
 }
