@@ -35,7 +35,8 @@
 #define ACCEPT_BATCH      64	/* accepts per wakeup, for fairness */
 #define EMFILE_PAUSE_MS   500	/* out of descriptors: retry after this */
 #define REFUSE_LOG_MS     1000	/* at most one max_connections warning */
-#define HEARTBEAT_MS      1000	/* an idle loop still beats this often */
+#define HEARTBEAT_MS      1000	/* an idle loop still beats this often, */
+#define HEARTBEAT_MIN_MS  100	/* or 4 times per watchdog_timeout */
 
 static void worker_tick(struct event_loop *, void *);
 static void worker_accept(struct event_loop *, int, int, void *);
@@ -356,13 +357,24 @@ worker_beat(struct worker *w)
 		w->cell->heartbeat = event_now(w->loop);
 }
 
+/* How often an idle loop wakes to beat: well inside watchdog_timeout. */
+static int
+worker_beat_ms(const struct conf *cfg)
+{
+	int ms = cfg->watchdog_timeout / 4;
+
+	return ms <= 0 || ms > HEARTBEAT_MS ? HEARTBEAT_MS :
+	    ms < HEARTBEAT_MIN_MS ? HEARTBEAT_MIN_MS : ms;
+}
+
 /* Wake an idle loop now and then, so that it still beats. */
 static void
 worker_on_beat(struct event_timer *t, void *data)
 {
 	struct worker *w = data;
 
-	(void)event_timer_arm(w->loop, t, event_now(w->loop) + HEARTBEAT_MS);
+	(void)event_timer_arm(w->loop, t, event_now(w->loop) +
+	    worker_beat_ms(w->cfg));
 }
 
 /* React to signals; false when the worker should exit now. */
@@ -473,7 +485,7 @@ worker_run(const struct worker_start *ws)
 	if (event_set(w.loop, sig_fd(), EV_READ, worker_on_signal, NULL) == -1 ||
 	    event_set(w.loop, w.chan, EV_READ, worker_on_channel, &w) == -1 ||
 	    event_timer_arm(w.loop, &w.beat, event_now(w.loop) +
-	    HEARTBEAT_MS) == -1) {
+	    worker_beat_ms(cfg)) == -1) {
 		log_err("cannot watch the signal pipe and the channel: %s",
 		    strerror(errno));
 		_exit(2);

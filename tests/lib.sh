@@ -67,11 +67,20 @@ check() {
 	ok "$what: $(tail -n 1 "$T/out")"
 }
 
+# running PID: PID exists and has not exited.  A process that exited is
+# a zombie until its parent reaps it, and an orphan's new parent (init,
+# or a container's process manager) may take a second or more to do so.
+running() {
+	local st
+	st=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null)
+	[ -n "$st" ] && [ "$st" != Z ]
+}
+
 # wait_gone PID TENTHS: wait until PID is gone, at most TENTHS/10 s.
 wait_gone() {
 	local i
 	for ((i = 0; i < $2; i++)); do
-		kill -0 "$1" 2>/dev/null || return 0
+		running "$1" || return 0
 		sleep 0.1
 	done
 	return 1
