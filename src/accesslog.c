@@ -19,6 +19,7 @@
 #include "accesslog.h"
 #include "addr.h"
 #include "log.h"
+#include "safefile.h"
 
 static int	al_fd = -1;
 static int	al_format = ACCESS_LOG_RINETD;
@@ -51,11 +52,8 @@ open_log(const char *path, char *err, size_t errlen)
 {
 	int	fd;
 
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY |
-	    O_NONBLOCK, 0640);
-	if (fd == -1)
-		snprintf(err, errlen, "cannot open access log %s: %s", path,
-		    strerror(errno));
+	fd = safefile_open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY |
+	    O_NONBLOCK, 0640, "access log", err, errlen);
 	return fd;
 }
 

@@ -63,9 +63,30 @@ listen_set_open(const struct conf *cfg, struct listen_set *old,
 	/* First bind what is new, so that a failure leaves old untouched. */
 	for (r = 0; r < cfg->nrules; r++) {
 		o = old != NULL ? rule_by_listen(oldcfg, &cfg->rules[r]) : -1;
+		/* An address not ours yet must not be anyone else's. */
+		if (o == -1 && sock_probe(&cfg->rules[r].listen_addr,
+		    cfg->rules[r].ipv6_only, err, errlen) == -1) {
+			listen_set_close(ls);
+			return NULL;
+		}
 		for (s = 0; s < ls->nslots; s++) {
-			if (o != -1 && s < old->nslots && LISTEN_FD(old, o, s) != -1)
+			if (o != -1 && s < old->nslots &&
+			    LISTEN_FD(old, o, s) != -1) {
+				/*
+				 * Kept: only the backlog may have changed,
+				 * and listen() updates it.  Still old's.
+				 */
+				if (listen(LISTEN_FD(old, o, s),
+				    cfg->backlog) == -1) {
+					snprintf(err, errlen, "cannot listen "
+					    "on %s with backlog %d: %s",
+					    cfg->rules[r].listen, cfg->backlog,
+					    strerror(errno));
+					listen_set_close(ls);
+					return NULL;
+				}
 				continue;
+			}
 			LISTEN_FD(ls, r, s) = sock_listen(
 			    &cfg->rules[r].listen_addr, cfg->backlog,
 			    cfg->rules[r].ipv6_only, err, errlen);
@@ -77,7 +98,7 @@ listen_set_open(const struct conf *cfg, struct listen_set *old,
 			    cfg->rules[r].rcvbuf);
 		}
 	}
-	/* Then take over the rest from old. */
+	/* Then take over the rest from old: nothing can fail any more. */
 	for (r = 0; r < cfg->nrules && old != NULL; r++) {
 		o = rule_by_listen(oldcfg, &cfg->rules[r]);
 		for (s = 0; o != -1 && s < ls->nslots && s < old->nslots; s++) {
@@ -86,10 +107,6 @@ listen_set_open(const struct conf *cfg, struct listen_set *old,
 				continue;
 			LISTEN_FD(ls, r, s) = *fd;
 			*fd = -1;
-			/* The backlog may have changed; listen() updates it. */
-			if (listen(LISTEN_FD(ls, r, s), cfg->backlog) == -1) {
-				/* Keeps working with the old backlog. */
-			}
 			sock_buffers(LISTEN_FD(ls, r, s), cfg->rules[r].sndbuf,
 			    cfg->rules[r].rcvbuf);
 		}

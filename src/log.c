@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "safefile.h"
 
 static enum log_target log_target = LOG_TO_STDERR;
 static int             log_level = LOG_LEVEL_INFO;
@@ -35,12 +36,10 @@ log_open_file(const char *path, char *err, size_t errlen)
 {
 	int fd;
 
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
-	if (fd == -1) {
-		snprintf(err, errlen, "cannot open log file %s: %s", path,
-		    strerror(errno));
+	fd = safefile_open(path, O_WRONLY | O_APPEND | O_CREAT, 0640,
+	    "log file", err, errlen);
+	if (fd == -1)
 		return -1;
-	}
 	if (log_fd != -1)
 		close(log_fd);
 	log_fd = fd;
@@ -58,8 +57,13 @@ log_open(enum log_target target, const char *path, char *err, size_t errlen)
 		if (log_open_file(path, err, errlen) == -1)
 			return -1;
 		strcpy(log_path, path);
-	} else if (target == LOG_TO_SYSLOG)
-		openlog("ferryd", LOG_PID | LOG_NDELAY, LOG_DAEMON);
+	} else {
+		if (log_fd != -1)
+			close(log_fd);	/* log_file gone from the config */
+		log_fd = -1;
+		if (target == LOG_TO_SYSLOG)
+			openlog("ferryd", LOG_PID | LOG_NDELAY, LOG_DAEMON);
+	}
 	log_target = target;
 	return 0;
 }

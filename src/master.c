@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "accesslog.h"
+#include "daemon.h"
 #include "fdlimit.h"
 #include "ipc.h"
 #include "listen.h"
@@ -81,6 +82,8 @@ struct master {
 	int64_t               stop_deadline;
 	int64_t               watchdog_at;	/* next heartbeat check */
 	struct steering       steer;
+	bool                  started;	/* the first generation accepted */
+	int                   status;	/* exit status */
 };
 
 static int64_t
@@ -90,44 +93,6 @@ now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Fork; the parent exits, the child returns 0 (or -1 if fork failed). */
-static int
-fork_away(void)
-{
-	pid_t pid = fork();
-
-	if (pid > 0)
-		_exit(0);
-	return pid == -1 ? -1 : 0;
-}
-
-/*
- * Detach from the terminal: the classic double fork, so that the daemon
- * is not a session leader and never gets a controlling terminal again.
- */
-static int
-daemonize(char *err, size_t errlen)
-{
-	int fd;
-
-	if (fork_away() == -1 || setsid() == -1 || fork_away() == -1)
-		goto fail;
-	if (chdir("/") == -1)
-		goto fail;
-	fd = open("/dev/null", O_RDWR);
-	if (fd == -1)
-		goto fail;
-	dup2(fd, STDIN_FILENO);
-	dup2(fd, STDOUT_FILENO);
-	dup2(fd, STDERR_FILENO);
-	if (fd > STDERR_FILENO)
-		close(fd);
-	return 0;
-fail:
-	snprintf(err, errlen, "cannot detach: %s", strerror(errno));
-	return -1;
 }
 
 static void
@@ -232,6 +197,27 @@ master_schedule_respawn(struct master *m, const struct child *c, int status)
 		    (long)c->pid, how, s->delay_ms);
 }
 
+static void master_stop(struct master *, int);
+
+/*
+ * A worker died before the first generation was accepting: the
+ * configuration or the system does not let it run (it logged why), and
+ * starting over would fail the same way.  Say so to whoever started us.
+ */
+static void
+master_start_failed(struct master *m, const struct child *c, int status)
+{
+	char how[96], why[CONF_ERR_MAX];
+
+	describe_status(status, how, sizeof(how));
+	snprintf(why, sizeof(why), "worker %d (pid %ld) %s while starting; "
+	    "see the log", c->slot, (long)c->pid, how);
+	log_err("%s", why);
+	daemon_fail(why);
+	m->status = 1;
+	master_stop(m, SIGTERM);
+}
+
 static void
 master_reap(struct master *m)
 {
@@ -249,7 +235,9 @@ master_reap(struct master *m)
 		TAILQ_REMOVE(&m->children, c, link);
 		child_close_chan(c);
 		scoreboard_give(c->cell);
-		if (!m->stopping && c->gen == m->gen)
+		if (!m->started && !m->stopping)
+			master_start_failed(m, c, status);
+		else if (!m->stopping && c->gen == m->gen)
 			master_schedule_respawn(m, c, status);
 		else {
 			describe_status(status, how, sizeof(how));
@@ -275,8 +263,9 @@ master_stop(struct master *m, int signo)
 	if (m->stopping)
 		return;
 	m->stopping = signo;
-	log_notice("received %s, %s", strsignal(signo), signo == SIGQUIT ?
-	    "stopping gracefully" : "stopping");
+	if (m->status == 0)
+		log_notice("received %s, %s", strsignal(signo), signo == SIGQUIT ?
+		    "stopping gracefully" : "stopping");
 	m->stop_deadline = now_ms() + STOP_GRACE_MS +
 	    (signo == SIGQUIT ? m->cfg->shutdown_timeout : 0);
 	master_signal_children(m, signo == SIGQUIT ? SIGQUIT : SIGTERM);
@@ -294,10 +283,9 @@ master_stop(struct master *m, int signo)
  * NULL at start), close it if it went.  Workers forked later inherit it.
  */
 static int
-master_open_access_log(const struct conf *cfg, const struct conf *old)
+master_open_access_log(const struct conf *cfg, const struct conf *old,
+    char *err, size_t errlen)
 {
-	char err[CONF_ERR_MAX];
-
 	accesslog_set_format(cfg->access_log_format);
 	if (cfg->access_log == NULL) {
 		accesslog_close();
@@ -306,11 +294,7 @@ master_open_access_log(const struct conf *cfg, const struct conf *old)
 	if (old != NULL && old->access_log != NULL &&
 	    strcmp(old->access_log, cfg->access_log) == 0)
 		return 0;
-	if (accesslog_open(cfg->access_log, err, sizeof(err)) == -1) {
-		log_err("%s", err);
-		return -1;
-	}
-	return 0;
+	return accesslog_open(cfg->access_log, err, errlen);
 }
 
 /*
@@ -351,9 +335,14 @@ master_reload(struct master *m)
 	    strcmp(cfg->log_file, m->cfg->log_file) != 0) &&
 	    log_open(LOG_TO_FILE, cfg->log_file, err, sizeof(err)) == -1)
 		log_err("%s; logging on where we did", err);
+	/* log_file removed: log where a start without it would. */
+	if (cfg->log_file == NULL && m->cfg->log_file != NULL)
+		log_open(m->opt->foreground ? LOG_TO_STDERR : LOG_TO_SYSLOG,
+		    NULL, NULL, 0);
 	if (m->opt->log_level == -1)
 		log_set_level(cfg->log_level);
-	master_open_access_log(cfg, m->cfg);
+	if (master_open_access_log(cfg, m->cfg, err, sizeof(err)) == -1)
+		log_err("%s; access lines go where they went", err);
 
 	/*
 	 * What the new set did not take over belongs to removed rules or
@@ -403,6 +392,10 @@ master_advance(struct master *m)
 
 	if (m->stopping)
 		return;
+	if (master_generation_ready(m) && !m->started) {
+		m->started = true;
+		daemon_ready();
+	}
 	if (!master_generation_ready(m)) {
 		if (m->reload_pending)
 			log_debug("reload waits for generation %u to be ready",
@@ -695,7 +688,7 @@ master_loop(struct master *m)
 	}
 	free(pfd);
 	log_notice("stopped");
-	return 0;
+	return m->status;
 }
 
 /*
@@ -714,25 +707,24 @@ master_start(struct master *m, char *err, size_t errlen)
 		pidfile = RUNSTATEDIR "/ferryd.pid";
 	if (pidfile != NULL && pidfile[0] == '\0')
 		pidfile = NULL;
+	/* The lock first: of two instances, the second stops here. */
 	if (fdlimit_raise(cfg, err, errlen) == -1 ||
-	    (pidfile != NULL && pidfile_check(pidfile, err, errlen) == -1) ||
+	    (pidfile != NULL && pidfile_lock(pidfile, err, errlen) == -1) ||
 	    (m->ls = listen_set_open(cfg, NULL, NULL, err, errlen)) == NULL)
 		return -1;
 	if (listen_set_steer(m->ls, cfg, NULL, err, errlen) == -1)
 		log_warn("%s; reloads that reduce workers may reset queued "
 		    "connections", err);
-	if (master_open_access_log(cfg, NULL) == -1) {
-		snprintf(err, errlen, "cannot start without the access log");
+	if (master_open_access_log(cfg, NULL, err, errlen) == -1)
 		return -1;
-	}
-	if (!opt->foreground && daemonize(err, errlen) == -1)
+	if (!opt->foreground && daemon_detach(err, errlen) == -1)
 		return -1;
 	if (cfg->log_file != NULL) {
 		if (log_open(LOG_TO_FILE, cfg->log_file, err, errlen) == -1)
 			return -1;
 	} else if (!opt->foreground)
 		log_open(LOG_TO_SYSLOG, NULL, NULL, 0);
-	if (pidfile != NULL && pidfile_create(pidfile, err, errlen) == -1)
+	if (pidfile_write(err, errlen) == -1)
 		return -1;
 	m->slots = calloc(cfg->workers, sizeof(*m->slots));
 	if (m->slots == NULL || scoreboard_open() == -1 ||
@@ -759,8 +751,10 @@ master_run(struct conf *cfg, const struct options *opt)
 	TAILQ_INIT(&m.children);
 	if (master_start(&m, err, sizeof(err)) == 0)
 		status = master_loop(&m);
-	else
+	else {
 		log_err("%s", err);
+		daemon_fail(err);
+	}
 	pidfile_remove();
 	listen_set_close(m.ls);
 	free(m.slots);

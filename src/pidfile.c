@@ -1,9 +1,10 @@
 /*
- * pidfile.c - writing, locking and removing the pidfile.
+ * pidfile.c - locking, writing and removing the pidfile.
  *
- * The lock is a flock(2) on the file itself: it lives as long as the
- * master holds the descriptor, and dies with it, so a pidfile left behind
- * by a crash is recognised as stale and taken over.
+ * The lock is a flock(2) on the file itself, taken before anything is
+ * bound: it lives as long as the master holds the descriptor and dies
+ * with it, so a pidfile left behind by a crash is stale and taken over,
+ * and of two instances started at once exactly one gets it.
  */
 #include "ferryd.h"
 
@@ -16,64 +17,77 @@
 #include <unistd.h>
 
 #include "pidfile.h"
+#include "safefile.h"
 
 static int  pid_fd = -1;
 static char pid_path[4096];
 
-int
-pidfile_check(const char *path, char *err, size_t errlen)
+/* The pid in the file of fd, or 0 if it holds none (as a number). */
+static long
+read_pid(int fd)
 {
-	char    buf[32];
+	char    buf[32], *end;
 	ssize_t n;
-	int     fd;
+	long    pid;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd == -1)
-		return 0;	/* no file, or unreadable: create will tell */
-	if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
-		close(fd);
-		return 0;	/* stale */
-	}
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	snprintf(err, errlen, "ferryd is already running (pid %s, pidfile %s)",
-	    buf[0] != '\0' ? buf : "unknown", path);
-	return -1;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	pid = strtol(buf, &end, 10);
+	if (end == buf || (*end != '\n' && *end != '\0') || pid <= 0)
+		return 0;
+	return pid;
 }
 
 int
-pidfile_create(const char *path, char *err, size_t errlen)
+pidfile_lock(const char *path, char *err, size_t errlen)
 {
-	char tmp[sizeof(pid_path) + 16], line[32];
-	int  fd, len;
+	long pid;
+	int  fd;
 
-	if (pidfile_check(path, err, errlen) == -1)
-		return -1;
-	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp)) {
+	if (strlen(path) >= sizeof(pid_path)) {
 		snprintf(err, errlen, "pidfile name too long: %s", path);
 		return -1;
 	}
-	/* Written under a temporary name, so no reader sees it half done. */
-	fd = mkstemp(tmp);
-	if (fd == -1) {
-		snprintf(err, errlen, "cannot create pidfile %s: %s", path,
-		    strerror(errno));
+	fd = safefile_open(path, O_RDWR | O_CREAT, 0644, "pidfile", err,
+	    errlen);
+	if (fd == -1)
 		return -1;
-	}
-	len = snprintf(line, sizeof(line), "%ld\n", (long)getpid());
-	if (flock(fd, LOCK_EX | LOCK_NB) == -1 || fchmod(fd, 0644) == -1 ||
-	    write(fd, line, len) != len || rename(tmp, path) == -1) {
-		snprintf(err, errlen, "cannot write pidfile %s: %s", path,
-		    strerror(errno));
-		unlink(tmp);
+	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+		if (errno == EWOULDBLOCK) {
+			if ((pid = read_pid(fd)) > 0)
+				snprintf(err, errlen, "ferryd is already "
+				    "running (pid %ld, pidfile %s)", pid, path);
+			else
+				snprintf(err, errlen, "ferryd is already "
+				    "running (pidfile %s is locked)", path);
+		} else
+			snprintf(err, errlen, "cannot lock pidfile %s: %s",
+			    path, strerror(errno));
 		close(fd);
 		return -1;
 	}
-	fcntl(fd, F_SETFD, FD_CLOEXEC);
 	pid_fd = fd;
 	snprintf(pid_path, sizeof(pid_path), "%s", path);
+	return 0;
+}
+
+int
+pidfile_write(char *err, size_t errlen)
+{
+	char line[32];
+	int  len;
+
+	if (pid_fd == -1)
+		return 0;
+	len = snprintf(line, sizeof(line), "%ld\n", (long)getpid());
+	if (ftruncate(pid_fd, 0) == -1 ||
+	    pwrite(pid_fd, line, len, 0) != len) {
+		snprintf(err, errlen, "cannot write pidfile %s: %s", pid_path,
+		    strerror(errno));
+		return -1;
+	}
 	return 0;
 }
 

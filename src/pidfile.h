@@ -7,13 +7,15 @@
 #include <stddef.h>
 
 /*
- * Fail with "ferryd is already running (pid N)" when another live process
- * holds the lock on path; a stale file is fine.  Call before detaching, so
- * the user sees the error.
+ * Open path (creating it) and lock it, for good: the lock is on the file
+ * itself, at its final name, so two instances starting at once cannot
+ * both get it; it belongs to the open file, so it survives the forks
+ * that detach the daemon.  "ferryd is already running (pid N, pidfile
+ * PATH)" when another process holds it.  Returns 0, or -1 with err.
  */
-int  pidfile_check(const char *path, char *err, size_t errlen);
-/* Write our pid to path atomically and keep it locked while we live. */
-int  pidfile_create(const char *path, char *err, size_t errlen);
+int  pidfile_lock(const char *path, char *err, size_t errlen);
+/* Write our pid into the locked file (once detached). */
+int  pidfile_write(char *err, size_t errlen);
 /* Close the lock without removing the file (in a forked worker). */
 void pidfile_forget(void);
 /* Remove the file (master, at exit). */

@@ -19,6 +19,7 @@
 #endif
 
 #include "accesslog.h"
+#include "daemon.h"
 #include "event.h"
 #include "fdlimit.h"
 #include "ipc.h"
@@ -454,6 +455,7 @@ worker_run(const struct worker_start *ws)
 	log_set_role(role);
 	proctitle_set("ferryd: worker %d (gen %u)", w.slot, w.generation);
 	pidfile_forget();
+	daemon_forget();
 	if (worker_signals() == -1) {
 		log_err("cannot set up signals: %s", strerror(errno));
 		_exit(2);

@@ -1,0 +1,62 @@
+/*
+ * safefile.c - see safefile.h.
+ */
+#include "ferryd.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "safefile.h"
+
+/* Whether the directory of path may be written by others than its owner. */
+static int
+dir_check(const char *path, const char *what, char *err, size_t errlen)
+{
+	char		 dir[PATH_MAX];
+	const char	*slash = strrchr(path, '/');
+	struct stat	 st;
+	size_t		 len;
+
+	if (slash == NULL)
+		return 0;	/* relative to the start directory: the admin's */
+	len = slash == path ? 1 : (size_t)(slash - path);
+	if (len >= sizeof(dir)) {
+		snprintf(err, errlen, "cannot open %s %s: name too long", what,
+		    path);
+		return -1;
+	}
+	memcpy(dir, path, len);
+	dir[len] = '\0';
+	if (stat(dir, &st) == -1) {
+		snprintf(err, errlen, "cannot open %s %s: %s: %s", what, path,
+		    dir, strerror(errno));
+		return -1;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(err, errlen, "cannot open %s %s: its directory %s is "
+		    "writable by %s; use a directory only its owner can write",
+		    what, path, dir, st.st_mode & S_IWOTH ? "everyone" :
+		    "its group");
+		return -1;
+	}
+	return 0;
+}
+
+int
+safefile_open(const char *path, int flags, mode_t mode, const char *what,
+    char *err, size_t errlen)
+{
+	int fd;
+
+	if (dir_check(path, what, err, errlen) == -1)
+		return -1;
+	fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd == -1)
+		snprintf(err, errlen, "cannot open %s %s: %s", what, path,
+		    errno == ELOOP ? "it is a symbolic link" : strerror(errno));
+	return fd;
+}
