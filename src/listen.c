@@ -3,6 +3,7 @@
  */
 #include "ferryd.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,9 +40,99 @@ listen_set_free(struct listen_set *ls)
 	free(ls);
 }
 
+/*
+ * A descriptor for slot s of rule r in shared mode: a dup() of the rule's
+ * socket (old's when it is kept: dup() takes nothing from old).
+ */
+static int
+shared_dup(int fd, const struct rule *r, char *err, size_t errlen)
+{
+	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+
+	if (dup_fd == -1)
+		snprintf(err, errlen, "cannot share the socket of %s: %s",
+		    r->listen, strerror(errno));
+	return dup_fd;
+}
+
+/* A kept socket: listen() again updates its backlog, if it changed. */
+static int
+keep_backlog(int fd, const struct conf *cfg, const struct rule *rule,
+    char *err, size_t errlen)
+{
+	if (listen(fd, cfg->backlog) == -1) {
+		snprintf(err, errlen, "cannot listen on %s with backlog %d: %s",
+		    rule->listen, cfg->backlog, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A socket per slot: bind those of rule r that old (its rule o, or -1)
+ * does not have.  Nothing of old changes hands here.
+ */
+static int
+rule_open_per_slot(struct listen_set *ls, const struct conf *cfg, size_t r,
+    const struct listen_set *old, int o, char *err, size_t errlen)
+{
+	const struct rule	*rule = &cfg->rules[r];
+	int			 s;
+
+	/* An address not ours yet must not be anyone else's. */
+	if (o == -1 && sock_probe(&rule->listen_addr, rule->ipv6_only, err,
+	    errlen) == -1)
+		return -1;
+	for (s = 0; s < ls->nslots; s++) {
+		if (o != -1 && s < old->nslots && LISTEN_FD(old, o, s) != -1) {
+			if (keep_backlog(LISTEN_FD(old, o, s), cfg, rule, err,
+			    errlen) == -1)
+				return -1;
+			continue;	/* taken over once all is bound */
+		}
+		LISTEN_FD(ls, r, s) = sock_listen(&rule->listen_addr,
+		    cfg->backlog, rule->ipv6_only, true, err, errlen);
+		if (LISTEN_FD(ls, r, s) == -1)
+			return -1;
+		sock_buffers(LISTEN_FD(ls, r, s), rule->sndbuf, rule->rcvbuf);
+	}
+	return 0;
+}
+
+/*
+ * One socket shared by the slots: old's (slot 0 is never retired, and is
+ * taken over once all is bound), or a new one; every other slot gets a
+ * dup() of it, which takes nothing from old.
+ */
+static int
+rule_open_shared(struct listen_set *ls, const struct conf *cfg, size_t r,
+    const struct listen_set *old, int o, char *err, size_t errlen)
+{
+	const struct rule	*rule = &cfg->rules[r];
+	int			 sock, s;
+
+	if (o != -1) {
+		sock = LISTEN_FD(old, o, 0);
+		if (keep_backlog(sock, cfg, rule, err, errlen) == -1)
+			return -1;
+	} else {
+		sock = sock_listen(&rule->listen_addr, cfg->backlog,
+		    rule->ipv6_only, false, err, errlen);
+		if ((LISTEN_FD(ls, r, 0) = sock) == -1)
+			return -1;
+		sock_buffers(sock, rule->sndbuf, rule->rcvbuf);
+	}
+	for (s = 1; s < ls->nslots; s++)
+		if ((LISTEN_FD(ls, r, s) = shared_dup(sock, rule, err,
+		    errlen)) == -1)
+			return -1;
+	return 0;
+}
+
 struct listen_set *
 listen_set_open(const struct conf *cfg, struct listen_set *old,
-    const struct conf *oldcfg, char *err, size_t errlen)
+    const struct conf *oldcfg, enum listen_mode mode, char *err,
+    size_t errlen)
 {
 	struct listen_set *ls;
 	size_t             r, n;
@@ -57,45 +148,17 @@ listen_set_open(const struct conf *cfg, struct listen_set *old,
 	}
 	ls->nrules = cfg->nrules;
 	ls->nslots = cfg->workers;
+	ls->mode = mode;
 	for (r = 0; r < n; r++)
 		ls->fds[r] = -1;
 
 	/* First bind what is new, so that a failure leaves old untouched. */
 	for (r = 0; r < cfg->nrules; r++) {
 		o = old != NULL ? rule_by_listen(oldcfg, &cfg->rules[r]) : -1;
-		/* An address not ours yet must not be anyone else's. */
-		if (o == -1 && sock_probe(&cfg->rules[r].listen_addr,
-		    cfg->rules[r].ipv6_only, err, errlen) == -1) {
+		if ((mode == LISTEN_SHARED ? rule_open_shared :
+		    rule_open_per_slot)(ls, cfg, r, old, o, err, errlen) == -1) {
 			listen_set_close(ls);
 			return NULL;
-		}
-		for (s = 0; s < ls->nslots; s++) {
-			if (o != -1 && s < old->nslots &&
-			    LISTEN_FD(old, o, s) != -1) {
-				/*
-				 * Kept: only the backlog may have changed,
-				 * and listen() updates it.  Still old's.
-				 */
-				if (listen(LISTEN_FD(old, o, s),
-				    cfg->backlog) == -1) {
-					snprintf(err, errlen, "cannot listen "
-					    "on %s with backlog %d: %s",
-					    cfg->rules[r].listen, cfg->backlog,
-					    strerror(errno));
-					listen_set_close(ls);
-					return NULL;
-				}
-				continue;
-			}
-			LISTEN_FD(ls, r, s) = sock_listen(
-			    &cfg->rules[r].listen_addr, cfg->backlog,
-			    cfg->rules[r].ipv6_only, err, errlen);
-			if (LISTEN_FD(ls, r, s) == -1) {
-				listen_set_close(ls);
-				return NULL;
-			}
-			sock_buffers(LISTEN_FD(ls, r, s), cfg->rules[r].sndbuf,
-			    cfg->rules[r].rcvbuf);
 		}
 	}
 	/* Then take over the rest from old: nothing can fail any more. */
@@ -103,7 +166,7 @@ listen_set_open(const struct conf *cfg, struct listen_set *old,
 		o = rule_by_listen(oldcfg, &cfg->rules[r]);
 		for (s = 0; o != -1 && s < ls->nslots && s < old->nslots; s++) {
 			fd = &LISTEN_FD(old, o, s);
-			if (*fd == -1)
+			if (*fd == -1 || LISTEN_FD(ls, r, s) != -1)
 				continue;
 			LISTEN_FD(ls, r, s) = *fd;
 			*fd = -1;
@@ -183,6 +246,8 @@ listen_set_steer(const struct listen_set *ls, const struct conf *cfg,
 {
 	size_t r;
 
+	if (ls->mode == LISTEN_SHARED)
+		return 0;	/* one queue: nothing to steer */
 	for (r = 0; r < ls->nrules; r++)
 		if (steer_group(LISTEN_FD(ls, r, 0), ls->nslots, skip) == -1) {
 			snprintf(err, errlen, "cannot steer connections on %s: "
@@ -196,9 +261,10 @@ int
 listen_set_steer(const struct listen_set *ls, const struct conf *cfg,
     const bool *skip, char *err, size_t errlen)
 {
-	(void)ls;
 	(void)cfg;
 	(void)skip;
+	if (ls->mode == LISTEN_SHARED)
+		return 0;	/* one queue: nothing to steer */
 	snprintf(err, errlen, "SO_ATTACH_REUSEPORT_CBPF is not supported here");
 	return -1;
 }

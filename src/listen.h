@@ -12,23 +12,38 @@
 
 #include "conf.h"
 
+/* How the workers' sockets of a rule are made. */
+enum listen_mode {
+	LISTEN_PER_SLOT,	/* a socket per slot; the kernel balances */
+	LISTEN_SHARED		/* one socket, dup()ed into every slot */
+};
+
+/* The mode this system does best (see configure). */
+#ifdef LISTEN_PER_SLOT_DEFAULT
+#define LISTEN_MODE_DEFAULT	LISTEN_PER_SLOT
+#else
+#define LISTEN_MODE_DEFAULT	LISTEN_SHARED
+#endif
+
 struct listen_set {
-	size_t nrules;
-	int    nslots;
-	int   *fds;		/* fds[rule * nslots + slot] */
+	size_t           nrules;
+	int              nslots;
+	enum listen_mode mode;
+	int             *fds;	/* fds[rule * nslots + slot] */
 };
 
 #define LISTEN_FD(ls, rule, slot) ((ls)->fds[(rule) * (ls)->nslots + (slot)])
 
 /*
- * Build the listen set for cfg.  Sockets of old (may be NULL; its config
- * is oldcfg) with the same address and slot are taken over and their
- * entries in old set to -1; the others are bound anew.  On failure nothing
- * of old is taken, and NULL is returned with "cannot bind ADDR: reason"
- * in err.
+ * Build the listen set for cfg in mode (old's, on a reload).  Sockets of
+ * old (may be NULL; its config is oldcfg) with the same address and slot
+ * are taken over and their entries in old set to -1; the others are
+ * bound anew.  In LISTEN_SHARED mode a rule has one socket and every
+ * slot a dup() of it.  On failure nothing of old is taken, and NULL is
+ * returned with "cannot bind ADDR: reason" in err.
  */
 struct listen_set *listen_set_open(const struct conf *cfg,
-    struct listen_set *old, const struct conf *oldcfg,
+    struct listen_set *old, const struct conf *oldcfg, enum listen_mode mode,
     char *err, size_t errlen);
 
 /*

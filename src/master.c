@@ -324,7 +324,8 @@ master_reload(struct master *m)
 		goto fail;
 	}
 	if (fdlimit_raise(cfg, err, sizeof(err)) == -1 ||
-	    (ls = listen_set_open(cfg, m->ls, m->cfg, err, sizeof(err))) == NULL) {
+	    (ls = listen_set_open(cfg, m->ls, m->cfg, m->ls->mode, err,
+	    sizeof(err))) == NULL) {
 		free(slots);
 		goto fail;
 	}
@@ -710,7 +711,8 @@ master_start(struct master *m, char *err, size_t errlen)
 	/* The lock first: of two instances, the second stops here. */
 	if (fdlimit_raise(cfg, err, errlen) == -1 ||
 	    (pidfile != NULL && pidfile_lock(pidfile, err, errlen) == -1) ||
-	    (m->ls = listen_set_open(cfg, NULL, NULL, err, errlen)) == NULL)
+	    (m->ls = listen_set_open(cfg, NULL, NULL, LISTEN_MODE_DEFAULT,
+	    err, errlen)) == NULL)
 		return -1;
 	if (listen_set_steer(m->ls, cfg, NULL, err, errlen) == -1)
 		log_warn("%s; reloads that reduce workers may reset queued "

@@ -62,7 +62,7 @@ sock_accept(int lfd, struct sockaddr_any *peer)
 
 int
 sock_listen(const struct sockaddr_any *addr, int backlog, bool v6only,
-    char *err, size_t errlen)
+    bool balanced, char *err, size_t errlen)
 {
 	char        name[ADDR_STRLEN];
 	const char *what;
@@ -73,8 +73,16 @@ sock_listen(const struct sockaddr_any *addr, int backlog, bool v6only,
 	if (fd == -1)
 		goto fail;
 	what = "set socket options on";
-	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) == -1 ||
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) == -1)
+		goto fail;
+	if (balanced &&
+#ifdef HAVE_SO_REUSEPORT_LB
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT_LB, &on, sizeof(on)) == -1)
+#elif HAVE_DECL_SO_REUSEPORT
 	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on)) == -1)
+#else
+	    (errno = ENOPROTOOPT) != 0)
+#endif
 		goto fail;
 	/* By default "[::]:80" must not also take 0.0.0.0:80 from a rule. */
 	if (addr->ss.ss_family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6,

@@ -12,12 +12,13 @@ int  sock_stream(int family);
 /* accept(2) giving a non-blocking, close-on-exec socket, or -1. */
 int  sock_accept(int lfd, struct sockaddr_any *peer);
 /*
- * A bound, listening, non-blocking SO_REUSEPORT socket for addr (IPv6:
- * IPV6_V6ONLY as v6only says), or -1
- * with "cannot bind ADDR: reason" (or the step that failed) in err.
+ * A bound, listening, non-blocking socket for addr (IPv6: IPV6_V6ONLY as
+ * v6only says), one of a group balanced by the kernel (SO_REUSEPORT on
+ * Linux, SO_REUSEPORT_LB on FreeBSD) when balanced is true, or -1 with
+ * "cannot bind ADDR: reason" (or the step that failed) in err.
  */
 int  sock_listen(const struct sockaddr_any *addr, int backlog, bool v6only,
-    char *err, size_t errlen);
+    bool balanced, char *err, size_t errlen);
 /*
  * Whether another process listens on addr: a bind without SO_REUSEPORT
  * (SO_REUSEADDR only, so that connections in TIME_WAIT do not count),
