@@ -538,13 +538,8 @@ test_nul_byte(void)
 	static const char text[] = RULES "backlog = 5;\n\0backlog = ;\n";
 	char		 path[PATH_MAX], err[CONF_ERR_MAX];
 	struct conf	*cfg;
-	FILE		*fp;
 
-	snprintf(path, sizeof(path), "%s/nul.conf", tmpdir);
-	if ((fp = fopen(path, "w")) == NULL ||
-	    fwrite(text, 1, sizeof(text) - 1, fp) != sizeof(text) - 1 ||
-	    fclose(fp) != 0)
-		perror(path);
+	write_bytes("nul.conf", text, sizeof(text) - 1, path, sizeof(path));
 	cfg = conf_load(path, err, sizeof(err));
 	check_error("NUL byte in the file", cfg, path, 3, err, "NUL byte");
 }

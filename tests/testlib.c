@@ -94,6 +94,20 @@ write_conf(const char *name, const char *text, char *path, size_t len)
 	}
 }
 
+void
+write_bytes(const char *name, const char *bytes, size_t len, char *path,
+    size_t pathlen)
+{
+	FILE	*fp;
+
+	snprintf(path, pathlen, "%s/%s", tmpdir, name);
+	if ((fp = fopen(path, "w")) == NULL ||
+	    fwrite(bytes, 1, len, fp) != len || fclose(fp) == EOF) {
+		perror(path);
+		exit(1);
+	}
+}
+
 struct conf *
 load_text(const char *name, const char *text, char *path, size_t pathlen,
     char *err, size_t errlen)

@@ -27,6 +27,9 @@ void remove_tmpdir(void);
 
 /* Write text to name in the scratch directory; path gets its full name. */
 void write_conf(const char *name, const char *text, char *path, size_t len);
+/* The same for len bytes that may hold NUL. */
+void write_bytes(const char *name, const char *bytes, size_t len, char *path,
+    size_t pathlen);
 
 /* Write text and load it; err receives the error on failure. */
 struct conf *load_text(const char *name, const char *text, char *path,
