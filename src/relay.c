@@ -70,6 +70,7 @@ struct conn {
 	bool                connecting;
 	int64_t             started;
 	int64_t             last_active;
+	struct event_timer  timer;	/* connect, then idle timeout */
 	struct sockaddr_any peer;
 };
 
@@ -238,6 +239,7 @@ conn_close(struct conn *c, int reset_side, const char *result,
 			sock_abort_on_close(c->fd[s], true);
 		close(c->fd[s]);
 	}
+	event_timer_cancel(w->loop, &c->timer);
 	TAILQ_REMOVE(&w->conns, c, link);
 	w->nconns--;
 	pool_put(w->pool, c, sizeof(*c));
@@ -472,8 +474,12 @@ conn_connected(struct conn *c, int events)
 	}
 	c->connecting = false;
 	c->last_active = event_now(c->w->loop);
+	/* From now on the timer is the idle timeout's, re-armed lazily. */
 	if (c->rule->idle_timeout > 0)
-		worker_schedule(c->w, c->last_active + c->rule->idle_timeout);
+		(void)event_timer_arm(c->w->loop, &c->timer,
+		    c->last_active + c->rule->idle_timeout);
+	else
+		event_timer_cancel(c->w->loop, &c->timer);
 	return 0;
 }
 
@@ -620,6 +626,32 @@ conn_next_backend(struct conn *c, int err)
 	(void)conn_connect(c, err);
 }
 
+/*
+ * The connection's timer: while connecting, connect_timeout ran out;
+ * afterwards the idle timeout may have, unless bytes moved since it was
+ * armed (the pump only notes the time of the last one: the timer is not
+ * moved per read), in which case it is armed again for the new end.
+ */
+static void
+conn_on_timer(struct event_timer *t, void *data)
+{
+	struct conn *c = data;
+	int64_t      due;
+	char         why[64];
+
+	if (c->connecting) {
+		snprintf(why, sizeof(why), "timed out after %d ms",
+		    c->rule->connect_timeout);
+		conn_fail(c, ACCESSLOG_TIMEOUT, why);
+		return;
+	}
+	due = c->last_active + c->rule->idle_timeout;
+	if (due > event_now(c->w->loop) &&
+	    event_timer_arm(c->w->loop, t, due) == 0)
+		return;
+	conn_close(c, -1, ACCESSLOG_IDLE_TIMEOUT, "idle timeout");
+}
+
 void
 relay_start(struct worker *w, int client_fd, const struct rule *rule,
     const struct sockaddr_any *peer)
@@ -677,38 +709,14 @@ relay_start(struct worker *w, int client_fd, const struct rule *rule,
 	sock_nodelay(client_fd);
 	sock_abort_on_close(client_fd, true);
 #endif
-	if (conn_connect(c, 0) == 0)
-		worker_schedule(w, c->started + rule->connect_timeout);
-}
-
-int64_t
-relay_expire(struct worker *w, int64_t now)
-{
-	struct conn *c, *next;
-	int64_t      due, next_due = -1;
-	char         why[64];
-
-	for (c = TAILQ_FIRST(&w->conns); c != NULL; c = next) {
-		next = TAILQ_NEXT(c, link);
-		if (c->connecting)
-			due = c->started + c->rule->connect_timeout;
-		else if (c->rule->idle_timeout > 0)
-			due = c->last_active + c->rule->idle_timeout;
-		else
-			continue;
-		if (due > now) {
-			if (next_due == -1 || due < next_due)
-				next_due = due;
-			continue;
-		}
-		if (c->connecting) {
-			snprintf(why, sizeof(why), "timed out after %d ms",
-			    c->rule->connect_timeout);
-			conn_fail(c, ACCESSLOG_TIMEOUT, why);
-		} else
-			conn_close(c, -1, ACCESSLOG_IDLE_TIMEOUT, "idle timeout");
+	event_timer_init(&c->timer, conn_on_timer, c);
+	if (event_timer_arm(w->loop, &c->timer, c->started +
+	    rule->connect_timeout) == -1) {
+		log_err("cannot time a connection: out of memory");
+		conn_close(c, CLIENT, ACCESSLOG_CONNECT_FAILED, "out of memory");
+		return;
 	}
-	return next_due;
+	(void)conn_connect(c, 0);
 }
 
 void

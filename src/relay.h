@@ -26,10 +26,6 @@ void    relay_start(struct worker *w, int client_fd, const struct rule *rule,
 void    relay_refuse(struct worker *w, int client_fd, const struct rule *rule,
     const struct sockaddr_any *peer, const char *result);
 
-/* Close connections whose connect or idle timeout passed at now; return
- * the next time something may expire, or -1. */
-int64_t relay_expire(struct worker *w, int64_t now);
-
 /* Close every connection of w at once (fast stop, drain timeout). */
 void    relay_close_all(struct worker *w, const char *reason);
 

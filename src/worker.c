@@ -106,7 +106,6 @@ worker_tick(struct event_loop *loop, void *data)
 		if (!w->draining)
 			worker_watch_listeners(w, true);
 	}
-	worker_schedule(w, relay_expire(w, now));
 	worker_schedule(w, w->resume_at);
 	if (w->draining)
 		worker_schedule(w, w->drain_deadline);

@@ -99,6 +99,10 @@ check "idle connection closed by idle_timeout" \
     "$TCPKIT" expect-close 127.0.0.1 "$p_idle" 3000
 wait_for 20 log_has "closed (idle timeout)" || fail "no idle timeout in the log"
 ok "log says the connection was closed for idle timeout"
+# ... but one that keeps moving bytes lives on: its timer, armed for the
+# first second, finds it active and waits again.
+check "a busy connection outlives idle_timeout = 1 (3 s of traffic)" \
+    "$TCPKIT" stream 127.0.0.1 "$p_idle" 100000000 --rate 200000 --duration 3
 
 if [ "$BACKEND" != auto ]; then
 	log_has "$BACKEND backend" || fail "workers did not use the $BACKEND backend"
