@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -31,7 +32,6 @@
 #include "pool.h"
 #include "relay.h"
 #include "sock.h"
-#include "worker.h"
 
 #ifndef MSG_MORE
 #define MSG_MORE 0		/* a hint only: where missing, do without */
@@ -58,7 +58,7 @@ struct direction {
 
 struct conn {
 	TAILQ_ENTRY(conn)   link;
-	struct worker      *w;
+	struct relay      *rl;
 	const struct rule  *rule;
 	const struct backend *backend;	/* connecting to or connected to */
 	size_t              attempt;	/* index of backend in the upstream */
@@ -72,6 +72,16 @@ struct conn {
 	int64_t             last_active;
 	struct event_timer  timer;	/* connect, then idle timeout */
 	struct sockaddr_any peer;
+};
+
+/* A worker's forwarded connections. */
+struct relay {
+	struct event_loop   *loop;
+	struct pool         *pool;
+	const struct conf   *cfg;
+	TAILQ_HEAD(, conn)   conns;
+	int                  nconns;
+	uint64_t             refused;	/* clients denied or over the limit */
 };
 
 static const char *const side_name[] = { "client", "backend" };
@@ -90,12 +100,12 @@ static void
 dir_release(struct conn *c, struct direction *d)
 {
 	if (d->buf != NULL)
-		pool_put(c->w->pool, d->buf, c->rule->buffer_size);
+		pool_put(c->rl->pool, d->buf, c->rule->buffer_size);
 	if (d->pipe[0] != -1) {
 		if (pending(d))
-			pool_drop_pipe(c->w->pool, d->pipe);
+			pool_drop_pipe(c->rl->pool, d->pipe);
 		else
-			pool_put_pipe(c->w->pool, d->pipe);
+			pool_put_pipe(c->rl->pool, d->pipe);
 	}
 	d->buf = NULL;
 	d->pipe[0] = d->pipe[1] = -1;
@@ -121,7 +131,7 @@ dir_read(struct conn *c, int s)
 	 */
 	if (d->splice && !c->except[s]) {
 		if (d->pipe[0] == -1 &&
-		    pool_get_pipe(c->w->pool, d->pipe, size) == -1) {
+		    pool_get_pipe(c->rl->pool, d->pipe, size) == -1) {
 			/* Out of descriptors or pipe memory: copy instead. */
 			d->splice = false;
 			goto copy;
@@ -138,7 +148,7 @@ dir_read(struct conn *c, int s)
 copy:
 #endif
 	if (d->buf == NULL &&
-	    (d->buf = pool_get(c->w->pool, size)) == NULL) {
+	    (d->buf = pool_get(c->rl->pool, size)) == NULL) {
 		errno = ENOMEM;
 		return -1;
 	}
@@ -186,7 +196,7 @@ dir_write(struct conn *c, int s)
 
 /* One access_log line for a connection that ends with result. */
 static void
-relay_log_access(struct worker *w, const struct rule *rule,
+relay_log_access(struct relay *rl, const struct rule *rule,
     const struct backend *backend, const struct sockaddr_any *peer,
     const char *result, uint64_t in, uint64_t out, int64_t started)
 {
@@ -202,7 +212,7 @@ relay_log_access(struct worker *w, const struct rule *rule,
 	e.bytes_out = out;
 	e.result = result;
 	e.start_ms = started;
-	e.end_ms = event_now(w->loop);
+	e.end_ms = event_now(rl->loop);
 	accesslog_write(&e);
 }
 
@@ -215,10 +225,10 @@ static void
 conn_close(struct conn *c, int reset_side, const char *result,
     const char *why)
 {
-	struct worker *w = c->w;
+	struct relay *rl = c->rl;
 	char           client[ADDR_STRLEN];
 	int            s;
-	int64_t        ms = event_now(w->loop) - c->started;
+	int64_t        ms = event_now(rl->loop) - c->started;
 
 	log_debug("%s -> %s: connection from %s closed (%s): "
 	    "%llu bytes in, %llu bytes out, %lld.%03lld s",
@@ -227,22 +237,22 @@ conn_close(struct conn *c, int reset_side, const char *result,
 	    why, (unsigned long long)c->dir[CLIENT].bytes,
 	    (unsigned long long)c->dir[BACKEND].bytes,
 	    (long long)(ms / 1000), (long long)(ms % 1000));
-	relay_log_access(w, c->rule, c->backend, &c->peer, result,
+	relay_log_access(rl, c->rule, c->backend, &c->peer, result,
 	    c->dir[CLIENT].bytes,
 	    c->dir[BACKEND].bytes, c->started);
 	for (s = CLIENT; s <= BACKEND; s++) {
 		dir_release(c, &c->dir[s]);
 		if (c->fd[s] == -1)
 			continue;
-		event_close(w->loop, c->fd[s]);
+		event_close(rl->loop, c->fd[s]);
 		if (s == reset_side)
 			sock_abort_on_close(c->fd[s], true);
 		close(c->fd[s]);
 	}
-	event_timer_cancel(w->loop, &c->timer);
-	TAILQ_REMOVE(&w->conns, c, link);
-	w->nconns--;
-	pool_put(w->pool, c, sizeof(*c));
+	event_timer_cancel(rl->loop, &c->timer);
+	TAILQ_REMOVE(&rl->conns, c, link);
+	rl->nconns--;
+	pool_put(rl->pool, c, sizeof(*c));
 }
 
 /* The peer of side failed with err: pass the reset on and close. */
@@ -271,7 +281,7 @@ conn_update(struct conn *c)
 		mask = EV_EDGE | (!d->eof && !pending(d) ? EV_READ : 0) |
 		    (pending(&c->dir[OTHER(s)]) ||
 		    (s == BACKEND && c->connecting) ? EV_WRITE : 0);
-		if (event_mask(c->w->loop, c->fd[s], mask) == -1)
+		if (event_mask(c->rl->loop, c->fd[s], mask) == -1)
 			log_err("cannot watch %s socket: %s", side_name[s],
 			    strerror(errno));
 	}
@@ -284,7 +294,7 @@ conn_update(struct conn *c)
 static int
 conn_retry(struct conn *c)
 {
-	event_defer(c->w->loop, c->fd[CLIENT]);
+	event_defer(c->rl->loop, c->fd[CLIENT]);
 	return 0;
 }
 
@@ -321,7 +331,7 @@ dir_flush(struct conn *c, int s)
 			return -1;
 		}
 		d->off += n;
-		c->last_active = event_now(c->w->loop);
+		c->last_active = event_now(c->rl->loop);
 		if (pending(d)) {
 			c->ready[OTHER(s)] &= ~EV_WRITE;
 			return 1;
@@ -365,7 +375,7 @@ dir_pump(struct conn *c, int s)
 		d->off = 0;
 		d->len = n;
 		d->bytes += n;
-		c->last_active = event_now(c->w->loop);
+		c->last_active = event_now(c->rl->loop);
 		return 1;
 	}
 	if (n == 0) {
@@ -429,7 +439,7 @@ conn_run(struct conn *c)
 			break;
 	}
 	if (round == RUN_ROUNDS)
-		event_defer(c->w->loop, c->fd[CLIENT]);
+		event_defer(c->rl->loop, c->fd[CLIENT]);
 	conn_update(c);
 }
 
@@ -473,13 +483,13 @@ conn_connected(struct conn *c, int events)
 		return -1;
 	}
 	c->connecting = false;
-	c->last_active = event_now(c->w->loop);
+	c->last_active = event_now(c->rl->loop);
 	/* From now on the timer is the idle timeout's, re-armed lazily. */
 	if (c->rule->idle_timeout > 0)
-		(void)event_timer_arm(c->w->loop, &c->timer,
+		(void)event_timer_arm(c->rl->loop, &c->timer,
 		    c->last_active + c->rule->idle_timeout);
 	else
-		event_timer_cancel(c->w->loop, &c->timer);
+		event_timer_cancel(c->rl->loop, &c->timer);
 	return 0;
 }
 
@@ -515,21 +525,40 @@ conn_io(struct event_loop *loop, int fd, int events, void *data)
 }
 
 void
-relay_refuse(struct worker *w, int client_fd, const struct rule *rule,
+relay_refuse(struct relay *rl, int client_fd, const struct rule *rule,
     const struct sockaddr_any *peer, const char *result)
 {
 	char    client[ADDR_STRLEN];
-	int64_t now = event_now(w->loop);
+	int64_t now = event_now(rl->loop);
 
 	close(client_fd);
-	w->refused++;
+	rl->refused++;
 	/* rinetd names the rule's backend on these lines too. */
-	relay_log_access(w, rule, &rule->upstream.backends[0], peer, result,
+	relay_log_access(rl, rule, &rule->upstream.backends[0], peer, result,
 	    0, 0, now);
 	log_debug("%s: %s client %s (%llu refused by this worker so far)",
 	    rule->listen, result,
 	    addr_format((const struct sockaddr *)&peer->ss, client,
-	    sizeof(client)), (unsigned long long)w->refused);
+	    sizeof(client)), (unsigned long long)rl->refused);
+}
+
+/* Whether err says descriptors or memory ran out (for now). */
+static bool
+relay_shortage(int err)
+{
+	return err == EMFILE || err == ENFILE || err == ENOBUFS ||
+	    err == ENOMEM;
+}
+
+/* Close c for want of a resource; -1 with errno kept, for the caller. */
+static int
+relay_shortage_close(struct conn *c, const char *why)
+{
+	int err = errno;
+
+	conn_close(c, CLIENT, ACCESSLOG_CONNECT_FAILED, why);
+	errno = err;
+	return -1;
 }
 
 /*
@@ -544,23 +573,19 @@ backend_connect(struct conn *c)
 	const struct rule         *rule = c->rule;
 	const struct backend      *b = c->backend;
 	const struct sockaddr_any *to = &b->addr;
-	struct worker             *w = c->w;
+	struct relay             *rl = c->rl;
 	int                        fd, err;
 
 	fd = sock_stream(to->ss.ss_family);
 	if (fd == -1) {
 		err = errno;
-		if (err == EMFILE || err == ENFILE || err == ENOBUFS ||
-		    err == ENOMEM)
-			worker_starve(w, rule->listen, "create a backend socket",
-			    err);
-		else
+		if (!relay_shortage(err))
 			log_err("%s: cannot create a socket for %s: %s",
 			    rule->listen, rule->connect, strerror(err));
 		conn_close(c, CLIENT, ACCESSLOG_CONNECT_FAILED, "no socket");
+		errno = err;
 		return -1;
 	}
-	w->starved = false;	/* descriptors are available again */
 	sock_nodelay(fd);
 	/* Reset, not FIN, if this side is abandoned (see dir_flush). */
 	sock_abort_on_close(fd, true);
@@ -575,12 +600,10 @@ backend_connect(struct conn *c)
 		return 1;
 	}
 	c->fd[BACKEND] = fd;
-	if (event_set(w->loop, fd, EV_EDGE | EV_READ | EV_WRITE, conn_io,
+	if (event_set(rl->loop, fd, EV_EDGE | EV_READ | EV_WRITE, conn_io,
 	    c) == -1) {
 		log_err("cannot watch backend socket: %s", strerror(errno));
-		conn_close(c, CLIENT, ACCESSLOG_CONNECT_FAILED,
-		    "event loop full");
-		return -1;
+		return relay_shortage_close(c, "event loop full");
 	}
 	return 0;
 }
@@ -588,8 +611,9 @@ backend_connect(struct conn *c)
 /*
  * Connect to the upstream's backends from c->attempt on, while
  * connect_timeout lasts: the first that does not fail at once is waited
- * for.  err: why the one before failed.  Returns 0 while connecting, -1
- * if the connection was closed (no backend could be tried).
+ * for.  err: why the one before failed.  Returns 0 while connecting or
+ * once the client was told that no backend answered; -1 with errno if
+ * the connection was closed for want of descriptors or memory.
  */
 static int
 conn_connect(struct conn *c, int err)
@@ -598,7 +622,7 @@ conn_connect(struct conn *c, int err)
 	int64_t			 deadline = c->started + c->rule->connect_timeout;
 
 	for (; c->attempt < u->nbackends; c->attempt++) {
-		if (c->attempt > 0 && event_now(c->w->loop) >= deadline)
+		if (c->attempt > 0 && event_now(c->rl->loop) >= deadline)
 			break;
 		c->backend = &u->backends[c->attempt];
 		switch (backend_connect(c)) {
@@ -610,14 +634,14 @@ conn_connect(struct conn *c, int err)
 		err = errno;
 	}
 	conn_fail(c, ACCESSLOG_CONNECT_FAILED, strerror(err));
-	return -1;
+	return 0;
 }
 
 /* The connect to c->backend failed with err: on to the next backend. */
 static void
 conn_next_backend(struct conn *c, int err)
 {
-	event_close(c->w->loop, c->fd[BACKEND]);
+	event_close(c->rl->loop, c->fd[BACKEND]);
 	close(c->fd[BACKEND]);
 	c->fd[BACKEND] = -1;
 	c->ready[BACKEND] = 0;
@@ -646,14 +670,14 @@ conn_on_timer(struct event_timer *t, void *data)
 		return;
 	}
 	due = c->last_active + c->rule->idle_timeout;
-	if (due > event_now(c->w->loop) &&
-	    event_timer_arm(c->w->loop, t, due) == 0)
+	if (due > event_now(c->rl->loop) &&
+	    event_timer_arm(c->rl->loop, t, due) == 0)
 		return;
 	conn_close(c, -1, ACCESSLOG_IDLE_TIMEOUT, "idle timeout");
 }
 
-void
-relay_start(struct worker *w, int client_fd, const struct rule *rule,
+int
+relay_start(struct relay *rl, int client_fd, const struct rule *rule,
     const struct sockaddr_any *peer)
 {
 	static struct log_limit	 denied_limit;
@@ -661,25 +685,25 @@ relay_start(struct worker *w, int client_fd, const struct rule *rule,
 	char			 client[ADDR_STRLEN];
 	int			 s;
 
-	if (!acl_permits(&w->cfg->acl, &rule->acl,
+	if (!acl_permits(&rl->cfg->acl, &rule->acl,
 	    (const struct sockaddr *)&peer->ss)) {
 		if (log_get_level() >= LOG_LEVEL_INFO)
 			log_limited(&denied_limit, LOG_LEVEL_INFO, "%s: client "
 			    "%s denied by allow/deny rules", rule->listen,
 			    addr_format((const struct sockaddr *)&peer->ss,
 			    client, sizeof(client)));
-		relay_refuse(w, client_fd, rule, peer, ACCESSLOG_DENIED);
-		return;
+		relay_refuse(rl, client_fd, rule, peer, ACCESSLOG_DENIED);
+		return 0;
 	}
 	/* From the pool: no malloc per connection in steady state. */
-	c = pool_get(w->pool, sizeof(*c));
+	c = pool_get(rl->pool, sizeof(*c));
 	if (c == NULL) {
-		log_err("cannot accept a connection: out of memory");
 		close(client_fd);
-		return;
+		errno = ENOMEM;
+		return -1;
 	}
 	memset(c, 0, sizeof(*c));
-	c->w = w;
+	c->rl = rl;
 	c->rule = rule;
 	c->backend = &rule->upstream.backends[0];
 	c->peer = *peer;
@@ -692,37 +716,50 @@ relay_start(struct worker *w, int client_fd, const struct rule *rule,
 		c->dir[s].splice = rule->splice == SPLICE_ON;
 #endif
 	}
-	c->started = c->last_active = event_now(w->loop);
+	c->started = c->last_active = event_now(rl->loop);
 	c->connecting = true;
 	c->ready[CLIENT] = EV_WRITE;	/* accepted: it can take bytes */
-	TAILQ_INSERT_TAIL(&w->conns, c, link);
-	w->nconns++;
+	TAILQ_INSERT_TAIL(&rl->conns, c, link);
+	rl->nconns++;
 	/* Read early: the request waits in the buffer for the connect. */
-	if (event_set(w->loop, client_fd, EV_EDGE | EV_READ, conn_io, c) == -1) {
-		log_err("cannot watch client socket: %s", strerror(errno));
-		conn_close(c, CLIENT, ACCESSLOG_CONNECT_FAILED,
-		    "event loop full");
-		return;
-	}
+	if (event_set(rl->loop, client_fd, EV_EDGE | EV_READ, conn_io, c) == -1)
+		return relay_shortage_close(c, "event loop full");
 #ifndef __linux__
 	/* Linux copies these from the listening socket; others may not. */
 	sock_nodelay(client_fd);
 	sock_abort_on_close(client_fd, true);
 #endif
 	event_timer_init(&c->timer, conn_on_timer, c);
-	if (event_timer_arm(w->loop, &c->timer, c->started +
-	    rule->connect_timeout) == -1) {
-		log_err("cannot time a connection: out of memory");
-		conn_close(c, CLIENT, ACCESSLOG_CONNECT_FAILED, "out of memory");
-		return;
-	}
-	(void)conn_connect(c, 0);
+	if (event_timer_arm(rl->loop, &c->timer, c->started +
+	    rule->connect_timeout) == -1)
+		return relay_shortage_close(c, "out of memory");
+	return conn_connect(c, 0);
+}
+
+struct relay *
+relay_new(struct event_loop *loop, struct pool *pool, const struct conf *cfg)
+{
+	struct relay *rl = calloc(1, sizeof(*rl));
+
+	if (rl == NULL)
+		return NULL;
+	rl->loop = loop;
+	rl->pool = pool;
+	rl->cfg = cfg;
+	TAILQ_INIT(&rl->conns);
+	return rl;
+}
+
+int
+relay_count(const struct relay *rl)
+{
+	return rl->nconns;
 }
 
 void
-relay_close_all(struct worker *w, const char *reason)
+relay_close_all(struct relay *rl, const char *reason)
 {
-	while (!TAILQ_EMPTY(&w->conns))
-		conn_close(TAILQ_FIRST(&w->conns), -1, ACCESSLOG_SHUTDOWN,
+	while (!TAILQ_EMPTY(&rl->conns))
+		conn_close(TAILQ_FIRST(&rl->conns), -1, ACCESSLOG_SHUTDOWN,
 		    reason);
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -25,6 +26,7 @@
 #include "ipc.h"
 #include "log.h"
 #include "pidfile.h"
+#include "listen.h"
 #include "pool.h"
 #include "proctitle.h"
 #include "relay.h"
@@ -32,6 +34,35 @@
 #include "sig.h"
 #include "sock.h"
 #include "worker.h"
+
+/* A worker's own state; only this file sees it. */
+
+struct listener {
+	int                fd;
+	const struct rule *rule;
+	struct worker     *w;
+};
+
+struct worker {
+	const struct conf *cfg;
+	struct event_loop   *loop;
+	struct pool         *pool;
+	int                  slot;
+	unsigned             generation;
+	struct listener     *listeners;
+	size_t               nlisteners;
+	struct relay        *relay;	/* the connections */
+	bool                 draining;	/* stopped accepting for good */
+	int64_t              resume_at;	/* accept again after EMFILE */
+	bool                 starved;	/* EMFILE reported, not yet over */
+	int                  chan;	/* to and from the master */
+	pid_t                master;
+	bool                 orphaned;	/* the master is gone */
+	struct scoreboard_cell *cell;	/* heartbeat, or NULL */
+	struct event_timer   beat;	/* wakes an idle loop to beat */
+	int64_t              drain_deadline;
+	int64_t              refused_logged; /* last max_connections warning */
+};
 
 #define ACCEPT_BATCH      64	/* accepts per wakeup, for fairness */
 #define EMFILE_PAUSE_MS   500	/* out of descriptors: retry after this */
@@ -43,7 +74,8 @@ static void worker_tick(struct event_loop *, void *);
 static void worker_accept(struct event_loop *, int, int, void *);
 static void listener_accept(struct listener *, int);
 
-void
+/* Reschedule the worker's timer after deadlines changed. */
+static void
 worker_schedule(struct worker *w, int64_t due)
 {
 	int64_t cur = event_timer_due(w->loop);
@@ -111,7 +143,11 @@ worker_tick(struct event_loop *loop, void *data)
 		worker_schedule(w, w->drain_deadline);
 }
 
-void
+/*
+ * Out of descriptors or memory (err) while doing what: stop accepting for
+ * a moment rather than spin on a queue that stays readable; log once.
+ */
+static void
 worker_starve(struct worker *w, const char *listen, const char *what,
     int err)
 {
@@ -136,7 +172,7 @@ worker_refuse(struct worker *w, int fd, const struct listener *l,
 		log_warn("%s: max_connections (%d) reached, refusing new "
 		    "connections", l->rule->listen, w->cfg->max_connections);
 	}
-	relay_refuse(w, fd, l->rule, peer, ACCESSLOG_REFUSED_MAX);
+	relay_refuse(w->relay, fd, l->rule, peer, ACCESSLOG_REFUSED_MAX);
 }
 
 /*
@@ -177,12 +213,15 @@ listener_accept(struct listener *l, int max)
 				return;
 			}
 		}
-		if (w->nconns >= w->cfg->max_connections)
+		if (relay_count(w->relay) >= w->cfg->max_connections)
 			worker_refuse(w, cfd, l, &peer);
-		else
-			relay_start(w, cfd, l->rule, &peer);
-		if (w->starved)
-			return;	/* relay_start ran out of descriptors */
+		else if (relay_start(w->relay, cfd, l->rule, &peer) == -1) {
+			/* Out of descriptors or memory: pause accepting. */
+			worker_starve(w, l->rule->listen, "relay a connection",
+			    errno);
+			return;
+		} else
+			w->starved = false;	/* the episode is over */
 	}
 }
 
@@ -281,7 +320,7 @@ worker_drain(struct worker *w)
 {
 	if (w->draining)
 		return;
-	log_info("stopping: finishing %d connection(s)", w->nconns);
+	log_info("stopping: finishing %d connection(s)", relay_count(w->relay));
 	proctitle_set("ferryd: worker %d (gen %u, draining)", w->slot,
 	    w->generation);
 	w->draining = true;
@@ -319,7 +358,7 @@ worker_orphaned(struct worker *w, const char *how)
 		return;
 	w->orphaned = true;
 	log_notice("the master is gone (%s); finishing %d connection(s)",
-	    how, w->nconns);
+	    how, relay_count(w->relay));
 	if (w->chan != -1) {
 		event_close(w->loop, w->chan);
 		close(w->chan);
@@ -382,7 +421,7 @@ static bool
 worker_handle_signals(struct worker *w)
 {
 	if (sig_take(SIGTERM) || sig_take(SIGINT)) {
-		relay_close_all(w, "shutdown");
+		relay_close_all(w->relay, "shutdown");
 		return false;
 	}
 	if (sig_take(SIGQUIT))
@@ -391,12 +430,12 @@ worker_handle_signals(struct worker *w)
 		log_reopen();
 		accesslog_reopen();
 	}
-	if (w->draining && w->nconns == 0)
+	if (w->draining && relay_count(w->relay) == 0)
 		return false;
 	if (w->draining && event_now(w->loop) >= w->drain_deadline) {
 		log_warn("shutdown_timeout reached: closing %d connection(s)",
-		    w->nconns);
-		relay_close_all(w, "shutdown timeout");
+		    relay_count(w->relay));
+		relay_close_all(w->relay, "shutdown timeout");
 		return false;
 	}
 	return true;
@@ -449,7 +488,6 @@ worker_run(const struct worker_start *ws)
 	w.cell = scoreboard_cell(ws->cell);
 	w.resume_at = -1;
 	w.refused_logged = -REFUSE_LOG_MS;
-	TAILQ_INIT(&w.conns);
 	snprintf(role, sizeof(role), "worker %d", w.slot);
 	log_set_role(role);
 	proctitle_set("ferryd: worker %d (gen %u)", w.slot, w.generation);
@@ -476,7 +514,8 @@ worker_run(const struct worker_start *ws)
 	w.loop = event_loop_new(cfg->event_backend, worker_max_fds(), err,
 	    sizeof(err));
 	w.pool = pool_new();
-	if (w.loop == NULL || w.pool == NULL) {
+	if (w.loop == NULL || w.pool == NULL ||
+	    (w.relay = relay_new(w.loop, w.pool, cfg)) == NULL) {
 		log_err("%s", w.loop == NULL ? err : "out of memory");
 		_exit(2);
 	}
@@ -504,7 +543,7 @@ worker_run(const struct worker_start *ws)
 	while (worker_handle_signals(&w)) {
 		if (event_loop_run_once(w.loop) == -1) {
 			log_err("event loop failed: %s", strerror(errno));
-			relay_close_all(&w, "event loop failure");
+			relay_close_all(w.relay, "event loop failure");
 			_exit(1);
 		}
 		worker_beat(&w);

@@ -1,49 +1,14 @@
 /*
- * worker.h - a worker process: its listening sockets, its event loop and
- * the connections it relays.
+ * worker.h - starting a worker process: its listening sockets, its event
+ * loop and the connections it relays.  Only the master starts one; what
+ * a worker holds is private to worker.c.
  */
 #ifndef FERRYD_WORKER_H
 #define FERRYD_WORKER_H
 
-#include <sys/queue.h>
-
 #include "conf.h"
-#include "event_timer.h"
-#include "listen.h"
 
-struct conn;
-struct event_loop;
-struct scoreboard_cell;
-struct pool;
-
-struct listener {
-	int                fd;
-	const struct rule *rule;
-	struct worker     *w;
-};
-
-struct worker {
-	const struct conf *cfg;
-	struct event_loop   *loop;
-	struct pool         *pool;
-	int                  slot;
-	unsigned             generation;
-	struct listener     *listeners;
-	size_t               nlisteners;
-	TAILQ_HEAD(, conn)   conns;
-	int                  nconns;
-	bool                 draining;	/* stopped accepting for good */
-	int64_t              resume_at;	/* accept again after EMFILE */
-	bool                 starved;	/* EMFILE reported, not yet over */
-	int                  chan;	/* to and from the master */
-	pid_t                master;
-	bool                 orphaned;	/* the master is gone */
-	struct scoreboard_cell *cell;	/* heartbeat, or NULL */
-	struct event_timer   beat;	/* wakes an idle loop to beat */
-	int64_t              drain_deadline;
-	int64_t              refused_logged; /* last max_connections warning */
-	uint64_t             refused;	/* clients denied or over the limit */
-};
+struct listen_set;
 
 /* What a worker starts with, from the master. */
 struct worker_start {
@@ -63,15 +28,5 @@ struct worker_start {
  * its connections and exits.
  */
 void worker_run(const struct worker_start *ws) __attribute__((noreturn));
-
-/*
- * Out of descriptors or memory (err) while doing what: stop accepting for
- * a moment rather than spin on a queue that stays readable; log once.
- */
-void worker_starve(struct worker *w, const char *listen, const char *what,
-    int err);
-
-/* Reschedule the worker's timer after deadlines changed. */
-void worker_schedule(struct worker *w, int64_t due);
 
 #endif
