@@ -27,6 +27,7 @@
 #include "conf.h"
 #include "conf_file.h"
 #include "conf_rinetd.h"
+#include "event.h"
 
 /* Limits, in the unit the structs store: bytes or milliseconds. */
 #define BUFFER_SIZE_MIN		1024
@@ -141,10 +142,6 @@ static const struct key rule_keys[] = {
 /* In enum log_level order. */
 static const char *const log_level_names[] = {
 	"err", "warning", "notice", "info", "debug", NULL
-};
-
-static const char *const backend_names[] = {
-	"auto", "epoll", "poll", NULL
 };
 
 /* In enum access_log_format order. */
@@ -523,16 +520,15 @@ static int
 parse_backend(struct loader *ld, const struct key *k,
     const config_setting_t *s, void *base)
 {
-	int	idx = 0;
+	const char *const	*names = event_backend_names();
+	int			 idx = 0;
 
-	if (get_choice(ld, k, s, backend_names, &idx) == -1)
+	if (get_choice(ld, k, s, names, &idx) == -1)
 		return -1;
-#ifndef HAVE_EPOLL
-	if (strcmp(backend_names[idx], "epoll") == 0)
-		return fail(ld, s, "%s \"epoll\" is not supported on this "
-		    "system", k->name);
-#endif
-	return store_string(ld, s, field(base, k), backend_names[idx]);
+	if (!event_backend_available(names[idx]))
+		return fail(ld, s, "%s \"%s\" is not supported on this "
+		    "system", k->name, names[idx]);
+	return store_string(ld, s, field(base, k), names[idx]);
 }
 
 static const char *const splice_names[] = { "auto", "on", "off", NULL };

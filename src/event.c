@@ -50,19 +50,57 @@ monotonic_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/*
+ * The backends, in order of preference: "auto" is the first one built
+ * in.  A backend is one file implementing struct event_backend and one
+ * line here; a known name without a backend on this system is refused as
+ * not supported here rather than unknown.
+ */
+static const struct {
+	const char                 *name;
+	const struct event_backend *backend;	/* NULL: not on this system */
+} registry[] = {
+#ifdef HAVE_EPOLL
+	{ "epoll", &event_backend_epoll },
+#else
+	{ "epoll", NULL },
+#endif
+	{ "poll", &event_backend_poll },
+};
+
+#define NREGISTRY (sizeof(registry) / sizeof(registry[0]))
+
+const char *const *
+event_backend_names(void)
+{
+	static const char *names[NREGISTRY + 2];
+	size_t             i;
+
+	if (names[0] == NULL) {
+		names[0] = "auto";
+		for (i = 0; i < NREGISTRY; i++)
+			names[i + 1] = registry[i].name;
+	}
+	return names;
+}
+
 static const struct event_backend *
 backend_by_name(const char *name)
 {
-#ifdef HAVE_EPOLL
-	if (strcmp(name, "auto") == 0 || strcmp(name, "epoll") == 0)
-		return &event_backend_epoll;
-#else
-	if (strcmp(name, "auto") == 0)
-		return &event_backend_poll;
-#endif
-	if (strcmp(name, "poll") == 0)
-		return &event_backend_poll;
+	size_t i;
+
+	for (i = 0; i < NREGISTRY; i++)
+		if (registry[i].backend != NULL &&
+		    (strcmp(name, "auto") == 0 ||
+		    strcmp(name, registry[i].name) == 0))
+			return registry[i].backend;
 	return NULL;
+}
+
+bool
+event_backend_available(const char *name)
+{
+	return backend_by_name(name) != NULL;
 }
 
 /* The tables start this small and double as descriptors need. */

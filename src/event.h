@@ -48,8 +48,16 @@ typedef void event_handler(struct event_loop *loop, int fd, int events,
     void *data);
 
 /*
- * Create a loop for file descriptors below max_fds using backend "auto",
- * "epoll" or "poll".  Returns NULL with the reason in err.
+ * The backend names a configuration may give, "auto" first, NULL at the
+ * end: every backend ferryd knows, also those this system lacks.
+ */
+const char *const *event_backend_names(void);
+/* Whether backend name (or "auto") can run on this system. */
+bool event_backend_available(const char *name);
+
+/*
+ * Create a loop for file descriptors below max_fds using backend "auto"
+ * or one of event_backend_names().  Returns NULL with the reason in err.
  */
 struct event_loop *event_loop_new(const char *backend, int max_fds,
     char *err, size_t errlen);
