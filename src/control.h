@@ -7,9 +7,6 @@
 
 #include <stddef.h>
 
-/* The pidfile of a daemon when neither -p nor the configuration names one. */
-#define CONTROL_DEFAULT_PIDFILE RUNSTATEDIR "/ferryd.pid"
-
 /*
  * The signal for action ("reload", "stop", "quit" or "reopen"), or -1 if
  * there is no such action.

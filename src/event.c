@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "event.h"
 #include "event_backend.h"
 
@@ -40,15 +41,6 @@ struct event_loop {
 	event_timer_cb             *timer_cb;
 	void                       *timer_data;
 };
-
-static int64_t
-monotonic_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /*
  * The backends, in order of preference: "auto" is the first one built
@@ -177,7 +169,7 @@ event_loop_new(const char *backend, int max_fds, char *err, size_t errlen)
 		free(loop);
 		return NULL;
 	}
-	loop->now = monotonic_ms();
+	loop->now = clock_ms();
 	timer_heap_init(&loop->timers);
 	loop->timer_due = -1;
 	return loop;
@@ -361,7 +353,7 @@ event_wait_ms(const struct event_loop *loop)
 		due = first->due;
 	if (due == -1)
 		return -1;
-	wait = due - monotonic_ms();
+	wait = due - clock_ms();
 	return wait < 0 ? 0 : wait > 3600000 ? 3600000 : (int)wait;
 }
 
@@ -383,7 +375,7 @@ event_loop_run_once(struct event_loop *loop)
 	}
 	loop->round++;
 	n = loop->backend->wait(loop->state, loop->fired, MAX_FIRED, timeout);
-	loop->now = monotonic_ms();
+	loop->now = clock_ms();
 	if (n == -1) {
 		if (errno != EINTR)
 			return -1;

@@ -80,9 +80,12 @@ rule_open_per_slot(struct listen_set *ls, const struct conf *cfg, size_t r,
 	int			 s;
 
 	/* An address not ours yet must not be anyone else's. */
-	if (o == -1 && sock_probe(&rule->listen_addr, rule->ipv6_only, err,
-	    errlen) == -1)
+	if (o == -1 && sock_probe(&rule->listen_addr,
+	    rule->ipv6_only) == EADDRINUSE) {
+		snprintf(err, errlen, "cannot bind %s: address in use by "
+		    "another process", rule->listen);
 		return -1;
+	}
 	for (s = 0; s < ls->nslots; s++) {
 		if (o != -1 && s < old->nslots && LISTEN_FD(old, o, s) != -1) {
 			if (keep_backlog(LISTEN_FD(old, o, s), cfg, rule, err,

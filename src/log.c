@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 #include "safefile.h"
 
@@ -120,15 +121,6 @@ log_set_role(const char *role)
 	snprintf(log_role, sizeof(log_role), "%s", role);
 }
 
-static int64_t
-monotonic_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void
 log_limited(struct log_limit *lim, int level, const char *fmt, ...)
 {
@@ -138,7 +130,7 @@ log_limited(struct log_limit *lim, int level, const char *fmt, ...)
 
 	if (level > log_level)
 		return;
-	now = monotonic_ms();
+	now = clock_ms();
 	if (now - lim->window >= 1000) {
 		lim->window = now;
 		lim->sent = 0;

@@ -52,6 +52,10 @@ struct log_limit {
 
 void log_limited(struct log_limit *lim, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* log_limited(), with the level checked before the arguments are made. */
+#define log_limited_at(lim, level, ...) \
+	do { if (log_get_level() >= (level)) \
+		log_limited((lim), (level), __VA_ARGS__); } while (0)
 
 #define log_err(...)     log_msg(LOG_LEVEL_ERR, __VA_ARGS__)
 #define log_warn(...)    log_msg(LOG_LEVEL_WARNING, __VA_ARGS__)

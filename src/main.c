@@ -11,17 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 
 #include "addr.h"
 #include "conf.h"
+#include "conf_rinetd.h"
 #include "control.h"
 #include "log.h"
 #include "master.h"
+#include "pidfile.h"
 #include "proctitle.h"
 #include "sock.h"
-#include "conf_rinetd.h"
 
 #define DEFAULT_CONFIG SYSCONFDIR "/ferryd.conf"
 
@@ -83,7 +82,7 @@ signal_master(const struct options *opt, int signo)
 			return 1;
 		}
 		pidfile = cfg->pidfile != NULL ? cfg->pidfile :
-		    CONTROL_DEFAULT_PIDFILE;
+		    PIDFILE_DEFAULT;
 	}
 	if (pidfile[0] == '\0') {
 		fprintf(stderr, "ferryd: %s sets no pidfile (pidfile = \"\"): "
@@ -133,38 +132,29 @@ static int
 test_bind(const struct rule *r)
 {
 	char	name[ADDR_STRLEN], host[ADDR_STRLEN];
-	int	fd, on = 1, v6 = r->ipv6_only, rc = 0;
+	int	err = sock_probe(&r->listen_addr, r->ipv6_only);
 
 	addr_format((const void *)&r->listen_addr.ss, name, sizeof(name));
-	if ((fd = sock_stream(r->listen_addr.ss.ss_family)) == -1 ||
-	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) == -1 ||
-	    (r->listen_addr.ss.ss_family == AF_INET6 &&
-	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6, sizeof(v6)) == -1)) {
-		fprintf(stderr, "ferryd: %s:%d: cannot create a socket for "
-		    "%s: %s\n", r->file, r->line, name, strerror(errno));
-		rc = -1;
-	} else if (bind(fd, (const void *)&r->listen_addr.ss,
-	    r->listen_addr.len) == 0)
-		;	/* bindable: that is all -t wants to know */
-	else if (errno == EADDRINUSE)
+	switch (err) {
+	case 0:
+		return 0;	/* bindable: that is all -t wants to know */
+	case EADDRINUSE:
 		printf("ferryd: note: %s:%d: %s is in use (a running ferryd "
 		    "may hold it)\n", r->file, r->line, name);
-	else if (errno == EADDRNOTAVAIL) {
+		return 0;
+	case EADDRNOTAVAIL:
 		fprintf(stderr, "ferryd: %s:%d: cannot bind %s: address %s is "
 		    "not on this host\n", r->file, r->line, name,
 		    addr_host((const void *)&r->listen_addr.ss, host,
 		    sizeof(host)));
-		rc = -1;
-	} else {
+		return -1;
+	default:
 		fprintf(stderr, "ferryd: %s:%d: cannot bind %s: %s%s\n",
-		    r->file, r->line, name, strerror(errno), errno == EACCES ?
+		    r->file, r->line, name, strerror(err), err == EACCES ?
 		    " (a port below the system's unprivileged ports needs "
 		    "root or CAP_NET_BIND_SERVICE)" : "");
-		rc = -1;
+		return -1;
 	}
-	if (fd != -1)
-		close(fd);
-	return rc;
 }
 
 /* Every rule's listen address; -1 if any cannot be bound. */

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "accesslog.h"
+#include "clock.h"
 #include "daemon.h"
 #include "fdlimit.h"
 #include "ipc.h"
@@ -63,12 +64,6 @@ struct slot {
 	int     delay_ms;	/* backoff for the next crash */
 };
 
-/* Slots whose worker hung: new connections are steered around them. */
-struct steering {
-	bool    skip[MAX_WORKERS];
-	bool    any;
-};
-
 struct master {
 	struct conf        *cfg;
 	const struct options *opt;
@@ -81,19 +76,10 @@ struct master {
 	int                   stopping;	/* 0, or the signal that stops us */
 	int64_t               stop_deadline;
 	int64_t               watchdog_at;	/* next heartbeat check */
-	struct steering       steer;
+	bool                  skip[MAX_WORKERS];	/* hung: steered around */
 	bool                  started;	/* the first generation accepted */
 	int                   status;	/* exit status */
 };
-
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void
 child_close_chan(struct child *c)
@@ -117,7 +103,7 @@ master_spawn(struct master *m, int slot)
 	if (c == NULL || ipc_pair(chan) == -1) {
 		log_err("cannot start worker %d: %s", slot, strerror(errno));
 		free(c);
-		m->slots[slot].respawn_at = now_ms() + RESPAWN_MAX_MS;
+		m->slots[slot].respawn_at = clock_ms() + RESPAWN_MAX_MS;
 		return;
 	}
 	c->cell = scoreboard_take();
@@ -147,7 +133,7 @@ master_spawn(struct master *m, int slot)
 		close(chan[0]);
 		scoreboard_give(c->cell);
 		free(c);
-		m->slots[slot].respawn_at = now_ms() + RESPAWN_MAX_MS;
+		m->slots[slot].respawn_at = clock_ms() + RESPAWN_MAX_MS;
 		return;
 	}
 	c->pid = pid;
@@ -156,7 +142,7 @@ master_spawn(struct master *m, int slot)
 	c->state = CHILD_STARTING;
 	c->chan = chan[0];
 	c->accepting = true;
-	c->started = now_ms();
+	c->started = clock_ms();
 	m->slots[slot].respawn_at = -1;
 	TAILQ_INSERT_TAIL(&m->children, c, link);
 	log_debug("worker %d started (pid %ld, generation %u)", slot,
@@ -179,7 +165,7 @@ master_schedule_respawn(struct master *m, const struct child *c, int status)
 {
 	struct slot *s = &m->slots[c->slot];
 	char         how[96];
-	int64_t      now = now_ms();
+	int64_t      now = clock_ms();
 
 	describe_status(status, how, sizeof(how));
 	if (now - c->started < RESPAWN_FAST_MS)
@@ -266,7 +252,7 @@ master_stop(struct master *m, int signo)
 	if (m->status == 0)
 		log_notice("received %s, %s", strsignal(signo), signo == SIGQUIT ?
 		    "stopping gracefully" : "stopping");
-	m->stop_deadline = now_ms() + STOP_GRACE_MS +
+	m->stop_deadline = clock_ms() + STOP_GRACE_MS +
 	    (signo == SIGQUIT ? m->cfg->shutdown_timeout : 0);
 	master_signal_children(m, signo == SIGQUIT ? SIGQUIT : SIGTERM);
 	/*
@@ -313,7 +299,6 @@ master_reload(struct master *m)
 	int                i;
 
 	log_notice("reloading %s", m->opt->config_path);
-	memset(&m->steer, 0, sizeof(m->steer));
 	cfg = conf_load_syntax(m->opt->config_path, m->opt->config_syntax,
 	    err, sizeof(err));
 	if (cfg == NULL)
@@ -353,11 +338,13 @@ master_reload(struct master *m)
 	listen_set_close(m->ls);
 	conf_free(m->cfg);
 	free(m->slots);
+	/* The new set was steered without skips: its workers are new. */
+	memset(m->skip, 0, sizeof(m->skip));
 	m->ls = ls;
 	m->cfg = cfg;
 	m->slots = slots;
 	m->gen++;
-	m->gen_started = now_ms();
+	m->gen_started = clock_ms();
 	for (i = 0; i < cfg->workers; i++)
 		master_spawn(m, i);
 	log_notice("configuration reloaded: %zu rule(s), %d worker(s), "
@@ -406,7 +393,7 @@ master_advance(struct master *m)
 		 * generation keeps serving until a new one is ready.
 		 */
 		if (m->reload_pending &&
-		    now_ms() - m->gen_started >= RELOAD_STUCK_MS) {
+		    clock_ms() - m->gen_started >= RELOAD_STUCK_MS) {
 			log_warn("generation %u is not ready after %d s; "
 			    "reloading anyway", m->gen, RELOAD_STUCK_MS / 1000);
 			m->reload_pending = false;
@@ -419,7 +406,7 @@ master_advance(struct master *m)
 			continue;
 		if (c->state != CHILD_DRAINING) {
 			c->state = CHILD_DRAINING;
-			c->drain_deadline = now_ms() + m->cfg->shutdown_timeout;
+			c->drain_deadline = clock_ms() + m->cfg->shutdown_timeout;
 			kill(c->pid, SIGQUIT);
 		}
 		if (c->accepting) {
@@ -453,9 +440,9 @@ master_read_channel(struct master *m, struct child *c)
 		if (msg.type == IPC_READY && c->state == CHILD_STARTING) {
 			c->state = CHILD_READY;
 			/* Its slot may have been skipped while it hung. */
-			if (c->gen == m->gen && m->steer.skip[c->slot]) {
-				m->steer.skip[c->slot] = false;
-				if (listen_set_steer(m->ls, m->cfg, m->steer.skip,
+			if (c->gen == m->gen && m->skip[c->slot]) {
+				m->skip[c->slot] = false;
+				if (listen_set_steer(m->ls, m->cfg, m->skip,
 				    err, sizeof(err)) == -1)
 					log_warn("%s", err);
 			}
@@ -546,11 +533,11 @@ master_watchdog(struct master *m, int64_t now)
 		    "replacing it", c->slot, (long)c->pid,
 		    (long long)(now - cell->heartbeat));
 		c->hung = true;
-		m->steer.skip[c->slot] = true;
+		m->skip[c->slot] = true;
 		steer = true;
 		kill(c->pid, SIGKILL);
 	}
-	if (steer && listen_set_steer(m->ls, m->cfg, m->steer.skip, err,
+	if (steer && listen_set_steer(m->ls, m->cfg, m->skip, err,
 	    sizeof(err)) == -1)
 		log_warn("%s; the hung worker's queue waits for its "
 		    "replacement", err);
@@ -561,7 +548,7 @@ static int
 master_timers(struct master *m)
 {
 	struct child *c;
-	int64_t       now = now_ms(), next = -1;
+	int64_t       now = clock_ms(), next = -1;
 	int           i;
 
 	if (m->stopping) {
@@ -582,7 +569,7 @@ master_timers(struct master *m)
 	}
 	if (m->cfg->watchdog_timeout > 0) {
 		if (now >= m->watchdog_at) {
-			master_watchdog(m, scoreboard_now());
+			master_watchdog(m, now);
 			m->watchdog_at = now + WATCHDOG_CHECK_MS;
 		}
 		next = earliest(next, m->watchdog_at);
@@ -705,7 +692,7 @@ master_start(struct master *m, char *err, size_t errlen)
 
 	pidfile = opt->pidfile != NULL ? opt->pidfile : cfg->pidfile;
 	if (pidfile == NULL && !opt->foreground)
-		pidfile = RUNSTATEDIR "/ferryd.pid";
+		pidfile = PIDFILE_DEFAULT;
 	if (pidfile != NULL && pidfile[0] == '\0')
 		pidfile = NULL;
 	/* The lock first: of two instances, the second stops here. */
@@ -736,7 +723,7 @@ master_start(struct master *m, char *err, size_t errlen)
 		return -1;
 	}
 	m->gen = 1;
-	m->gen_started = now_ms();
+	m->gen_started = clock_ms();
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include "ferryd.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,29 +23,35 @@
 static int  pid_fd = -1;
 static char pid_path[4096];
 
-/* The pid in the file of fd, or 0 if it holds none (as a number). */
-static long
+/*
+ * The pid in the file of fd, or 0 when it holds none: decimal digits, an
+ * optional newline and nothing else, and a value a process can have (not
+ * 0, which kill(2) takes for our own process group).
+ */
+static pid_t
 read_pid(int fd)
 {
-	char    buf[32], *end;
+	char    buf[32];
 	ssize_t n;
-	long    pid;
+	long    pid = 0;
+	int     i;
 
-	n = pread(fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
+	if ((n = pread(fd, buf, sizeof(buf) - 1, 0)) <= 0)
 		return 0;
 	buf[n] = '\0';
-	pid = strtol(buf, &end, 10);
-	if (end == buf || (*end != '\n' && *end != '\0') || pid <= 0)
+	for (i = 0; buf[i] >= '0' && buf[i] <= '9'; i++)
+		if ((pid = pid * 10 + (buf[i] - '0')) > INT_MAX)
+			return 0;
+	if (i == 0 || (buf[i] != '\0' && strcmp(buf + i, "\n") != 0))
 		return 0;
-	return pid;
+	return (pid_t)pid;
 }
 
 int
 pidfile_lock(const char *path, char *err, size_t errlen)
 {
-	long pid;
-	int  fd;
+	pid_t pid;
+	int   fd;
 
 	if (strlen(path) >= sizeof(pid_path)) {
 		snprintf(err, errlen, "pidfile name too long: %s", path);
@@ -58,7 +65,8 @@ pidfile_lock(const char *path, char *err, size_t errlen)
 		if (errno == EWOULDBLOCK) {
 			if ((pid = read_pid(fd)) > 0)
 				snprintf(err, errlen, "ferryd is already "
-				    "running (pid %ld, pidfile %s)", pid, path);
+				    "running (pid %ld, pidfile %s)", (long)pid,
+				    path);
 			else
 				snprintf(err, errlen, "ferryd is already "
 				    "running (pidfile %s is locked)", path);
@@ -71,6 +79,37 @@ pidfile_lock(const char *path, char *err, size_t errlen)
 	pid_fd = fd;
 	snprintf(pid_path, sizeof(pid_path), "%s", path);
 	return 0;
+}
+
+pid_t
+pidfile_holder(const char *path, char *err, size_t errlen)
+{
+	pid_t pid = -1;
+	int   fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		if (errno == ENOENT)
+			snprintf(err, errlen, "ferryd is not running (no "
+			    "pidfile %s)", path);
+		else
+			snprintf(err, errlen, "cannot open pidfile %s: %s",
+			    path, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_SH | LOCK_NB) == 0)
+		snprintf(err, errlen, "ferryd is not running (stale pidfile "
+		    "%s)", path);
+	else if (errno != EWOULDBLOCK)
+		snprintf(err, errlen, "cannot lock pidfile %s: %s", path,
+		    strerror(errno));
+	else if ((pid = read_pid(fd)) == 0) {
+		/* A master that has only just taken the lock, or garbage. */
+		snprintf(err, errlen, "pidfile %s does not hold a process ID",
+		    path);
+		pid = -1;
+	}
+	close(fd);
+	return pid;
 }
 
 int

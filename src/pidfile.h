@@ -5,6 +5,10 @@
 #define FERRYD_PIDFILE_H
 
 #include <stddef.h>
+#include <sys/types.h>
+
+/* A daemon's pidfile when neither -p nor the configuration names one. */
+#define PIDFILE_DEFAULT	RUNSTATEDIR "/ferryd.pid"
 
 /*
  * Open path (creating it) and lock it, for good: the lock is on the file
@@ -14,6 +18,13 @@
  * PATH)" when another process holds it.  Returns 0, or -1 with err.
  */
 int  pidfile_lock(const char *path, char *err, size_t errlen);
+/*
+ * The pid of the master that holds path's lock, or -1 with err set: "ferryd
+ * is not running (no pidfile PATH)" or "(stale pidfile PATH)" when no one
+ * holds it, and a pidfile whose text is not a pid is refused.  A pid is
+ * trusted only with the lock: a dead master's may belong to anyone now.
+ */
+pid_t pidfile_holder(const char *path, char *err, size_t errlen);
 /* Write our pid into the locked file (once detached). */
 int  pidfile_write(char *err, size_t errlen);
 /* Close the lock without removing the file (in a forked worker). */

@@ -451,15 +451,13 @@ conn_fail(struct conn *c, const char *result, const char *reason)
 	const struct upstream	*u = &c->rule->upstream;
 	char			 backend[ADDR_STRLEN], client[ADDR_STRLEN];
 
-	if (log_get_level() >= LOG_LEVEL_WARNING)
-		log_limited(&limit, LOG_LEVEL_WARNING, "%s: cannot connect to "
-		    "%s for client %s: %s%s", c->rule->listen,
-		    u->nbackends > 1 ? c->rule->connect :
-		    addr_format((struct sockaddr *)&c->backend->addr.ss,
-		    backend, sizeof(backend)),
-		    addr_format((struct sockaddr *)&c->peer.ss, client,
-		    sizeof(client)), reason,
-		    u->nbackends > 1 ? " (every address tried)" : "");
+	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: cannot connect to %s "
+	    "for client %s: %s%s", c->rule->listen, u->nbackends > 1 ?
+	    c->rule->connect : addr_format((struct sockaddr *)
+	    &c->backend->addr.ss, backend, sizeof(backend)),
+	    addr_format((struct sockaddr *)&c->peer.ss, client,
+	    sizeof(client)), reason,
+	    u->nbackends > 1 ? " (every address tried)" : "");
 	conn_close(c, CLIENT, result, reason);
 }
 
@@ -564,8 +562,8 @@ relay_shortage_close(struct conn *c, const char *why)
 /*
  * Open a socket to c->backend and start connecting.  Returns 0 when the
  * connect is under way, 1 when this backend failed at once (errno says
- * why; the socket is closed: try the next), -1 when the connection was
- * closed (out of descriptors, the loop is full).
+ * why; no socket is left open: try the next), -1 with errno when the
+ * connection was closed for want of descriptors or memory.
  */
 static int
 backend_connect(struct conn *c)
@@ -578,13 +576,14 @@ backend_connect(struct conn *c)
 
 	fd = sock_stream(to->ss.ss_family);
 	if (fd == -1) {
-		err = errno;
-		if (!relay_shortage(err))
-			log_err("%s: cannot create a socket for %s: %s",
-			    rule->listen, rule->connect, strerror(err));
-		conn_close(c, CLIENT, ACCESSLOG_CONNECT_FAILED, "no socket");
-		errno = err;
-		return -1;
+		/*
+		 * Out of descriptors: the caller must know.  Anything else
+		 * (an IPv6 address where IPv6 is off) is this address's
+		 * failure: on to the next.
+		 */
+		if (relay_shortage(errno))
+			return relay_shortage_close(c, "no socket");
+		return 1;
 	}
 	sock_nodelay(fd);
 	/* Reset, not FIN, if this side is abandoned (see dir_flush). */
@@ -687,11 +686,10 @@ relay_start(struct relay *rl, int client_fd, const struct rule *rule,
 
 	if (!acl_permits(&rl->cfg->acl, &rule->acl,
 	    (const struct sockaddr *)&peer->ss)) {
-		if (log_get_level() >= LOG_LEVEL_INFO)
-			log_limited(&denied_limit, LOG_LEVEL_INFO, "%s: client "
-			    "%s denied by allow/deny rules", rule->listen,
-			    addr_format((const struct sockaddr *)&peer->ss,
-			    client, sizeof(client)));
+		log_limited_at(&denied_limit, LOG_LEVEL_INFO, "%s: client %s "
+		    "denied by allow/deny rules", rule->listen,
+		    addr_format((const struct sockaddr *)&peer->ss, client,
+		    sizeof(client)));
 		relay_refuse(rl, client_fd, rule, peer, ACCESSLOG_DENIED);
 		return 0;
 	}

@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "clock.h"
 #include "scoreboard.h"
 
 #ifndef MAP_ANONYMOUS
@@ -39,7 +40,7 @@ scoreboard_take(void)
 	for (i = 0; cells != NULL && i < SCOREBOARD_CELLS; i++)
 		if (!cells[i].in_use) {
 			cells[i].in_use = 1;
-			cells[i].heartbeat = scoreboard_now();
+			cells[i].heartbeat = clock_ms();
 			return i;
 		}
 	return -1;
@@ -57,13 +58,4 @@ scoreboard_cell(int i)
 {
 	return cells != NULL && i >= 0 && i < SCOREBOARD_CELLS ? &cells[i] :
 	    NULL;
-}
-
-int64_t
-scoreboard_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }

@@ -14,7 +14,7 @@
 #define SCOREBOARD_CELLS	1024
 
 struct scoreboard_cell {
-	volatile int64_t	heartbeat;	/* CLOCK_MONOTONIC ms */
+	volatile int64_t	heartbeat;	/* clock_ms() (clock.h) */
 	volatile int		in_use;		/* the master's: handed out */
 	char			pad[64 - sizeof(int64_t) - sizeof(int)];
 };
@@ -27,7 +27,5 @@ int	scoreboard_take(void);
 void	scoreboard_give(int cell);
 /* The cell at index i. */
 struct scoreboard_cell *scoreboard_cell(int i);
-/* The monotonic clock the heartbeats use, in ms. */
-int64_t	scoreboard_now(void);
 
 #endif

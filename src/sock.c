@@ -111,26 +111,18 @@ fail:
 }
 
 int
-sock_probe(const struct sockaddr_any *addr, bool v6only, char *err,
-    size_t errlen)
+sock_probe(const struct sockaddr_any *addr, bool v6only)
 {
-	char name[ADDR_STRLEN];
-	int  fd, on = 1, v6 = v6only, rc = 0;
+	int fd, on = 1, v6 = v6only, rc = 0;
 
-	if ((fd = sock_stream(addr->ss.ss_family)) == -1)
-		return 0;	/* the real bind will say what is wrong */
-	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
-	if (addr->ss.ss_family == AF_INET6)
-		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6,
-		    sizeof(v6));
-	if (bind(fd, (const struct sockaddr *)&addr->ss, addr->len) == -1 &&
-	    errno == EADDRINUSE) {
-		snprintf(err, errlen, "cannot bind %s: address in use by "
-		    "another process", addr_format((const struct sockaddr *)
-		    &addr->ss, name, sizeof(name)));
-		rc = -1;
-	}
-	close(fd);
+	if ((fd = sock_stream(addr->ss.ss_family)) == -1 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) == -1 ||
+	    (addr->ss.ss_family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6,
+	    IPV6_V6ONLY, &v6, sizeof(v6)) == -1) ||
+	    bind(fd, (const struct sockaddr *)&addr->ss, addr->len) == -1)
+		rc = errno;
+	if (fd != -1)
+		close(fd);
 	return rc;
 }
 

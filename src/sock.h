@@ -20,14 +20,15 @@ int  sock_accept(int lfd, struct sockaddr_any *peer);
 int  sock_listen(const struct sockaddr_any *addr, int backlog, bool v6only,
     bool balanced, char *err, size_t errlen);
 /*
- * Whether another process listens on addr: a bind without SO_REUSEPORT
- * (SO_REUSEADDR only, so that connections in TIME_WAIT do not count),
- * which a second ferryd's SO_REUSEPORT sockets would otherwise share
- * silently.  Returns 0 when free, -1 with "cannot bind ADDR: address in
- * use by another process" (or the reason) in err.
+ * Try to bind addr as a socket of nobody's group would: without
+ * SO_REUSEPORT (with SO_REUSEADDR, so that connections in TIME_WAIT do
+ * not count), without listen(), and close it at once.  Returns 0 when
+ * the address could be bound, else the errno of the attempt: EADDRINUSE
+ * when another socket listens on it (which a second ferryd's
+ * SO_REUSEPORT sockets would otherwise share silently), EADDRNOTAVAIL
+ * when it is not on this host, EACCES for a privileged port.
  */
-int  sock_probe(const struct sockaddr_any *addr, bool v6only, char *err,
-    size_t errlen);
+int  sock_probe(const struct sockaddr_any *addr, bool v6only);
 /* Bind fd to the local address src (port 0) before connecting; -1 and
  * errno on failure. */
 int  sock_bind_source(int fd, const struct sockaddr_any *src);

@@ -290,7 +290,7 @@ worker_drop_privileges(const struct conf *cfg)
 static int
 worker_signals(void)
 {
-	static const int caught[] = { SIGTERM, SIGINT, SIGQUIT, SIGUSR1 };
+	static const int caught[] = { SIGTERM, SIGINT, SIGQUIT };
 	size_t           i;
 
 	if (sig_open() == -1)
@@ -298,7 +298,13 @@ worker_signals(void)
 	for (i = 0; i < sizeof(caught) / sizeof(caught[0]); i++)
 		if (sig_catch(caught[i]) == -1)
 			return -1;
+	/*
+	 * Reloads and log reopening are the master's: it hands reopened
+	 * logs over the channel (a worker running as a user could not open
+	 * root's files by name).
+	 */
 	sig_ignore(SIGHUP);
+	sig_ignore(SIGUSR1);
 	sig_ignore(SIGPIPE);
 	sig_default(SIGCHLD);
 	sig_block_all(0);
@@ -426,10 +432,6 @@ worker_handle_signals(struct worker *w)
 	}
 	if (sig_take(SIGQUIT))
 		worker_drain(w);
-	if (sig_take(SIGUSR1)) {
-		log_reopen();
-		accesslog_reopen();
-	}
 	if (w->draining && relay_count(w->relay) == 0)
 		return false;
 	if (w->draining && event_now(w->loop) >= w->drain_deadline) {
