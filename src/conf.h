@@ -66,6 +66,11 @@ enum log_level {
 	LOG_LEVEL_DEBUG
 };
 
+/* What a rule forwards; its listeners' handler follows from it. */
+enum rule_protocol {
+	RULE_TCP = 0		/* a stream: accept, connect, relay */
+};
+
 /* One address a rule forwards to. */
 struct backend {
 	struct sockaddr_any addr;            /* resolved at load time */
@@ -87,6 +92,7 @@ struct rule {
 	char               *listen;          /* as written, e.g. "[::]:8080" */
 	char               *connect;         /* as written */
 	struct sockaddr_any listen_addr;     /* resolved at load time */
+	int                 protocol;        /* enum rule_protocol */
 	struct upstream     upstream;        /* connect, resolved */
 	size_t              buffer_size;     /* bytes */
 	int                 connect_timeout; /* ms, > 0 */

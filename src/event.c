@@ -37,9 +37,6 @@ struct event_loop {
 	int64_t                     now;
 	uint64_t                    round;	/* counts waits */
 	struct timer_heap           timers;
-	int64_t                     timer_due;	/* event_timer(); -1: none */
-	event_timer_cb             *timer_cb;
-	void                       *timer_data;
 };
 
 /*
@@ -171,7 +168,6 @@ event_loop_new(const char *backend, int max_fds, char *err, size_t errlen)
 	}
 	loop->now = clock_ms();
 	timer_heap_init(&loop->timers);
-	loop->timer_due = -1;
 	return loop;
 nomem:
 	snprintf(err, errlen, "cannot create event loop: out of memory");
@@ -327,33 +323,16 @@ event_timer_cancel(struct event_loop *loop, struct event_timer *t)
 	timer_heap_cancel(&loop->timers, t);
 }
 
-void
-event_timer(struct event_loop *loop, int64_t when_ms, event_timer_cb *cb,
-    void *data)
-{
-	loop->timer_due = when_ms;
-	loop->timer_cb = cb;
-	loop->timer_data = data;
-}
-
-int64_t
-event_timer_due(const struct event_loop *loop)
-{
-	return loop->timer_due;
-}
-
 /* How long the next wait may last: until the first timer, at most 1 h. */
 static int
 event_wait_ms(const struct event_loop *loop)
 {
 	const struct event_timer	*first = timer_heap_first(&loop->timers);
-	int64_t				 due = loop->timer_due, wait;
+	int64_t				 wait;
 
-	if (first != NULL && (due == -1 || first->due < due))
-		due = first->due;
-	if (due == -1)
+	if (first == NULL)
 		return -1;
-	wait = due - clock_ms();
+	wait = first->due - clock_ms();
 	return wait < 0 ? 0 : wait > 3600000 ? 3600000 : (int)wait;
 }
 
@@ -404,9 +383,5 @@ event_loop_run_once(struct event_loop *loop)
 	}
 	n += event_run_due(loop);
 	n += timer_heap_run(&loop->timers, loop->now);
-	if (loop->timer_due != -1 && loop->now >= loop->timer_due) {
-		loop->timer_due = -1;
-		loop->timer_cb(loop, loop->timer_data);
-	}
 	return n;
 }

@@ -106,13 +106,4 @@ int  event_timer_arm(struct event_loop *loop, struct event_timer *t,
     int64_t due);
 void event_timer_cancel(struct event_loop *loop, struct event_timer *t);
 
-/*
- * One timer of the loop's own, for callers with a single deadline: call
- * cb(loop, data) at time when_ms (event_now clock); -1 cancels.
- */
-typedef void event_timer_cb(struct event_loop *loop, void *data);
-void event_timer(struct event_loop *loop, int64_t when_ms,
-    event_timer_cb *cb, void *data);
-int64_t event_timer_due(const struct event_loop *loop);
-
 #endif

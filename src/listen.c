@@ -19,7 +19,8 @@
 
 /*
  * The index of the rule of cfg whose sockets can serve rule r as they are
- * (same address, same IPV6_V6ONLY), or -1.
+ * (same protocol, same address, same IPV6_V6ONLY), or -1: the listen set
+ * is keyed by (rule, slot, protocol).
  */
 static int
 rule_by_listen(const struct conf *cfg, const struct rule *r)
@@ -27,7 +28,8 @@ rule_by_listen(const struct conf *cfg, const struct rule *r)
 	size_t i;
 
 	for (i = 0; cfg != NULL && i < cfg->nrules; i++)
-		if (addr_equal(&cfg->rules[i].listen_addr, &r->listen_addr) &&
+		if (cfg->rules[i].protocol == r->protocol &&
+		    addr_equal(&cfg->rules[i].listen_addr, &r->listen_addr) &&
 		    cfg->rules[i].ipv6_only == r->ipv6_only)
 			return (int)i;
 	return -1;

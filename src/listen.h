@@ -1,11 +1,13 @@
 /*
  * listen.h - the listen set: one listening socket per (rule, worker slot),
- * all bound with SO_REUSEPORT to the rule's address.
+ * all bound with SO_REUSEPORT to the rule's address, of the rule's
+ * protocol; each worker gives its slot's sockets to that protocol's
+ * handler (tcp_accept.c for streams).
  *
  * The master owns the set for its whole life, so the kernel keeps queueing
  * connections on a slot's socket while that slot's worker is being
  * replaced.  A reload builds a new set that takes over every socket whose
- * address and slot are unchanged.
+ * protocol, address and slot are unchanged.
  */
 #ifndef FERRYD_LISTEN_H
 #define FERRYD_LISTEN_H
@@ -36,8 +38,8 @@ struct listen_set {
 
 /*
  * Build the listen set for cfg in mode (old's, on a reload).  Sockets of
- * old (may be NULL; its config is oldcfg) with the same address and slot
- * are taken over and their entries in old set to -1; the others are
+ * old (may be NULL; its config is oldcfg) with the same protocol, address
+ * and slot are taken over and their entries in old set to -1; the others are
  * bound anew.  In LISTEN_SHARED mode a rule has one socket and every
  * slot a dup() of it.  On failure nothing of old is taken, and NULL is
  * returned with "cannot bind ADDR: reason" in err.

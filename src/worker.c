@@ -29,233 +29,83 @@
 #include "listen.h"
 #include "pool.h"
 #include "proctitle.h"
-#include "relay.h"
 #include "scoreboard.h"
 #include "sig.h"
 #include "sock.h"
+#include "tcp_accept.h"
+#include "tcp_session.h"
 #include "worker.h"
 
 /* A worker's own state; only this file sees it. */
-
-struct listener {
-	int                fd;
-	const struct rule *rule;
-	struct worker     *w;
-};
-
 struct worker {
-	const struct conf *cfg;
+	const struct conf   *cfg;
 	struct event_loop   *loop;
 	struct pool         *pool;
 	int                  slot;
 	unsigned             generation;
-	struct listener     *listeners;
-	size_t               nlisteners;
-	struct relay        *relay;	/* the connections */
+	struct tcp_sessions *sessions;	/* the connections */
+	struct tcp_acceptor *acceptor;	/* the stream listeners */
 	bool                 draining;	/* stopped accepting for good */
-	int64_t              resume_at;	/* accept again after EMFILE */
-	bool                 starved;	/* EMFILE reported, not yet over */
+	struct event_timer   drain_end;	/* shutdown_timeout from then */
+	bool                 drain_over;	/* ... ran out */
 	int                  chan;	/* to and from the master */
 	pid_t                master;
 	bool                 orphaned;	/* the master is gone */
 	struct scoreboard_cell *cell;	/* heartbeat, or NULL */
 	struct event_timer   beat;	/* wakes an idle loop to beat */
-	int64_t              drain_deadline;
-	int64_t              refused_logged; /* last max_connections warning */
 };
 
-#define ACCEPT_BATCH      64	/* accepts per wakeup, for fairness */
-#define EMFILE_PAUSE_MS   500	/* out of descriptors: retry after this */
-#define REFUSE_LOG_MS     1000	/* at most one max_connections warning */
 #define HEARTBEAT_MS      1000	/* an idle loop still beats this often, */
 #define HEARTBEAT_MIN_MS  100	/* or 4 times per watchdog_timeout */
 
-static void worker_tick(struct event_loop *, void *);
-static void worker_accept(struct event_loop *, int, int, void *);
-static void listener_accept(struct listener *, int);
-
-/* Reschedule the worker's timer after deadlines changed. */
-static void
-worker_schedule(struct worker *w, int64_t due)
-{
-	int64_t cur = event_timer_due(w->loop);
-
-	if (due != -1 && (cur == -1 || due < cur))
-		event_timer(w->loop, due, worker_tick, w);
-}
-
-static void
-worker_watch_listeners(struct worker *w, bool on)
-{
-	size_t i;
-
-	for (i = 0; i < w->nlisteners; i++)
-		if (event_set(w->loop, w->listeners[i].fd, on ? EV_READ : 0,
-		    worker_accept, &w->listeners[i]) == -1)
-			log_err("cannot watch listening socket: %s",
-			    strerror(errno));
-}
-
 /*
- * Stop accepting for good.  First take what is queued: after a reload
- * that retires this slot no other worker accepts from its socket, and the
- * kernel steers no new connection to it (listen_set_steer), so this
- * empties it for good.
- * Then tell the master, which waits for it before the next reload.
+ * Stop accepting for good.  The acceptor first takes what is queued:
+ * after a reload that retires this slot no other worker accepts from its
+ * socket, and the kernel steers no new connection to it
+ * (listen_set_steer), so this empties it for good.  Then tell the
+ * master, which waits for it before the next reload.
  */
 static void
 worker_close_listeners(struct worker *w)
 {
-	size_t i;
-
-	worker_watch_listeners(w, false);
-	for (i = 0; i < w->nlisteners; i++) {
-		/*
-		 * At most a full queue: a socket the new generation shares
-		 * keeps filling, and its new workers take the rest.  Also
-		 * after running out of descriptors once: a failure now only
-		 * ends the loop early.
-		 */
-		listener_accept(&w->listeners[i], w->cfg->backlog);
-		close(w->listeners[i].fd);
-		w->listeners[i].fd = -1;
-	}
-	w->nlisteners = 0;
+	tcp_acceptor_close(w->acceptor);
 	if (w->chan != -1 && ipc_send(w->chan, IPC_DRAINING, NULL, 0, NULL,
 	    0) == -1 && !w->orphaned)
 		log_warn("cannot tell the master we stopped accepting: %s",
 		    strerror(errno));
 }
 
-static void
-worker_tick(struct event_loop *loop, void *data)
-{
-	struct worker *w = data;
-	int64_t        now = event_now(loop);
-
-	if (w->resume_at != -1 && now >= w->resume_at) {
-		w->resume_at = -1;
-		if (!w->draining)
-			worker_watch_listeners(w, true);
-	}
-	worker_schedule(w, w->resume_at);
-	if (w->draining)
-		worker_schedule(w, w->drain_deadline);
-}
-
 /*
- * Out of descriptors or memory (err) while doing what: stop accepting for
- * a moment rather than spin on a queue that stays readable; log once.
+ * Keep only this slot's sockets (the master holds all of them anyway),
+ * each with the handler of its rule's protocol.
  */
-static void
-worker_starve(struct worker *w, const char *listen, const char *what,
-    int err)
-{
-	if (!w->starved)
-		log_warn("%s: cannot %s: %s; pausing accepting until "
-		    "descriptors are free", listen, what, strerror(err));
-	w->starved = true;
-	worker_watch_listeners(w, false);
-	w->resume_at = event_now(w->loop) + EMFILE_PAUSE_MS;
-	worker_schedule(w, w->resume_at);
-}
-
-/* At max_connections: close the newcomer at once, say so now and then. */
-static void
-worker_refuse(struct worker *w, int fd, const struct listener *l,
-    const struct sockaddr_any *peer)
-{
-	int64_t now = event_now(w->loop);
-
-	if (now - w->refused_logged >= REFUSE_LOG_MS) {
-		w->refused_logged = now;
-		log_warn("%s: max_connections (%d) reached, refusing new "
-		    "connections", l->rule->listen, w->cfg->max_connections);
-	}
-	relay_refuse(w->relay, fd, l->rule, peer, ACCESSLOG_REFUSED_MAX);
-}
-
-/*
- * Accept up to max connections from l; stop early when the queue is
- * empty or accepting must pause.
- */
-static void
-listener_accept(struct listener *l, int max)
-{
-	struct worker       *w = l->w;
-	struct sockaddr_any  peer;
-	int                  i, cfd;
-
-	for (i = 0; i < max; i++) {
-		cfd = sock_accept(l->fd, &peer);
-		if (cfd == -1) {
-			switch (errno) {
-			case EAGAIN:
-#if EAGAIN != EWOULDBLOCK
-			case EWOULDBLOCK:
-#endif
-				return;
-			case EINTR:
-			case ECONNABORTED:
-			case EPROTO:
-			case EPERM:
-				continue;
-			case EMFILE:
-			case ENFILE:
-			case ENOBUFS:
-			case ENOMEM:
-				worker_starve(w, l->rule->listen, "accept",
-				    errno);
-				return;
-			default:
-				log_err("%s: cannot accept: %s", l->rule->listen,
-				    strerror(errno));
-				return;
-			}
-		}
-		if (relay_count(w->relay) >= w->cfg->max_connections)
-			worker_refuse(w, cfd, l, &peer);
-		else if (relay_start(w->relay, cfd, l->rule, &peer) == -1) {
-			/* Out of descriptors or memory: pause accepting. */
-			worker_starve(w, l->rule->listen, "relay a connection",
-			    errno);
-			return;
-		} else
-			w->starved = false;	/* the episode is over */
-	}
-}
-
-static void
-worker_accept(struct event_loop *loop, int fd, int events, void *data)
-{
-	(void)loop;
-	(void)fd;
-	(void)events;
-	/* A batch at a time, so that relaying is not starved. */
-	listener_accept(data, ACCEPT_BATCH);
-}
-
-/* Keep only this slot's sockets; the master holds all of them anyway. */
 static int
 worker_take_listeners(struct worker *w, struct listen_set *ls)
 {
-	size_t r;
-	int    s;
+	const struct rule *rule;
+	size_t             r;
+	int                s, fd;
 
-	w->listeners = calloc(ls->nrules, sizeof(*w->listeners));
-	if (w->listeners == NULL)
-		return -1;
 	for (r = 0; r < ls->nrules; r++)
 		for (s = 0; s < ls->nslots; s++) {
+			fd = LISTEN_FD(ls, r, s);
 			if (s != w->slot) {
-				close(LISTEN_FD(ls, r, s));
+				close(fd);
 				continue;
 			}
-			w->listeners[r].fd = LISTEN_FD(ls, r, s);
-			w->listeners[r].rule = &w->cfg->rules[r];
-			w->listeners[r].w = w;
+			rule = &w->cfg->rules[r];
+			switch (rule->protocol) {
+			case RULE_TCP:
+				if (tcp_acceptor_add(w->acceptor, fd,
+				    rule) == -1) {
+					log_err("%s: cannot watch listening "
+					    "socket: %s", rule->listen,
+					    strerror(errno));
+					return -1;
+				}
+				break;
+			}
 		}
-	w->nlisteners = ls->nrules;
 	return 0;
 }
 
@@ -322,17 +172,29 @@ worker_on_signal(struct event_loop *loop, int fd, int events, void *data)
 }
 
 static void
+worker_on_drain_end(struct event_timer *t, void *data)
+{
+	struct worker *w = data;
+
+	(void)t;
+	w->drain_over = true;
+}
+
+static void
 worker_drain(struct worker *w)
 {
 	if (w->draining)
 		return;
-	log_info("stopping: finishing %d connection(s)", relay_count(w->relay));
+	log_info("stopping: finishing %d connection(s)",
+	    tcp_sessions_count(w->sessions));
 	proctitle_set("ferryd: worker %d (gen %u, draining)", w->slot,
 	    w->generation);
 	w->draining = true;
 	worker_close_listeners(w);
-	w->drain_deadline = event_now(w->loop) + w->cfg->shutdown_timeout;
-	worker_schedule(w, w->drain_deadline);
+	event_timer_init(&w->drain_end, worker_on_drain_end, w);
+	if (event_timer_arm(w->loop, &w->drain_end, event_now(w->loop) +
+	    w->cfg->shutdown_timeout) == -1)
+		w->drain_over = true;	/* no memory for a timer: now */
 }
 
 /* The master handed over reopened log files: use them from now on. */
@@ -364,7 +226,7 @@ worker_orphaned(struct worker *w, const char *how)
 		return;
 	w->orphaned = true;
 	log_notice("the master is gone (%s); finishing %d connection(s)",
-	    how, relay_count(w->relay));
+	    how, tcp_sessions_count(w->sessions));
 	if (w->chan != -1) {
 		event_close(w->loop, w->chan);
 		close(w->chan);
@@ -427,17 +289,17 @@ static bool
 worker_handle_signals(struct worker *w)
 {
 	if (sig_take(SIGTERM) || sig_take(SIGINT)) {
-		relay_close_all(w->relay, "shutdown");
+		tcp_sessions_close_all(w->sessions, "shutdown");
 		return false;
 	}
 	if (sig_take(SIGQUIT))
 		worker_drain(w);
-	if (w->draining && relay_count(w->relay) == 0)
+	if (w->draining && tcp_sessions_count(w->sessions) == 0)
 		return false;
-	if (w->draining && event_now(w->loop) >= w->drain_deadline) {
+	if (w->drain_over) {
 		log_warn("shutdown_timeout reached: closing %d connection(s)",
-		    relay_count(w->relay));
-		relay_close_all(w->relay, "shutdown timeout");
+		    tcp_sessions_count(w->sessions));
+		tcp_sessions_close_all(w->sessions, "shutdown timeout");
 		return false;
 	}
 	return true;
@@ -488,8 +350,6 @@ worker_run(const struct worker_start *ws)
 	w.chan = ws->chan;
 	w.master = ws->master;
 	w.cell = scoreboard_cell(ws->cell);
-	w.resume_at = -1;
-	w.refused_logged = -REFUSE_LOG_MS;
 	snprintf(role, sizeof(role), "worker %d", w.slot);
 	log_set_role(role);
 	proctitle_set("ferryd: worker %d (gen %u)", w.slot, w.generation);
@@ -499,8 +359,7 @@ worker_run(const struct worker_start *ws)
 		log_err("cannot set up signals: %s", strerror(errno));
 		_exit(2);
 	}
-	if (worker_take_listeners(&w, ws->ls) == -1 ||
-	    worker_drop_privileges(cfg) == -1)
+	if (worker_drop_privileges(cfg) == -1)
 		_exit(2);
 #if defined(HAVE_SYS_PRCTL_H) && HAVE_DECL_PR_SET_PDEATHSIG
 	/*
@@ -517,10 +376,13 @@ worker_run(const struct worker_start *ws)
 	    sizeof(err));
 	w.pool = pool_new();
 	if (w.loop == NULL || w.pool == NULL ||
-	    (w.relay = relay_new(w.loop, w.pool, cfg)) == NULL) {
+	    (w.sessions = tcp_sessions_new(w.loop, w.pool, cfg)) == NULL ||
+	    (w.acceptor = tcp_acceptor_new(w.loop, w.sessions, cfg)) == NULL) {
 		log_err("%s", w.loop == NULL ? err : "out of memory");
 		_exit(2);
 	}
+	if (worker_take_listeners(&w, ws->ls) == -1)
+		_exit(2);
 	pool_fit_user_pipes(w.pool, cfg->workers);
 	pool_limit_pipes(w.pool, fdlimit_pipe_share(cfg));
 	event_timer_init(&w.beat, worker_on_beat, &w);
@@ -532,7 +394,6 @@ worker_run(const struct worker_start *ws)
 		    strerror(errno));
 		_exit(2);
 	}
-	worker_watch_listeners(&w, true);
 	worker_beat(&w);
 	if (ipc_send(w.chan, IPC_READY, NULL, 0, NULL, 0) == -1)
 		log_warn("cannot tell the master we are ready: %s",
@@ -545,7 +406,8 @@ worker_run(const struct worker_start *ws)
 	while (worker_handle_signals(&w)) {
 		if (event_loop_run_once(w.loop) == -1) {
 			log_err("event loop failed: %s", strerror(errno));
-			relay_close_all(w.relay, "event loop failure");
+			tcp_sessions_close_all(w.sessions,
+			    "event loop failure");
 			_exit(1);
 		}
 		worker_beat(&w);

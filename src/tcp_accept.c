@@ -1,0 +1,234 @@
+/*
+ * tcp_accept.c - accepting connections on a worker's stream listeners.
+ *
+ * A connection is accepted, checked against max_connections and
+ * allow/deny, and handed to a session.  When descriptors or memory run
+ * out, accepting pauses for a moment (EMFILE_PAUSE_MS) rather than spin
+ * on a queue that stays readable; the queued connections wait in the
+ * kernel, and the episode is logged once.
+ */
+#include "ferryd.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <unistd.h>
+
+#include "accesslog.h"
+#include "acl.h"
+#include "addr.h"
+#include "event.h"
+#include "log.h"
+#include "sock.h"
+#include "tcp_accept.h"
+#include "tcp_session.h"
+
+#define ACCEPT_BATCH      64	/* accepts per wakeup, for fairness */
+#define EMFILE_PAUSE_MS   500	/* out of descriptors: retry after this */
+
+struct tcp_listener {
+	STAILQ_ENTRY(tcp_listener) link;
+	int			 fd;
+	const struct rule	*rule;
+	struct tcp_acceptor	*acc;
+};
+
+struct tcp_acceptor {
+	struct event_loop	*loop;
+	struct tcp_sessions	*sessions;
+	const struct conf	*cfg;
+	STAILQ_HEAD(, tcp_listener) listeners;
+	bool			 closed;	/* for good */
+	bool			 starved;	/* shortage logged, not over */
+	struct event_timer	 resume;	/* accept again after a pause */
+};
+
+static void acceptor_on_ready(struct event_loop *, int, int, void *);
+
+static void
+acceptor_watch(struct tcp_acceptor *acc, bool on)
+{
+	struct tcp_listener *l;
+
+	STAILQ_FOREACH(l, &acc->listeners, link)
+		if (event_mask(acc->loop, l->fd, on ? EV_READ : 0) == -1)
+			log_err("%s: cannot watch listening socket: %s",
+			    l->rule->listen, strerror(errno));
+}
+
+static void
+acceptor_on_resume(struct event_timer *t, void *data)
+{
+	struct tcp_acceptor *acc = data;
+
+	(void)t;
+	if (!acc->closed)
+		acceptor_watch(acc, true);
+}
+
+/*
+ * Out of descriptors or memory (err) while doing what: stop accepting for
+ * a moment; log once per episode.
+ */
+static void
+acceptor_starve(struct tcp_acceptor *acc, const char *listen,
+    const char *what, int err)
+{
+	if (!acc->starved)
+		log_warn("%s: cannot %s: %s; pausing accepting until "
+		    "descriptors are free", listen, what, strerror(err));
+	acc->starved = true;
+	acceptor_watch(acc, false);
+	if (event_timer_arm(acc->loop, &acc->resume, event_now(acc->loop) +
+	    EMFILE_PAUSE_MS) == -1)
+		acceptor_watch(acc, true);	/* better busy than deaf */
+}
+
+/* At max_connections: close the newcomer at once, say so now and then. */
+static void
+acceptor_refuse_max(struct tcp_acceptor *acc, int fd,
+    const struct rule *rule, const struct sockaddr_any *peer)
+{
+	static struct log_limit limit;
+
+	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: max_connections (%d) "
+	    "reached, refusing new connections", rule->listen,
+	    acc->cfg->max_connections);
+	tcp_session_refuse(acc->sessions, fd, rule, peer,
+	    ACCESSLOG_REFUSED_MAX);
+}
+
+/* Not allowed in by allow/deny: close, say so now and then. */
+static void
+acceptor_deny(struct tcp_acceptor *acc, int fd, const struct rule *rule,
+    const struct sockaddr_any *peer)
+{
+	static struct log_limit	limit;
+	char			client[ADDR_STRLEN];
+
+	log_limited_at(&limit, LOG_LEVEL_INFO, "%s: client %s denied by "
+	    "allow/deny rules", rule->listen, addr_format((const struct
+	    sockaddr *)&peer->ss, client, sizeof(client)));
+	tcp_session_refuse(acc->sessions, fd, rule, peer, ACCESSLOG_DENIED);
+}
+
+/*
+ * Accept up to max connections from l; stop early when the queue is
+ * empty or accepting must pause.
+ */
+static void
+listener_accept(struct tcp_listener *l, int max)
+{
+	struct tcp_acceptor *acc = l->acc;
+	struct sockaddr_any  peer;
+	int                  i, cfd;
+
+	for (i = 0; i < max; i++) {
+		cfd = sock_accept(l->fd, &peer);
+		if (cfd == -1) {
+			switch (errno) {
+			case EAGAIN:
+#if EAGAIN != EWOULDBLOCK
+			case EWOULDBLOCK:
+#endif
+				return;
+			case EINTR:
+			case ECONNABORTED:
+			case EPROTO:
+			case EPERM:
+				continue;
+			case EMFILE:
+			case ENFILE:
+			case ENOBUFS:
+			case ENOMEM:
+				acceptor_starve(acc, l->rule->listen, "accept",
+				    errno);
+				return;
+			default:
+				log_err("%s: cannot accept: %s", l->rule->listen,
+				    strerror(errno));
+				return;
+			}
+		}
+		if (tcp_sessions_count(acc->sessions) >=
+		    acc->cfg->max_connections)
+			acceptor_refuse_max(acc, cfd, l->rule, &peer);
+		else if (!acl_permits(&acc->cfg->acl, &l->rule->acl,
+		    (const struct sockaddr *)&peer.ss))
+			acceptor_deny(acc, cfd, l->rule, &peer);
+		else if (tcp_session_start(acc->sessions, cfd, l->rule,
+		    &peer) == -1) {
+			acceptor_starve(acc, l->rule->listen,
+			    "relay a connection", errno);
+			return;
+		} else
+			acc->starved = false;	/* the episode is over */
+	}
+}
+
+static void
+acceptor_on_ready(struct event_loop *loop, int fd, int events, void *data)
+{
+	(void)loop;
+	(void)fd;
+	(void)events;
+	/* A batch at a time, so that relaying is not starved. */
+	listener_accept(data, ACCEPT_BATCH);
+}
+
+struct tcp_acceptor *
+tcp_acceptor_new(struct event_loop *loop, struct tcp_sessions *sessions,
+    const struct conf *cfg)
+{
+	struct tcp_acceptor *acc = calloc(1, sizeof(*acc));
+
+	if (acc == NULL)
+		return NULL;
+	acc->loop = loop;
+	acc->sessions = sessions;
+	acc->cfg = cfg;
+	STAILQ_INIT(&acc->listeners);
+	event_timer_init(&acc->resume, acceptor_on_resume, acc);
+	return acc;
+}
+
+int
+tcp_acceptor_add(struct tcp_acceptor *acc, int fd, const struct rule *rule)
+{
+	struct tcp_listener *l = calloc(1, sizeof(*l));
+
+	if (l == NULL)
+		return -1;
+	l->fd = fd;
+	l->rule = rule;
+	l->acc = acc;
+	if (event_set(acc->loop, fd, EV_READ, acceptor_on_ready, l) == -1) {
+		free(l);
+		return -1;
+	}
+	STAILQ_INSERT_TAIL(&acc->listeners, l, link);
+	return 0;
+}
+
+void
+tcp_acceptor_close(struct tcp_acceptor *acc)
+{
+	struct tcp_listener *l;
+
+	acc->closed = true;
+	event_timer_cancel(acc->loop, &acc->resume);
+	acceptor_watch(acc, false);
+	while ((l = STAILQ_FIRST(&acc->listeners)) != NULL) {
+		/*
+		 * At most a full queue: a socket the new generation shares
+		 * keeps filling, and its new workers take the rest.  Also
+		 * after running out of descriptors once: a failure now only
+		 * ends the loop early.
+		 */
+		listener_accept(l, acc->cfg->backlog);
+		event_close(acc->loop, l->fd);
+		close(l->fd);
+		STAILQ_REMOVE_HEAD(&acc->listeners, link);
+		free(l);
+	}
+}

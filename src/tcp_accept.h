@@ -1,0 +1,32 @@
+/*
+ * tcp_accept.h - a worker's stream listeners: accept in batches, apply
+ * allow/deny and max_connections, hand each connection to a session, and
+ * pause for a moment when descriptors or memory run out.
+ */
+#ifndef FERRYD_TCP_ACCEPT_H
+#define FERRYD_TCP_ACCEPT_H
+
+#include "conf.h"
+
+struct event_loop;
+struct tcp_acceptor;
+struct tcp_sessions;
+
+/* Accepting in loop, for sessions, up to cfg's max_connections. */
+struct tcp_acceptor *tcp_acceptor_new(struct event_loop *loop,
+    struct tcp_sessions *sessions, const struct conf *cfg);
+
+/*
+ * Accept from the listening socket fd (non-blocking) for rule, from now
+ * on.  Returns 0, or -1 with errno.
+ */
+int	tcp_acceptor_add(struct tcp_acceptor *acc, int fd,
+    const struct rule *rule);
+
+/*
+ * Stop accepting for good: take what is queued (at most a backlog per
+ * socket), then close every listening socket.
+ */
+void	tcp_acceptor_close(struct tcp_acceptor *acc);
+
+#endif

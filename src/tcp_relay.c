@@ -1,0 +1,447 @@
+/*
+ * tcp_relay.c - the byte pump of one TCP connection.
+ *
+ * A connection has two directions; dir[TCP_CLIENT] carries what the
+ * client sends to the backend, dir[TCP_BACKEND] the reverse.  Each
+ * direction reads into a pool buffer, or on Linux splices into a pool
+ * pipe (zero copy), and writes it out at once; only what the receiver
+ * cannot take yet stays in flight, and while it does, that direction stops
+ * reading (backpressure).  An empty direction gives its buffer or pipe
+ * back, so an idle connection holds neither.
+ *
+ * Each socket is registered once (EV_EDGE): the relay remembers what each
+ * can do (ready[]) from the events and from EAGAIN, so that neither the
+ * connect nor backpressure costs an epoll_ctl, and moves bytes while a
+ * direction can (tcp_relay_run).  The syscalls are the transport's
+ * (xprt.h).
+ *
+ * Invariants, asserted where they matter: a direction holds bytes in
+ * flight (off < len) in exactly one of its buffer or its pipe; a
+ * direction passed its FIN on (shut) only after its own FIN (eof) and
+ * with nothing left in flight; nothing is written to a backend that is
+ * still connecting.
+ */
+#include "ferryd.h"
+
+#include <assert.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "event.h"
+#include "log.h"
+#include "pool.h"
+#include "sock.h"
+#include "tcp_relay.h"
+#include "xprt.h"
+
+/* Steps per run before a busy connection lets others run. */
+#define RUN_ROUNDS 4
+
+/* What a step did. */
+enum step { STEP_IDLE, STEP_MOVED, STEP_ENDED };
+
+static bool
+pending(const struct tcp_dir *d)
+{
+	return d->off < d->len;
+}
+
+static void
+dir_check(const struct tcp_dir *d)
+{
+	assert(d->off <= d->len);
+	assert(!pending(d) || ((d->buf != NULL) != (d->pipe[0] != -1)));
+	assert(!d->shut || (d->eof && !pending(d)));
+	(void)d;
+}
+
+void
+tcp_relay_init(struct tcp_relay *r, int client_fd, size_t bufsize,
+    int splice, int64_t now)
+{
+	int s;
+
+	memset(r, 0, sizeof(*r));
+	r->fd[TCP_CLIENT] = client_fd;
+	r->fd[TCP_BACKEND] = -1;
+	r->bufsize = (uint32_t)bufsize;
+	for (s = TCP_CLIENT; s <= TCP_BACKEND; s++) {
+		r->dir[s].pipe[0] = r->dir[s].pipe[1] = -1;
+#ifdef HAVE_SPLICE
+		r->dir[s].can_splice = splice != SPLICE_OFF;
+		r->dir[s].splice = splice == SPLICE_ON;
+#else
+		(void)splice;
+#endif
+	}
+	r->ready[TCP_CLIENT] = EV_WRITE;	/* accepted: it can take bytes */
+	r->failed_side = -1;
+	r->last_active = now;
+}
+
+/* Give back the buffer or pipe; a pipe still holding bytes is closed. */
+static void
+dir_release(const struct tcp_relay_env *env, const struct tcp_relay *r,
+    struct tcp_dir *d)
+{
+	if (d->buf != NULL)
+		pool_put(env->pool, d->buf, r->bufsize);
+	if (d->pipe[0] != -1) {
+		if (pending(d))
+			pool_drop_pipe(env->pool, d->pipe);
+		else
+			pool_put_pipe(env->pool, d->pipe);
+	}
+	d->buf = NULL;
+	d->pipe[0] = d->pipe[1] = -1;
+	d->off = d->len = 0;
+}
+
+int
+tcp_relay_preamble(const struct tcp_relay_env *env, struct tcp_relay *r,
+    const void *data, size_t len)
+{
+	struct tcp_dir *d = &r->dir[TCP_CLIENT];
+
+	assert(!pending(d) && d->bytes == 0);
+	if (len > r->bufsize) {
+		errno = EMSGSIZE;
+		return -1;
+	}
+	if (d->buf == NULL && (d->buf = pool_get(env->pool, r->bufsize)) ==
+	    NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	memcpy(d->buf, data, len);
+	d->off = 0;
+	d->len = (uint32_t)len;
+	return 0;
+}
+
+/*
+ * Read what side s sent: into a pipe where this direction splices, else
+ * into a buffer.  Returns what recv(2) would.
+ */
+static ssize_t
+dir_read(const struct tcp_relay_env *env, struct tcp_relay *r, int s)
+{
+	struct tcp_dir *d = &r->dir[s];
+	size_t          size = r->bufsize;
+	ssize_t         n;
+
+	/*
+	 * A splice stops at a TCP urgent mark until a recv(2) reads past
+	 * it, dropping the urgent byte as rinetd does: copy once the socket
+	 * reported one (EV_EXCEPT).
+	 */
+	if (d->splice && !r->except[s] && env->xprt->rcv_pipe != NULL) {
+		if (d->pipe[0] == -1 &&
+		    pool_get_pipe(env->pool, d->pipe, size) == -1) {
+			/* Out of descriptors or pipe memory: copy instead. */
+			d->splice = false;
+			goto copy;
+		}
+		n = env->xprt->rcv_pipe(r->fd[s], d->pipe[1],
+		    size > POOL_PIPE_CHUNK ? size : POOL_PIPE_CHUNK);
+		if (n != -1 || (errno != EINVAL && errno != ENOSYS))
+			return n;
+		/* This socket cannot be spliced: copy from now on. */
+		dir_release(env, r, d);
+		d->splice = d->can_splice = false;
+	}
+copy:
+	if (d->buf == NULL && (d->buf = pool_get(env->pool, size)) == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	n = env->xprt->rcv_buf(r->fd[s], d->buf, size);
+	/*
+	 * splice = "auto": small messages go through the buffer (fewer
+	 * page moves, lower latency); a read that fills it means bulk
+	 * data, which is cheaper spliced from the next read on.
+	 */
+	if (n == (ssize_t)size && d->can_splice)
+		d->splice = true;
+	/*
+	 * A short recv(2) emptied the socket: the next byte comes with a
+	 * new event.  (A short splice(2) may only mean a full pipe, so the
+	 * splice path reads on until EAGAIN.)  If the FIN was in before the
+	 * read, this was the end: no read for the 0.
+	 */
+	if (n > 0 && (size_t)n < size && !r->except[s]) {
+		r->ready[s] &= ~EV_READ;
+		if (r->fin[s])
+			d->eof = true;
+	}
+	return n;
+}
+
+/*
+ * Write what direction s holds to the other side, as send(2) would.  The
+ * last bytes before a FIN are sent corked ("more"), so that the FIN that
+ * follows at once leaves in the same segment.
+ */
+static ssize_t
+dir_write(const struct tcp_relay_env *env, struct tcp_relay *r, int s)
+{
+	struct tcp_dir *d = &r->dir[s];
+	int             to = r->fd[TCP_OTHER(s)];
+
+	assert(!(TCP_OTHER(s) == TCP_BACKEND && r->connecting));
+	if (d->pipe[0] != -1)
+		return env->xprt->snd_pipe(d->pipe[0], to, d->len - d->off,
+		    d->eof);
+	return env->xprt->snd_buf(to, d->buf + d->off, d->len - d->off,
+	    d->eof);
+}
+
+/* Side s's socket failed with err: the connection ends. */
+static enum step
+relay_fail(struct tcp_relay *r, int s, int err)
+{
+	r->failed_side = (int8_t)s;
+	r->err = err;
+	return STEP_ENDED;
+}
+
+/*
+ * Interrupted: the socket is still ready, and no new event will say so,
+ * so try again in the next round of the loop.
+ */
+static enum step
+relay_retry(const struct tcp_relay_env *env, struct tcp_relay *r)
+{
+	event_defer(env->loop, r->fd[TCP_CLIENT]);
+	return STEP_IDLE;
+}
+
+/* May direction s write (bytes or its FIN) now? */
+static bool
+can_write(const struct tcp_relay *r, int s)
+{
+	return (r->ready[TCP_OTHER(s)] & EV_WRITE) &&
+	    !(TCP_OTHER(s) == TCP_BACKEND && r->connecting);
+}
+
+/*
+ * Write what direction s holds to the other side, then its FIN if it has
+ * one.  A short send means the socket buffer is full: another would only
+ * return EAGAIN.
+ */
+static enum step
+dir_flush(const struct tcp_relay_env *env, struct tcp_relay *r, int s)
+{
+	struct tcp_dir *d = &r->dir[s];
+	int             to = r->fd[TCP_OTHER(s)];
+	ssize_t         n;
+
+	if (pending(d)) {
+		n = dir_write(env, r, s);
+		if (n == -1) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				r->ready[TCP_OTHER(s)] &= ~EV_WRITE;
+				return STEP_IDLE;
+			}
+			if (errno == EINTR)
+				return relay_retry(env, r);
+			return relay_fail(r, TCP_OTHER(s), errno);
+		}
+		d->off += (uint32_t)n;
+		r->last_active = event_now(env->loop);
+		if (pending(d)) {
+			r->ready[TCP_OTHER(s)] &= ~EV_WRITE;
+			return STEP_MOVED;
+		}
+	}
+	dir_release(env, r, d);
+	if (d->eof && !d->shut) {
+		/*
+		 * Everything read is written: pass the FIN on, an orderly one
+		 * (until now a close would reset: the socket was abandoned).
+		 * The last FIN of the two is sent by close(2): both sockets
+		 * were read to their end, so closing them sends no reset.
+		 */
+		sock_abort_on_close(to, false);
+		d->shut = true;
+		if (r->dir[TCP_OTHER(s)].shut)
+			return STEP_ENDED;
+		if (shutdown(to, SHUT_WR) == -1 && errno != ENOTCONN)
+			return relay_fail(r, TCP_OTHER(s), errno);
+	}
+	return STEP_MOVED;
+}
+
+/* Read once from side s. */
+static enum step
+dir_pump(const struct tcp_relay_env *env, struct tcp_relay *r, int s)
+{
+	struct tcp_dir *d = &r->dir[s];
+	ssize_t         n;
+
+	n = dir_read(env, r, s);
+	if (n > 0) {
+		d->off = 0;
+		d->len = (uint32_t)n;
+		d->bytes += (uint64_t)n;
+		r->last_active = event_now(env->loop);
+		return STEP_MOVED;
+	}
+	if (n == 0) {
+		d->eof = true;
+		dir_release(env, r, d);
+		return STEP_MOVED;
+	}
+	if (errno == EAGAIN || errno == EWOULDBLOCK) {
+		r->ready[s] &= ~EV_READ;
+		dir_release(env, r, d);
+		return STEP_IDLE;
+	}
+	if (errno == EINTR) {
+		dir_release(env, r, d);
+		return relay_retry(env, r);
+	}
+	return relay_fail(r, s, errno);
+}
+
+/*
+ * Move direction s on by what its sockets allow: read if it holds
+ * nothing, then write out what it holds.
+ */
+static enum step
+dir_step(const struct tcp_relay_env *env, struct tcp_relay *r, int s)
+{
+	struct tcp_dir *d = &r->dir[s];
+	enum step       step = STEP_IDLE;
+
+	if (!pending(d) && !d->eof && (r->ready[s] & EV_READ)) {
+		if ((step = dir_pump(env, r, s)) != STEP_MOVED)
+			return step;
+	}
+	if ((pending(d) || (d->eof && !d->shut)) && can_write(r, s))
+		step = dir_flush(env, r, s);
+	dir_check(d);
+	return step;
+}
+
+/*
+ * The masks say what each socket waits for now.  With epoll the sockets
+ * are edge-triggered and this costs nothing; poll(2) watches the masks.
+ */
+static void
+relay_watch(const struct tcp_relay_env *env, struct tcp_relay *r)
+{
+	struct tcp_dir *d;
+	int             s, mask;
+
+	for (s = TCP_CLIENT; s <= TCP_BACKEND; s++) {
+		if (r->fd[s] == -1)
+			continue;
+		d = &r->dir[s];
+		mask = EV_EDGE | (!d->eof && !pending(d) ? EV_READ : 0) |
+		    (pending(&r->dir[TCP_OTHER(s)]) ||
+		    (s == TCP_BACKEND && r->connecting) ? EV_WRITE : 0);
+		if (event_mask(env->loop, r->fd[s], mask) == -1)
+			log_err("cannot watch %s socket: %s", s == TCP_CLIENT ?
+			    "client" : "backend", strerror(errno));
+	}
+}
+
+enum tcp_relay_status
+tcp_relay_run(const struct tcp_relay_env *env, struct tcp_relay *r)
+{
+	int       round, s;
+	bool      moved;
+	enum step step;
+
+	assert(r->fd[TCP_CLIENT] != -1 && r->failed_side == -1);
+	for (round = 0; round < RUN_ROUNDS; round++) {
+		moved = false;
+		for (s = TCP_CLIENT; s <= TCP_BACKEND; s++) {
+			if (r->fd[s] == -1 && s == TCP_BACKEND)
+				continue;
+			step = dir_step(env, r, s);
+			if (step == STEP_ENDED)
+				return r->failed_side == -1 ? TCP_RELAY_DONE :
+				    TCP_RELAY_FAILED;
+			moved |= step == STEP_MOVED;
+		}
+		if (!moved)
+			break;
+	}
+	if (round == RUN_ROUNDS)
+		event_defer(env->loop, r->fd[TCP_CLIENT]);
+	relay_watch(env, r);
+	return TCP_RELAY_OPEN;
+}
+
+int
+tcp_relay_note(struct tcp_relay *r, int s, int events)
+{
+	int err;
+
+	r->ready[s] |= events & (EV_READ | EV_WRITE);
+	if (events & EV_URGENT)
+		sock_discard_urgent(r->fd[s]);
+	/*
+	 * A reset or error: act on it now, for a read may not come soon (a
+	 * client that sent its request and reset while the backend
+	 * connects has its bytes waiting in our buffer and is not read
+	 * again).  A connecting backend's error is the connect's to read.
+	 */
+	if ((events & EV_ERROR) && !(s == TCP_BACKEND && r->connecting) &&
+	    (err = sock_error(r->fd[s])) != 0)
+		return err;
+	if (events & EV_EXCEPT)
+		r->except[s] = true;
+	else if (events & EV_RDHUP)
+		r->fin[s] = true;
+	return 0;
+}
+
+void
+tcp_relay_attach_backend(struct tcp_relay *r, int fd)
+{
+	assert(r->fd[TCP_BACKEND] == -1);
+	r->fd[TCP_BACKEND] = fd;
+	r->connecting = true;
+	r->ready[TCP_BACKEND] = 0;
+	r->fin[TCP_BACKEND] = r->except[TCP_BACKEND] = false;
+}
+
+void
+tcp_relay_detach_backend(struct tcp_relay *r)
+{
+	assert(r->connecting && r->dir[TCP_BACKEND].bytes == 0);
+	r->fd[TCP_BACKEND] = -1;
+	r->ready[TCP_BACKEND] = 0;
+	r->fin[TCP_BACKEND] = r->except[TCP_BACKEND] = false;
+}
+
+void
+tcp_relay_connected(struct tcp_relay *r, int64_t now)
+{
+	assert(r->fd[TCP_BACKEND] != -1);
+	r->connecting = false;
+	r->last_active = now;
+}
+
+void
+tcp_relay_close(const struct tcp_relay_env *env, struct tcp_relay *r,
+    int reset_side)
+{
+	int s;
+
+	for (s = TCP_CLIENT; s <= TCP_BACKEND; s++) {
+		dir_release(env, r, &r->dir[s]);
+		if (r->fd[s] == -1)
+			continue;
+		event_close(env->loop, r->fd[s]);
+		if (s == reset_side)
+			sock_abort_on_close(r->fd[s], true);
+		close(r->fd[s]);
+		r->fd[s] = -1;
+	}
+}

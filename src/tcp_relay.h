@@ -1,0 +1,105 @@
+/*
+ * tcp_relay.h - the byte pump of one TCP connection: both directions,
+ * backpressure, half-close, resets.  It knows sockets, buffers and pipes,
+ * not rules, backends or the session around it: it reports how the
+ * connection ended and its owner decides what that means.
+ */
+#ifndef FERRYD_TCP_RELAY_H
+#define FERRYD_TCP_RELAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct event_loop;
+struct pool;
+struct xprt_ops;
+
+enum tcp_side { TCP_CLIENT = 0, TCP_BACKEND = 1 };
+
+#define TCP_OTHER(s) (1 - (s))
+
+/* What every relay of a worker shares. */
+struct tcp_relay_env {
+	struct event_loop	*loop;
+	struct pool		*pool;
+	const struct xprt_ops	*xprt;
+};
+
+/* One direction: reads fd[side], writes fd[TCP_OTHER(side)]. */
+struct tcp_dir {
+	char		*buf;		/* copy: the buffer while in flight */
+	int		 pipe[2];	/* splice: the pipe while in flight */
+	uint32_t	 off, len;	/* in flight: bytes off..len of a read */
+	bool		 splice;	/* move bytes with splice(2) now */
+	bool		 can_splice;	/* may switch to splice(2) */
+	bool		 eof;		/* the reading side sent FIN */
+	bool		 shut;		/* FIN passed on to the writing side */
+	uint64_t	 bytes;		/* read from this side */
+};
+
+struct tcp_relay {
+	int		 fd[2];		/* -1: not open (yet) */
+	struct tcp_dir	 dir[2];
+	uint32_t	 bufsize;	/* bytes per read */
+	uint8_t		 ready[2];	/* EV_READ|EV_WRITE fd[s] can do */
+	bool		 fin[2];	/* fd[s]'s peer sent FIN */
+	bool		 except[2];	/* urgent data: short reads prove nothing */
+	bool		 connecting;	/* fd[TCP_BACKEND] may not be written */
+	int8_t		 failed_side;	/* TCP_RELAY_FAILED: whose socket, */
+	int		 err;		/* and its error */
+	int64_t		 last_active;	/* when bytes last moved */
+};
+
+enum tcp_relay_status {
+	TCP_RELAY_OPEN,		/* moving, or waiting for the sockets */
+	TCP_RELAY_DONE,		/* both sides sent FIN, all passed on */
+	TCP_RELAY_FAILED	/* failed_side's socket failed with err */
+};
+
+/*
+ * A relay for the accepted client_fd, reading bufsize bytes at a time;
+ * splice is the rule's enum splice_mode.
+ */
+void	tcp_relay_init(struct tcp_relay *r, int client_fd, size_t bufsize,
+    int splice, int64_t now);
+
+/*
+ * Bytes to send to the backend before any of the client's (a PROXY
+ * header): they wait in the client direction like a read, so they leave
+ * first, also when the rest is spliced.  Call before the first run; at
+ * most bufsize bytes.  Returns 0, or -1 with errno (ENOMEM, EMSGSIZE).
+ */
+int	tcp_relay_preamble(const struct tcp_relay_env *env,
+    struct tcp_relay *r, const void *data, size_t len);
+
+/* The backend socket, connecting: nothing is written to it yet. */
+void	tcp_relay_attach_backend(struct tcp_relay *r, int fd);
+/* Its connect failed: forget it (the caller closed it). */
+void	tcp_relay_detach_backend(struct tcp_relay *r);
+/* Its connect finished: bytes may flow to it. */
+void	tcp_relay_connected(struct tcp_relay *r, int64_t now);
+
+/*
+ * Take note of events (EV_*) on side s.  Returns 0, or the socket's
+ * error when it reported one (the caller ends the connection).
+ */
+int	tcp_relay_note(struct tcp_relay *r, int s, int events);
+
+/*
+ * Move bytes both ways while the sockets allow, a bounded number of
+ * rounds (then the client socket is deferred: the loop calls its handler
+ * again after the others), and watch for what each socket waits for.
+ */
+enum tcp_relay_status tcp_relay_run(const struct tcp_relay_env *env,
+    struct tcp_relay *r);
+
+/*
+ * Give back buffers and pipes and close both sockets; reset_side (or -1)
+ * is closed with a reset.  An abandoned side resets anyway unless its
+ * FIN went out in order.
+ */
+void	tcp_relay_close(const struct tcp_relay_env *env, struct tcp_relay *r,
+    int reset_side);
+
+#endif

@@ -1,0 +1,408 @@
+/*
+ * tcp_session.c - a forwarded TCP connection's life: connect to the
+ * upstream (tcp_connect.c), relay (tcp_relay.c), time out, close, and
+ * the access log line at the end.
+ */
+#include "ferryd.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <unistd.h>
+
+#include "accesslog.h"
+#include "addr.h"
+#include "event.h"
+#include "log.h"
+#include "pool.h"
+#include "sock.h"
+#include "tcp_connect.h"
+#include "tcp_relay.h"
+#include "tcp_session.h"
+#include "xprt.h"
+
+enum tcp_state {
+	TCP_CONNECTING,		/* the client is read; a backend is tried */
+	TCP_RELAYING,		/* bytes flow both ways */
+	TCP_CLOSING		/* to be closed when the handler returns */
+};
+
+struct tcp_session {
+	TAILQ_ENTRY(tcp_session) link;
+	struct tcp_sessions	*owner;
+	const struct rule	*rule;
+	uint8_t			 state;		/* enum tcp_state */
+	/* How it ends, once CLOSING: */
+	int8_t			 reset_side;	/* closed with a reset, or -1 */
+	int8_t			 err_side;	/* whose socket failed, or -1 */
+	bool			 shortage;	/* for want of a resource (err) */
+	int			 err;		/* errno of why, or 0 */
+	const char		*result;	/* the access log's word */
+	const char		*why;		/* the debug log's, if no err */
+	struct tcp_connect	 connect;
+	struct tcp_relay	 relay;
+	int64_t			 started;
+	struct event_timer	 timer;		/* connect, then idle timeout */
+	struct sockaddr_any	 peer;
+};
+
+struct tcp_sessions {
+	struct tcp_relay_env	 env;
+	const struct conf	*cfg;
+	TAILQ_HEAD(, tcp_session) list;
+	int			 count;
+	uint64_t		 refused;	/* denied or over the limit */
+};
+
+static const char *const side_name[] = { "client", "backend" };
+
+static void session_io(struct event_loop *, int, int, void *);
+
+/*
+ * The session is over: say how, for the access log and the debug line.
+ * reset_side (or -1) is closed with a reset; err_side's socket failed
+ * with err, or err is why a resource ran out (shortage), or 0.
+ */
+static void
+session_end(struct tcp_session *ss, int reset_side, const char *result,
+    const char *why, int err)
+{
+	assert(ss->state != TCP_CLOSING);
+	ss->state = TCP_CLOSING;
+	ss->reset_side = (int8_t)reset_side;
+	ss->result = result;
+	ss->why = why;
+	ss->err = err;
+}
+
+/* Side failed_side's socket failed with err: pass a reset on. */
+static void
+session_abort(struct tcp_session *ss, int failed_side, int err)
+{
+	session_end(ss, TCP_OTHER(failed_side), ACCESSLOG_RESET, NULL, err);
+	ss->err_side = (int8_t)failed_side;
+}
+
+/* Out of descriptors or memory (err) for what: close, tell the accept. */
+static void
+session_short(struct tcp_session *ss, const char *why, int err)
+{
+	session_end(ss, TCP_CLIENT, ACCESSLOG_CONNECT_FAILED, why, err);
+	ss->shortage = true;
+}
+
+/* The backend could not be reached: say why, and reset the client. */
+static void
+session_fail(struct tcp_session *ss, const char *result, const char *why,
+    int err)
+{
+	static struct log_limit	 limit;
+	const struct rule	*rule = ss->rule;
+	bool			 several = rule->upstream.nbackends > 1;
+	char			 backend[ADDR_STRLEN], client[ADDR_STRLEN];
+
+	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: cannot connect to %s "
+	    "for client %s: %s%s", rule->listen, several ? rule->connect :
+	    addr_format((const struct sockaddr *)&ss->connect.backend->addr.ss,
+	    backend, sizeof(backend)),
+	    addr_format((const struct sockaddr *)&ss->peer.ss, client,
+	    sizeof(client)), err != 0 ? strerror(err) : why,
+	    several ? " (every address tried)" : "");
+	session_end(ss, TCP_CLIENT, result, why, err);
+}
+
+/* One access_log line for a session that ends with result. */
+static void
+session_log_access(struct tcp_sessions *ts, const struct rule *rule,
+    const struct backend *backend, const struct sockaddr_any *peer,
+    const char *result, uint64_t in, uint64_t out, int64_t started)
+{
+	struct accesslog_entry e;
+
+	if (!accesslog_enabled())
+		return;
+	memset(&e, 0, sizeof(e));
+	e.client = (const struct sockaddr *)&peer->ss;
+	e.rule = rule;
+	e.backend = (const struct sockaddr *)&backend->addr.ss;
+	e.bytes_in = in;
+	e.bytes_out = out;
+	e.result = result;
+	e.start_ms = started;
+	e.end_ms = event_now(ts->env.loop);
+	accesslog_write(&e);
+}
+
+/* Close a CLOSING session and free it: log, access log, sockets. */
+static void
+session_free(struct tcp_session *ss)
+{
+	struct tcp_sessions *ts = ss->owner;
+	struct tcp_relay    *r = &ss->relay;
+	char                 client[ADDR_STRLEN], why[128];
+	int64_t              ms = event_now(ts->env.loop) - ss->started;
+
+	assert(ss->state == TCP_CLOSING);
+	if (ss->err == 0)
+		snprintf(why, sizeof(why), "%s", ss->why);
+	else
+		snprintf(why, sizeof(why), "%s: %s", ss->err_side >= 0 ?
+		    side_name[ss->err_side] : ss->why, strerror(ss->err));
+	log_debug("%s -> %s: connection from %s closed (%s): "
+	    "%llu bytes in, %llu bytes out, %lld.%03lld s",
+	    ss->rule->listen, ss->rule->connect,
+	    addr_format((const struct sockaddr *)&ss->peer.ss, client,
+	    sizeof(client)), why,
+	    (unsigned long long)r->dir[TCP_CLIENT].bytes,
+	    (unsigned long long)r->dir[TCP_BACKEND].bytes,
+	    (long long)(ms / 1000), (long long)(ms % 1000));
+	session_log_access(ts, ss->rule, ss->connect.backend, &ss->peer,
+	    ss->result, r->dir[TCP_CLIENT].bytes, r->dir[TCP_BACKEND].bytes,
+	    ss->started);
+	tcp_relay_close(&ts->env, r, ss->reset_side);
+	event_timer_cancel(ts->env.loop, &ss->timer);
+	TAILQ_REMOVE(&ts->list, ss, link);
+	ts->count--;
+	pool_put(ts->env.pool, ss, sizeof(*ss));
+}
+
+/*
+ * The deferred close, at the end of every entry point: a session that
+ * became CLOSING is closed now.  Returns -1 with errno if it was closed
+ * for want of descriptors or memory, else 0.
+ */
+static int
+session_settle(struct tcp_session *ss)
+{
+	int err;
+
+	if (ss->state != TCP_CLOSING)
+		return 0;
+	err = ss->shortage ? ss->err : 0;
+	session_free(ss);
+	if (err == 0)
+		return 0;
+	errno = err;
+	return -1;
+}
+
+/*
+ * Connect to the next backend of the rule's upstream while
+ * connect_timeout lasts; err: why the one before failed (0: none yet).
+ */
+static void
+session_connect(struct tcp_session *ss, int err)
+{
+	struct tcp_sessions *ts = ss->owner;
+	int                  fd;
+
+	switch (tcp_connect_next(&ss->connect, ss->rule,
+	    event_now(ts->env.loop), ss->started + ss->rule->connect_timeout,
+	    &fd, &err)) {
+	case TCP_CONNECT_PENDING:
+		tcp_relay_attach_backend(&ss->relay, fd);
+		if (event_set(ts->env.loop, fd, EV_EDGE | EV_READ | EV_WRITE,
+		    session_io, ss) == -1) {
+			log_err("cannot watch backend socket: %s",
+			    strerror(errno));
+			session_short(ss, "event loop full", errno);
+		}
+		break;
+	case TCP_CONNECT_SHORTAGE:
+		session_short(ss, "no socket", errno);
+		break;
+	case TCP_CONNECT_NONE:
+		session_fail(ss, ACCESSLOG_CONNECT_FAILED, "connect failed",
+		    err);
+		break;
+	}
+}
+
+/* The connecting backend socket reported events. */
+static void
+session_connect_done(struct tcp_session *ss, int events)
+{
+	struct tcp_sessions *ts = ss->owner;
+	struct tcp_relay    *r = &ss->relay;
+	int                  err, fd = r->fd[TCP_BACKEND];
+	int64_t              now = event_now(ts->env.loop);
+
+	if ((err = tcp_connect_finished(fd, events)) != 0) {
+		event_close(ts->env.loop, fd);
+		close(fd);
+		tcp_relay_detach_backend(r);
+		session_connect(ss, err);
+		return;
+	}
+	ss->state = TCP_RELAYING;
+	tcp_relay_connected(r, now);
+	/* From now on the timer is the idle timeout's, re-armed lazily. */
+	if (ss->rule->idle_timeout > 0)
+		(void)event_timer_arm(ts->env.loop, &ss->timer,
+		    now + ss->rule->idle_timeout);
+	else
+		event_timer_cancel(ts->env.loop, &ss->timer);
+}
+
+/* Move bytes; the relay says when and how the connection ended. */
+static void
+session_relay(struct tcp_session *ss)
+{
+	struct tcp_relay *r = &ss->relay;
+
+	switch (tcp_relay_run(&ss->owner->env, r)) {
+	case TCP_RELAY_OPEN:
+		break;
+	case TCP_RELAY_DONE:
+		session_end(ss, -1, ACCESSLOG_DONE, "done", 0);
+		break;
+	case TCP_RELAY_FAILED:
+		session_abort(ss, r->failed_side, r->err);
+		break;
+	}
+}
+
+static void
+session_io(struct event_loop *loop, int fd, int events, void *data)
+{
+	struct tcp_session *ss = data;
+	int                 side, err;
+
+	(void)loop;
+	assert(ss->state != TCP_CLOSING);
+	side = fd == ss->relay.fd[TCP_CLIENT] ? TCP_CLIENT : TCP_BACKEND;
+	if ((err = tcp_relay_note(&ss->relay, side, events)) != 0)
+		session_abort(ss, side, err);
+	else if (ss->state == TCP_CONNECTING && side == TCP_BACKEND &&
+	    events != 0)
+		session_connect_done(ss, events);
+	if (ss->state != TCP_CLOSING)
+		session_relay(ss);
+	(void)session_settle(ss);
+}
+
+/*
+ * The session's timer: while connecting, connect_timeout ran out;
+ * afterwards the idle timeout may have, unless bytes moved since it was
+ * armed (the relay only notes the time of the last one: the timer is not
+ * moved per read), in which case it is armed again for the new end.
+ */
+static void
+session_on_timer(struct event_timer *t, void *data)
+{
+	struct tcp_session *ss = data;
+	struct event_loop  *loop = ss->owner->env.loop;
+	char                why[64];
+	int64_t             due;
+
+	if (ss->state == TCP_CONNECTING) {
+		snprintf(why, sizeof(why), "timed out after %d ms",
+		    ss->rule->connect_timeout);
+		session_fail(ss, ACCESSLOG_TIMEOUT, why, 0);
+		/* why lives on this stack: close before returning. */
+		(void)session_settle(ss);
+		return;
+	}
+	due = ss->relay.last_active + ss->rule->idle_timeout;
+	if (due > event_now(loop) && event_timer_arm(loop, t, due) == 0)
+		return;
+	session_end(ss, -1, ACCESSLOG_IDLE_TIMEOUT, "idle timeout", 0);
+	(void)session_settle(ss);
+}
+
+void
+tcp_session_refuse(struct tcp_sessions *ts, int client_fd,
+    const struct rule *rule, const struct sockaddr_any *peer,
+    const char *result)
+{
+	char    client[ADDR_STRLEN];
+	int64_t now = event_now(ts->env.loop);
+
+	close(client_fd);
+	ts->refused++;
+	/* rinetd names the rule's backend on these lines too. */
+	session_log_access(ts, rule, &rule->upstream.backends[0], peer, result,
+	    0, 0, now);
+	log_debug("%s: %s client %s (%llu refused by this worker so far)",
+	    rule->listen, result,
+	    addr_format((const struct sockaddr *)&peer->ss, client,
+	    sizeof(client)), (unsigned long long)ts->refused);
+}
+
+int
+tcp_session_start(struct tcp_sessions *ts, int client_fd,
+    const struct rule *rule, const struct sockaddr_any *peer)
+{
+	struct tcp_session *ss;
+	int64_t             now = event_now(ts->env.loop);
+
+	/* From the pool: no malloc per connection in steady state. */
+	if ((ss = pool_get(ts->env.pool, sizeof(*ss))) == NULL) {
+		close(client_fd);
+		errno = ENOMEM;
+		return -1;
+	}
+	memset(ss, 0, sizeof(*ss));
+	ss->owner = ts;
+	ss->rule = rule;
+	ss->state = TCP_CONNECTING;
+	ss->reset_side = ss->err_side = -1;
+	ss->peer = *peer;
+	ss->started = now;
+	tcp_connect_init(&ss->connect, rule);
+	tcp_relay_init(&ss->relay, client_fd, rule->buffer_size, rule->splice,
+	    now);
+	event_timer_init(&ss->timer, session_on_timer, ss);
+	TAILQ_INSERT_TAIL(&ts->list, ss, link);
+	ts->count++;
+#ifndef __linux__
+	/* Linux copies these from the listening socket; others may not. */
+	sock_nodelay(client_fd);
+	sock_abort_on_close(client_fd, true);
+#endif
+	/* Read early: the request waits in the buffer for the connect. */
+	if (event_set(ts->env.loop, client_fd, EV_EDGE | EV_READ, session_io,
+	    ss) == -1)
+		session_short(ss, "event loop full", errno);
+	else if (event_timer_arm(ts->env.loop, &ss->timer, now +
+	    rule->connect_timeout) == -1)
+		session_short(ss, "out of memory", ENOMEM);
+	else
+		session_connect(ss, 0);
+	return session_settle(ss);
+}
+
+struct tcp_sessions *
+tcp_sessions_new(struct event_loop *loop, struct pool *pool,
+    const struct conf *cfg)
+{
+	struct tcp_sessions *ts = calloc(1, sizeof(*ts));
+
+	if (ts == NULL)
+		return NULL;
+	ts->env.loop = loop;
+	ts->env.pool = pool;
+	ts->env.xprt = &xprt_raw;
+	ts->cfg = cfg;
+	TAILQ_INIT(&ts->list);
+	return ts;
+}
+
+int
+tcp_sessions_count(const struct tcp_sessions *ts)
+{
+	return ts->count;
+}
+
+void
+tcp_sessions_close_all(struct tcp_sessions *ts, const char *reason)
+{
+	struct tcp_session *ss;
+
+	while ((ss = TAILQ_FIRST(&ts->list)) != NULL) {
+		session_end(ss, -1, ACCESSLOG_SHUTDOWN, reason, 0);
+		(void)session_settle(ss);
+	}
+}

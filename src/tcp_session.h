@@ -1,0 +1,54 @@
+/*
+ * tcp_session.h - forwarded TCP connections, from the accepted client
+ * socket to the close.  A worker owns one struct tcp_sessions, which owns
+ * its sessions: it knows nothing of the worker above it, and tells it of
+ * a shortage of descriptors or memory by its return value.
+ *
+ * A session moves through explicit states:
+ *
+ *	CONNECTING --(backend connected)--> RELAYING --> CLOSING
+ *	     \___________(no backend, timeout, error)______/
+ *
+ * and is closed only when it is CLOSING, at the end of whatever handler
+ * put it there (a deferred close): no function below the handler frees
+ * it, so none has to say "the object is gone" by its return value.
+ */
+#ifndef FERRYD_TCP_SESSION_H
+#define FERRYD_TCP_SESSION_H
+
+#include "conf.h"
+
+struct event_loop;
+struct pool;
+struct tcp_sessions;
+
+/* Sessions relayed in loop with buffers and pipes from pool. */
+struct tcp_sessions *tcp_sessions_new(struct event_loop *loop,
+    struct pool *pool, const struct conf *cfg);
+
+/* How many sessions are open. */
+int	tcp_sessions_count(const struct tcp_sessions *ts);
+
+/*
+ * Take over client_fd (accepted, non-blocking, allowed in), from peer,
+ * for rule, and start connecting to its upstream.  Returns 0, also when
+ * no backend could be reached (logged and closed); -1 with errno (EMFILE,
+ * ENFILE, ENOBUFS, ENOMEM) when it was closed for want of descriptors or
+ * memory, and accepting more would only fail the same way.
+ */
+int	tcp_session_start(struct tcp_sessions *ts, int client_fd,
+    const struct rule *rule, const struct sockaddr_any *peer);
+
+/*
+ * Close client_fd at once, without a backend: denied by allow/deny, or
+ * over max_connections (result, an ACCESSLOG_ word, says which).
+ * Counted, logged at debug level, and written to the access log.
+ */
+void	tcp_session_refuse(struct tcp_sessions *ts, int client_fd,
+    const struct rule *rule, const struct sockaddr_any *peer,
+    const char *result);
+
+/* Close every session at once (fast stop, drain timeout). */
+void	tcp_sessions_close_all(struct tcp_sessions *ts, const char *reason);
+
+#endif
