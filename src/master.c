@@ -638,6 +638,20 @@ master_pollfds(struct master *m, struct pollfd **pfd, size_t *cap)
 	return n;
 }
 
+/* The last line: what the workers did in the daemon's whole life. */
+static void
+master_log_totals(void)
+{
+	struct scoreboard_counters t;
+
+	scoreboard_sum(&t);
+	log_notice("stopped: %llu connection(s) relayed, %llu refused, "
+	    "%llu failed to connect; %llu bytes in, %llu bytes out",
+	    (unsigned long long)t.closed, (unsigned long long)t.refused,
+	    (unsigned long long)t.connect_failed,
+	    (unsigned long long)t.bytes_in, (unsigned long long)t.bytes_out);
+}
+
 static int
 master_loop(struct master *m)
 {
@@ -675,7 +689,7 @@ master_loop(struct master *m)
 		master_advance(m);
 	}
 	free(pfd);
-	log_notice("stopped");
+	master_log_totals();
 	return m->status;
 }
 

@@ -6,6 +6,7 @@
 #include "ferryd.h"
 
 #include <sys/mman.h>
+#include <string.h>
 #include <time.h>
 
 #include "clock.h"
@@ -58,4 +59,22 @@ scoreboard_cell(int i)
 {
 	return cells != NULL && i >= 0 && i < SCOREBOARD_CELLS ? &cells[i] :
 	    NULL;
+}
+
+void
+scoreboard_sum(struct scoreboard_counters *sum)
+{
+	const struct scoreboard_counters *c;
+	int                               i;
+
+	memset(sum, 0, sizeof(*sum));
+	for (i = 0; cells != NULL && i < SCOREBOARD_CELLS; i++) {
+		c = &cells[i].count;
+		sum->accepted += c->accepted;
+		sum->refused += c->refused;
+		sum->closed += c->closed;
+		sum->connect_failed += c->connect_failed;
+		sum->bytes_in += c->bytes_in;
+		sum->bytes_out += c->bytes_out;
+	}
 }

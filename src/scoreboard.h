@@ -13,11 +13,22 @@
 /* Cells: each worker of every generation that may live at once. */
 #define SCOREBOARD_CELLS	1024
 
+/* What a worker counts; one writer per cell, readers sum the cells. */
+struct scoreboard_counters {
+	volatile uint64_t	accepted;	/* connections taken on */
+	volatile uint64_t	refused;	/* denied, or max_connections */
+	volatile uint64_t	closed;		/* of those taken on */
+	volatile uint64_t	connect_failed;	/* no backend answered */
+	volatile uint64_t	bytes_in;	/* from clients */
+	volatile uint64_t	bytes_out;	/* to clients */
+};
+
+/* A cache line or two each, so that workers never share one. */
 struct scoreboard_cell {
 	volatile int64_t	heartbeat;	/* clock_ms() (clock.h) */
 	volatile int		in_use;		/* the master's: handed out */
-	char			pad[64 - sizeof(int64_t) - sizeof(int)];
-};
+	struct scoreboard_counters count;
+} __attribute__((aligned(64)));
 
 /* Map the shared region; -1 with errno set.  Children inherit it. */
 int	scoreboard_open(void);
@@ -27,5 +38,7 @@ int	scoreboard_take(void);
 void	scoreboard_give(int cell);
 /* The cell at index i. */
 struct scoreboard_cell *scoreboard_cell(int i);
+/* The counters of every cell, summed (a snapshot: workers go on). */
+void	scoreboard_sum(struct scoreboard_counters *sum);
 
 #endif

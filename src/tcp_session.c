@@ -17,6 +17,7 @@
 #include "event.h"
 #include "log.h"
 #include "pool.h"
+#include "scoreboard.h"
 #include "sock.h"
 #include "tcp_connect.h"
 #include "tcp_relay.h"
@@ -54,6 +55,8 @@ struct tcp_sessions {
 	TAILQ_HEAD(, tcp_session) list;
 	int			 count;
 	uint64_t		 refused;	/* denied or over the limit */
+	struct scoreboard_counters *counters;	/* this worker's, shared */
+	struct scoreboard_counters  own;	/* when there is no cell */
 };
 
 static const char *const side_name[] = { "client", "backend" };
@@ -161,6 +164,10 @@ session_free(struct tcp_session *ss)
 	session_log_access(ts, ss->rule, ss->connect.backend, &ss->peer,
 	    ss->result, r->dir[TCP_CLIENT].bytes, r->dir[TCP_BACKEND].bytes,
 	    ss->started);
+	/* Plain stores: this worker is the cell's only writer. */
+	ts->counters->closed++;
+	ts->counters->bytes_in += r->dir[TCP_CLIENT].bytes;
+	ts->counters->bytes_out += r->dir[TCP_BACKEND].bytes;
 	tcp_relay_close(&ts->env, r, ss->reset_side);
 	event_timer_cancel(ts->env.loop, &ss->timer);
 	TAILQ_REMOVE(&ts->list, ss, link);
@@ -216,6 +223,7 @@ session_connect(struct tcp_session *ss, int err)
 	case TCP_CONNECT_NONE:
 		session_fail(ss, ACCESSLOG_CONNECT_FAILED, "connect failed",
 		    err);
+		ss->owner->counters->connect_failed++;
 		break;
 	}
 }
@@ -301,6 +309,7 @@ session_on_timer(struct event_timer *t, void *data)
 		snprintf(why, sizeof(why), "timed out after %d ms",
 		    ss->rule->connect_timeout);
 		session_fail(ss, ACCESSLOG_TIMEOUT, why, 0);
+		ss->owner->counters->connect_failed++;
 		/* why lives on this stack: close before returning. */
 		(void)session_settle(ss);
 		return;
@@ -322,6 +331,7 @@ tcp_session_refuse(struct tcp_sessions *ts, int client_fd,
 
 	close(client_fd);
 	ts->refused++;
+	ts->counters->refused++;
 	/* rinetd names the rule's backend on these lines too. */
 	session_log_access(ts, rule, &rule->upstream.backends[0], peer, result,
 	    0, 0, now);
@@ -357,6 +367,7 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 	event_timer_init(&ss->timer, session_on_timer, ss);
 	TAILQ_INSERT_TAIL(&ts->list, ss, link);
 	ts->count++;
+	ts->counters->accepted++;
 #ifndef __linux__
 	/* Linux copies these from the listening socket; others may not. */
 	sock_nodelay(client_fd);
@@ -376,7 +387,7 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 
 struct tcp_sessions *
 tcp_sessions_new(struct event_loop *loop, struct pool *pool,
-    const struct conf *cfg)
+    const struct conf *cfg, struct scoreboard_counters *counters)
 {
 	struct tcp_sessions *ts = calloc(1, sizeof(*ts));
 
@@ -386,6 +397,7 @@ tcp_sessions_new(struct event_loop *loop, struct pool *pool,
 	ts->env.pool = pool;
 	ts->env.xprt = &xprt_raw;
 	ts->cfg = cfg;
+	ts->counters = counters != NULL ? counters : &ts->own;
 	TAILQ_INIT(&ts->list);
 	return ts;
 }

@@ -20,11 +20,16 @@
 
 struct event_loop;
 struct pool;
+struct scoreboard_counters;
 struct tcp_sessions;
 
-/* Sessions relayed in loop with buffers and pipes from pool. */
+/*
+ * Sessions relayed in loop with buffers and pipes from pool, counted in
+ * counters (this worker's scoreboard cell; NULL: nowhere shared).
+ */
 struct tcp_sessions *tcp_sessions_new(struct event_loop *loop,
-    struct pool *pool, const struct conf *cfg);
+    struct pool *pool, const struct conf *cfg,
+    struct scoreboard_counters *counters);
 
 /* How many sessions are open. */
 int	tcp_sessions_count(const struct tcp_sessions *ts);

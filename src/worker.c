@@ -376,7 +376,8 @@ worker_run(const struct worker_start *ws)
 	    sizeof(err));
 	w.pool = pool_new();
 	if (w.loop == NULL || w.pool == NULL ||
-	    (w.sessions = tcp_sessions_new(w.loop, w.pool, cfg)) == NULL ||
+	    (w.sessions = tcp_sessions_new(w.loop, w.pool, cfg,
+	    w.cell != NULL ? &w.cell->count : NULL)) == NULL ||
 	    (w.acceptor = tcp_acceptor_new(w.loop, w.sessions, cfg)) == NULL) {
 		log_err("%s", w.loop == NULL ? err : "out of memory");
 		_exit(2);

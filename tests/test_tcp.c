@@ -19,6 +19,7 @@
 
 #include "event.h"
 #include "pool.h"
+#include "scoreboard.h"
 #include "sock.h"
 #include "tcp_relay.h"
 #include "tcp_session.h"
@@ -480,6 +481,7 @@ test_session_failover(void)
 	struct tcp_sessions	*ts;
 	struct conf		*cfg;
 	struct backend		 bk[2];
+	struct scoreboard_counters counters;
 	struct sockaddr_any	 peer;
 	struct bench		 b;	/* for spin() and collect() */
 	char			 text[256], path[1024], err[128], buf[16];
@@ -516,7 +518,8 @@ test_session_failover(void)
 
 	loop = event_loop_new("auto", 1024, err, sizeof(err));
 	pool = pool_new();
-	ts = tcp_sessions_new(loop, pool, cfg);
+	memset(&counters, 0, sizeof(counters));
+	ts = tcp_sessions_new(loop, pool, cfg, &counters);
 	memset(&b, 0, sizeof(b));
 	b.env.loop = loop;
 	make_pair('t', &cl, &sv);
@@ -568,6 +571,15 @@ test_session_failover(void)
 	(void)tcp_session_start(ts, sv, &cfg->rules[0], &peer);
 	tcp_sessions_close_all(ts, "shutdown");
 	check(tcp_sessions_count(ts) == 0, "close_all leaves no session");
+	check(counters.accepted == 3 && counters.closed == 3 &&
+	    counters.connect_failed == 1 && counters.bytes_in == 4 &&
+	    counters.bytes_out == 4, "counted: 3 taken on, 3 closed, 1 "
+	    "failed, 4 bytes each way (%llu %llu %llu %llu %llu)",
+	    (unsigned long long)counters.accepted,
+	    (unsigned long long)counters.closed,
+	    (unsigned long long)counters.connect_failed,
+	    (unsigned long long)counters.bytes_in,
+	    (unsigned long long)counters.bytes_out);
 	close(cl);
 	close(live);
 	close(dead);

@@ -1,0 +1,438 @@
+/*
+ * conf_rule.c - what a rule means: its settings, its listen address and
+ * its upstream resolved, no two rules on one address, no rule whose
+ * connections come back to it, and what it inherits from the top level.
+ */
+#include "ferryd.h"
+
+#include <ifaddrs.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "addr.h"
+#include "conf_file.h"
+#include "conf_schema.h"
+
+static const struct conf_key rule_keys[] = {
+	{ "listen", conf_parse_string, 0, 0, offsetof(struct rule, listen) },
+	{ "connect", conf_parse_string, 0, 0, offsetof(struct rule, connect) },
+	{ "buffer_size", conf_parse_size, BUFFER_SIZE_MIN, BUFFER_SIZE_MAX,
+	    offsetof(struct rule, buffer_size) },
+	{ "connect_timeout", conf_parse_duration, CONNECT_TIMEOUT_MIN,
+	    CONNECT_TIMEOUT_MAX, offsetof(struct rule, connect_timeout) },
+	{ "idle_timeout", conf_parse_duration, 0, IDLE_TIMEOUT_MAX,
+	    offsetof(struct rule, idle_timeout) },
+	{ "splice", conf_parse_splice, 0, 0, offsetof(struct rule, splice) },
+	{ "sndbuf", conf_parse_int, 0, SOCKBUF_MAX,
+	    offsetof(struct rule, sndbuf) },
+	{ "rcvbuf", conf_parse_int, 0, SOCKBUF_MAX,
+	    offsetof(struct rule, rcvbuf) },
+	{ "allow", conf_parse_allow, 0, 0, offsetof(struct rule, acl) },
+	{ "deny", conf_parse_deny, 0, 0, offsetof(struct rule, acl) },
+	{ "source", conf_parse_string, 0, 0, offsetof(struct rule, source) },
+	{ "ipv6_only", conf_parse_bool, 0, 0,
+	    offsetof(struct rule, ipv6_only) },
+};
+
+const struct conf_keys conf_rule_keys = {
+	rule_keys, CONF_NKEYS(rule_keys), "in a rule", "inside a rule",
+	&conf_global_keys
+};
+
+/* Resolve the rule's listen or connect address; spec NULL = not written. */
+static int
+rule_address(struct conf_loader *ld, const config_setting_t *rule,
+    const char *name, const char *spec, int passive, struct sockaddr_any *out)
+{
+	char	why[CONF_ERR_MAX];
+
+	if (spec == NULL)
+		return conf_fail(ld, rule, "rule is missing required setting "
+		    "\"%s\"", name);
+	if (addr_resolve(spec, passive, out, why, sizeof(why)) == -1)
+		return conf_fail(ld, config_setting_get_member(rule, name),
+		    "\"%s\": %s", name, why);
+	return 0;
+}
+
+/* ipv6_only is a setting of IPv6 sockets only. */
+static int
+rule_ipv6_only(struct conf_loader *ld, const config_setting_t *rule,
+    const struct rule *r)
+{
+	const config_setting_t	*m;
+
+	m = config_setting_get_member(rule, "ipv6_only");
+	if (m != NULL && r->listen_addr.ss.ss_family != AF_INET6)
+		return conf_fail(ld, m, "\"ipv6_only\" is only valid with an IPv6 "
+		    "listen address (listen is \"%s\")", r->listen);
+	return 0;
+}
+
+/*
+ * connect: every address of the host is a backend.  With source, each
+ * backend binds to the source's address of its own family; backends of a
+ * family the source has no address of are left out.
+ */
+static int
+rule_upstream(struct conf_loader *ld, const config_setting_t *rule,
+    struct rule *r)
+{
+	const config_setting_t	*m = config_setting_get_member(rule, "source");
+	struct upstream		*u = &r->upstream;
+	struct sockaddr_any	*addrs;
+	struct backend		*b;
+	char			 why[CONF_ERR_MAX];
+	size_t			 n = 0, i;
+	int			 family = AF_INET;
+
+	if (r->connect == NULL)
+		return conf_fail(ld, rule, "rule is missing required setting "
+		    "\"connect\"");
+	if (addr_resolve_all(r->connect, &addrs, &n, why, sizeof(why)) == -1)
+		return conf_fail(ld, config_setting_get_member(rule, "connect"),
+		    "\"connect\": %s", why);
+	u->backends = calloc(n, sizeof(*u->backends));
+	if (u->backends == NULL) {
+		free(addrs);
+		return conf_fail(ld, rule, "out of memory");
+	}
+	for (i = 0; i < n; i++) {
+		b = &u->backends[u->nbackends];
+		b->addr = addrs[i];
+		family = addrs[i].ss.ss_family;
+		if (r->source != NULL) {
+			/* A name may have addresses of both families. */
+			if (addr_resolve_host(r->source, family, &b->source,
+			    why,
+			    sizeof(why)) == -1)
+				continue;
+			b->has_source = true;
+		}
+		u->nbackends++;
+	}
+	free(addrs);
+	if (u->nbackends > 0)
+		return 0;
+	/* Say why the source did not do for any address. */
+	if (addr_resolve_host(r->source, AF_UNSPEC, &u->backends[0].source, why,
+	    sizeof(why)) == -1)
+		return conf_fail(ld, m, "\"source\": %s", why);
+	return conf_fail(ld, m, "\"source\" \"%s\" is not an %s address, as "
+	    "the connect address \"%s\" is", r->source,
+	    family == AF_INET ? "IPv4" : "IPv6", r->connect);
+}
+
+/* [::]:port with ipv6_only = false, which takes IPv4 connections too. */
+static bool
+listens_dual_stack(const struct rule *r)
+{
+	const struct sockaddr_in6	*sin6 = (const void *)&r->listen_addr.ss;
+
+	return sin6->sin6_family == AF_INET6 && !r->ipv6_only &&
+	    IN6_IS_ADDR_UNSPECIFIED(&sin6->sin6_addr);
+}
+
+static bool
+listens_any_ipv4(const struct rule *r)
+{
+	const struct sockaddr_in	*sin = (const void *)&r->listen_addr.ss;
+
+	return sin->sin_family == AF_INET &&
+	    sin->sin_addr.s_addr == htonl(INADDR_ANY);
+}
+
+/* A dual-stack [::]:port and 0.0.0.0:port would share IPv4 clients. */
+static bool
+listens_overlap(const struct rule *a, const struct rule *b)
+{
+	const struct sockaddr	*sa = (const void *)&a->listen_addr.ss;
+	const struct sockaddr	*sb = (const void *)&b->listen_addr.ss;
+
+	return addr_port(sa) == addr_port(sb) &&
+	    ((listens_dual_stack(a) && listens_any_ipv4(b)) ||
+	    (listens_dual_stack(b) && listens_any_ipv4(a)));
+}
+
+/* Two rules listening on one address would split its connections. */
+static int
+rule_check_unique(struct conf_loader *ld, const config_setting_t *s,
+    const struct rule *rules, size_t idx)
+{
+	size_t	i;
+
+	for (i = 0; i < idx; i++) {
+		if (addr_equal(&rules[i].listen_addr, &rules[idx].listen_addr))
+			return conf_fail(ld, s, "listen address \"%s\" is already "
+			    "used by the rule at line %d", rules[idx].listen,
+			    rules[i].line);
+		if (listens_overlap(&rules[i], &rules[idx]))
+			return conf_fail(ld, s, "listen address \"%s\" overlaps "
+			    "\"%s\" of the rule at line %d: an IPv6 listener "
+			    "with ipv6_only = false takes IPv4 connections too",
+			    rules[idx].listen, rules[i].listen, rules[i].line);
+	}
+	return 0;
+}
+
+enum { UNVISITED, ON_PATH, DONE };
+
+/*
+ * Finding rules that forward to themselves, directly or through others:
+ * a connection would be forwarded round until file descriptors run out.
+ */
+struct loop_check {
+	const struct rule *rules;
+	size_t		   n;
+	struct ifaddrs	  *ifa;		/* this host's addresses, when needed */
+	bool		   ifa_read;
+	unsigned char	  *state;	/* UNVISITED, ON_PATH, DONE per rule */
+	size_t		  *path;	/* the rules on the path, in order */
+	size_t		   depth;
+	size_t		   start;	/* where the loop found starts */
+};
+
+static bool
+is_loopback(const struct sockaddr *sa)
+{
+	const struct sockaddr_in	*sin = (const void *)sa;
+	const struct sockaddr_in6	*sin6 = (const void *)sa;
+
+	if (sa->sa_family == AF_INET)
+		return (ntohl(sin->sin_addr.s_addr) >> 24) == 127;
+	return sa->sa_family == AF_INET6 &&
+	    (IN6_IS_ADDR_LOOPBACK(&sin6->sin6_addr) ||
+	    (IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr) &&
+	    sin6->sin6_addr.s6_addr[12] == 127));
+}
+
+static bool
+same_host(const struct sockaddr *a, const struct sockaddr *b)
+{
+	const struct sockaddr_in6	*a6 = (const void *)a;
+	const struct sockaddr_in6	*b6 = (const void *)b;
+
+	if (a->sa_family != b->sa_family)
+		return false;
+	if (a->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)(const void *)a)->
+		    sin_addr.s_addr ==
+		    ((const struct sockaddr_in *)(const void *)b)->
+		    sin_addr.s_addr;
+	return a->sa_family == AF_INET6 &&
+	    IN6_ARE_ADDR_EQUAL(&a6->sin6_addr, &b6->sin6_addr);
+}
+
+/* Whether a wildcard listener of this host takes connections to sa. */
+static bool
+is_local(struct loop_check *lc, const struct sockaddr *sa)
+{
+	struct ifaddrs	*i;
+
+	if (is_loopback(sa))
+		return true;
+	/* Without the list, only loopback is known to be local. */
+	if (!lc->ifa_read && getifaddrs(&lc->ifa) == -1)
+		lc->ifa = NULL;
+	lc->ifa_read = true;
+	for (i = lc->ifa; i != NULL; i = i->ifa_next)
+		if (i->ifa_addr != NULL && same_host(i->ifa_addr, sa))
+			return true;
+	return false;
+}
+
+/* Whether rule r's listener takes a connection to backend address b. */
+static bool
+listener_takes(struct loop_check *lc, const struct rule *r,
+    const struct sockaddr_any *b)
+{
+	const struct sockaddr	*sa = (const void *)&b->ss;
+
+	if (addr_equal(&r->listen_addr, b))
+		return true;
+	if (addr_port((const void *)&r->listen_addr.ss) != addr_port(sa))
+		return false;
+	if (listens_any_ipv4(r) || listens_dual_stack(r))
+		if (sa->sa_family == AF_INET)
+			return is_local(lc, sa);
+	if (r->listen_addr.ss.ss_family == AF_INET6 &&
+	    IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)
+	    (const void *)&r->listen_addr.ss)->sin6_addr))
+		return sa->sa_family == AF_INET6 && is_local(lc, sa);
+	return false;
+}
+
+/* The backend of a that reaches rule r, or NULL. */
+static const struct backend *
+forwards_to(struct loop_check *lc, const struct rule *a, const struct rule *r)
+{
+	size_t	i;
+
+	for (i = 0; i < a->upstream.nbackends; i++)
+		if (listener_takes(lc, r, &a->upstream.backends[i].addr))
+			return &a->upstream.backends[i];
+	return NULL;
+}
+
+/* Depth first from rule i; true when a path comes back to itself. */
+static bool
+find_loop(struct loop_check *lc, size_t i)
+{
+	size_t	j;
+
+	lc->state[i] = ON_PATH;
+	lc->path[lc->depth++] = i;
+	for (j = 0; j < lc->n; j++) {
+		if (lc->state[j] == DONE ||
+		    forwards_to(lc, &lc->rules[i], &lc->rules[j]) == NULL)
+			continue;
+		if (lc->state[j] == ON_PATH) {
+			lc->start = j;
+			return true;
+		}
+		if (find_loop(lc, j))
+			return true;
+	}
+	lc->state[i] = DONE;
+	lc->depth--;
+	return false;
+}
+
+/* Say which rules make the loop that starts at path[k]. */
+static int
+loop_error(struct loop_check *lc, struct conf_loader *ld,
+    const config_setting_t *list, size_t k)
+{
+	const struct rule	*r = &lc->rules[lc->path[k]];
+	const struct backend	*b;
+	char			 lines[CONF_ERR_MAX / 2], addr[ADDR_STRLEN];
+	size_t			 len = 0, i;
+
+	if (k + 1 == lc->depth && (b = forwards_to(lc, r, r)) != NULL) {
+		addr_format((const void *)&b->addr.ss, addr, sizeof(addr));
+		return conf_fail(ld, config_setting_get_elem(list, lc->path[k]),
+		    "rule forwards to itself: connect \"%s\" (%s) reaches "
+		    "its own listen address \"%s\"", r->connect, addr,
+		    r->listen);
+	}
+	for (i = k; i < lc->depth && len < sizeof(lines); i++)
+		len += snprintf(lines + len, sizeof(lines) - len, "line %d -> ",
+		    lc->rules[lc->path[i]].line);
+	if (len < sizeof(lines))
+		snprintf(lines + len, sizeof(lines) - len, "line %d", r->line);
+	return conf_fail(ld, config_setting_get_elem(list, lc->path[k]),
+	    "rules forward in a loop: %s (each connect reaches the next "
+	    "rule's listen address)", lines);
+}
+
+/* Refuse rules whose connections would come back to them. */
+static int
+check_loops(struct conf_loader *ld, const config_setting_t *list,
+    const struct rule *rules, size_t n)
+{
+	struct loop_check	lc;
+	size_t			i, k;
+	int			rc = 0;
+
+	memset(&lc, 0, sizeof(lc));
+	lc.rules = rules;
+	lc.n = n;
+	lc.state = calloc(n, sizeof(*lc.state));
+	lc.path = calloc(n, sizeof(*lc.path));
+	if (lc.state == NULL || lc.path == NULL)
+		rc = conf_fail(ld, list, "out of memory");
+	for (i = 0; rc == 0 && i < n; i++) {
+		if (lc.state[i] != UNVISITED || !find_loop(&lc, i))
+			continue;
+		for (k = 0; lc.path[k] != lc.start; k++)
+			;
+		rc = loop_error(&lc, ld, list, k);
+	}
+	if (lc.ifa != NULL)
+		freeifaddrs(lc.ifa);
+	free(lc.state);
+	free(lc.path);
+	return rc;
+}
+
+/*
+ * Parse rules[idx] from s.  Settings it does not override stay UNSET (or
+ * 0 for buffer_size) until the whole file is read, because the top-level
+ * value they inherit may come after the rules.
+ */
+static int
+parse_rule(struct conf_loader *ld, const config_setting_t *s,
+    struct rule *rules, size_t idx)
+{
+	struct rule		*r = &rules[idx];
+	struct conf_line	 origin;
+
+	if (!config_setting_is_group(s))
+		return conf_fail(ld, s, "a rule must be a group { listen = \"...\"; "
+		    "connect = \"...\"; } (got %s)", conf_type_name(s));
+	origin = conf_text_origin(ld->text, config_setting_source_line(s));
+	r->line = origin.line;
+	if ((r->file = strdup(origin.file != NULL ? origin.file :
+	    ld->path)) == NULL)
+		return conf_fail(ld, s, "out of memory");
+	r->ipv6_only = true;
+	r->buffer_size = 0;
+	r->connect_timeout = UNSET;
+	r->idle_timeout = UNSET;
+	r->splice = r->sndbuf = r->rcvbuf = UNSET;
+	if (conf_parse_members(ld, s, &conf_rule_keys, r) == -1 ||
+	    rule_address(ld, s, "listen", r->listen, 1,
+	    &r->listen_addr) == -1 ||
+	    rule_upstream(ld, s, r) == -1 || rule_ipv6_only(ld, s, r) == -1)
+		return -1;
+	return rule_check_unique(ld, s, rules, idx);
+}
+
+int
+conf_parse_rules(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, void *base)
+{
+	struct conf	*cfg = base;
+	int		 i, n;
+
+	if (!config_setting_is_list(s) && !config_setting_is_array(s))
+		return conf_fail(ld, s, "\"%s\" must be a list of rules, "
+		    "( { listen = ...; connect = ...; }, ... ) (got %s)",
+		    k->name, conf_type_name(s));
+	if ((n = config_setting_length(s)) == 0)
+		return conf_fail(ld, s, "\"%s\" is empty: at least one rule is "
+		    "needed", k->name);
+	if ((cfg->rules = calloc(n, sizeof(*cfg->rules))) == NULL)
+		return conf_fail(ld, s, "out of memory");
+	cfg->nrules = n;
+	for (i = 0; i < n; i++)
+		if (parse_rule(ld, config_setting_get_elem(s, i), cfg->rules,
+		    i) == -1)
+			return -1;
+	return check_loops(ld, s, cfg->rules, cfg->nrules);
+}
+
+void
+conf_rules_inherit(struct conf *cfg)
+{
+	struct rule	*r;
+	size_t		 i;
+
+	for (i = 0; i < cfg->nrules; i++) {
+		r = &cfg->rules[i];
+		if (r->buffer_size == 0)
+			r->buffer_size = cfg->buffer_size;
+		if (r->connect_timeout == UNSET)
+			r->connect_timeout = cfg->connect_timeout;
+		if (r->idle_timeout == UNSET)
+			r->idle_timeout = cfg->idle_timeout;
+		if (r->splice == UNSET)
+			r->splice = cfg->splice;
+		if (r->sndbuf == UNSET)
+			r->sndbuf = cfg->sndbuf;
+		if (r->rcvbuf == UNSET)
+			r->rcvbuf = cfg->rcvbuf;
+	}
+}

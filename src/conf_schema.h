@@ -1,0 +1,119 @@
+/*
+ * conf_schema.h - what the conf_*.c files share: the loader's state, key
+ * tables and the engine that applies them, the limits of the values.
+ * Not for the rest of the daemon, which sees only conf.h.
+ */
+#ifndef FERRYD_CONF_SCHEMA_H
+#define FERRYD_CONF_SCHEMA_H
+
+#include <limits.h>
+#include <stddef.h>
+
+#include <libconfig.h>
+
+#include "conf.h"
+
+struct conf_text;
+
+/* Limits, in the unit the structs store: bytes or milliseconds. */
+#define BUFFER_SIZE_MIN		1024
+#define BUFFER_SIZE_MAX		67108864
+#define CONNECT_TIMEOUT_MIN	1		/* rounds to 0 ms otherwise */
+#define CONNECT_TIMEOUT_MAX	3600000		/* one hour */
+/*
+ * A year would be the natural cap for idle_timeout, but durations are
+ * stored as int milliseconds, which end after about 24.8 days.
+ */
+#define IDLE_TIMEOUT_MAX	INT_MAX
+#define SHUTDOWN_TIMEOUT_MAX	86400000	/* one day */
+#define WATCHDOG_TIMEOUT_MAX	3600000		/* one hour */
+#define BACKLOG_MAX		65535
+#define MAX_CONNECTIONS_MAX	1000000
+
+/* A rule timeout that was not written and is inherited from the top level. */
+#define UNSET			(-1)
+#define SOCKBUF_MAX		(64 * 1024 * 1024)
+
+/* What every parsing function needs to report a problem. */
+struct conf_loader {
+	const char	*path;
+	char		*err;
+	size_t		 errlen;
+	const struct conf_text *text;	/* what libconfig read, line origins */
+	bool		 syntax_error;	/* libconfig could not parse the text */
+};
+
+struct conf_key;
+
+/* Checks setting s and stores it in the struct at base; 0 or -1. */
+typedef int conf_key_parser(struct conf_loader *, const struct conf_key *,
+    const config_setting_t *, void *);
+
+/* One known setting: how to parse it, its limits, where it is stored. */
+struct conf_key {
+	const char	*name;
+	conf_key_parser	*parse;
+	long long	 min, max;
+	size_t		 offset;
+};
+
+#define CONF_NKEYS(a)	(sizeof(a) / sizeof((a)[0]))
+
+/*
+ * The keys of one group of settings.  where: "in a rule"; only: where
+ * they alone may be set ("inside a rule"); other: the keys of the other
+ * place, to tell a misplaced setting from an unknown one.
+ */
+struct conf_keys {
+	const struct conf_key	*v;
+	size_t			 n;
+	const char		*where, *only;
+	const struct conf_keys	*other;
+};
+
+extern const struct conf_keys conf_global_keys;	/* conf.c */
+extern const struct conf_keys conf_rule_keys;	/* conf_rule.c */
+
+/* Report "FILE:LINE: msg" (line of the text read; 0: "FILE: msg"). */
+void	conf_report(struct conf_loader *ld, unsigned int line,
+    const char *msg);
+/*
+ * Report a problem with setting s (NULL: with the file as a whole).
+ * Returns -1 so that callers can "return conf_fail(...)".
+ */
+int	conf_fail(struct conf_loader *ld, const config_setting_t *s,
+    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* "an integer", "a string", ...: what s holds, for messages. */
+const char *conf_type_name(const config_setting_t *s);
+int	conf_is_integer(const config_setting_t *s);
+/* Where key k stores its value in the struct at base. */
+void   *conf_field(void *base, const struct conf_key *k);
+int	conf_get_string(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, const char **v);
+/* Replace *dst (a default, or NULL) with a copy of v. */
+int	conf_store_string(struct conf_loader *ld, const config_setting_t *s,
+    char **dst, const char *v);
+/* Index of name in the NULL-terminated names, or -1. */
+int	conf_name_index(const char *const *names, const char *name);
+/* A string that must be one of names; *idx is its index. */
+int	conf_get_choice(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, const char *const *names, int *idx);
+/* The same, stored as an int in the struct at base. */
+int	conf_store_choice(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, void *base, const char *const *names);
+
+/* Parsers for key tables (see struct conf_key). */
+conf_key_parser conf_parse_int, conf_parse_size, conf_parse_duration;
+conf_key_parser conf_parse_string, conf_parse_bool, conf_parse_splice;
+conf_key_parser conf_parse_allow, conf_parse_deny;
+conf_key_parser conf_parse_rules;		/* conf_rule.c */
+
+/* Parse every member of group, in file order, into the struct at base. */
+int	conf_parse_members(struct conf_loader *ld,
+    const config_setting_t *group, const struct conf_keys *keys,
+    void *base);
+
+/* Rules take what they did not set from the top level. */
+void	conf_rules_inherit(struct conf *cfg);
+
+#endif
