@@ -201,6 +201,11 @@ def is_ferryd(peer):
     return peer.startswith("ferryd")
 
 
+def is_base(peer):
+    """An earlier ferryd build (FERRYD_BASE), not a competitor."""
+    return peer.startswith("base")
+
+
 def median(vals):
     vals = [v for v in vals if v is not None]
     return statistics.median(vals) if vals else None
@@ -232,7 +237,8 @@ class Data:
 
     def others(self):
         return [p[0] for p in self.peers
-                if p[0] != "direct" and not is_ferryd(p[0]) and p[2] == "ok"]
+                if p[0] != "direct" and not is_ferryd(p[0]) and
+                not is_base(p[0]) and p[2] == "ok"]
 
     def ferryds(self):
         return [p[0] for p in self.peers if is_ferryd(p[0]) and p[2] == "ok"]
@@ -357,6 +363,46 @@ def target_lines(data):
     return out
 
 
+# Within this much of the base build, a figure counts as the same: the
+# machines are shared and the runs noisy.
+BASE_NOISE = 0.05
+
+
+def base_lines(data):
+    """This build against FERRYD_BASE, mode by mode, in the same run."""
+    out = []
+    ok = {p[0] for p in data.peers if p[2] == "ok"}
+    for fpeer, bpeer in (("ferryd", "base"), ("ferryd-copy", "base-copy"),
+                         ("ferryd-splice", "base-splice")):
+        if fpeer not in ok or bpeer not in ok:
+            continue
+        out.append("%s vs %s, the earlier build (median of the per-run "
+                   "ratios; within %d%% counts as the same):" % (
+                       data.label[fpeer], data.label[bpeer],
+                       BASE_NOISE * 100))
+        for metric in data.metrics:
+            better = METRIC[metric][4]
+            rs = []
+            for run in range(1, data.runs + 1):
+                fv = data.run_values(metric, fpeer).get(run)
+                bv = data.run_values(metric, bpeer).get(run)
+                if fv is not None and bv:
+                    rs.append(fv / bv)
+            r = median(rs)
+            if r is None:
+                out.append("  %-32s no figures" % METRIC[metric][2])
+                continue
+            gain = r - 1 if better == "high" else 1 - r
+            verdict = ("same" if abs(gain) <= BASE_NOISE else
+                       "better" if gain > 0 else "WORSE")
+            out.append("  %-32s %.2fx   %-6s  %s vs %s %s" % (
+                METRIC[metric][2][:32], r, verdict,
+                fmt(metric, data.med(metric, fpeer)),
+                fmt(metric, data.med(metric, bpeer)), METRIC[metric][3]))
+        out.append("")
+    return out
+
+
 def table_lines(data):
     cols = [m for m in data.metrics]
     w0 = max([len("forwarder")] + [len(p[1]) for p in data.peers]) + 2
@@ -455,7 +501,8 @@ def cmd_report(d, outdir):
     lines = []
     lines.append("ferryd benchmark - %s" % meta.get("date", ""))
     lines.append("")
-    for k in ("machine", "cpus", "kernel", "memory", "ferryd", "topology",
+    for k in ("machine", "cpus", "kernel", "memory", "ferryd", "base",
+              "topology",
               "congestion", "peers_as", "runs", "workers", "durations", "idle_conns", "limits", "tools",
               "command", "skipped", "elapsed"):
         if k in meta:
@@ -477,6 +524,7 @@ def cmd_report(d, outdir):
                                            metric, text))
         lines.append("")
     lines += target_lines(data)
+    lines += base_lines(data)
     text = "\n".join(lines).rstrip("\n") + "\n"
     with open(os.path.join(outdir, "summary.txt"), "w") as f:
         f.write(text)
