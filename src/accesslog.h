@@ -30,6 +30,7 @@
 #define ACCESSLOG_RESET			"reset"
 #define ACCESSLOG_REFUSED_MAX		"refused-max-connections"
 #define ACCESSLOG_SHUTDOWN		"shutdown"
+#define ACCESSLOG_EVICTED		"evicted"	/* UDP: max_sessions */
 
 /* One connection, as the relay knows it when the connection ends. */
 struct accesslog_entry {

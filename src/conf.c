@@ -51,6 +51,10 @@ static const struct conf_key global_keys[] = {
 	    CONNECT_TIMEOUT_MAX, offsetof(struct conf, connect_timeout) },
 	{ "idle_timeout", conf_parse_duration, 0, IDLE_TIMEOUT_MAX,
 	    offsetof(struct conf, idle_timeout) },
+	{ "session_timeout", conf_parse_duration, SESSION_TIMEOUT_MIN,
+	    SESSION_TIMEOUT_MAX, offsetof(struct conf, session_timeout) },
+	{ "max_sessions", conf_parse_int, 1, MAX_SESSIONS_MAX,
+	    offsetof(struct conf, max_sessions) },
 	{ "shutdown_timeout", conf_parse_duration, 0, SHUTDOWN_TIMEOUT_MAX,
 	    offsetof(struct conf, shutdown_timeout) },
 	{ "watchdog_timeout", conf_parse_duration, 0, WATCHDOG_TIMEOUT_MAX,
@@ -270,6 +274,8 @@ conf_new(const char *path)
 	cfg->buffer_size = DEFAULT_BUFFER_SIZE;
 	cfg->connect_timeout = DEFAULT_CONNECT_TIMEOUT;
 	cfg->idle_timeout = DEFAULT_IDLE_TIMEOUT;
+	cfg->session_timeout = DEFAULT_SESSION_TIMEOUT;
+	cfg->max_sessions = DEFAULT_MAX_SESSIONS;
 	cfg->shutdown_timeout = DEFAULT_SHUTDOWN_TIMEOUT;
 	cfg->watchdog_timeout = DEFAULT_WATCHDOG_TIMEOUT;
 	cfg->backlog = DEFAULT_BACKLOG;

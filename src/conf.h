@@ -30,6 +30,8 @@
 #define DEFAULT_WATCHDOG_TIMEOUT 10000  /* ms, 0 = off */
 #define DEFAULT_BACKLOG          511
 #define DEFAULT_MAX_CONNECTIONS  4096
+#define DEFAULT_SESSION_TIMEOUT  120000 /* ms: RFC 4787's floor for UDP */
+#define DEFAULT_MAX_SESSIONS     65536  /* UDP sessions per rule, worker */
 #define MAX_WORKERS              256
 
 /* A socket address with its length, as bind(2) and connect(2) want it. */
@@ -68,7 +70,8 @@ enum log_level {
 
 /* What a rule forwards; its listeners' handler follows from it. */
 enum rule_protocol {
-	RULE_TCP = 0		/* a stream: accept, connect, relay */
+	RULE_TCP = 0,		/* a stream: accept, connect, relay */
+	RULE_UDP		/* datagrams: a session per client address */
 };
 
 /* One address a rule forwards to. */
@@ -97,6 +100,8 @@ struct rule {
 	size_t              buffer_size;     /* bytes */
 	int                 connect_timeout; /* ms, > 0 */
 	int                 idle_timeout;    /* ms, 0 = never */
+	int                 session_timeout; /* ms, UDP: silence both ways */
+	int                 max_sessions;    /* UDP, per worker */
 	int                 splice;          /* enum splice_mode */
 	int                 sndbuf;          /* SO_SNDBUF, 0 = system's */
 	int                 rcvbuf;          /* SO_RCVBUF, 0 = system's */
@@ -125,6 +130,8 @@ struct conf {
 	int            watchdog_timeout; /* ms, 0 = no watchdog */
 	int            backlog;
 	int            max_connections;  /* per worker */
+	int            session_timeout;  /* ms, default for UDP rules */
+	int            max_sessions;     /* default for UDP rules */
 	int            splice;           /* enum splice_mode, default for rules */
 	int            sndbuf;           /* bytes, default for rules */
 	int            rcvbuf;           /* bytes, default for rules */

@@ -64,12 +64,16 @@ struct patterns {
 	size_t		 n, cap;
 };
 
+/* rinetd's UDP session timeout when a rule gives none, in seconds. */
+#define RINETD_UDP_TIMEOUT	72
+
 struct forward {
 	struct origin	 from;
 	char		 listen[HOSTPORT_MAX];
 	char		 connect[HOSTPORT_MAX];
 	char		 source[HOSTPORT_MAX];	/* "": no src= */
 	bool		 listen_v6;
+	bool		 udp;			/* both ports /udp */
 	long		 timeout;		/* -1: no timeout= */
 	struct patterns	 allow, deny;
 };
@@ -309,19 +313,20 @@ check_host(struct rconf *rc, const struct line *ln, const struct token *t,
 	return 0;
 }
 
-/* Check a port field; out gets the port without its protocol. */
+/*
+ * Check a port field; out gets the port without its protocol, *udp
+ * whether it is /udp.
+ */
 static int
 check_port(struct rconf *rc, const struct line *ln, const struct token *t,
-    const char *what, char *out, size_t outlen)
+    const char *what, char *out, size_t outlen, bool *udp)
 {
 	const char	*slash = strchr(t->s, '/');
 	size_t		 n = slash != NULL ? (size_t)(slash - t->s) :
 			    strlen(t->s);
 
-	if (slash != NULL && strcmp(slash, "/udp") == 0)
-		return fail(rc, ln->num, "UDP forwarding is not supported yet "
-		    "(%s port %s)", what, t->s);
-	if (slash != NULL && strcmp(slash, "/tcp") != 0)
+	*udp = slash != NULL && strcmp(slash, "/udp") == 0;
+	if (slash != NULL && !*udp && strcmp(slash, "/tcp") != 0)
 		return fail(rc, ln->num, "%s port \"%s\": the protocol must be "
 		    "/tcp or /udp", what, t->s);
 	if (t->kind != TOK_WORD || n == 0 || n >= outlen)
@@ -342,13 +347,14 @@ check_port(struct rconf *rc, const struct line *ln, const struct token *t,
 /* Fields i and i + 1 of a rule, as "host:port" in out. */
 static int
 host_port(struct rconf *rc, const struct line *ln, int i, const char *what,
-    char *out, bool *v6)
+    char *out, bool *v6, bool *udp)
 {
 	char	host[HOSTPORT_MAX], port[64];
 
 	if (check_host(rc, ln, &ln->tok[i], what, host, sizeof(host),
 	    v6) == -1 ||
-	    check_port(rc, ln, &ln->tok[i + 1], what, port, sizeof(port)) == -1)
+	    check_port(rc, ln, &ln->tok[i + 1], what, port, sizeof(port),
+	    udp) == -1)
 		return -1;
 	if ((size_t)snprintf(out, HOSTPORT_MAX, "%s:%s", host, port) >=
 	    HOSTPORT_MAX)
@@ -423,7 +429,7 @@ static int
 add_forward(struct rconf *rc, const struct line *ln)
 {
 	struct forward	*f;
-	bool		 v6;
+	bool		 v6, to_udp;
 
 	if (ln->ntok > 5 || (ln->ntok == 5 && ln->tok[4].kind != TOK_BRACKET))
 		return fail(rc, ln->num, "unexpected \"%s\" after the connect "
@@ -439,10 +445,15 @@ add_forward(struct rconf *rc, const struct line *ln)
 	f->from.num = ln->num;
 	f->from.text = ln->text;
 	f->timeout = -1;
-	if (host_port(rc, ln, 0, "bind", f->listen, &f->listen_v6) == -1 ||
-	    host_port(rc, ln, 2, "connect", f->connect, &v6) == -1 ||
+	if (host_port(rc, ln, 0, "bind", f->listen, &f->listen_v6,
+	    &f->udp) == -1 ||
+	    host_port(rc, ln, 2, "connect", f->connect, &v6, &to_udp) == -1 ||
 	    (ln->ntok == 5 && parse_options(rc, ln, f) == -1))
 		return -1;
+	if (f->udp != to_udp)
+		return fail(rc, ln->num, "forwarding from %s to %s is not "
+		    "supported yet: both ports must be /tcp or both /udp",
+		    f->udp ? "UDP" : "TCP", to_udp ? "UDP" : "TCP");
 	rc->nfwd++;
 	return 0;
 }
@@ -664,7 +675,15 @@ out_forward(struct out *o, const struct forward *f, bool last)
 	/* rinetd leaves IPV6_V6ONLY at the system's default: dual stack. */
 	if (f->listen_v6)
 		out_printf(o, num, "    ipv6_only = false;\n");
-	if (f->timeout != -1)
+	/*
+	 * rinetd's timeout is the idle time of a UDP session (72 s unless
+	 * given); for TCP ferryd takes it as the idle timeout.
+	 */
+	if (f->udp)
+		out_printf(o, num, "    protocol = \"udp\";\n"
+		    "    session_timeout = %ld;\n", f->timeout != -1 ?
+		    f->timeout : RINETD_UDP_TIMEOUT);
+	else if (f->timeout != -1)
 		out_printf(o, num, "    idle_timeout = %ld;\n", f->timeout);
 	if (f->source[0] != '\0')
 		out_printf(o, num, "    source = \"%s\";\n", f->source);

@@ -15,6 +15,8 @@
 #include "conf_file.h"
 #include "conf_schema.h"
 
+static conf_key_parser parse_protocol;
+
 static const struct conf_key rule_keys[] = {
 	{ "listen", conf_parse_string, 0, 0, offsetof(struct rule, listen) },
 	{ "connect", conf_parse_string, 0, 0, offsetof(struct rule, connect) },
@@ -24,6 +26,11 @@ static const struct conf_key rule_keys[] = {
 	    CONNECT_TIMEOUT_MAX, offsetof(struct rule, connect_timeout) },
 	{ "idle_timeout", conf_parse_duration, 0, IDLE_TIMEOUT_MAX,
 	    offsetof(struct rule, idle_timeout) },
+	{ "protocol", parse_protocol, 0, 0, offsetof(struct rule, protocol) },
+	{ "session_timeout", conf_parse_duration, SESSION_TIMEOUT_MIN,
+	    SESSION_TIMEOUT_MAX, offsetof(struct rule, session_timeout) },
+	{ "max_sessions", conf_parse_int, 1, MAX_SESSIONS_MAX,
+	    offsetof(struct rule, max_sessions) },
 	{ "splice", conf_parse_splice, 0, 0, offsetof(struct rule, splice) },
 	{ "sndbuf", conf_parse_int, 0, SOCKBUF_MAX,
 	    offsetof(struct rule, sndbuf) },
@@ -40,6 +47,43 @@ const struct conf_keys conf_rule_keys = {
 	rule_keys, CONF_NKEYS(rule_keys), "in a rule", "inside a rule",
 	&conf_global_keys
 };
+
+/* In enum rule_protocol order. */
+static const char *const protocol_names[] = { "tcp", "udp", NULL };
+
+static int
+parse_protocol(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, void *base)
+{
+	return conf_store_choice(ld, k, s, base, protocol_names);
+}
+
+/*
+ * Settings that mean nothing for the rule's protocol are refused, rather
+ * than silently ignored: a UDP rule has no connect or idle timeout, no
+ * splice and no stream buffer; a TCP rule has no sessions.
+ */
+static int
+rule_protocol_keys(struct conf_loader *ld, const config_setting_t *rule,
+    const struct rule *r)
+{
+	static const char *const tcp_only[] = { "connect_timeout",
+	    "idle_timeout", "splice", "buffer_size", NULL };
+	static const char *const udp_only[] = { "session_timeout",
+	    "max_sessions", NULL };
+	const char *const	*names = r->protocol == RULE_UDP ? tcp_only :
+	    udp_only;
+	const config_setting_t	*m;
+	int			 i;
+
+	for (i = 0; names[i] != NULL; i++)
+		if ((m = config_setting_get_member(rule, names[i])) != NULL)
+			return conf_fail(ld, m, "\"%s\" is not a setting of "
+			    "%s rules (this rule has protocol = \"%s\")",
+			    names[i], r->protocol == RULE_UDP ? "UDP" : "TCP",
+			    protocol_names[r->protocol]);
+	return 0;
+}
 
 /* Resolve the rule's listen or connect address; spec NULL = not written. */
 static int
@@ -164,6 +208,9 @@ rule_check_unique(struct conf_loader *ld, const config_setting_t *s,
 	size_t	i;
 
 	for (i = 0; i < idx; i++) {
+		/* TCP and UDP on one port are two listeners. */
+		if (rules[i].protocol != rules[idx].protocol)
+			continue;
 		if (addr_equal(&rules[i].listen_addr, &rules[idx].listen_addr))
 			return conf_fail(ld, s, "listen address \"%s\" is already "
 			    "used by the rule at line %d", rules[idx].listen,
@@ -270,6 +317,8 @@ forwards_to(struct loop_check *lc, const struct rule *a, const struct rule *r)
 {
 	size_t	i;
 
+	if (a->protocol != r->protocol)
+		return NULL;	/* a's connections are not r's to take */
 	for (i = 0; i < a->upstream.nbackends; i++)
 		if (listener_takes(lc, r, &a->upstream.backends[i].addr))
 			return &a->upstream.backends[i];
@@ -381,11 +430,13 @@ parse_rule(struct conf_loader *ld, const config_setting_t *s,
 	r->buffer_size = 0;
 	r->connect_timeout = UNSET;
 	r->idle_timeout = UNSET;
+	r->session_timeout = r->max_sessions = UNSET;
 	r->splice = r->sndbuf = r->rcvbuf = UNSET;
 	if (conf_parse_members(ld, s, &conf_rule_keys, r) == -1 ||
 	    rule_address(ld, s, "listen", r->listen, 1,
 	    &r->listen_addr) == -1 ||
-	    rule_upstream(ld, s, r) == -1 || rule_ipv6_only(ld, s, r) == -1)
+	    rule_upstream(ld, s, r) == -1 || rule_ipv6_only(ld, s, r) == -1 ||
+	    rule_protocol_keys(ld, s, r) == -1)
 		return -1;
 	return rule_check_unique(ld, s, rules, idx);
 }
@@ -428,6 +479,10 @@ conf_rules_inherit(struct conf *cfg)
 			r->connect_timeout = cfg->connect_timeout;
 		if (r->idle_timeout == UNSET)
 			r->idle_timeout = cfg->idle_timeout;
+		if (r->session_timeout == UNSET)
+			r->session_timeout = cfg->session_timeout;
+		if (r->max_sessions == UNSET)
+			r->max_sessions = cfg->max_sessions;
 		if (r->splice == UNSET)
 			r->splice = cfg->splice;
 		if (r->sndbuf == UNSET)

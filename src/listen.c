@@ -35,6 +35,24 @@ rule_by_listen(const struct conf *cfg, const struct rule *r)
 	return -1;
 }
 
+/* The kind of socket rule listens on. */
+static int
+rule_socktype(const struct rule *rule)
+{
+	return rule->protocol == RULE_UDP ? SOCK_DGRAM : SOCK_STREAM;
+}
+
+/* The socket buffers a rule asks for; a UDP listener's are large. */
+static void
+listen_buffers(int fd, const struct rule *rule)
+{
+	sock_buffers(fd, rule->sndbuf, 0);
+	if (rule->protocol == RULE_UDP)
+		sock_dgram_rcvbuf(fd, rule->rcvbuf);
+	else
+		sock_buffers(fd, 0, rule->rcvbuf);
+}
+
 static void
 listen_set_free(struct listen_set *ls)
 {
@@ -62,7 +80,7 @@ static int
 keep_backlog(int fd, const struct conf *cfg, const struct rule *rule,
     char *err, size_t errlen)
 {
-	if (listen(fd, cfg->backlog) == -1) {
+	if (rule->protocol == RULE_TCP && listen(fd, cfg->backlog) == -1) {
 		snprintf(err, errlen, "cannot listen on %s with backlog %d: %s",
 		    rule->listen, cfg->backlog, strerror(errno));
 		return -1;
@@ -82,7 +100,7 @@ rule_open_per_slot(struct listen_set *ls, const struct conf *cfg, size_t r,
 	int			 s;
 
 	/* An address not ours yet must not be anyone else's. */
-	if (o == -1 && sock_probe(&rule->listen_addr,
+	if (o == -1 && sock_probe(&rule->listen_addr, rule_socktype(rule),
 	    rule->ipv6_only) == EADDRINUSE) {
 		snprintf(err, errlen, "cannot bind %s: address in use by "
 		    "another process", rule->listen);
@@ -96,10 +114,11 @@ rule_open_per_slot(struct listen_set *ls, const struct conf *cfg, size_t r,
 			continue;	/* taken over once all is bound */
 		}
 		LISTEN_FD(ls, r, s) = sock_listen(&rule->listen_addr,
-		    cfg->backlog, rule->ipv6_only, true, err, errlen);
+		    rule_socktype(rule), cfg->backlog, rule->ipv6_only, true,
+		    err, errlen);
 		if (LISTEN_FD(ls, r, s) == -1)
 			return -1;
-		sock_buffers(LISTEN_FD(ls, r, s), rule->sndbuf, rule->rcvbuf);
+		listen_buffers(LISTEN_FD(ls, r, s), rule);
 	}
 	return 0;
 }
@@ -121,11 +140,11 @@ rule_open_shared(struct listen_set *ls, const struct conf *cfg, size_t r,
 		if (keep_backlog(sock, cfg, rule, err, errlen) == -1)
 			return -1;
 	} else {
-		sock = sock_listen(&rule->listen_addr, cfg->backlog,
-		    rule->ipv6_only, false, err, errlen);
+		sock = sock_listen(&rule->listen_addr, rule_socktype(rule),
+		    cfg->backlog, rule->ipv6_only, false, err, errlen);
 		if ((LISTEN_FD(ls, r, 0) = sock) == -1)
 			return -1;
-		sock_buffers(sock, rule->sndbuf, rule->rcvbuf);
+		listen_buffers(sock, rule);
 	}
 	for (s = 1; s < ls->nslots; s++)
 		if ((LISTEN_FD(ls, r, s) = shared_dup(sock, rule, err,
@@ -175,8 +194,7 @@ listen_set_open(const struct conf *cfg, struct listen_set *old,
 				continue;
 			LISTEN_FD(ls, r, s) = *fd;
 			*fd = -1;
-			sock_buffers(LISTEN_FD(ls, r, s), cfg->rules[r].sndbuf,
-			    cfg->rules[r].rcvbuf);
+			listen_buffers(LISTEN_FD(ls, r, s), &cfg->rules[r]);
 		}
 	}
 	return ls;

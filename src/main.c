@@ -132,7 +132,8 @@ static int
 test_bind(const struct rule *r)
 {
 	char	name[ADDR_STRLEN], host[ADDR_STRLEN];
-	int	err = sock_probe(&r->listen_addr, r->ipv6_only);
+	int	err = sock_probe(&r->listen_addr, r->protocol == RULE_UDP ?
+	    SOCK_DGRAM : SOCK_STREAM, r->ipv6_only);
 
 	addr_format((const void *)&r->listen_addr.ss, name, sizeof(name));
 	switch (err) {

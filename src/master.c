@@ -646,9 +646,14 @@ master_log_totals(void)
 
 	scoreboard_sum(&t);
 	log_notice("stopped: %llu connection(s) relayed, %llu refused, "
-	    "%llu failed to connect; %llu bytes in, %llu bytes out",
+	    "%llu failed to connect; %llu UDP session(s), %llu datagram(s) "
+	    "in, %llu out, %llu dropped; %llu bytes in, %llu bytes out",
 	    (unsigned long long)t.closed, (unsigned long long)t.refused,
 	    (unsigned long long)t.connect_failed,
+	    (unsigned long long)t.sessions,
+	    (unsigned long long)t.datagrams_in,
+	    (unsigned long long)t.datagrams_out,
+	    (unsigned long long)(t.dropped + t.truncated),
 	    (unsigned long long)t.bytes_in, (unsigned long long)t.bytes_out);
 }
 

@@ -61,20 +61,25 @@ scoreboard_cell(int i)
 	    NULL;
 }
 
+/*
+ * Every member of struct scoreboard_counters is a uint64_t counter, so
+ * the struct is summed as an array of them: a new counter is summed
+ * without a line here.
+ */
+#define NCOUNTERS (sizeof(struct scoreboard_counters) / sizeof(uint64_t))
+
 void
 scoreboard_sum(struct scoreboard_counters *sum)
 {
-	const struct scoreboard_counters *c;
-	int                               i;
+	const volatile uint64_t	*c;
+	volatile uint64_t	*t = (volatile uint64_t *)sum;
+	size_t			 k;
+	int			 i;
 
 	memset(sum, 0, sizeof(*sum));
 	for (i = 0; cells != NULL && i < SCOREBOARD_CELLS; i++) {
-		c = &cells[i].count;
-		sum->accepted += c->accepted;
-		sum->refused += c->refused;
-		sum->closed += c->closed;
-		sum->connect_failed += c->connect_failed;
-		sum->bytes_in += c->bytes_in;
-		sum->bytes_out += c->bytes_out;
+		c = (const volatile uint64_t *)&cells[i].count;
+		for (k = 0; k < NCOUNTERS; k++)
+			t[k] += c[k];
 	}
 }

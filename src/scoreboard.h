@@ -13,7 +13,10 @@
 /* Cells: each worker of every generation that may live at once. */
 #define SCOREBOARD_CELLS	1024
 
-/* What a worker counts; one writer per cell, readers sum the cells. */
+/*
+ * What a worker counts; one writer per cell, readers sum the cells.
+ * Only volatile uint64_t members: scoreboard_sum() adds them as an array.
+ */
 struct scoreboard_counters {
 	volatile uint64_t	accepted;	/* connections taken on */
 	volatile uint64_t	refused;	/* denied, or max_connections */
@@ -21,6 +24,14 @@ struct scoreboard_counters {
 	volatile uint64_t	connect_failed;	/* no backend answered */
 	volatile uint64_t	bytes_in;	/* from clients */
 	volatile uint64_t	bytes_out;	/* to clients */
+	/* UDP */
+	volatile uint64_t	sessions;	/* UDP sessions opened */
+	volatile uint64_t	evicted;	/* ... of those, for max_sessions */
+	volatile uint64_t	datagrams_in;	/* from clients, forwarded */
+	volatile uint64_t	datagrams_out;	/* to clients */
+	volatile uint64_t	truncated;	/* datagrams the kernel cut */
+	volatile uint64_t	dropped;	/* could not be sent on */
+	volatile uint64_t	icmp_errors;	/* backend reported unreachable */
 };
 
 /* A cache line or two each, so that workers never share one. */

@@ -31,16 +31,53 @@ sock_set_flags(int fd)
 }
 #endif
 
-int
-sock_stream(int family)
+/* A non-blocking, close-on-exec socket of family and type, or -1. */
+static int
+sock_new(int family, int type)
 {
 #ifdef SOCK_NONBLOCK
-	return socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	return socket(family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 #else
-	int fd = socket(family, SOCK_STREAM, 0);
+	int fd = socket(family, type, 0);
 
 	return fd == -1 ? -1 : sock_set_flags(fd);
 #endif
+}
+
+int
+sock_stream(int family)
+{
+	return sock_new(family, SOCK_STREAM);
+}
+
+int
+sock_dgram(int family)
+{
+	return sock_new(family, SOCK_DGRAM);
+}
+
+/*
+ * Ask for each datagram's destination address (IP_PKTINFO,
+ * IPV6_RECVPKTINFO): a socket bound to 0.0.0.0 or [::] must answer from
+ * the address the client wrote to.
+ */
+static int
+sock_pktinfo(int fd, int family)
+{
+	int on = 1;
+
+	if (family == AF_INET6) {
+#ifdef IPV6_RECVPKTINFO
+		return setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &on,
+		    sizeof(on));
+#endif
+	} else {
+#ifdef IP_PKTINFO
+		return setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &on, sizeof(on));
+#endif
+	}
+	errno = ENOPROTOOPT;
+	return -1;
 }
 
 int
@@ -61,15 +98,15 @@ sock_accept(int lfd, struct sockaddr_any *peer)
 }
 
 int
-sock_listen(const struct sockaddr_any *addr, int backlog, bool v6only,
-    bool balanced, char *err, size_t errlen)
+sock_listen(const struct sockaddr_any *addr, int type, int backlog,
+    bool v6only, bool balanced, char *err, size_t errlen)
 {
 	char        name[ADDR_STRLEN];
 	const char *what;
 	int         fd, on = 1, v6 = v6only;
 
 	what = "create a socket for";
-	fd = sock_stream(addr->ss.ss_family);
+	fd = sock_new(addr->ss.ss_family, type);
 	if (fd == -1)
 		goto fail;
 	what = "set socket options on";
@@ -88,17 +125,24 @@ sock_listen(const struct sockaddr_any *addr, int backlog, bool v6only,
 	if (addr->ss.ss_family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6,
 	    IPV6_V6ONLY, &v6, sizeof(v6)) == -1)
 		goto fail;
-	/*
-	 * Accepted sockets inherit both (on Linux: no setsockopt per
-	 * client): no Nagle delay, and a reset if ferryd abandons them.
-	 */
-	sock_nodelay(fd);
-	sock_abort_on_close(fd, true);
+	if (type == SOCK_DGRAM) {
+		what = "ask for destination addresses on";
+		if (sock_pktinfo(fd, addr->ss.ss_family) == -1)
+			goto fail;
+	} else {
+		/*
+		 * Accepted sockets inherit both (on Linux: no setsockopt per
+		 * client): no Nagle delay, and a reset if ferryd abandons
+		 * them.
+		 */
+		sock_nodelay(fd);
+		sock_abort_on_close(fd, true);
+	}
 	what = "bind";
 	if (bind(fd, (const struct sockaddr *)&addr->ss, addr->len) == -1)
 		goto fail;
 	what = "listen on";
-	if (listen(fd, backlog) == -1)
+	if (type == SOCK_STREAM && listen(fd, backlog) == -1)
 		goto fail;
 	return fd;
 fail:
@@ -111,11 +155,11 @@ fail:
 }
 
 int
-sock_probe(const struct sockaddr_any *addr, bool v6only)
+sock_probe(const struct sockaddr_any *addr, int type, bool v6only)
 {
 	int fd, on = 1, v6 = v6only, rc = 0;
 
-	if ((fd = sock_stream(addr->ss.ss_family)) == -1 ||
+	if ((fd = sock_new(addr->ss.ss_family, type)) == -1 ||
 	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) == -1 ||
 	    (addr->ss.ss_family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6,
 	    IPV6_V6ONLY, &v6, sizeof(v6)) == -1) ||
@@ -173,6 +217,20 @@ sock_buffers(int fd, int sndbuf, int rcvbuf)
 	if (rcvbuf > 0)
 		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
 		    sizeof(rcvbuf));
+}
+
+void
+sock_dgram_rcvbuf(int fd, int rcvbuf)
+{
+	int size = rcvbuf > 0 ? rcvbuf : SOCK_DGRAM_RCVBUF;
+
+#ifdef SO_RCVBUFFORCE
+	/* Past net.core.rmem_max, for a master that may (CAP_NET_ADMIN). */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size,
+	    sizeof(size)) == 0)
+		return;
+#endif
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
 }
 
 int

@@ -9,18 +9,22 @@
 
 /* A non-blocking, close-on-exec TCP socket of family, or -1. */
 int  sock_stream(int family);
+/* The same for UDP. */
+int  sock_dgram(int family);
 /* accept(2) giving a non-blocking, close-on-exec socket, or -1. */
 int  sock_accept(int lfd, struct sockaddr_any *peer);
 /*
- * A bound, listening, non-blocking socket for addr (IPv6: IPV6_V6ONLY as
- * v6only says), one of a group balanced by the kernel (SO_REUSEPORT on
- * Linux, SO_REUSEPORT_LB on FreeBSD) when balanced is true, or -1 with
- * "cannot bind ADDR: reason" (or the step that failed) in err.
+ * A bound, non-blocking socket of type (SOCK_STREAM: listening; SOCK_DGRAM:
+ * telling each datagram's destination address) for addr (IPv6:
+ * IPV6_V6ONLY as v6only says), one of a group balanced by the kernel
+ * (SO_REUSEPORT on Linux, SO_REUSEPORT_LB on FreeBSD) when balanced is
+ * true, or -1 with "cannot bind ADDR: reason" (or the step that failed)
+ * in err.
  */
-int  sock_listen(const struct sockaddr_any *addr, int backlog, bool v6only,
-    bool balanced, char *err, size_t errlen);
+int  sock_listen(const struct sockaddr_any *addr, int type, int backlog,
+    bool v6only, bool balanced, char *err, size_t errlen);
 /*
- * Try to bind addr as a socket of nobody's group would: without
+ * Try to bind addr (a socket of type) as a socket of nobody's group would: without
  * SO_REUSEPORT (with SO_REUSEADDR, so that connections in TIME_WAIT do
  * not count), without listen(), and close it at once.  Returns 0 when
  * the address could be bound, else the errno of the attempt: EADDRINUSE
@@ -28,7 +32,7 @@ int  sock_listen(const struct sockaddr_any *addr, int backlog, bool v6only,
  * SO_REUSEPORT sockets would otherwise share silently), EADDRNOTAVAIL
  * when it is not on this host, EACCES for a privileged port.
  */
-int  sock_probe(const struct sockaddr_any *addr, bool v6only);
+int  sock_probe(const struct sockaddr_any *addr, int type, bool v6only);
 /* Bind fd to the local address src (port 0) before connecting; -1 and
  * errno on failure. */
 int  sock_bind_source(int fd, const struct sockaddr_any *src);
@@ -37,6 +41,13 @@ void sock_nodelay(int fd);
 /* Set SO_SNDBUF and SO_RCVBUF where non-zero; sockets accepted from a
  * listener inherit them. */
 void sock_buffers(int fd, int sndbuf, int rcvbuf);
+/*
+ * A UDP listening socket's receive buffer: rcvbuf, or where 0 a large
+ * default, so that a burst from many clients waits instead of being
+ * dropped; past net.core.rmem_max where the process may.
+ */
+#define SOCK_DGRAM_RCVBUF	(4 * 1024 * 1024)
+void sock_dgram_rcvbuf(int fd, int rcvbuf);
 /*
  * With on, make close(2) send a reset instead of a FIN (SO_LINGER with a
  * zero timeout), also when the kernel closes fd because the process

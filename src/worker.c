@@ -34,6 +34,8 @@
 #include "sock.h"
 #include "tcp_accept.h"
 #include "tcp_session.h"
+#include "udp_listener.h"
+#include "udp_session.h"
 #include "worker.h"
 
 /* A worker's own state; only this file sees it. */
@@ -45,6 +47,8 @@ struct worker {
 	unsigned             generation;
 	struct tcp_sessions *sessions;	/* the connections */
 	struct tcp_acceptor *acceptor;	/* the stream listeners */
+	struct udp_sessions *udp;	/* the datagram sessions */
+	struct udp_listeners *udp_listeners;
 	bool                 draining;	/* stopped accepting for good */
 	struct event_timer   drain_end;	/* shutdown_timeout from then */
 	bool                 drain_over;	/* ... ran out */
@@ -58,6 +62,21 @@ struct worker {
 #define HEARTBEAT_MS      1000	/* an idle loop still beats this often, */
 #define HEARTBEAT_MIN_MS  100	/* or 4 times per watchdog_timeout */
 
+/* Connections and UDP sessions open. */
+static int
+worker_sessions(const struct worker *w)
+{
+	return tcp_sessions_count(w->sessions) + udp_sessions_count(w->udp);
+}
+
+/* Close every connection and session at once. */
+static void
+worker_close_all(struct worker *w, const char *reason)
+{
+	tcp_sessions_close_all(w->sessions, reason);
+	udp_sessions_close_all(w->udp, reason);
+}
+
 /*
  * Stop accepting for good.  The acceptor first takes what is queued:
  * after a reload that retires this slot no other worker accepts from its
@@ -69,6 +88,7 @@ static void
 worker_close_listeners(struct worker *w)
 {
 	tcp_acceptor_close(w->acceptor);
+	udp_listeners_stop(w->udp_listeners);
 	if (w->chan != -1 && ipc_send(w->chan, IPC_DRAINING, NULL, 0, NULL,
 	    0) == -1 && !w->orphaned)
 		log_warn("cannot tell the master we stopped accepting: %s",
@@ -94,16 +114,12 @@ worker_take_listeners(struct worker *w, struct listen_set *ls)
 				continue;
 			}
 			rule = &w->cfg->rules[r];
-			switch (rule->protocol) {
-			case RULE_TCP:
-				if (tcp_acceptor_add(w->acceptor, fd,
-				    rule) == -1) {
-					log_err("%s: cannot watch listening "
-					    "socket: %s", rule->listen,
-					    strerror(errno));
-					return -1;
-				}
-				break;
+			if ((rule->protocol == RULE_UDP ?
+			    udp_listener_add(w->udp_listeners, fd, rule) :
+			    tcp_acceptor_add(w->acceptor, fd, rule)) == -1) {
+				log_err("%s: cannot watch listening socket: %s",
+				    rule->listen, strerror(errno));
+				return -1;
 			}
 		}
 	return 0;
@@ -185,8 +201,9 @@ worker_drain(struct worker *w)
 {
 	if (w->draining)
 		return;
-	log_info("stopping: finishing %d connection(s)",
-	    tcp_sessions_count(w->sessions));
+	log_info("stopping: finishing %d connection(s) and %d UDP "
+	    "session(s)", tcp_sessions_count(w->sessions),
+	    udp_sessions_count(w->udp));
 	proctitle_set("ferryd: worker %d (gen %u, draining)", w->slot,
 	    w->generation);
 	w->draining = true;
@@ -225,8 +242,9 @@ worker_orphaned(struct worker *w, const char *how)
 	if (w->orphaned)
 		return;
 	w->orphaned = true;
-	log_notice("the master is gone (%s); finishing %d connection(s)",
-	    how, tcp_sessions_count(w->sessions));
+	log_notice("the master is gone (%s); finishing %d connection(s) and "
+	    "%d UDP session(s)", how, tcp_sessions_count(w->sessions),
+	    udp_sessions_count(w->udp));
 	if (w->chan != -1) {
 		event_close(w->loop, w->chan);
 		close(w->chan);
@@ -289,17 +307,19 @@ static bool
 worker_handle_signals(struct worker *w)
 {
 	if (sig_take(SIGTERM) || sig_take(SIGINT)) {
-		tcp_sessions_close_all(w->sessions, "shutdown");
+		worker_close_all(w, "shutdown");
 		return false;
 	}
 	if (sig_take(SIGQUIT))
 		worker_drain(w);
-	if (w->draining && tcp_sessions_count(w->sessions) == 0)
+	if (w->draining && worker_sessions(w) == 0)
 		return false;
 	if (w->drain_over) {
-		log_warn("shutdown_timeout reached: closing %d connection(s)",
-		    tcp_sessions_count(w->sessions));
-		tcp_sessions_close_all(w->sessions, "shutdown timeout");
+		/* UDP sessions only wait for late replies: no news. */
+		if (tcp_sessions_count(w->sessions) > 0)
+			log_warn("shutdown_timeout reached: closing %d "
+			    "connection(s)", tcp_sessions_count(w->sessions));
+		worker_close_all(w, "shutdown timeout");
 		return false;
 	}
 	return true;
@@ -378,7 +398,10 @@ worker_run(const struct worker_start *ws)
 	if (w.loop == NULL || w.pool == NULL ||
 	    (w.sessions = tcp_sessions_new(w.loop, w.pool, cfg,
 	    w.cell != NULL ? &w.cell->count : NULL)) == NULL ||
-	    (w.acceptor = tcp_acceptor_new(w.loop, w.sessions, cfg)) == NULL) {
+	    (w.acceptor = tcp_acceptor_new(w.loop, w.sessions, cfg)) == NULL ||
+	    (w.udp = udp_sessions_new(w.loop, cfg, w.cell != NULL ?
+	    &w.cell->count : NULL)) == NULL ||
+	    (w.udp_listeners = udp_listeners_new(w.loop, w.udp)) == NULL) {
 		log_err("%s", w.loop == NULL ? err : "out of memory");
 		_exit(2);
 	}
@@ -407,8 +430,7 @@ worker_run(const struct worker_start *ws)
 	while (worker_handle_signals(&w)) {
 		if (event_loop_run_once(w.loop) == -1) {
 			log_err("event loop failed: %s", strerror(errno));
-			tcp_sessions_close_all(w.sessions,
-			    "event loop failure");
+			worker_close_all(&w, "event loop failure");
 			_exit(1);
 		}
 		worker_beat(&w);

@@ -10,6 +10,7 @@ top_builddir=${top_builddir:-$(pwd)}
 top_srcdir=${top_srcdir:-$top_builddir}
 FERRYD=$top_builddir/src/ferryd
 TCPKIT=$top_builddir/tests/tcpkit
+UDPKIT=$top_builddir/tests/udpkit
 TEST_NAME=$(basename "$0" .test)
 T=$(mktemp -d "${TMPDIR:-/tmp}/ferryd-$TEST_NAME.XXXXXX")
 BG_PIDS=()
@@ -117,6 +118,17 @@ start_server() {
 	    "$@" >/dev/null 2>"$T/$name.err" &
 	BG_PIDS+=($!)
 	wait_for 50 test -s "$T/$name.port" || fail "server $name did not start"
+	printf -v "$var" '%s' "$(cat "$T/$name.port")"
+}
+
+# start_udp_server VAR NAME [udpkit server options]: the same for UDP.
+start_udp_server() {
+	local var=$1 name=$2
+	shift 2
+	"$UDPKIT" server --port-file "$T/$name.port" "$@" >/dev/null \
+	    2>"$T/$name.err" &
+	BG_PIDS+=($!)
+	wait_for 50 test -s "$T/$name.port" || fail "UDP server $name did not start"
 	printf -v "$var" '%s' "$(cat "$T/$name.port")"
 }
 

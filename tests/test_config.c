@@ -357,6 +357,33 @@ static const struct bad_case bad_cases[] = {
 	    "    ipv6_only = false; }\n);\n",
 	    3, "listen address \"[::]:18080\" overlaps \"0.0.0.0:18080\" of "
 	    "the rule at line 2" },
+	/* protocol and UDP */
+	{ "unknown protocol",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
+	    "    connect = \"127.0.0.1:18081\"; protocol = \"sctp\"; }\n);\n",
+	    3, "\"protocol\" must be one of \"tcp\", \"udp\" (got \"sctp\")" },
+	{ "session_timeout in a TCP rule",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
+	    "    connect = \"127.0.0.1:18081\";\n    session_timeout = 5; }\n);\n",
+	    4, "\"session_timeout\" is not a setting of TCP rules" },
+	{ "splice in a UDP rule",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\"; protocol = \"udp\";\n"
+	    "    connect = \"127.0.0.1:18081\";\n    splice = \"on\"; }\n);\n",
+	    4, "\"splice\" is not a setting of UDP rules (this rule has "
+	    "protocol = \"udp\")" },
+	{ "two UDP rules on one address",
+	    "rules = (\n"
+	    "  { listen = \"127.0.0.1:18080\"; connect = \"127.0.0.1:18090\";"
+	    " protocol = \"udp\"; },\n"
+	    "  { listen = \"127.0.0.1:18080\"; connect = \"127.0.0.1:18091\";"
+	    " protocol = \"udp\"; }\n);\n",
+	    3, "listen address \"127.0.0.1:18080\" is already used by the rule "
+	    "at line 2" },
+	{ "session_timeout below a second",
+	    "session_timeout = 0.5;\n" RULES,
+	    1, "\"session_timeout\" must be between 1 and 86400 seconds" },
+	{ "max_sessions zero", RULES "max_sessions = 0;\n",
+	    2, "\"max_sessions\" must be between 1 and" },
 };
 
 /* Who we run as, copied: getpwnam() in conf_load() reuses static storage. */
@@ -366,6 +393,38 @@ struct ident {
 	uid_t	uid;
 	gid_t	gid;
 };
+
+/*
+ * TCP and UDP on one port; what UDP rules inherit; a UDP rule forwarding
+ * to a TCP rule's address (and back) is no loop.
+ */
+static void
+test_udp(void)
+{
+	struct conf	*cfg;
+	char		 path[1024];
+
+	cfg = load_good("udp.conf",
+	    "session_timeout = 30;\n"
+	    "rules = (\n"
+	    "  { listen = \"127.0.0.1:18080\"; connect = \"127.0.0.1:18090\"; },\n"
+	    "  { listen = \"127.0.0.1:18080\"; connect = \"127.0.0.1:18095\";\n"
+	    "    protocol = \"udp\"; },\n"
+	    "  { listen = \"127.0.0.1:18090\"; connect = \"127.0.0.1:18080\";\n"
+	    "    protocol = \"udp\"; max_sessions = 10; session_timeout = 2.5; }\n"
+	    ");\n", path, sizeof(path), "TCP and UDP rules on one port");
+	if (cfg == NULL)
+		return;
+	check(cfg->rules[0].protocol == RULE_TCP &&
+	    cfg->rules[1].protocol == RULE_UDP, "protocol: tcp by default, "
+	    "udp when asked");
+	check(cfg->rules[1].session_timeout == 30000 &&
+	    cfg->rules[1].max_sessions == DEFAULT_MAX_SESSIONS,
+	    "a UDP rule inherits session_timeout and max_sessions");
+	check(cfg->rules[2].session_timeout == 2500 &&
+	    cfg->rules[2].max_sessions == 10, "... or sets its own");
+	conf_free(cfg);
+}
 
 static void
 test_bad_cases(void)
@@ -946,6 +1005,7 @@ main(void)
 	test_chain();
 	test_missing_file();
 	test_bad_cases();
+	test_udp();
 	remove_tmpdir();
 	return test_summary();
 }

@@ -48,16 +48,18 @@ static const char sample[] =
     "deny 127.0.0.3\n"						/* 20 */
     "[::1] 18210 [::1] 18211 [src=::1]\n"
     "127.0.0.1 18212 localhost 18213#comment\r\n"
-    "0 18214 127.0.0.1 18215[timeout=0]\n";
+    "0 18214 127.0.0.1 18215[timeout=0]\n"
+    "0.0.0.0 18216/udp 127.0.0.1 18217/udp\n"
+    "127.0.0.1 18218/udp 127.0.0.1 18219/udp [timeout=30]\n";	/* 25 */
 
 /* Malformed files: the rinetd line of the error and a message word. */
 #define GOOD	"127.0.0.1 18301 127.0.0.1 18302\n"
 
 static const struct bad_case bad_cases[] = {
-	{ "UDP bind port", "# dns\n\n0.0.0.0 53/udp 127.0.0.1 53\n",
-	    3, "UDP forwarding is not supported yet (bind port 53/udp)" },
-	{ "UDP connect port", GOOD "127.0.0.1 18303 127.0.0.1 8000/udp\n",
-	    2, "UDP forwarding is not supported yet (connect port 8000/udp)" },
+	{ "UDP to TCP", "# dns\n\n0.0.0.0 53/udp 127.0.0.1 53\n",
+	    3, "forwarding from UDP to TCP is not supported yet" },
+	{ "TCP to UDP", GOOD "127.0.0.1 18303 127.0.0.1 8000/udp\n",
+	    2, "forwarding from TCP to UDP is not supported yet" },
 	{ "unknown protocol", GOOD GOOD "127.0.0.1 80/sctp 127.0.0.1 80\n",
 	    3, "bind port \"80/sctp\": the protocol must be /tcp or /udp" },
 	{ "port out of range", GOOD "\n127.0.0.1 70000 127.0.0.1 80\n",
@@ -168,7 +170,7 @@ static void
 check_sample_globals(const struct conf *cfg)
 {
 	check(cfg->syntax == CONF_SYNTAX_RINETD, "sample: read as rinetd");
-	check(cfg->nrules == 8, "sample: 8 rules (got %zu)", cfg->nrules);
+	check(cfg->nrules == 10, "sample: 10 rules (got %zu)", cfg->nrules);
 	check(cfg->acl.nallow == 2 && cfg->acl.ndeny == 2 &&
 	    streq(cfg->acl.deny[1].text, "fe80:*"),
 	    "sample: global allow and deny");
@@ -206,6 +208,12 @@ check_sample_rules(const struct conf *cfg)
 	    "sample: comment right after the port, CRLF");
 	check(rule_is(&r[7], 23, "0.0.0.0:18214", "127.0.0.1:18215") &&
 	    r[7].idle_timeout == 0, "sample: address 0, timeout=0 attached");
+	check(rule_is(&r[8], 24, "0.0.0.0:18216", "127.0.0.1:18217") &&
+	    r[8].protocol == RULE_UDP && r[8].session_timeout == 72000,
+	    "sample: /udp, rinetd's 72 s session timeout");
+	check(rule_is(&r[9], 25, "127.0.0.1:18218", "127.0.0.1:18219") &&
+	    r[9].protocol == RULE_UDP && r[9].session_timeout == 30000 &&
+	    r[0].protocol == RULE_TCP, "sample: /udp with timeout=30");
 	check(permits(cfg, 1, "127.0.0.12") == 1 &&
 	    permits(cfg, 1, "127.0.0.15") == 0 &&
 	    permits(cfg, 1, "127.0.0.2") == 0 &&
@@ -231,7 +239,7 @@ test_sample(void)
 	}
 	conf_free(cfg);
 	cfg = conf_load_syntax(path, CONF_SYNTAX_RINETD, err, sizeof(err));
-	check(cfg != NULL && cfg->nrules == 8, "sample: loads as --rinetd");
+	check(cfg != NULL && cfg->nrules == 10, "sample: loads as --rinetd");
 	conf_free(cfg);
 	cfg = conf_load_syntax(path, CONF_SYNTAX_LIBCONFIG, err,
 	    sizeof(err));
@@ -278,6 +286,8 @@ same_rule(const struct rule *a, const struct rule *b)
 	    addr_equal(&a->listen_addr, &b->listen_addr) &&
 	    same_upstream(&a->upstream, &b->upstream) &&
 	    a->idle_timeout == b->idle_timeout &&
+	    a->protocol == b->protocol &&
+	    a->session_timeout == b->session_timeout &&
 	    a->connect_timeout == b->connect_timeout &&
 	    a->ipv6_only == b->ipv6_only && same_acl(&a->acl, &b->acl);
 }
@@ -364,7 +374,7 @@ test_auto(void)
 	cfg = load_text("badrinetd.conf", GOOD "0.0.0.0 53/udp 1.1.1.1 53\n",
 	    path, sizeof(path), err, sizeof(err));
 	check_error("conf_load() of a bad rinetd file", cfg, path, 2, err,
-	    "UDP forwarding is not supported yet");
+	    "forwarding from UDP to TCP is not supported yet");
 	cfg = conf_load_rinetd("/nonexistent/rinetd.conf", err, sizeof(err));
 	check(cfg == NULL && strcmp(err, "cannot open /nonexistent/rinetd.conf: "
 	    "No such file or directory") == 0, "missing rinetd file: %s", err);

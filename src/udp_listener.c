@@ -1,0 +1,168 @@
+/*
+ * udp_listener.c - receiving on a worker's UDP listening sockets.
+ *
+ * One recvmmsg(2) takes up to UDP_BATCH datagrams, each with its source
+ * and, from IP_PKTINFO or IPV6_PKTINFO, the address it was sent to; each
+ * goes to its session, which sends it on.  A datagram the kernel had to
+ * cut (it cannot be, with buffers larger than any UDP payload) is
+ * counted and dropped, never forwarded cut.
+ */
+#include "ferryd.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+
+#include "event.h"
+#include "log.h"
+#include "udp_listener.h"
+#include "udp_session.h"
+
+/* Batches per wakeup before other sockets get their turn. */
+#define RECV_ROUNDS	4
+
+struct udp_listener {
+	STAILQ_ENTRY(udp_listener) link;
+	int			 fd;
+	int			 family;
+	const struct rule	*rule;
+	struct udp_listeners	*ul;
+};
+
+struct udp_listeners {
+	struct event_loop	*loop;
+	struct udp_sessions	*sessions;
+	STAILQ_HEAD(, udp_listener) list;
+};
+
+/* The destination of a received datagram, from its control messages. */
+static void
+dest_of(struct msghdr *mh, struct udp_from *from)
+{
+	struct cmsghdr *cm;
+
+	memset(&from->local, 0, sizeof(from->local));
+	from->ifindex = 0;
+	for (cm = CMSG_FIRSTHDR(mh); cm != NULL; cm = CMSG_NXTHDR(mh, cm)) {
+		if (cm->cmsg_level == IPPROTO_IP &&
+		    cm->cmsg_type == IP_PKTINFO) {
+			struct in_pktinfo pi;
+
+			memcpy(&pi, CMSG_DATA(cm), sizeof(pi));
+			from->local.s6_addr[10] = from->local.s6_addr[11] =
+			    0xff;
+			memcpy(&from->local.s6_addr[12], &pi.ipi_addr, 4);
+			from->ifindex = pi.ipi_ifindex;
+		} else if (cm->cmsg_level == IPPROTO_IPV6 &&
+		    cm->cmsg_type == IPV6_PKTINFO) {
+			struct in6_pktinfo pi;
+
+			memcpy(&pi, CMSG_DATA(cm), sizeof(pi));
+			from->local = pi.ipi6_addr;
+			from->ifindex = (int)pi.ipi6_ifindex;
+		}
+	}
+}
+
+static void
+listener_on_ready(struct event_loop *loop, int fd, int events, void *data)
+{
+	struct udp_listener	*l = data;
+	struct udp_sessions	*us = l->ul->sessions;
+	char			*bufs = udp_sessions_buffers(us);
+	struct mmsghdr		 m[UDP_BATCH];
+	struct iovec		 iov[UDP_BATCH];
+	struct sockaddr_in6	 src[UDP_BATCH];
+	union {
+		struct cmsghdr	 align;
+		char		 buf[CMSG_SPACE(sizeof(struct in6_pktinfo)) +
+				     CMSG_SPACE(sizeof(struct in_pktinfo))];
+	}			 ctl[UDP_BATCH];
+	struct udp_from		 from;
+	int			 i, n, round;
+
+	(void)events;
+	from.rule = l->rule;
+	from.lfd = fd;
+	from.family = l->family;
+	for (round = 0; round < RECV_ROUNDS; round++) {
+		memset(m, 0, sizeof(m));
+		for (i = 0; i < UDP_BATCH; i++) {
+			iov[i].iov_base = bufs + (size_t)i * UDP_DATAGRAM_MAX;
+			iov[i].iov_len = UDP_DATAGRAM_MAX;
+			m[i].msg_hdr.msg_name = &src[i];
+			m[i].msg_hdr.msg_namelen = sizeof(src[i]);
+			m[i].msg_hdr.msg_iov = &iov[i];
+			m[i].msg_hdr.msg_iovlen = 1;
+			m[i].msg_hdr.msg_control = ctl[i].buf;
+			m[i].msg_hdr.msg_controllen = sizeof(ctl[i].buf);
+		}
+		n = recvmmsg(fd, m, UDP_BATCH, MSG_DONTWAIT, NULL);
+		if (n == -1) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK &&
+			    errno != EINTR)
+				log_err("%s: cannot receive: %s",
+				    l->rule->listen, strerror(errno));
+			return;
+		}
+		for (i = 0; i < n; i++) {
+			from.client = (const struct sockaddr *)&src[i];
+			from.client_len = m[i].msg_hdr.msg_namelen;
+			if (m[i].msg_hdr.msg_flags & MSG_TRUNC) {
+				udp_sessions_truncated(us, &from);
+				continue;
+			}
+			dest_of(&m[i].msg_hdr, &from);
+			udp_session_forward(us, &from, iov[i].iov_base,
+			    m[i].msg_len);
+		}
+		if (n < UDP_BATCH)
+			return;
+	}
+	event_defer(loop, fd);
+}
+
+struct udp_listeners *
+udp_listeners_new(struct event_loop *loop, struct udp_sessions *sessions)
+{
+	struct udp_listeners *ul = calloc(1, sizeof(*ul));
+
+	if (ul == NULL)
+		return NULL;
+	ul->loop = loop;
+	ul->sessions = sessions;
+	STAILQ_INIT(&ul->list);
+	return ul;
+}
+
+int
+udp_listener_add(struct udp_listeners *ul, int fd, const struct rule *rule)
+{
+	struct udp_listener *l;
+
+	if (udp_sessions_buffers(ul->sessions) == NULL ||
+	    (l = calloc(1, sizeof(*l))) == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	l->fd = fd;
+	l->family = rule->listen_addr.ss.ss_family;
+	l->rule = rule;
+	l->ul = ul;
+	if (event_set(ul->loop, fd, EV_READ, listener_on_ready, l) == -1) {
+		free(l);
+		return -1;
+	}
+	STAILQ_INSERT_TAIL(&ul->list, l, link);
+	return 0;
+}
+
+void
+udp_listeners_stop(struct udp_listeners *ul)
+{
+	struct udp_listener *l;
+
+	STAILQ_FOREACH(l, &ul->list, link)
+		event_close(ul->loop, l->fd);
+}

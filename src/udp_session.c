@@ -1,0 +1,519 @@
+/*
+ * udp_session.c - the UDP session table: find or make a session per
+ * datagram, forward it, carry the replies back, expire and evict.
+ *
+ * Sessions are found in a hash table keyed by (rule, client address and
+ * port, local address), kept per rule in least-recently-used order (the
+ * front is evicted first), and each has a timer re-armed lazily: traffic
+ * only notes the time, and an expiring timer that finds the session
+ * active since moves itself.
+ */
+#include "ferryd.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <unistd.h>
+
+#include "accesslog.h"
+#include "acl.h"
+#include "addr.h"
+#include "event.h"
+#include "log.h"
+#include "scoreboard.h"
+#include "sock.h"
+#include "udp_session.h"
+
+/* What identifies a session; compared whole, so padding is zeroed. */
+struct udp_key {
+	struct in6_addr	client;		/* IPv4 as mapped IPv6 */
+	struct in6_addr	local;
+	uint32_t	rule;		/* index in cfg->rules */
+	uint16_t	port;		/* the client's */
+	uint16_t	pad;
+};
+
+struct udp_session {
+	struct udp_session	*next;		/* in its hash bucket */
+	TAILQ_ENTRY(udp_session) lru;		/* its rule's, oldest first */
+	struct udp_sessions	*owner;
+	const struct rule	*rule;
+	const struct backend	*backend;
+	int			 fd;		/* connected to the backend */
+	int			 lfd;		/* replies leave through it */
+	int			 family;	/* lfd's */
+	int			 ifindex;
+	struct udp_key		 key;
+	struct sockaddr_in6	 client;	/* or a sockaddr_in */
+	socklen_t		 client_len;
+	uint32_t		 hash;
+	int64_t			 started, last_active;
+	uint64_t		 bytes_in, bytes_out;
+	struct event_timer	 timer;
+};
+
+TAILQ_HEAD(udp_lru, udp_session);
+
+/* A rule's sessions in this worker. */
+struct udp_rule {
+	struct udp_lru	lru;
+	int		count;
+};
+
+struct udp_sessions {
+	struct event_loop	*loop;
+	const struct conf	*cfg;
+	struct udp_session	**buckets;
+	size_t			 nbuckets;	/* a power of two */
+	int			 count;
+	struct udp_rule		*rules;		/* per rule of cfg */
+	char			*bufs;		/* UDP_BATCH datagrams */
+	struct scoreboard_counters *counters;
+	struct scoreboard_counters  own;	/* when there is no cell */
+};
+
+static void session_on_backend(struct event_loop *, int, int, void *);
+
+static uint32_t
+key_hash(const struct udp_key *k)
+{
+	const unsigned char	*p = (const unsigned char *)k;
+	uint32_t		 h = 2166136261u;	/* FNV-1a */
+	size_t			 i;
+
+	for (i = 0; i < sizeof(*k); i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
+}
+
+/* The key of a datagram from->client to from->local on from->rule. */
+static void
+key_make(const struct udp_sessions *us, const struct udp_from *from,
+    struct udp_key *k)
+{
+	const struct sockaddr_in	*sin = (const void *)from->client;
+	const struct sockaddr_in6	*sin6 = (const void *)from->client;
+
+	memset(k, 0, sizeof(*k));
+	k->rule = (uint32_t)(from->rule - us->cfg->rules);
+	k->local = from->local;
+	if (from->client->sa_family == AF_INET) {
+		k->client.s6_addr[10] = k->client.s6_addr[11] = 0xff;
+		memcpy(&k->client.s6_addr[12], &sin->sin_addr, 4);
+		k->port = sin->sin_port;
+	} else {
+		k->client = sin6->sin6_addr;
+		k->port = sin6->sin6_port;
+	}
+}
+
+static struct udp_session *
+session_find(const struct udp_sessions *us, const struct udp_key *k,
+    uint32_t h)
+{
+	struct udp_session *s;
+
+	for (s = us->buckets[h & (us->nbuckets - 1)]; s != NULL; s = s->next)
+		if (s->hash == h && memcmp(&s->key, k, sizeof(*k)) == 0)
+			return s;
+	return NULL;
+}
+
+/* Twice the buckets, when there are more sessions than buckets. */
+static void
+table_grow(struct udp_sessions *us)
+{
+	struct udp_session	**b, *s, *next;
+	size_t			  n = us->nbuckets * 2, i;
+
+	if ((b = calloc(n, sizeof(*b))) == NULL)
+		return;		/* longer chains, still correct */
+	for (i = 0; i < us->nbuckets; i++)
+		for (s = us->buckets[i]; s != NULL; s = next) {
+			next = s->next;
+			s->next = b[s->hash & (n - 1)];
+			b[s->hash & (n - 1)] = s;
+		}
+	free(us->buckets);
+	us->buckets = b;
+	us->nbuckets = n;
+}
+
+static void
+table_remove(struct udp_sessions *us, struct udp_session *s)
+{
+	struct udp_session **pp = &us->buckets[s->hash & (us->nbuckets - 1)];
+
+	while (*pp != s)
+		pp = &(*pp)->next;
+	*pp = s->next;
+}
+
+/* The session ends: access log, counters, socket, memory. */
+static void
+session_close(struct udp_session *s, const char *result)
+{
+	struct udp_sessions	*us = s->owner;
+	struct udp_rule		*ur = &us->rules[s->key.rule];
+	struct accesslog_entry	 e;
+	char			 client[ADDR_STRLEN];
+
+	log_debug("%s -> %s: UDP session of %s closed (%s): %llu bytes in, "
+	    "%llu bytes out", s->rule->listen, s->rule->connect,
+	    addr_format((const struct sockaddr *)&s->client, client,
+	    sizeof(client)), result, (unsigned long long)s->bytes_in,
+	    (unsigned long long)s->bytes_out);
+	if (accesslog_enabled()) {
+		memset(&e, 0, sizeof(e));
+		e.client = (const struct sockaddr *)&s->client;
+		e.rule = s->rule;
+		e.backend = (const struct sockaddr *)&s->backend->addr.ss;
+		e.bytes_in = s->bytes_in;
+		e.bytes_out = s->bytes_out;
+		e.result = result;
+		e.start_ms = s->started;
+		e.end_ms = event_now(us->loop);
+		accesslog_write(&e);
+	}
+	event_close(us->loop, s->fd);
+	close(s->fd);
+	event_timer_cancel(us->loop, &s->timer);
+	table_remove(us, s);
+	TAILQ_REMOVE(&ur->lru, s, lru);
+	ur->count--;
+	us->count--;
+	free(s);
+}
+
+/* Traffic either way: the session is the rule's most recent. */
+static void
+session_touch(struct udp_session *s)
+{
+	struct udp_lru *lru = &s->owner->rules[s->key.rule].lru;
+
+	s->last_active = event_now(s->owner->loop);
+	if (TAILQ_NEXT(s, lru) != NULL) {
+		TAILQ_REMOVE(lru, s, lru);
+		TAILQ_INSERT_TAIL(lru, s, lru);
+	}
+}
+
+static void
+session_on_timer(struct event_timer *t, void *data)
+{
+	struct udp_session	*s = data;
+	int64_t			 due = s->last_active +
+	    s->rule->session_timeout;
+
+	if (due > event_now(s->owner->loop) &&
+	    event_timer_arm(s->owner->loop, t, due) == 0)
+		return;
+	session_close(s, ACCESSLOG_IDLE_TIMEOUT);
+}
+
+/* A socket connected to the first backend of rule that takes one. */
+static int
+backend_socket(const struct rule *rule, const struct backend **used)
+{
+	const struct upstream	*u = &rule->upstream;
+	const struct backend	*b;
+	size_t			 i;
+	int			 fd = -1, err = 0;
+
+	for (i = 0; i < u->nbackends; i++) {
+		b = &u->backends[i];
+		if ((fd = sock_dgram(b->addr.ss.ss_family)) == -1)
+			return -1;	/* out of descriptors */
+		sock_buffers(fd, rule->sndbuf, rule->rcvbuf);
+		if ((!b->has_source || sock_bind_source(fd, &b->source) == 0) &&
+		    connect(fd, (const struct sockaddr *)&b->addr.ss,
+		    b->addr.len) == 0) {
+			*used = b;
+			return fd;
+		}
+		err = errno;
+		close(fd);
+	}
+	errno = err;
+	return -1;
+}
+
+/* Whether a new session from from->client may be made. */
+static bool
+session_allowed(struct udp_sessions *us, const struct udp_from *from)
+{
+	static struct log_limit	limit;
+	char			client[ADDR_STRLEN];
+
+	if (acl_permits(&us->cfg->acl, &from->rule->acl, from->client))
+		return true;
+	log_limited_at(&limit, LOG_LEVEL_INFO, "%s: client %s denied by "
+	    "allow/deny rules", from->rule->listen,
+	    addr_format(from->client, client, sizeof(client)));
+	us->counters->refused++;
+	return false;
+}
+
+/* A new session for from, evicting the rule's oldest if it is full. */
+static struct udp_session *
+session_open(struct udp_sessions *us, const struct udp_from *from,
+    const struct udp_key *k, uint32_t h)
+{
+	static struct log_limit	 limit;
+	struct udp_rule		*ur = &us->rules[k->rule];
+	struct udp_session	*s;
+	char			 client[ADDR_STRLEN];
+
+	if (ur->count >= from->rule->max_sessions &&
+	    !TAILQ_EMPTY(&ur->lru)) {
+		us->counters->evicted++;
+		session_close(TAILQ_FIRST(&ur->lru), ACCESSLOG_EVICTED);
+	}
+	if ((s = calloc(1, sizeof(*s))) == NULL ||
+	    (s->fd = backend_socket(from->rule, &s->backend)) == -1) {
+		log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: cannot open a "
+		    "UDP session for %s: %s", from->rule->listen,
+		    addr_format(from->client, client, sizeof(client)),
+		    s == NULL ? "out of memory" : strerror(errno));
+		free(s);
+		return NULL;
+	}
+	if (event_set(us->loop, s->fd, EV_READ, session_on_backend, s) == -1) {
+		close(s->fd);
+		free(s);
+		return NULL;
+	}
+	s->owner = us;
+	s->rule = from->rule;
+	s->lfd = from->lfd;
+	s->family = from->family;
+	s->ifindex = from->ifindex;
+	s->key = *k;
+	s->hash = h;
+	memcpy(&s->client, from->client, from->client_len);
+	s->client_len = from->client_len;
+	s->started = s->last_active = event_now(us->loop);
+	event_timer_init(&s->timer, session_on_timer, s);
+	(void)event_timer_arm(us->loop, &s->timer, s->started +
+	    s->rule->session_timeout);
+	s->next = us->buckets[h & (us->nbuckets - 1)];
+	us->buckets[h & (us->nbuckets - 1)] = s;
+	TAILQ_INSERT_TAIL(&ur->lru, s, lru);
+	ur->count++;
+	us->count++;
+	us->counters->sessions++;
+	if ((size_t)us->count > us->nbuckets)
+		table_grow(us);
+	return s;
+}
+
+/* The backend reported an error (ICMP unreachable): count, say so. */
+static void
+session_backend_error(struct udp_session *s, int err)
+{
+	static struct log_limit	limit;
+	char			backend[ADDR_STRLEN];
+
+	s->owner->counters->icmp_errors++;
+	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: backend %s: %s",
+	    s->rule->listen, addr_format((const struct sockaddr *)
+	    &s->backend->addr.ss, backend, sizeof(backend)), strerror(err));
+}
+
+void
+udp_session_forward(struct udp_sessions *us, const struct udp_from *from,
+    const void *data, size_t len)
+{
+	struct udp_session	*s;
+	struct udp_key		 k;
+	uint32_t		 h;
+	int			 tries;
+
+	key_make(us, from, &k);
+	h = key_hash(&k);
+	if ((s = session_find(us, &k, h)) == NULL) {
+		if (!session_allowed(us, from) ||
+		    (s = session_open(us, from, &k, h)) == NULL) {
+			us->counters->dropped++;
+			return;
+		}
+	}
+	/*
+	 * An ICMP error from an earlier datagram comes back as this send's
+	 * error, and this datagram was not sent: report it, send again.
+	 */
+	for (tries = 0; tries < 2; tries++) {
+		if (send(s->fd, data, len, 0) == (ssize_t)len) {
+			s->bytes_in += len;
+			us->counters->datagrams_in++;
+			us->counters->bytes_in += len;
+			session_touch(s);
+			return;
+		}
+		if (errno != ECONNREFUSED && errno != EHOSTUNREACH &&
+		    errno != ENETUNREACH)
+			break;
+		session_backend_error(s, errno);
+	}
+	us->counters->dropped++;
+}
+
+/*
+ * Replies: read what the backend sent, in batches, and send each back to
+ * the client from the address it wrote to.
+ */
+static void
+session_on_backend(struct event_loop *loop, int fd, int events, void *data)
+{
+	struct udp_session	*s = data;
+	struct udp_sessions	*us = s->owner;
+	struct mmsghdr		 in[UDP_BATCH], out[UDP_BATCH];
+	struct iovec		 iov[UDP_BATCH];
+	union {
+		struct cmsghdr	 align;
+		char		 buf[CMSG_SPACE(sizeof(struct in6_pktinfo))];
+	}			 ctl;
+	struct cmsghdr		*cm;
+	int			 n, i, sent, rounds;
+
+	(void)loop;
+	(void)events;
+	/* One source address for the whole batch: the client wrote to it. */
+	memset(&ctl, 0, sizeof(ctl));
+	cm = &ctl.align;
+	if (s->family == AF_INET6) {
+		struct in6_pktinfo pi;
+
+		memset(&pi, 0, sizeof(pi));
+		pi.ipi6_addr = s->key.local;
+		pi.ipi6_ifindex = (unsigned)s->ifindex;
+		cm->cmsg_level = IPPROTO_IPV6;
+		cm->cmsg_type = IPV6_PKTINFO;
+		cm->cmsg_len = CMSG_LEN(sizeof(pi));
+		memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
+	} else {
+		struct in_pktinfo pi;
+
+		memset(&pi, 0, sizeof(pi));
+		memcpy(&pi.ipi_spec_dst, &s->key.local.s6_addr[12], 4);
+		cm->cmsg_level = IPPROTO_IP;
+		cm->cmsg_type = IP_PKTINFO;
+		cm->cmsg_len = CMSG_LEN(sizeof(pi));
+		memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
+	}
+	/* A bounded number of batches per wakeup, for fairness. */
+	for (rounds = 0; rounds < 4; rounds++) {
+		memset(in, 0, sizeof(in));
+		for (i = 0; i < UDP_BATCH; i++) {
+			iov[i].iov_base = us->bufs + (size_t)i * UDP_DATAGRAM_MAX;
+			iov[i].iov_len = UDP_DATAGRAM_MAX;
+			in[i].msg_hdr.msg_iov = &iov[i];
+			in[i].msg_hdr.msg_iovlen = 1;
+		}
+		n = recvmmsg(fd, in, UDP_BATCH, MSG_DONTWAIT, NULL);
+		if (n == -1) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK ||
+			    errno == EINTR)
+				return;
+			/* ICMP for an earlier datagram: the error is cleared. */
+			session_backend_error(s, errno);
+			continue;
+		}
+		memset(out, 0, sizeof(out));
+		for (i = 0; i < n; i++) {
+			if (in[i].msg_hdr.msg_flags & MSG_TRUNC)
+				us->counters->truncated++;
+			iov[i].iov_len = in[i].msg_len;
+			out[i].msg_hdr.msg_name = &s->client;
+			out[i].msg_hdr.msg_namelen = s->client_len;
+			out[i].msg_hdr.msg_iov = &iov[i];
+			out[i].msg_hdr.msg_iovlen = 1;
+			out[i].msg_hdr.msg_control = ctl.buf;
+			out[i].msg_hdr.msg_controllen = cm->cmsg_len;
+			s->bytes_out += in[i].msg_len;
+			us->counters->bytes_out += in[i].msg_len;
+		}
+		for (sent = 0; sent < n; sent += i) {
+			if ((i = sendmmsg(s->lfd, out + sent, (unsigned)(n -
+			    sent), MSG_DONTWAIT)) <= 0) {
+				if (i == -1 && errno == EINTR) {
+					i = 0;
+					continue;
+				}
+				/* The client's side is full: lose these. */
+				us->counters->dropped += (uint64_t)(n - sent);
+				break;
+			}
+			us->counters->datagrams_out += (uint64_t)i;
+		}
+		session_touch(s);
+		if (n < UDP_BATCH)
+			return;
+	}
+	event_defer(us->loop, fd);
+}
+
+void
+udp_sessions_truncated(struct udp_sessions *us, const struct udp_from *from)
+{
+	static struct log_limit	limit;
+	char			client[ADDR_STRLEN];
+
+	us->counters->truncated++;
+	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: a datagram from %s "
+	    "was cut by the kernel: dropped", from->rule->listen,
+	    addr_format(from->client, client, sizeof(client)));
+}
+
+struct udp_sessions *
+udp_sessions_new(struct event_loop *loop, const struct conf *cfg,
+    struct scoreboard_counters *counters)
+{
+	struct udp_sessions	*us = calloc(1, sizeof(*us));
+	size_t			 i;
+
+	if (us == NULL)
+		return NULL;
+	us->loop = loop;
+	us->cfg = cfg;
+	us->counters = counters != NULL ? counters : &us->own;
+	us->nbuckets = 256;
+	us->buckets = calloc(us->nbuckets, sizeof(*us->buckets));
+	us->rules = calloc(cfg->nrules, sizeof(*us->rules));
+	if (us->buckets == NULL || us->rules == NULL) {
+		free(us->buckets);
+		free(us->rules);
+		free(us);
+		return NULL;
+	}
+	for (i = 0; i < cfg->nrules; i++)
+		TAILQ_INIT(&us->rules[i].lru);
+	return us;
+}
+
+char *
+udp_sessions_buffers(struct udp_sessions *us)
+{
+	if (us->bufs == NULL)
+		us->bufs = malloc((size_t)UDP_BATCH * UDP_DATAGRAM_MAX);
+	return us->bufs;
+}
+
+int
+udp_sessions_count(const struct udp_sessions *us)
+{
+	return us->count;
+}
+
+void
+udp_sessions_close_all(struct udp_sessions *us, const char *reason)
+{
+	size_t i;
+
+	(void)reason;
+	for (i = 0; i < us->cfg->nrules; i++)
+		while (!TAILQ_EMPTY(&us->rules[i].lru))
+			session_close(TAILQ_FIRST(&us->rules[i].lru),
+			    ACCESSLOG_SHUTDOWN);
+}

@@ -1,0 +1,64 @@
+/*
+ * udp_session.h - UDP sessions: per (client address, local address) of a
+ * rule, a socket connected to the backend, so that the kernel sorts the
+ * replies and reports ICMP errors; replies leave through the listening
+ * socket from the exact address the client wrote to.  A session ends
+ * after session_timeout of silence both ways, or, the least recently
+ * used first, when its rule has max_sessions in this worker.
+ *
+ * A worker owns one struct udp_sessions; udp_listener.c hands it the
+ * datagrams it receives.  Datagrams are never merged, split or cut.
+ */
+#ifndef FERRYD_UDP_SESSION_H
+#define FERRYD_UDP_SESSION_H
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "conf.h"
+
+/* Datagrams per recvmmsg/sendmmsg. */
+#define UDP_BATCH		16
+/* Room for any datagram: more than IPv6's largest payload, 65527. */
+#define UDP_DATAGRAM_MAX	65536
+
+struct event_loop;
+struct scoreboard_counters;
+struct udp_sessions;
+
+/* Where a datagram came from, as the listener received it. */
+struct udp_from {
+	const struct rule	*rule;
+	int			 lfd;		/* the listening socket */
+	int			 family;	/* lfd's address family */
+	const struct sockaddr	*client;
+	socklen_t		 client_len;
+	struct in6_addr		 local;		/* its destination; IPv4 mapped */
+	int			 ifindex;	/* where it came in */
+};
+
+/* Sessions of cfg's rules in loop, counted in counters (or nowhere). */
+struct udp_sessions *udp_sessions_new(struct event_loop *loop,
+    const struct conf *cfg, struct scoreboard_counters *counters);
+
+/* UDP_BATCH buffers of UDP_DATAGRAM_MAX bytes, for the listener's reads. */
+char	*udp_sessions_buffers(struct udp_sessions *us);
+
+/*
+ * Send len bytes of data, received as from says, to the backend of its
+ * session, which is made if there is none (allow/deny permitting).
+ */
+void	udp_session_forward(struct udp_sessions *us,
+    const struct udp_from *from, const void *data, size_t len);
+
+/* A datagram the kernel cut (no room for it): counted, logged, dropped. */
+void	udp_sessions_truncated(struct udp_sessions *us,
+    const struct udp_from *from);
+
+/* How many sessions are open. */
+int	udp_sessions_count(const struct udp_sessions *us);
+
+/* Close every session at once (stop, drain timeout). */
+void	udp_sessions_close_all(struct udp_sessions *us, const char *reason);
+
+#endif

@@ -1,0 +1,351 @@
+/*
+ * udpkit.c - the UDP side of the test tools: a backend that echoes or
+ * tells each sender its port, a load of many clients that checks every
+ * reply byte for byte, and a one-datagram question.
+ *
+ *   udpkit server --port-file FILE [--host H] [--port P] [--mode echo|port]
+ *       runs until SIGTERM; "port" answers every datagram with the
+ *       sender's port in decimal (what a backend sees of a session)
+ *   udpkit flood HOST PORT CLIENTS COUNT [--max-size N] [--timeout S]
+ *       CLIENTS sockets at once, each sends COUNT datagrams, one at a
+ *       time, of sizes from 0 up to N (default 65507; one in ten large),
+ *       and expects each back exactly; prints a summary, exit 1 on any
+ *       loss or difference
+ *   udpkit ask HOST PORT TEXT [--bind-port P] [--timeout S]
+ *       send TEXT from a socket connected to HOST:PORT (so only a reply
+ *       from that very address is taken), print the reply; exit 1 if
+ *       none comes
+ *   udpkit freeport [--host H] [--tcp-too]
+ *       print a UDP port free now (and for TCP too)
+ *
+ * Exit status: 0 success, 1 a check failed, 2 usage or system error.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_DGRAM	65536
+
+static void
+die(const char *what)
+{
+	fprintf(stderr, "udpkit: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: udpkit server --port-file FILE [--host H] "
+	    "[--port P] [--mode echo|port]\n"
+	    "       udpkit flood HOST PORT CLIENTS COUNT [--max-size N] "
+	    "[--timeout S]\n"
+	    "       udpkit ask HOST PORT TEXT [--bind-port P] [--timeout S]\n"
+	    "       udpkit freeport [--host H] [--tcp-too]\n");
+	exit(2);
+}
+
+static const char *
+opt(int argc, char **argv, const char *name, const char *def)
+{
+	int i;
+
+	for (i = 0; i < argc - 1; i++)
+		if (strcmp(argv[i], name) == 0)
+			return argv[i + 1];
+	return def;
+}
+
+static struct sockaddr_in
+addr_of(const char *host, int port)
+{
+	struct sockaddr_in sin;
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons((unsigned short)port);
+	if (inet_pton(AF_INET, host, &sin.sin_addr) != 1) {
+		fprintf(stderr, "udpkit: %s is not an IPv4 address\n", host);
+		exit(2);
+	}
+	return sin;
+}
+
+static int
+bound_socket(const char *host, int port)
+{
+	struct sockaddr_in	sin = addr_of(host, port);
+	int			fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	if (fd == -1 || bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1)
+		die("bind");
+	return fd;
+}
+
+static int
+port_of(int fd)
+{
+	struct sockaddr_in	sin;
+	socklen_t		len = sizeof(sin);
+
+	if (getsockname(fd, (struct sockaddr *)&sin, &len) == -1)
+		die("getsockname");
+	return ntohs(sin.sin_port);
+}
+
+static void __attribute__((noreturn))
+cmd_server(int argc, char **argv)
+{
+	const char		*file = opt(argc, argv, "--port-file", NULL);
+	const char		*mode = opt(argc, argv, "--mode", "echo");
+	int			 fd = bound_socket(opt(argc, argv, "--host",
+				    "127.0.0.1"), atoi(opt(argc, argv, "--port",
+				    "0")));
+	static char		 buf[MAX_DGRAM];
+	struct sockaddr_in	 from;
+	socklen_t		 len;
+	ssize_t			 n;
+	FILE			*fp;
+
+	int			 sz = 16 << 20;
+
+	if (file == NULL)
+		usage();
+	/* A burst of all clients at once must wait, not be dropped. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) == -1)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	if ((fp = fopen(file, "w")) == NULL)
+		die(file);
+	fprintf(fp, "%d\n", port_of(fd));
+	fclose(fp);
+	for (;;) {
+		len = sizeof(from);
+		n = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from,
+		    &len);
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			die("recvfrom");
+		}
+		if (strcmp(mode, "port") == 0)
+			n = snprintf(buf, sizeof(buf), "%d",
+			    ntohs(from.sin_port));
+		(void)sendto(fd, buf, (size_t)n, 0, (struct sockaddr *)&from,
+		    len);
+	}
+}
+
+/* Datagram i of client c: its size and its bytes. */
+static size_t
+dgram_size(int c, int i, size_t max)
+{
+	unsigned long	r = (unsigned long)c * 2654435761u ^
+			    (unsigned long)i * 40503u;
+	size_t		cap = i % 10 == 9 ? max : (max < 1400 ? max : 1400);
+
+	r = (r ^ (r >> 13)) * 2246822519u;
+	return (size_t)(r % (cap + 1));
+}
+
+static void
+dgram_fill(int c, int i, unsigned char *buf, size_t n)
+{
+	size_t j;
+
+	for (j = 0; j < n; j++)
+		buf[j] = (unsigned char)(c * 131 + i * 31 + j * 7);
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+struct client {
+	int	fd;
+	int	next;		/* datagrams answered so far */
+	double	sent_at;
+};
+
+static int
+cmd_flood(int argc, char **argv)
+{
+	struct sockaddr_in	 to;
+	struct client		*cl;
+	struct pollfd		*pfd;
+	static unsigned char	 out[MAX_DGRAM], in[MAX_DGRAM];
+	int			 nclients, count, c, done = 0, bad = 0, lost = 0;
+	size_t			 max, size;
+	double			 timeout;
+	unsigned long long	 bytes = 0;
+	ssize_t			 n;
+
+	if (argc < 4)
+		usage();
+	to = addr_of(argv[0], atoi(argv[1]));
+	nclients = atoi(argv[2]);
+	count = atoi(argv[3]);
+	max = (size_t)atol(opt(argc, argv, "--max-size", "65507"));
+	timeout = atof(opt(argc, argv, "--timeout", "5"));
+	if (nclients < 1 || count < 1 || max > 65507)
+		usage();
+	cl = calloc((size_t)nclients, sizeof(*cl));
+	pfd = calloc((size_t)nclients, sizeof(*pfd));
+	if (cl == NULL || pfd == NULL)
+		die("calloc");
+	for (c = 0; c < nclients; c++) {
+		int sz = 1 << 20;
+
+		if ((cl[c].fd = socket(AF_INET, SOCK_DGRAM, 0)) == -1 ||
+		    connect(cl[c].fd, (struct sockaddr *)&to, sizeof(to)) == -1)
+			die("client socket");
+		(void)setsockopt(cl[c].fd, SOL_SOCKET, SO_RCVBUF, &sz,
+		    sizeof(sz));
+		size = dgram_size(c, 0, max);
+		dgram_fill(c, 0, out, size);
+		if (send(cl[c].fd, out, size, 0) != (ssize_t)size)
+			die("send");
+		cl[c].sent_at = now_s();
+		pfd[c].fd = cl[c].fd;
+		pfd[c].events = POLLIN;
+	}
+	while (done < nclients) {
+		if (poll(pfd, (nfds_t)nclients, 100) == -1 && errno != EINTR)
+			die("poll");
+		for (c = 0; c < nclients; c++) {
+			if (pfd[c].fd == -1)
+				continue;
+			if (!(pfd[c].revents & POLLIN)) {
+				if (now_s() - cl[c].sent_at < timeout)
+					continue;
+				fprintf(stderr, "udpkit: client %d: no answer to "
+				    "datagram %d in %.0f s\n", c, cl[c].next,
+				    timeout);
+				lost++;
+				pfd[c].fd = -1;
+				done++;
+				continue;
+			}
+			n = recv(cl[c].fd, in, sizeof(in), 0);
+			if (n == -1) {
+				fprintf(stderr, "udpkit: client %d: %s\n", c,
+				    strerror(errno));
+				bad++;
+				pfd[c].fd = -1;
+				done++;
+				continue;
+			}
+			size = dgram_size(c, cl[c].next, max);
+			dgram_fill(c, cl[c].next, out, size);
+			if ((size_t)n != size || memcmp(in, out, size) != 0) {
+				fprintf(stderr, "udpkit: client %d: datagram %d "
+				    "came back as %zd bytes, not %zu as sent\n",
+				    c, cl[c].next, n, size);
+				bad++;
+				pfd[c].fd = -1;
+				done++;
+				continue;
+			}
+			bytes += (unsigned long long)n;
+			if (++cl[c].next == count) {
+				pfd[c].fd = -1;
+				done++;
+				continue;
+			}
+			size = dgram_size(c, cl[c].next, max);
+			dgram_fill(c, cl[c].next, out, size);
+			if (send(cl[c].fd, out, size, 0) != (ssize_t)size)
+				die("send");
+			cl[c].sent_at = now_s();
+		}
+	}
+	printf("clients=%d datagrams=%d bytes=%llu lost=%d wrong=%d\n",
+	    nclients, nclients * count, bytes, lost, bad);
+	return lost + bad == 0 ? 0 : 1;
+}
+
+static int
+cmd_ask(int argc, char **argv)
+{
+	struct sockaddr_in	to;
+	struct pollfd		pfd;
+	char			buf[MAX_DGRAM];
+	int			fd, bport;
+	ssize_t			n;
+
+	if (argc < 3)
+		usage();
+	to = addr_of(argv[0], atoi(argv[1]));
+	bport = atoi(opt(argc, argv, "--bind-port", "0"));
+	fd = bound_socket("0.0.0.0", bport);
+	if (connect(fd, (struct sockaddr *)&to, sizeof(to)) == -1)
+		die("connect");
+	if (send(fd, argv[2], strlen(argv[2]), 0) == -1)
+		die("send");
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, (int)(atof(opt(argc, argv, "--timeout", "3")) *
+	    1000)) != 1 || (n = recv(fd, buf, sizeof(buf) - 1, 0)) < 0) {
+		fprintf(stderr, "udpkit: no answer from %s:%s\n", argv[0],
+		    argv[1]);
+		return 1;
+	}
+	buf[n] = '\0';
+	printf("%s\n", buf);
+	return 0;
+}
+
+/* A UDP port free now; with --tcp-too, free for TCP as well. */
+static int
+cmd_freeport(int argc, char **argv)
+{
+	const char		*host = opt(argc, argv, "--host", "127.0.0.1");
+	struct sockaddr_in	 sin;
+	int			 i, fd, port, tfd, both = 0;
+
+	for (i = 0; i < argc; i++)
+		both |= strcmp(argv[i], "--tcp-too") == 0;
+	for (i = 0; i < 100; i++) {
+		fd = bound_socket(host, 0);
+		port = port_of(fd);
+		sin = addr_of(host, port);
+		tfd = socket(AF_INET, SOCK_STREAM, 0);
+		if (!both || (tfd != -1 && bind(tfd, (struct sockaddr *)&sin,
+		    sizeof(sin)) == 0)) {
+			printf("%d\n", port);
+			return 0;
+		}
+		close(tfd);
+		close(fd);
+	}
+	fprintf(stderr, "udpkit: no port free for both UDP and TCP\n");
+	return 2;
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc < 2)
+		usage();
+	if (strcmp(argv[1], "server") == 0)
+		cmd_server(argc - 2, argv + 2);
+	if (strcmp(argv[1], "flood") == 0)
+		return cmd_flood(argc - 2, argv + 2);
+	if (strcmp(argv[1], "ask") == 0)
+		return cmd_ask(argc - 2, argv + 2);
+	if (strcmp(argv[1], "freeport") == 0)
+		return cmd_freeport(argc - 2, argv + 2);
+	usage();
+	return 2;
+}
