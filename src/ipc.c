@@ -8,11 +8,13 @@
 #include "ferryd.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "ipc.h"
 
 /* What goes on the wire in front of the payload. */
@@ -154,4 +156,25 @@ ipc_recv(int fd, struct ipc_msg *msg)
 	msg->type = (int)h.type;
 	msg->len = h.len;
 	return 1;
+}
+
+int
+ipc_send_wait(int fd, int type, const void *data, size_t len,
+    const int *fds, int nfds, int timeout_ms)
+{
+	struct pollfd	pfd;
+	int64_t		until = clock_ms() + timeout_ms;
+
+	while (ipc_send(fd, type, data, len, fds, nfds) == -1) {
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			return -1;
+		pfd.fd = fd;
+		pfd.events = POLLOUT;
+		if (clock_ms() >= until || (poll(&pfd, 1, (int)(until -
+		    clock_ms())) == -1 && errno != EINTR)) {
+			errno = EAGAIN;
+			return -1;
+		}
+	}
+	return 0;
 }

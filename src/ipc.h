@@ -15,13 +15,24 @@
 enum ipc_type {
 	IPC_READY = 1,		/* worker -> master: accepting */
 	IPC_DRAINING,		/* worker -> master: stopped accepting */
-	IPC_LOGS		/* master -> worker: reopened log files */
+	IPC_LOGS,		/* master -> worker: reopened log files */
+	/*
+	 * A reload, for UDP: the master tells an old worker to drain and
+	 * hand its sessions over (IPC_HANDOVER); the worker sends each
+	 * with its backend socket (IPC_UDP_SESSION), the master passes it
+	 * to the new worker that will receive that client's datagrams, and
+	 * once no old worker receives any more, tells the new ones to start
+	 * receiving (IPC_UDP_GO).
+	 */
+	IPC_HANDOVER,		/* master -> old worker */
+	IPC_UDP_SESSION,	/* old worker -> master -> new worker */
+	IPC_UDP_GO		/* master -> new worker */
 };
 
 /* Descriptors one message may carry. */
 #define IPC_MAX_FDS	4
 /* Payload bytes one message may carry. */
-#define IPC_MAX_DATA	64
+#define IPC_MAX_DATA	128
 
 struct ipc_msg {
 	int	type;				/* enum ipc_type */
@@ -44,6 +55,13 @@ int	ipc_pair(int fds[2]);
  */
 int	ipc_send(int fd, int type, const void *data, size_t len,
 	    const int *fds, int nfds);
+
+/*
+ * ipc_send(), waiting up to timeout_ms for room while the peer's queue is
+ * full (a burst of handed-over sessions).
+ */
+int	ipc_send_wait(int fd, int type, const void *data, size_t len,
+	    const int *fds, int nfds, int timeout_ms);
 
 /*
  * Receive one message into msg; descriptors received are the caller's to

@@ -200,6 +200,32 @@ listen_set_open(const struct conf *cfg, struct listen_set *old,
 	return ls;
 }
 
+/* Fibonacci hashing of the client's port: see steer_group(). */
+#define STEER_MULT	2654435761u
+
+int
+listen_slot_of_port(const struct listen_set *ls, unsigned port,
+    const bool *skip)
+{
+	uint32_t	a;
+	int		s, active = ls->nslots;
+
+	if (ls->mode == LISTEN_SHARED)
+		return -1;
+	for (s = 0; skip != NULL && s < ls->nslots; s++)
+		active -= skip[s];
+	if (active == 0) {
+		active = ls->nslots;
+		skip = NULL;
+	}
+	a = ((uint32_t)port * STEER_MULT) >> 16;
+	a %= (uint32_t)active;
+	for (s = 0; skip != NULL && s < ls->nslots; s++)
+		if (skip[s] && a >= (uint32_t)s)
+			a++;
+	return (int)a;
+}
+
 #if HAVE_DECL_SO_ATTACH_REUSEPORT_CBPF && defined(HAVE_LINUX_FILTER_H)
 /*
  * The kernel numbers a group's sockets in the order they started
@@ -244,7 +270,7 @@ steer_group(int fd, int nslots, const bool *skip)
 	 * the product depends on every bit of the port.
 	 */
 	code[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_MUL | BPF_K,
-	    2654435761u);
+	    STEER_MULT);
 	code[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_RSH | BPF_K, 16);
 	code[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_MOD | BPF_K,
 	    (uint32_t)active);

@@ -60,6 +60,14 @@ struct listen_set *listen_set_open(const struct conf *cfg,
 int  listen_set_steer(const struct listen_set *ls, const struct conf *cfg,
     const bool *skip, char *err, size_t errlen);
 
+/*
+ * The slot listen_set_steer() sends a datagram or connection from client
+ * port to (skip as there), or -1 when the set is shared (any slot may).
+ * Where a reload hands a UDP session over to.
+ */
+int  listen_slot_of_port(const struct listen_set *ls, unsigned port,
+    const bool *skip);
+
 /* Close every socket still in the set and free it. */
 void listen_set_close(struct listen_set *ls);
 

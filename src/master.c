@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "accesslog.h"
+#include "addr.h"
 #include "clock.h"
 #include "daemon.h"
 #include "fdlimit.h"
@@ -29,6 +30,7 @@
 #include "pidfile.h"
 #include "scoreboard.h"
 #include "sig.h"
+#include "udp_session.h"
 #include "worker.h"
 
 #define RESPAWN_FAST_MS   1000	/* dying sooner than this is "crashing" */
@@ -37,6 +39,7 @@
 #define STOP_GRACE_MS     5000	/* TERM: then SIGKILL the stragglers */
 #define RELOAD_STUCK_MS   10000	/* a generation not ready by then... */
 #define WATCHDOG_CHECK_MS 1000	/* how often heartbeats are looked at */
+#define HANDOVER_PASS_MS  2000	/* a new worker's channel full that long */
 
 enum child_state {
 	CHILD_STARTING,		/* forked, has not said IPC_READY yet */
@@ -55,6 +58,7 @@ struct child {
 	bool               accepting;	/* has not said IPC_DRAINING yet */
 	bool               terminated;	/* sent SIGTERM at drain_deadline */
 	bool               hung;	/* killed by the watchdog */
+	bool               udp_go;	/* told to receive UDP */
 	int64_t            started;
 	int64_t            drain_deadline;
 };
@@ -78,6 +82,8 @@ struct master {
 	int64_t               watchdog_at;	/* next heartbeat check */
 	bool                  skip[MAX_WORKERS];	/* hung: steered around */
 	bool                  started;	/* the first generation accepted */
+	int                  *udp_map;	/* old gen's rule -> ours, or -1 */
+	size_t                udp_nmap;
 	int                   status;	/* exit status */
 };
 
@@ -184,6 +190,7 @@ master_schedule_respawn(struct master *m, const struct child *c, int status)
 }
 
 static void master_stop(struct master *, int);
+static void master_read_channel(struct master *, struct child *);
 
 /*
  * A worker died before the first generation was accepting: the
@@ -218,6 +225,12 @@ master_reap(struct master *m)
 				break;
 		if (c == NULL)
 			continue;
+		/*
+		 * What it said before it exited is still ours to read: the
+		 * UDP sessions it handed over, with their sockets.
+		 */
+		if (c->chan != -1)
+			master_read_channel(m, c);
 		TAILQ_REMOVE(&m->children, c, link);
 		child_close_chan(c);
 		scoreboard_give(c->cell);
@@ -283,6 +296,74 @@ master_open_access_log(const struct conf *cfg, const struct conf *old,
 	return accesslog_open(cfg->access_log, err, errlen);
 }
 
+/* Whether old and new forward the same way: a session may move. */
+static bool
+same_udp_rule(const struct rule *a, const struct rule *b)
+{
+	return a->protocol == RULE_UDP && b->protocol == RULE_UDP &&
+	    addr_equal(&a->listen_addr, &b->listen_addr) &&
+	    strcmp(a->connect, b->connect) == 0 &&
+	    (a->source == NULL) == (b->source == NULL) &&
+	    (a->source == NULL || strcmp(a->source, b->source) == 0);
+}
+
+/*
+ * For the sessions the old generation will hand over: which rule of cfg
+ * each UDP rule of the running configuration is (-1: none; its sessions
+ * end with it).
+ */
+static void
+master_map_udp_rules(struct master *m, const struct conf *cfg)
+{
+	size_t i, j;
+
+	free(m->udp_map);
+	m->udp_nmap = 0;
+	if ((m->udp_map = calloc(m->cfg->nrules, sizeof(int))) == NULL)
+		return;
+	m->udp_nmap = m->cfg->nrules;
+	for (i = 0; i < m->cfg->nrules; i++) {
+		m->udp_map[i] = -1;
+		for (j = 0; j < cfg->nrules; j++)
+			if (same_udp_rule(&m->cfg->rules[i], &cfg->rules[j])) {
+				m->udp_map[i] = (int)j;
+				break;
+			}
+	}
+}
+
+/*
+ * An old worker handed a UDP session over: pass it, with its socket, to
+ * the new worker that the kernel will give its client's datagrams to.
+ * The descriptor is closed here either way.
+ */
+static void
+master_pass_session(struct master *m, const struct child *from,
+    struct ipc_msg *msg)
+{
+	struct udp_handover	 h;
+	struct child		*c;
+	int			 slot;
+
+	if (msg->nfds != 1 || msg->len != sizeof(h) || m->stopping ||
+	    from->gen + 1 != m->gen)
+		return;
+	memcpy(&h, msg->data, sizeof(h));
+	if (h.rule >= m->udp_nmap || m->udp_map[h.rule] == -1)
+		return;		/* its rule is gone: so is the session */
+	h.rule = (uint32_t)m->udp_map[h.rule];
+	slot = listen_slot_of_port(m->ls, udp_handover_port(&h), m->skip);
+	if (slot == -1)
+		slot = from->slot % m->cfg->workers;
+	TAILQ_FOREACH(c, &m->children, link)
+		if (c->gen == m->gen && c->slot == slot && c->chan != -1)
+			break;
+	if (c == NULL || ipc_send_wait(c->chan, IPC_UDP_SESSION, &h,
+	    sizeof(h), msg->fds, 1, HANDOVER_PASS_MS) == -1)
+		log_warn("cannot pass a UDP session to worker %d: %s", slot,
+		    c == NULL ? "not running" : strerror(errno));
+}
+
 /*
  * Load the file again and, if it is valid and its sockets can be bound,
  * start a new generation of workers on the new listen set.  The old
@@ -336,6 +417,7 @@ master_reload(struct master *m)
 	 * have emptied them, and the new workers must not inherit them.
 	 */
 	listen_set_close(m->ls);
+	master_map_udp_rules(m, cfg);
 	conf_free(m->cfg);
 	free(m->slots);
 	/* The new set was steered without skips: its workers are new. */
@@ -407,7 +489,10 @@ master_advance(struct master *m)
 		if (c->state != CHILD_DRAINING) {
 			c->state = CHILD_DRAINING;
 			c->drain_deadline = clock_ms() + m->cfg->shutdown_timeout;
-			kill(c->pid, SIGQUIT);
+			/* Drain, handing UDP sessions over; SIGQUIT if deaf. */
+			if (c->chan == -1 || ipc_send(c->chan, IPC_HANDOVER,
+			    NULL, 0, NULL, 0) == -1)
+				kill(c->pid, SIGQUIT);
 		}
 		if (c->accepting) {
 			if (m->reload_pending)
@@ -417,6 +502,17 @@ master_advance(struct master *m)
 			old_accepting = true;
 		}
 	}
+	/*
+	 * No old worker receives any more, and every session it had is in
+	 * the channels ahead of this: the new generation may start.
+	 */
+	if (!old_accepting)
+		TAILQ_FOREACH(c, &m->children, link)
+			if (c->gen == m->gen && c->state == CHILD_READY &&
+			    !c->udp_go && c->chan != -1) {
+				c->udp_go = ipc_send(c->chan, IPC_UDP_GO, NULL,
+				    0, NULL, 0) == 0;
+			}
 	if (m->reload_pending && !old_accepting) {
 		m->reload_pending = false;
 		master_reload(m);
@@ -435,8 +531,10 @@ master_read_channel(struct master *m, struct child *c)
 	char           err[CONF_ERR_MAX];
 
 	while ((rc = ipc_recv(c->chan, &msg)) == 1) {
+		if (msg.type == IPC_UDP_SESSION)
+			master_pass_session(m, c, &msg);
 		for (i = 0; i < msg.nfds; i++)
-			close(msg.fds[i]);	/* none expected */
+			close(msg.fds[i]);
 		if (msg.type == IPC_READY && c->state == CHILD_STARTING) {
 			c->state = CHILD_READY;
 			/* Its slot may have been skipped while it hung. */

@@ -21,6 +21,8 @@
 
 /* Batches per wakeup before other sockets get their turn. */
 #define RECV_ROUNDS	4
+/* Batches read from each socket when the worker stops receiving. */
+#define STOP_ROUNDS	64
 
 struct udp_listener {
 	STAILQ_ENTRY(udp_listener) link;
@@ -34,6 +36,7 @@ struct udp_listeners {
 	struct event_loop	*loop;
 	struct udp_sessions	*sessions;
 	STAILQ_HEAD(, udp_listener) list;
+	bool			 stopped;	/* for good */
 };
 
 /* The destination of a received datagram, from its control messages. */
@@ -65,10 +68,14 @@ dest_of(struct msghdr *mh, struct udp_from *from)
 	}
 }
 
-static void
-listener_on_ready(struct event_loop *loop, int fd, int events, void *data)
+/*
+ * Receive up to rounds batches from l and forward them.  Returns whether
+ * the socket may hold more.
+ */
+static bool
+listener_receive(struct udp_listener *l, int rounds)
 {
-	struct udp_listener	*l = data;
+	int			 fd = l->fd;
 	struct udp_sessions	*us = l->ul->sessions;
 	char			*bufs = udp_sessions_buffers(us);
 	struct mmsghdr		 m[UDP_BATCH];
@@ -82,11 +89,10 @@ listener_on_ready(struct event_loop *loop, int fd, int events, void *data)
 	struct udp_from		 from;
 	int			 i, n, round;
 
-	(void)events;
 	from.rule = l->rule;
 	from.lfd = fd;
 	from.family = l->family;
-	for (round = 0; round < RECV_ROUNDS; round++) {
+	for (round = 0; round < rounds; round++) {
 		memset(m, 0, sizeof(m));
 		for (i = 0; i < UDP_BATCH; i++) {
 			iov[i].iov_base = bufs + (size_t)i * UDP_DATAGRAM_MAX;
@@ -104,7 +110,7 @@ listener_on_ready(struct event_loop *loop, int fd, int events, void *data)
 			    errno != EINTR)
 				log_err("%s: cannot receive: %s",
 				    l->rule->listen, strerror(errno));
-			return;
+			return false;
 		}
 		for (i = 0; i < n; i++) {
 			from.client = (const struct sockaddr *)&src[i];
@@ -118,9 +124,17 @@ listener_on_ready(struct event_loop *loop, int fd, int events, void *data)
 			    m[i].msg_len);
 		}
 		if (n < UDP_BATCH)
-			return;
+			return false;
 	}
-	event_defer(loop, fd);
+	return true;
+}
+
+static void
+listener_on_ready(struct event_loop *loop, int fd, int events, void *data)
+{
+	(void)events;
+	if (listener_receive(data, RECV_ROUNDS))
+		event_defer(loop, fd);
 }
 
 struct udp_listeners *
@@ -150,12 +164,27 @@ udp_listener_add(struct udp_listeners *ul, int fd, const struct rule *rule)
 	l->family = rule->listen_addr.ss.ss_family;
 	l->rule = rule;
 	l->ul = ul;
-	if (event_set(ul->loop, fd, EV_READ, listener_on_ready, l) == -1) {
+	/* Watched from udp_listeners_start() on. */
+	if (event_set(ul->loop, fd, 0, listener_on_ready, l) == -1) {
 		free(l);
 		return -1;
 	}
+	udp_sessions_listener(ul->sessions, rule, fd);
 	STAILQ_INSERT_TAIL(&ul->list, l, link);
 	return 0;
+}
+
+void
+udp_listeners_start(struct udp_listeners *ul)
+{
+	struct udp_listener *l;
+
+	if (ul->stopped)
+		return;
+	STAILQ_FOREACH(l, &ul->list, link)
+		if (event_mask(ul->loop, l->fd, EV_READ) == -1)
+			log_err("%s: cannot watch listening socket: %s",
+			    l->rule->listen, strerror(errno));
 }
 
 void
@@ -163,6 +192,14 @@ udp_listeners_stop(struct udp_listeners *ul)
 {
 	struct udp_listener *l;
 
-	STAILQ_FOREACH(l, &ul->list, link)
-		event_close(ul->loop, l->fd);
+	ul->stopped = true;
+	STAILQ_FOREACH(l, &ul->list, link) {
+		event_mask(ul->loop, l->fd, 0);
+		/*
+		 * What is queued here now: a retired slot's socket gets no
+		 * more (listen_set_steer), and its last datagrams must not
+		 * go with it.  Bounded: a shared socket keeps filling.
+		 */
+		(void)listener_receive(l, STOP_ROUNDS);
+	}
 }

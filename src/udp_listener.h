@@ -15,13 +15,23 @@ struct udp_sessions;
 struct udp_listeners *udp_listeners_new(struct event_loop *loop,
     struct udp_sessions *sessions);
 
-/* Receive on fd (a bound UDP socket of rule) from now on; 0 or -1. */
+/*
+ * fd is a bound UDP socket of rule, to receive on once started; its
+ * sessions reply through it.  0 or -1.
+ */
 int	udp_listener_add(struct udp_listeners *ul, int fd,
     const struct rule *rule);
 
 /*
- * Stop receiving for good (drain).  The sockets stay open: the sessions
- * still send their replies through them.
+ * Start receiving: at once in a first generation, or, after a reload,
+ * once the old workers handed their sessions over (IPC_UDP_GO), so that
+ * no datagram of a session that is on its way here makes a second one.
+ */
+void	udp_listeners_start(struct udp_listeners *ul);
+
+/*
+ * Stop receiving for good (drain), after forwarding what is queued.  The
+ * sockets stay open: the sessions still send their replies through them.
  */
 void	udp_listeners_stop(struct udp_listeners *ul);
 

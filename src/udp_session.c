@@ -20,6 +20,7 @@
 #include "acl.h"
 #include "addr.h"
 #include "event.h"
+#include "ipc.h"
 #include "log.h"
 #include "scoreboard.h"
 #include "sock.h"
@@ -48,7 +49,9 @@ struct udp_session {
 	struct sockaddr_in6	 client;	/* or a sockaddr_in */
 	socklen_t		 client_len;
 	uint32_t		 hash;
+	bool			 detached;	/* not in the table: replies only */
 	int64_t			 started, last_active;
+	int64_t			 until;		/* detached: its end */
 	uint64_t		 bytes_in, bytes_out;
 	struct event_timer	 timer;
 };
@@ -59,6 +62,8 @@ TAILQ_HEAD(udp_lru, udp_session);
 struct udp_rule {
 	struct udp_lru	lru;
 	int		count;
+	int		lfd;		/* its listening socket, or -1 */
+	int		family;		/* lfd's */
 };
 
 struct udp_sessions {
@@ -72,6 +77,11 @@ struct udp_sessions {
 	struct scoreboard_counters *counters;
 	struct scoreboard_counters  own;	/* when there is no cell */
 };
+
+/* How long a second session of a client waits for replies in flight. */
+#define DETACHED_MS		2000
+/* How long a handover waits for room on the channel. */
+#define HANDOVER_WAIT_MS	2000
 
 static void session_on_backend(struct event_loop *, int, int, void *);
 
@@ -150,12 +160,29 @@ table_remove(struct udp_sessions *us, struct udp_session *s)
 	*pp = s->next;
 }
 
+/* Take s out of the table and lists, close its socket, free it. */
+static void
+session_free(struct udp_session *s)
+{
+	struct udp_sessions	*us = s->owner;
+	struct udp_rule		*ur = &us->rules[s->key.rule];
+
+	event_close(us->loop, s->fd);
+	close(s->fd);
+	event_timer_cancel(us->loop, &s->timer);
+	if (!s->detached)
+		table_remove(us, s);
+	TAILQ_REMOVE(&ur->lru, s, lru);
+	ur->count--;
+	us->count--;
+	free(s);
+}
+
 /* The session ends: access log, counters, socket, memory. */
 static void
 session_close(struct udp_session *s, const char *result)
 {
 	struct udp_sessions	*us = s->owner;
-	struct udp_rule		*ur = &us->rules[s->key.rule];
 	struct accesslog_entry	 e;
 	char			 client[ADDR_STRLEN];
 
@@ -176,14 +203,7 @@ session_close(struct udp_session *s, const char *result)
 		e.end_ms = event_now(us->loop);
 		accesslog_write(&e);
 	}
-	event_close(us->loop, s->fd);
-	close(s->fd);
-	event_timer_cancel(us->loop, &s->timer);
-	table_remove(us, s);
-	TAILQ_REMOVE(&ur->lru, s, lru);
-	ur->count--;
-	us->count--;
-	free(s);
+	session_free(s);
 }
 
 /* Traffic either way: the session is the rule's most recent. */
@@ -203,8 +223,8 @@ static void
 session_on_timer(struct event_timer *t, void *data)
 {
 	struct udp_session	*s = data;
-	int64_t			 due = s->last_active +
-	    s->rule->session_timeout;
+	int64_t			 due = s->detached ? s->until :
+	    s->last_active + s->rule->session_timeout;
 
 	if (due > event_now(s->owner->loop) &&
 	    event_timer_arm(s->owner->loop, t, due) == 0)
@@ -255,6 +275,40 @@ session_allowed(struct udp_sessions *us, const struct udp_from *from)
 	return false;
 }
 
+/*
+ * Put s (its socket, rule, addresses and times set) in the table and its
+ * rule's list, watch its socket, arm its timer.  -1 (s freed, its socket
+ * closed) if its socket cannot be watched.
+ */
+static int
+session_insert(struct udp_sessions *us, struct udp_session *s,
+    const struct udp_key *k, uint32_t h)
+{
+	struct udp_rule *ur = &us->rules[k->rule];
+
+	s->owner = us;
+	if (event_set(us->loop, s->fd, EV_READ, session_on_backend, s) == -1) {
+		close(s->fd);
+		free(s);
+		return -1;
+	}
+	s->key = *k;
+	s->hash = h;
+	event_timer_init(&s->timer, session_on_timer, s);
+	(void)event_timer_arm(us->loop, &s->timer, s->detached ? s->until :
+	    s->last_active + s->rule->session_timeout);
+	if (!s->detached) {
+		s->next = us->buckets[h & (us->nbuckets - 1)];
+		us->buckets[h & (us->nbuckets - 1)] = s;
+	}
+	TAILQ_INSERT_TAIL(&ur->lru, s, lru);
+	ur->count++;
+	us->count++;
+	if ((size_t)us->count > us->nbuckets)
+		table_grow(us);
+	return 0;
+}
+
 /* A new session for from, evicting the rule's oldest if it is full. */
 static struct udp_session *
 session_open(struct udp_sessions *us, const struct udp_from *from,
@@ -279,32 +333,19 @@ session_open(struct udp_sessions *us, const struct udp_from *from,
 		free(s);
 		return NULL;
 	}
-	if (event_set(us->loop, s->fd, EV_READ, session_on_backend, s) == -1) {
-		close(s->fd);
-		free(s);
-		return NULL;
-	}
-	s->owner = us;
 	s->rule = from->rule;
 	s->lfd = from->lfd;
 	s->family = from->family;
 	s->ifindex = from->ifindex;
-	s->key = *k;
-	s->hash = h;
 	memcpy(&s->client, from->client, from->client_len);
 	s->client_len = from->client_len;
 	s->started = s->last_active = event_now(us->loop);
-	event_timer_init(&s->timer, session_on_timer, s);
-	(void)event_timer_arm(us->loop, &s->timer, s->started +
-	    s->rule->session_timeout);
-	s->next = us->buckets[h & (us->nbuckets - 1)];
-	us->buckets[h & (us->nbuckets - 1)] = s;
-	TAILQ_INSERT_TAIL(&ur->lru, s, lru);
-	ur->count++;
-	us->count++;
+	if (session_insert(us, s, k, h) == -1)
+		return NULL;
 	us->counters->sessions++;
-	if ((size_t)us->count > us->nbuckets)
-		table_grow(us);
+	log_debug("%s -> %s: UDP session of %s opened", s->rule->listen,
+	    s->rule->connect, addr_format(from->client, client,
+	    sizeof(client)));
 	return s;
 }
 
@@ -487,8 +528,10 @@ udp_sessions_new(struct event_loop *loop, const struct conf *cfg,
 		free(us);
 		return NULL;
 	}
-	for (i = 0; i < cfg->nrules; i++)
+	for (i = 0; i < cfg->nrules; i++) {
 		TAILQ_INIT(&us->rules[i].lru);
+		us->rules[i].lfd = -1;
+	}
 	return us;
 }
 
@@ -516,4 +559,121 @@ udp_sessions_close_all(struct udp_sessions *us, const char *reason)
 		while (!TAILQ_EMPTY(&us->rules[i].lru))
 			session_close(TAILQ_FIRST(&us->rules[i].lru),
 			    ACCESSLOG_SHUTDOWN);
+}
+
+void
+udp_sessions_listener(struct udp_sessions *us, const struct rule *rule,
+    int lfd)
+{
+	struct udp_rule *ur = &us->rules[rule - us->cfg->rules];
+
+	ur->lfd = lfd;
+	ur->family = rule->listen_addr.ss.ss_family;
+}
+
+unsigned
+udp_handover_port(const struct udp_handover *h)
+{
+	/* sin_port and sin6_port are at the same place. */
+	return ntohs(h->client.sin6_port);
+}
+
+int
+udp_sessions_hand_over(struct udp_sessions *us, int chan)
+{
+	struct udp_handover	 h;
+	struct udp_session	*s;
+	size_t			 i;
+	int			 n = 0;
+
+	for (i = 0; i < us->cfg->nrules; i++)
+		while ((s = TAILQ_FIRST(&us->rules[i].lru)) != NULL) {
+			memset(&h, 0, sizeof(h));
+			h.rule = s->key.rule;
+			h.client_len = s->client_len;
+			h.client = s->client;
+			h.local = s->key.local;
+			h.ifindex = s->ifindex;
+			h.started = s->started;
+			h.last_active = s->last_active;
+			h.bytes_in = s->bytes_in;
+			h.bytes_out = s->bytes_out;
+			if (ipc_send_wait(chan, IPC_UDP_SESSION, &h, sizeof(h),
+			    &s->fd, 1, HANDOVER_WAIT_MS) == -1) {
+				log_warn("cannot hand UDP sessions over: %s; "
+				    "%d stay here", strerror(errno), us->count);
+				return n;
+			}
+			session_free(s);
+			n++;
+		}
+	return n;
+}
+
+int
+udp_session_adopt(struct udp_sessions *us, const struct udp_handover *h,
+    int fd)
+{
+	struct udp_session	*s;
+	struct udp_from		 from;
+	struct udp_key		 k;
+	struct udp_rule		*ur;
+	uint32_t		 hash;
+
+	if (h->rule >= us->cfg->nrules || us->rules[h->rule].lfd == -1 ||
+	    h->client_len > sizeof(h->client) ||
+	    (s = calloc(1, sizeof(*s))) == NULL) {
+		close(fd);
+		return -1;
+	}
+	ur = &us->rules[h->rule];
+	from.rule = &us->cfg->rules[h->rule];
+	from.client = (const struct sockaddr *)&h->client;
+	from.client_len = h->client_len;
+	from.local = h->local;
+	key_make(us, &from, &k);
+	hash = key_hash(&k);
+	/*
+	 * A second session of this client (while the worker count changed,
+	 * an old worker saw it under the new steering): the one here stays
+	 * the client's; this one only carries back the replies still on
+	 * their way to its socket, until it times out.
+	 */
+	s->detached = session_find(us, &k, hash) != NULL;
+	log_debug("%s: UDP session of port %u taken over%s",
+	    from.rule->listen, udp_handover_port(h),
+	    s->detached ? " (a second one: replies only)" : "");
+	s->fd = fd;
+	s->rule = from.rule;
+	s->backend = &s->rule->upstream.backends[0];
+	s->lfd = ur->lfd;
+	s->family = ur->family;
+	s->ifindex = h->ifindex;
+	s->client = h->client;
+	s->client_len = h->client_len;
+	s->started = h->started;
+	s->last_active = h->last_active;
+	/* A second session ends soon: only replies in flight are left. */
+	if (s->detached)
+		s->until = event_now(us->loop) + DETACHED_MS;
+	s->bytes_in = h->bytes_in;
+	s->bytes_out = h->bytes_out;
+	return session_insert(us, s, &k, hash);
+}
+
+void
+udp_sessions_linger(struct udp_sessions *us)
+{
+	struct udp_session	*s;
+	size_t			 i;
+	int64_t			 end = event_now(us->loop) + DETACHED_MS;
+
+	for (i = 0; i < us->cfg->nrules; i++)
+		TAILQ_FOREACH(s, &us->rules[i].lru, lru) {
+			if (!s->detached)
+				table_remove(us, s);
+			s->detached = true;
+			s->until = end;
+			(void)event_timer_arm(us->loop, &s->timer, end);
+		}
 }

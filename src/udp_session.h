@@ -55,6 +55,50 @@ void	udp_session_forward(struct udp_sessions *us,
 void	udp_sessions_truncated(struct udp_sessions *us,
     const struct udp_from *from);
 
+/*
+ * A session as one worker hands it to another at a reload, with its
+ * backend socket beside it (IPC_UDP_SESSION).  rule is an index in the
+ * sender's configuration until the master rewrites it for the receiver's.
+ */
+struct udp_handover {
+	uint32_t		rule;
+	uint32_t		client_len;
+	struct sockaddr_in6	client;		/* or a sockaddr_in */
+	struct in6_addr		local;
+	int32_t			ifindex;
+	int32_t			pad;
+	int64_t			started, last_active;
+	uint64_t		bytes_in, bytes_out;
+};
+
+/* The client port of a handed-over session, in host order. */
+unsigned udp_handover_port(const struct udp_handover *h);
+
+/* lfd is rule's listening socket here: replies leave through it. */
+void	udp_sessions_listener(struct udp_sessions *us, const struct rule *rule,
+    int lfd);
+
+/*
+ * Send every session over chan (to the master, for the worker that will
+ * receive its client's datagrams) and forget it here: it goes on there,
+ * with the same backend socket.  Sessions that cannot be sent stay.
+ * Returns how many were handed over.
+ */
+int	udp_sessions_hand_over(struct udp_sessions *us, int chan);
+
+/*
+ * Take over a session handed over with its backend socket fd; fd is
+ * closed if it cannot be.  0, or -1 (its rule has no listener here).
+ */
+int	udp_session_adopt(struct udp_sessions *us,
+    const struct udp_handover *h, int fd);
+
+/*
+ * The worker stops for good: sessions no longer get client datagrams,
+ * so each only carries back the replies on their way, for a moment.
+ */
+void	udp_sessions_linger(struct udp_sessions *us);
+
 /* How many sessions are open. */
 int	udp_sessions_count(const struct udp_sessions *us);
 

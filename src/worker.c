@@ -55,6 +55,7 @@ struct worker {
 	int                  chan;	/* to and from the master */
 	pid_t                master;
 	bool                 orphaned;	/* the master is gone */
+	bool                 handover;	/* a reload: UDP sessions go on */
 	struct scoreboard_cell *cell;	/* heartbeat, or NULL */
 	struct event_timer   beat;	/* wakes an idle loop to beat */
 };
@@ -87,8 +88,15 @@ worker_close_all(struct worker *w, const char *reason)
 static void
 worker_close_listeners(struct worker *w)
 {
+	int n;
+
 	tcp_acceptor_close(w->acceptor);
 	udp_listeners_stop(w->udp_listeners);
+	if (w->handover && w->chan != -1 && (n = udp_sessions_hand_over(w->udp,
+	    w->chan)) > 0)
+		log_info("handed %d UDP session(s) over to the new workers", n);
+	/* A stop: what is left only waits for replies still on their way. */
+	udp_sessions_linger(w->udp);
 	if (w->chan != -1 && ipc_send(w->chan, IPC_DRAINING, NULL, 0, NULL,
 	    0) == -1 && !w->orphaned)
 		log_warn("cannot tell the master we stopped accepting: %s",
@@ -256,18 +264,36 @@ worker_orphaned(struct worker *w, const char *how)
 static void
 worker_on_channel(struct event_loop *loop, int fd, int events, void *data)
 {
-	struct worker  *w = data;
-	struct ipc_msg  msg;
-	int             rc, i;
+	struct worker      *w = data;
+	struct ipc_msg      msg;
+	struct udp_handover h;
+	int                 rc, i;
 
 	(void)loop;
 	(void)events;
 	while ((rc = ipc_recv(fd, &msg)) == 1) {
-		if (msg.type == IPC_LOGS)
+		switch (msg.type) {
+		case IPC_LOGS:
 			worker_adopt_logs(&msg);
-		else
-			for (i = 0; i < msg.nfds; i++)
-				close(msg.fds[i]);
+			continue;
+		case IPC_HANDOVER:
+			w->handover = true;
+			worker_drain(w);
+			break;
+		case IPC_UDP_SESSION:
+			if (msg.nfds == 1 && msg.len == sizeof(h)) {
+				memcpy(&h, msg.data, sizeof(h));
+				(void)udp_session_adopt(w->udp, &h, msg.fds[0]);
+				continue;
+			}
+			break;
+		case IPC_UDP_GO:
+			if (!w->draining)
+				udp_listeners_start(w->udp_listeners);
+			break;
+		}
+		for (i = 0; i < msg.nfds; i++)
+			close(msg.fds[i]);
 	}
 	if (rc == 0 || (rc == -1 && errno != EAGAIN && errno != EPROTO))
 		worker_orphaned(w, rc == 0 ? "its channel closed" :

@@ -10,6 +10,7 @@
 #include "ferryd.h"
 
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -192,12 +193,91 @@ test_mode(enum listen_mode mode, const char *m)
 	conf_free(c);
 }
 
+/*
+ * A UDP rule's per-slot sockets, steered: a datagram from each of many
+ * client ports arrives on the socket of the slot listen_slot_of_port()
+ * names, also with a slot skipped.  A reload hands sessions over by that
+ * function, so it must agree with the kernel exactly.
+ */
+static void
+test_udp_steering(void)
+{
+	struct conf		*cfg;
+	struct listen_set	*ls;
+	struct sockaddr_in	 to, from;
+	struct pollfd		 pfd[4];
+	bool			 skip[4] = { false, true, false, false };
+	char			 text[256], path[1024], err[512], buf[8];
+	int			 port = free_port(), cport, i, s, want, got;
+	int			 right = 0, tries = 0, pass, fd;
+
+	snprintf(text, sizeof(text), "workers = 4;\nrules = ( { listen = "
+	    "\"127.0.0.1:%d\"; connect = \"127.0.0.1:9\"; protocol = "
+	    "\"udp\"; } );\n", port);
+	if ((cfg = load_good("udp-steer.conf", text, path, sizeof(path),
+	    "udp steering")) == NULL)
+		return;
+	ls = listen_set_open(cfg, NULL, NULL, LISTEN_PER_SLOT, err,
+	    sizeof(err));
+	check(ls != NULL, "UDP listen set: %s", ls == NULL ? err : "ok");
+	if (ls == NULL) {
+		conf_free(cfg);
+		return;
+	}
+	memset(&to, 0, sizeof(to));
+	to.sin_family = AF_INET;
+	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	to.sin_port = htons((uint16_t)port);
+	for (pass = 0; pass < 2; pass++) {
+		if (listen_set_steer(ls, cfg, pass ? skip : NULL, err,
+		    sizeof(err)) == -1) {
+			check(0, "steer: %s", err);
+			break;
+		}
+		for (i = 0; i < 64; i++) {
+			fd = socket(AF_INET, SOCK_DGRAM, 0);
+			memset(&from, 0, sizeof(from));
+			from.sin_family = AF_INET;
+			from.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+			if (bind(fd, (struct sockaddr *)&from,
+			    sizeof(from)) == -1)
+				continue;
+			cport = bound_port(fd);
+			(void)sendto(fd, "x", 1, 0, (struct sockaddr *)&to,
+			    sizeof(to));
+			close(fd);
+			for (s = 0; s < 4; s++) {
+				pfd[s].fd = LISTEN_FD(ls, 0, s);
+				pfd[s].events = POLLIN;
+			}
+			got = -1;
+			if (poll(pfd, 4, 1000) > 0)
+				for (s = 0; s < 4; s++)
+					if (pfd[s].revents & POLLIN) {
+						got = s;
+						(void)recv(pfd[s].fd, buf,
+						    sizeof(buf), 0);
+					}
+			want = listen_slot_of_port(ls, (unsigned)cport,
+			    pass ? skip : NULL);
+			tries++;
+			right += got == want;
+		}
+	}
+	check(tries == 128 && right == tries, "UDP: the kernel steers each "
+	    "client port to the slot listen_slot_of_port() names (%d of %d, "
+	    "with and without a skipped slot)", right, tries);
+	listen_set_close(ls);
+	conf_free(cfg);
+}
+
 int
 main(void)
 {
 	make_tmpdir("test_listen");
 	test_mode(LISTEN_PER_SLOT, "per-slot");
 	test_mode(LISTEN_SHARED, "shared");
+	test_udp_steering();
 	remove_tmpdir();
 	return test_summary();
 }

@@ -3,14 +3,20 @@
  * tells each sender its port, a load of many clients that checks every
  * reply byte for byte, and a one-datagram question.
  *
- *   udpkit server --port-file FILE [--host H] [--port P] [--mode echo|port]
+ *   udpkit server --port-file FILE [--host H] [--port P]
+ *                 [--mode echo|port|tag]
  *       runs until SIGTERM; "port" answers every datagram with the
- *       sender's port in decimal (what a backend sees of a session)
+ *       sender's port in decimal (what a backend sees of a session),
+ *       "tag" echoes it after "PORT:"
  *   udpkit flood HOST PORT CLIENTS COUNT [--max-size N] [--timeout S]
+ *                [--duration S] [--tagged [--count-moves]]
  *       CLIENTS sockets at once, each sends COUNT datagrams, one at a
  *       time, of sizes from 0 up to N (default 65507; one in ten large),
- *       and expects each back exactly; prints a summary, exit 1 on any
- *       loss or difference
+ *       and expects each back exactly; with --duration, sending stops
+ *       after S seconds or at SIGUSR1 (COUNT is then a maximum); with --tagged (a "tag"
+ *       server behind) each client's replies must all carry one port (with
+ *       --count-moves, changes are only counted);
+ *       prints a summary, exit 1 on any loss or difference
  *   udpkit ask HOST PORT TEXT [--bind-port P] [--timeout S]
  *       send TEXT from a socket connected to HOST:PORT (so only a reply
  *       from that very address is taken), print the reply; exit 1 if
@@ -24,6 +30,8 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,9 +52,10 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: udpkit server --port-file FILE [--host H] "
-	    "[--port P] [--mode echo|port]\n"
+	    "[--port P] [--mode echo|port|tag]\n"
 	    "       udpkit flood HOST PORT CLIENTS COUNT [--max-size N] "
-	    "[--timeout S]\n"
+	    "[--timeout S] [--duration S]\n"
+	    "             [--tagged [--count-moves]]\n"
 	    "       udpkit ask HOST PORT TEXT [--bind-port P] [--timeout S]\n"
 	    "       udpkit freeport [--host H] [--tcp-too]\n");
 	exit(2);
@@ -137,6 +146,17 @@ cmd_server(int argc, char **argv)
 		if (strcmp(mode, "port") == 0)
 			n = snprintf(buf, sizeof(buf), "%d",
 			    ntohs(from.sin_port));
+		else if (strcmp(mode, "tag") == 0) {
+			char tag[8];
+			int  t = snprintf(tag, sizeof(tag), "%d:",
+			    ntohs(from.sin_port));
+
+			if (n + t > (ssize_t)sizeof(buf))
+				n = (ssize_t)sizeof(buf) - t;
+			memmove(buf + t, buf, (size_t)n);
+			memcpy(buf, tag, (size_t)t);
+			n += t;
+		}
 		(void)sendto(fd, buf, (size_t)n, 0, (struct sockaddr *)&from,
 		    len);
 	}
@@ -172,11 +192,49 @@ now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* SIGUSR1: send no more (as when --duration is over). */
+static volatile sig_atomic_t stop_sending;
+
+static void
+on_usr1(int sig)
+{
+	(void)sig;
+	stop_sending = 1;
+}
+
 struct client {
 	int	fd;
 	int	next;		/* datagrams answered so far */
 	double	sent_at;
+	char	tag[8];		/* --tagged: "PORT:" of the first reply */
 };
+
+/*
+ * With --tagged, strip "PORT:" from the reply in *in (length *n) and
+ * check it is the client's first one.  0, or -1 when it changed.
+ */
+static int
+untag(struct client *cl, unsigned char *in, ssize_t *n, bool relax)
+{
+	unsigned char	*colon = memchr(in, ':', *n < 8 ? (size_t)*n : 8);
+	size_t		 t;
+	int		 rc;
+
+	if (colon == NULL)
+		return -1;
+	t = (size_t)(colon - in) + 1;
+	rc = 0;
+	if (cl->tag[0] != '\0' &&
+	    (strlen(cl->tag) != t || memcmp(cl->tag, in, t) != 0))
+		rc = -1;
+	if (cl->tag[0] == '\0' || (rc == -1 && relax)) {
+		memset(cl->tag, 0, sizeof(cl->tag));
+		memcpy(cl->tag, in, t);
+	}
+	memmove(in, in + t, (size_t)*n - t);
+	*n -= (ssize_t)t;
+	return rc;
+}
 
 static int
 cmd_flood(int argc, char **argv)
@@ -186,8 +244,10 @@ cmd_flood(int argc, char **argv)
 	struct pollfd		*pfd;
 	static unsigned char	 out[MAX_DGRAM], in[MAX_DGRAM];
 	int			 nclients, count, c, done = 0, bad = 0, lost = 0;
+	int			 tagged = 0, moved = 0;
+	bool			 relax = false;
 	size_t			 max, size;
-	double			 timeout;
+	double			 timeout, duration, until;
 	unsigned long long	 bytes = 0;
 	ssize_t			 n;
 
@@ -198,6 +258,13 @@ cmd_flood(int argc, char **argv)
 	count = atoi(argv[3]);
 	max = (size_t)atol(opt(argc, argv, "--max-size", "65507"));
 	timeout = atof(opt(argc, argv, "--timeout", "5"));
+	duration = atof(opt(argc, argv, "--duration", "0"));
+	until = duration > 0 ? now_s() + duration : 0;
+	for (c = 0; c < argc; c++)
+		tagged |= strcmp(argv[c], "--tagged") == 0;
+	for (c = 0; c < argc; c++)
+		relax |= strcmp(argv[c], "--count-moves") == 0;
+	signal(SIGUSR1, on_usr1);
 	if (nclients < 1 || count < 1 || max > 65507)
 		usage();
 	cl = calloc((size_t)nclients, sizeof(*cl));
@@ -229,9 +296,9 @@ cmd_flood(int argc, char **argv)
 			if (!(pfd[c].revents & POLLIN)) {
 				if (now_s() - cl[c].sent_at < timeout)
 					continue;
-				fprintf(stderr, "udpkit: client %d: no answer to "
-				    "datagram %d in %.0f s\n", c, cl[c].next,
-				    timeout);
+				fprintf(stderr, "udpkit: client %d (port %d): no "
+				    "answer to datagram %d in %.0f s\n", c,
+				    port_of(cl[c].fd), cl[c].next, timeout);
 				lost++;
 				pfd[c].fd = -1;
 				done++;
@@ -246,6 +313,18 @@ cmd_flood(int argc, char **argv)
 				done++;
 				continue;
 			}
+			if (tagged && untag(&cl[c], in, &n, relax) == -1) {
+				moved++;
+				if (!relax) {
+					fprintf(stderr, "udpkit: client %d: reply "
+					    "%d came from another backend port "
+					    "than %s\n", c, cl[c].next,
+					    cl[c].tag);
+					pfd[c].fd = -1;
+					done++;
+					continue;
+				}
+			}
 			size = dgram_size(c, cl[c].next, max);
 			dgram_fill(c, cl[c].next, out, size);
 			if ((size_t)n != size || memcmp(in, out, size) != 0) {
@@ -258,7 +337,8 @@ cmd_flood(int argc, char **argv)
 				continue;
 			}
 			bytes += (unsigned long long)n;
-			if (++cl[c].next == count) {
+			if (++cl[c].next == count || stop_sending ||
+			    (until > 0 && now_s() >= until)) {
 				pfd[c].fd = -1;
 				done++;
 				continue;
@@ -270,9 +350,11 @@ cmd_flood(int argc, char **argv)
 			cl[c].sent_at = now_s();
 		}
 	}
-	printf("clients=%d datagrams=%d bytes=%llu lost=%d wrong=%d\n",
-	    nclients, nclients * count, bytes, lost, bad);
-	return lost + bad == 0 ? 0 : 1;
+	for (c = 0, count = 0; c < nclients; c++)
+		count += cl[c].next;
+	printf("clients=%d datagrams=%d bytes=%llu lost=%d wrong=%d "
+	    "moved=%d\n", nclients, count, bytes, lost, bad, moved);
+	return lost + bad + (relax ? 0 : moved) == 0 ? 0 : 1;
 }
 
 static int
