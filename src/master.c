@@ -792,6 +792,7 @@ master_loop(struct master *m)
 		master_advance(m);
 	}
 	free(pfd);
+	free(m->udp_map);
 	master_log_totals();
 	return m->status;
 }

@@ -86,12 +86,10 @@ listener_receive(struct udp_listener *l, int rounds)
 		char		 buf[CMSG_SPACE(sizeof(struct in6_pktinfo)) +
 				     CMSG_SPACE(sizeof(struct in_pktinfo))];
 	}			 ctl[UDP_BATCH];
-	struct udp_from		 from;
-	int			 i, n, round;
+	struct udp_from		 from[UDP_BATCH];
+	struct iovec		 out[UDP_BATCH];
+	int			 i, n, k, round;
 
-	from.rule = l->rule;
-	from.lfd = fd;
-	from.family = l->family;
 	for (round = 0; round < rounds; round++) {
 		memset(m, 0, sizeof(m));
 		for (i = 0; i < UDP_BATCH; i++) {
@@ -112,17 +110,22 @@ listener_receive(struct udp_listener *l, int rounds)
 				    l->rule->listen, strerror(errno));
 			return false;
 		}
-		for (i = 0; i < n; i++) {
-			from.client = (const struct sockaddr *)&src[i];
-			from.client_len = m[i].msg_hdr.msg_namelen;
+		for (i = k = 0; i < n; i++) {
+			from[k].rule = l->rule;
+			from[k].lfd = fd;
+			from[k].family = l->family;
+			from[k].client = (const struct sockaddr *)&src[i];
+			from[k].client_len = m[i].msg_hdr.msg_namelen;
 			if (m[i].msg_hdr.msg_flags & MSG_TRUNC) {
-				udp_sessions_truncated(us, &from);
+				udp_sessions_truncated(us, &from[k]);
 				continue;
 			}
-			dest_of(&m[i].msg_hdr, &from);
-			udp_session_forward(us, &from, iov[i].iov_base,
-			    m[i].msg_len);
+			dest_of(&m[i].msg_hdr, &from[k]);
+			out[k].iov_base = iov[i].iov_base;
+			out[k].iov_len = m[i].msg_len;
+			k++;
 		}
+		udp_sessions_forward(us, from, out, k);
 		if (n < UDP_BATCH)
 			return false;
 	}

@@ -362,42 +362,96 @@ session_backend_error(struct udp_session *s, int err)
 	    &s->backend->addr.ss, backend, sizeof(backend)), strerror(err));
 }
 
-void
-udp_session_forward(struct udp_sessions *us, const struct udp_from *from,
-    const void *data, size_t len)
+/* Whether err says the backend is unreachable (an ICMP error). */
+static bool
+unreachable(int err)
+{
+	return err == ECONNREFUSED || err == EHOSTUNREACH ||
+	    err == ENETUNREACH;
+}
+
+/*
+ * Send n datagrams (iov) to s's backend in as few calls as the kernel
+ * takes them.  An ICMP error from an earlier datagram comes back as a
+ * send's error, with the datagram not sent: report it, send it again.
+ */
+static void
+session_send(struct udp_session *s, const struct iovec *iov, int n)
+{
+	struct udp_sessions	*us = s->owner;
+	struct mmsghdr		 m[UDP_BATCH];
+	int			 i, sent = 0, r, errors = 0;
+
+	memset(m, 0, sizeof(m));
+	for (i = 0; i < n; i++) {
+		m[i].msg_hdr.msg_iov = (struct iovec *)(uintptr_t)&iov[i];
+		m[i].msg_hdr.msg_iovlen = 1;
+	}
+	while (sent < n) {
+		r = sendmmsg(s->fd, m + sent, (unsigned)(n - sent), 0);
+		if (r > 0) {
+			for (i = sent; i < sent + r; i++)
+				s->bytes_in += iov[i].iov_len;
+			us->counters->datagrams_in += (uint64_t)r;
+			sent += r;
+			continue;
+		}
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r == -1 && unreachable(errno) && errors++ < n) {
+			session_backend_error(s, errno);
+			continue;
+		}
+		break;		/* full (EAGAIN): these are lost, and counted */
+	}
+	us->counters->dropped += (uint64_t)(n - sent);
+	if (sent > 0) {
+		for (i = 0; i < sent; i++)
+			us->counters->bytes_in += iov[i].iov_len;
+		session_touch(s);
+	}
+}
+
+/* The session of from, made if there is none and it may be; or NULL. */
+static struct udp_session *
+session_of(struct udp_sessions *us, const struct udp_from *from,
+    struct udp_key *k)
 {
 	struct udp_session	*s;
-	struct udp_key		 k;
 	uint32_t		 h;
-	int			 tries;
 
-	key_make(us, from, &k);
-	h = key_hash(&k);
-	if ((s = session_find(us, &k, h)) == NULL) {
-		if (!session_allowed(us, from) ||
-		    (s = session_open(us, from, &k, h)) == NULL) {
-			us->counters->dropped++;
-			return;
-		}
-	}
+	key_make(us, from, k);
+	h = key_hash(k);
+	if ((s = session_find(us, k, h)) == NULL && session_allowed(us, from))
+		s = session_open(us, from, k, h);
+	return s;
+}
+
+void
+udp_sessions_forward(struct udp_sessions *us, const struct udp_from *from,
+    const struct iovec *iov, int n)
+{
+	struct udp_session	*s;
+	struct udp_key		 k, next;
+	int			 i, j;
+
 	/*
-	 * An ICMP error from an earlier datagram comes back as this send's
-	 * error, and this datagram was not sent: report it, send again.
+	 * A run of datagrams of one session goes in one sendmmsg.  Runs
+	 * are looked up one at a time: making a session may evict another,
+	 * which must not be one still to be sent to.
 	 */
-	for (tries = 0; tries < 2; tries++) {
-		if (send(s->fd, data, len, 0) == (ssize_t)len) {
-			s->bytes_in += len;
-			us->counters->datagrams_in++;
-			us->counters->bytes_in += len;
-			session_touch(s);
-			return;
+	for (i = 0; i < n; i = j) {
+		s = session_of(us, &from[i], &k);
+		for (j = i + 1; j < n; j++) {
+			key_make(us, &from[j], &next);
+			if (memcmp(&k, &next, sizeof(k)) != 0)
+				break;
 		}
-		if (errno != ECONNREFUSED && errno != EHOSTUNREACH &&
-		    errno != ENETUNREACH)
-			break;
-		session_backend_error(s, errno);
+		if (s != NULL)
+			session_send(s, iov + i, j - i);
+		else
+			us->counters->dropped += (uint64_t)(j - i);
 	}
-	us->counters->dropped++;
 }
 
 /*

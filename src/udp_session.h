@@ -13,6 +13,7 @@
 #define FERRYD_UDP_SESSION_H
 
 #include <netinet/in.h>
+#include <sys/uio.h>
 #include <sys/socket.h>
 
 #include "conf.h"
@@ -45,11 +46,12 @@ struct udp_sessions *udp_sessions_new(struct event_loop *loop,
 char	*udp_sessions_buffers(struct udp_sessions *us);
 
 /*
- * Send len bytes of data, received as from says, to the backend of its
- * session, which is made if there is none (allow/deny permitting).
+ * Send n datagrams (iov[i], received as from[i] says) to the backends of
+ * their sessions, which are made where there are none (allow/deny
+ * permitting); consecutive datagrams of one session in one sendmmsg.
  */
-void	udp_session_forward(struct udp_sessions *us,
-    const struct udp_from *from, const void *data, size_t len);
+void	udp_sessions_forward(struct udp_sessions *us,
+    const struct udp_from *from, const struct iovec *iov, int n);
 
 /* A datagram the kernel cut (no room for it): counted, logged, dropped. */
 void	udp_sessions_truncated(struct udp_sessions *us,

@@ -480,7 +480,7 @@ test_session_failover(void)
 	struct pool		*pool;
 	struct tcp_sessions	*ts;
 	struct conf		*cfg;
-	struct backend		 bk[2];
+	struct backend		 bk[2], *loaded;
 	struct scoreboard_counters counters;
 	struct sockaddr_any	 peer;
 	struct bench		 b;	/* for spin() and collect() */
@@ -513,6 +513,7 @@ test_session_failover(void)
 	bk[0] = bk[1];
 	((struct sockaddr_in *)&bk[0].addr.ss)->sin_port =
 	    htons((uint16_t)port_bound(dead));
+	loaded = cfg->rules[0].upstream.backends;
 	cfg->rules[0].upstream.backends = bk;
 	cfg->rules[0].upstream.nbackends = 2;
 
@@ -583,8 +584,8 @@ test_session_failover(void)
 	close(cl);
 	close(live);
 	close(dead);
-	cfg->rules[0].upstream.backends = NULL;
-	cfg->rules[0].upstream.nbackends = 0;
+	cfg->rules[0].upstream.backends = loaded;
+	cfg->rules[0].upstream.nbackends = 1;
 	conf_free(cfg);
 	pool_free(pool);
 	event_loop_free(loop);

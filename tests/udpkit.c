@@ -354,6 +354,10 @@ cmd_flood(int argc, char **argv)
 		count += cl[c].next;
 	printf("clients=%d datagrams=%d bytes=%llu lost=%d wrong=%d "
 	    "moved=%d\n", nclients, count, bytes, lost, bad, moved);
+	for (c = 0; c < nclients; c++)
+		close(cl[c].fd);
+	free(cl);
+	free(pfd);
 	return lost + bad + (relax ? 0 : moved) == 0 ? 0 : 1;
 }
 
