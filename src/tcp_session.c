@@ -418,3 +418,10 @@ tcp_sessions_close_all(struct tcp_sessions *ts, const char *reason)
 		(void)session_settle(ss);
 	}
 }
+
+void
+tcp_sessions_free(struct tcp_sessions *ts)
+{
+	tcp_sessions_close_all(ts, "shutdown");
+	free(ts);
+}

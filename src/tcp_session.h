@@ -56,4 +56,7 @@ void	tcp_session_refuse(struct tcp_sessions *ts, int client_fd,
 /* Close every session at once (fast stop, drain timeout). */
 void	tcp_sessions_close_all(struct tcp_sessions *ts, const char *reason);
 
+/* Close every session and free ts. */
+void	tcp_sessions_free(struct tcp_sessions *ts);
+
 #endif

@@ -586,6 +586,7 @@ test_session_failover(void)
 	close(dead);
 	cfg->rules[0].upstream.backends = loaded;
 	cfg->rules[0].upstream.nbackends = 1;
+	tcp_sessions_free(ts);
 	conf_free(cfg);
 	pool_free(pool);
 	event_loop_free(loop);
