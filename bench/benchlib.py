@@ -51,6 +51,12 @@ METRICS = [
      "high", "{:.0f}"),
     ("pss_per_conn", "PSS/conn",
      "Memory (PSS) per idle connection", "bytes", "low", "{:.0f}"),
+    ("udp_pps", "UDP kpps", "UDP datagrams delivered, iperf3 -u -l 64 -b 0",
+     "kdatagrams/s", "high", "{:.0f}"),
+    ("udp_loss", "UDP loss", "UDP datagrams lost, iperf3 -u -l 64 -b 0",
+     "%", "low", "{:.1f}"),
+    ("udp_cpu", "UDP CPU/M", "Forwarder CPU (user+sys) per million UDP "
+     "datagrams delivered", "CPU s/Mdgram", "low", "{:.2f}"),
 ]
 METRIC = {m[0]: m for m in METRICS}
 
@@ -62,7 +68,8 @@ def die(msg):
 
 # ---------------------------------------------------------------- parsers
 
-def cmd_iperf(path):
+def iperf_received(path):
+    """end.sum_received of an iperf3 -J report; dies on an error."""
     try:
         with open(path) as f:
             j = json.load(f)
@@ -71,10 +78,30 @@ def cmd_iperf(path):
     if "error" in j:
         die("iperf3: %s" % j["error"])
     try:
-        s = j["end"]["sum_received"]
-        print("%.4f %d" % (s["bits_per_second"] / 1e9, s["bytes"]))
+        return j["end"]["sum_received"]
     except (KeyError, TypeError):
         die("%s: no end.sum_received" % path)
+
+
+def cmd_iperf(path):
+    s = iperf_received(path)
+    try:
+        print("%.4f %d" % (s["bits_per_second"] / 1e9, s["bytes"]))
+    except (KeyError, TypeError):
+        die("%s: no bits_per_second or bytes" % path)
+
+
+def cmd_iperf_udp(path):
+    """kdatagrams/s delivered, % lost, datagrams delivered."""
+    s = iperf_received(path)
+    try:
+        got = s["packets"] - s["lost_packets"]
+        if got <= 0:
+            die("no datagram came through")
+        print("%.3f %.3f %d" % (got / s["seconds"] / 1e3,
+                                s["lost_percent"], got))
+    except (KeyError, TypeError, ZeroDivisionError):
+        die("%s: no UDP packets, lost_packets or seconds" % path)
 
 
 def session_procs(sid):
@@ -309,6 +336,9 @@ TARGETS = [
     ("bytes_per_syscall", "bytes per syscall (no target)", None, None,
      False),
     ("pss_per_conn", "PSS per idle connection", "abs<=", 1024, False),
+    ("udp_pps", "UDP datagrams/s, 64 bytes", ">=", 1.5, False),
+    ("udp_cpu", "UDP CPU per datagram", "<=", 0.5, False),
+    ("udp_loss", "UDP loss (no target)", None, None, False),
 ]
 
 
@@ -535,7 +565,8 @@ def main(argv):
     if len(argv) < 2:
         die("usage: see the header of this file")
     cmd, args = argv[1], argv[2:]
-    table = {"iperf": (cmd_iperf, 1), "proc": (cmd_proc, 2),
+    table = {"iperf": (cmd_iperf, 1), "iperf_udp": (cmd_iperf_udp, 1),
+             "proc": (cmd_proc, 2),
              "strace": (cmd_strace, 1), "sockperf": (cmd_sockperf, 1),
              "pingpong": (cmd_pingpong, 1), "wrk": (cmd_wrk, 1),
              "report": (cmd_report, 2)}

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
+#include <netinet/udp.h>
 #include <unistd.h>
 
 #include "accesslog.h"
@@ -370,9 +371,83 @@ unreachable(int err)
 	    err == ENETUNREACH;
 }
 
+#ifdef UDP_SEGMENT
+/* Segments one GSO send may carry, and bytes in all (one skb). */
+#define GSO_SEGMENTS_MAX	64
+#define GSO_BYTES_MAX		65000
+
+/* Cleared for good the first time the kernel refuses UDP_SEGMENT. */
+static bool gso_works = true;
+
+/*
+ * How many of the n datagrams (iov) can leave as one GSO send: a run of
+ * equal sizes, the last possibly shorter, within the kernel's limits.
+ */
+static int
+gso_run(const struct iovec *iov, int n)
+{
+	size_t	size = iov[0].iov_len, total = 0;
+	int	k;
+
+	if (!gso_works || size == 0)
+		return 1;
+	for (k = 0; k < n && k < GSO_SEGMENTS_MAX; k++) {
+		if (iov[k].iov_len > size || total + iov[k].iov_len >
+		    GSO_BYTES_MAX)
+			break;
+		total += iov[k].iov_len;
+		if (iov[k].iov_len < size) {
+			k++;		/* a shorter one ends the run */
+			break;
+		}
+	}
+	return k;
+}
+
+/*
+ * Send the k datagrams of a run (gso_run) in one sendmsg that the kernel
+ * cuts into them (UDP_SEGMENT).  Returns what sendmsg did; EIO, EINVAL
+ * or ENOPROTOOPT from a kernel without it turn GSO off, and the caller
+ * sends them one by one.
+ */
+static int
+gso_send(int fd, const struct iovec *iov, int k)
+{
+	struct msghdr	mh;
+	union {
+		struct cmsghdr	align;
+		char		buf[CMSG_SPACE(sizeof(uint16_t))];
+	}		ctl;
+	struct cmsghdr	*cm;
+	uint16_t	size = (uint16_t)iov[0].iov_len;
+
+	memset(&mh, 0, sizeof(mh));
+	memset(&ctl, 0, sizeof(ctl));
+	mh.msg_iov = (struct iovec *)(uintptr_t)iov;
+	mh.msg_iovlen = (size_t)k;
+	mh.msg_control = ctl.buf;
+	mh.msg_controllen = sizeof(ctl.buf);
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_UDP;
+	cm->cmsg_type = UDP_SEGMENT;
+	cm->cmsg_len = CMSG_LEN(sizeof(size));
+	memcpy(CMSG_DATA(cm), &size, sizeof(size));
+	if (sendmsg(fd, &mh, 0) != -1)
+		return 0;
+	if (errno == EIO || errno == EINVAL || errno == ENOPROTOOPT ||
+	    errno == EOPNOTSUPP) {
+		gso_works = false;
+		log_info("UDP segmentation offload (UDP_SEGMENT) unavailable "
+		    "(%s): sending datagrams one by one", strerror(errno));
+	}
+	return -1;
+}
+#endif
+
 /*
  * Send n datagrams (iov) to s's backend in as few calls as the kernel
- * takes them.  An ICMP error from an earlier datagram comes back as a
+ * takes them: runs of equal size as one GSO send where the kernel has
+ * UDP_SEGMENT, the rest in sendmmsg.  An ICMP error from an earlier datagram comes back as a
  * send's error, with the datagram not sent: report it, send it again.
  */
 static void
@@ -388,6 +463,23 @@ session_send(struct udp_session *s, const struct iovec *iov, int n)
 		m[i].msg_hdr.msg_iovlen = 1;
 	}
 	while (sent < n) {
+#ifdef UDP_SEGMENT
+		if ((r = gso_run(iov + sent, n - sent)) > 1) {
+			if (gso_send(s->fd, iov + sent, r) == 0) {
+				for (i = sent; i < sent + r; i++)
+					s->bytes_in += iov[i].iov_len;
+				us->counters->datagrams_in += (uint64_t)r;
+				sent += r;
+				continue;
+			}
+			if (gso_works && errno != EINTR && !unreachable(errno))
+				break;	/* full: lost, and counted */
+			if (gso_works && unreachable(errno) && errors++ < n) {
+				session_backend_error(s, errno);
+				continue;
+			}
+		}
+#endif
 		r = sendmmsg(s->fd, m + sent, (unsigned)(n - sent), 0);
 		if (r > 0) {
 			for (i = sent; i < sent + r; i++)

@@ -19,7 +19,7 @@
 #include "conf.h"
 
 /* Datagrams per recvmmsg/sendmmsg. */
-#define UDP_BATCH		16
+#define UDP_BATCH		64
 /* Room for any datagram: more than IPv6's largest payload, 65527. */
 #define UDP_DATAGRAM_MAX	65536
 

@@ -17,6 +17,9 @@
  *       server behind) each client's replies must all carry one port (with
  *       --count-moves, changes are only counted);
  *       prints a summary, exit 1 on any loss or difference
+ *   udpkit burst HOST PORT COUNT SIZE
+ *       COUNT datagrams of SIZE bytes at once from one socket (a run a
+ *       forwarder may send with GSO); each must come back intact
  *   udpkit ask HOST PORT TEXT [--bind-port P] [--timeout S]
  *       send TEXT from a socket connected to HOST:PORT (so only a reply
  *       from that very address is taken), print the reply; exit 1 if
@@ -32,6 +35,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +60,7 @@ usage(void)
 	    "       udpkit flood HOST PORT CLIENTS COUNT [--max-size N] "
 	    "[--timeout S] [--duration S]\n"
 	    "             [--tagged [--count-moves]]\n"
+	    "       udpkit burst HOST PORT COUNT SIZE\n"
 	    "       udpkit ask HOST PORT TEXT [--bind-port P] [--timeout S]\n"
 	    "       udpkit freeport [--host H] [--tcp-too]\n");
 	exit(2);
@@ -361,6 +366,68 @@ cmd_flood(int argc, char **argv)
 	return lost + bad + (relax ? 0 : moved) == 0 ? 0 : 1;
 }
 
+/*
+ * burst HOST PORT COUNT SIZE: COUNT datagrams of SIZE bytes (>= 4: the
+ * index first) sent at once from one socket, all expected back intact.
+ * Equal sizes in a row are what a forwarder may send with GSO.
+ */
+static int
+cmd_burst(int argc, char **argv)
+{
+	struct sockaddr_in	 to;
+	struct pollfd		 pfd;
+	static unsigned char	 out[MAX_DGRAM], in[MAX_DGRAM];
+	unsigned char		*seen;
+	int			 fd, count, i, got = 0, bad = 0, sz = 8 << 20;
+	uint32_t		 idx;
+	size_t			 size;
+	ssize_t			 n;
+
+	if (argc < 4)
+		usage();
+	to = addr_of(argv[0], atoi(argv[1]));
+	count = atoi(argv[2]);
+	size = (size_t)atol(argv[3]);
+	if (count < 1 || count > 100000 || size < 4 || size > 65507)
+		usage();
+	if ((seen = calloc((size_t)count, 1)) == NULL)
+		die("calloc");
+	fd = bound_socket("0.0.0.0", 0);
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz));
+	if (connect(fd, (struct sockaddr *)&to, sizeof(to)) == -1)
+		die("connect");
+	for (i = 0; i < count; i++) {
+		idx = (uint32_t)i;
+		dgram_fill(7, i, out, size);
+		memcpy(out, &idx, sizeof(idx));
+		if (send(fd, out, size, 0) != (ssize_t)size)
+			die("send");
+	}
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	while (got + bad < count && poll(&pfd, 1, 5000) == 1) {
+		if ((n = recv(fd, in, sizeof(in), 0)) < 4)
+			die("recv");
+		memcpy(&idx, in, sizeof(idx));
+		if (idx >= (uint32_t)count || seen[idx] || (size_t)n != size) {
+			bad++;
+			continue;
+		}
+		dgram_fill(7, (int)idx, out, size);
+		memcpy(out, &idx, sizeof(idx));
+		if (memcmp(in, out, size) != 0) {
+			bad++;
+			continue;
+		}
+		seen[idx] = 1;
+		got++;
+	}
+	printf("burst: %d datagrams of %zu bytes sent, %d back intact, %d "
+	    "wrong, %d missing\n", count, size, got, bad, count - got - bad);
+	free(seen);
+	return got == count ? 0 : 1;
+}
+
 static int
 cmd_ask(int argc, char **argv)
 {
@@ -430,6 +497,8 @@ main(int argc, char **argv)
 		return cmd_flood(argc - 2, argv + 2);
 	if (strcmp(argv[1], "ask") == 0)
 		return cmd_ask(argc - 2, argv + 2);
+	if (strcmp(argv[1], "burst") == 0)
+		return cmd_burst(argc - 2, argv + 2);
 	if (strcmp(argv[1], "freeport") == 0)
 		return cmd_freeport(argc - 2, argv + 2);
 	usage();
