@@ -21,6 +21,7 @@
  *       COUNT datagrams of SIZE bytes at once from one socket (a run a
  *       forwarder may send with GSO); each must come back intact
  *   udpkit ask HOST PORT TEXT [--bind-port P] [--timeout S]
+ *       (HOST may be an IPv6 address; --bind-port is IPv4's)
  *       send TEXT from a socket connected to HOST:PORT (so only a reply
  *       from that very address is taken), print the reply; exit 1 if
  *       none comes
@@ -432,6 +433,7 @@ static int
 cmd_ask(int argc, char **argv)
 {
 	struct sockaddr_in	to;
+	struct sockaddr_in6	to6;
 	struct pollfd		pfd;
 	char			buf[MAX_DGRAM];
 	int			fd, bport;
@@ -439,11 +441,21 @@ cmd_ask(int argc, char **argv)
 
 	if (argc < 3)
 		usage();
-	to = addr_of(argv[0], atoi(argv[1]));
 	bport = atoi(opt(argc, argv, "--bind-port", "0"));
-	fd = bound_socket("0.0.0.0", bport);
-	if (connect(fd, (struct sockaddr *)&to, sizeof(to)) == -1)
-		die("connect");
+	memset(&to6, 0, sizeof(to6));
+	if (inet_pton(AF_INET6, argv[0], &to6.sin6_addr) == 1) {
+		/* IPv6: from an unbound socket of its own. */
+		to6.sin6_family = AF_INET6;
+		to6.sin6_port = htons((unsigned short)atoi(argv[1]));
+		if ((fd = socket(AF_INET6, SOCK_DGRAM, 0)) == -1 ||
+		    connect(fd, (struct sockaddr *)&to6, sizeof(to6)) == -1)
+			die("connect");
+	} else {
+		to = addr_of(argv[0], atoi(argv[1]));
+		fd = bound_socket("0.0.0.0", bport);
+		if (connect(fd, (struct sockaddr *)&to, sizeof(to)) == -1)
+			die("connect");
+	}
 	if (send(fd, argv[2], strlen(argv[2]), 0) == -1)
 		die("send");
 	pfd.fd = fd;
