@@ -51,10 +51,8 @@ struct tcp_session {
 
 struct tcp_sessions {
 	struct tcp_relay_env	 env;
-	const struct conf	*cfg;
 	TAILQ_HEAD(, tcp_session) list;
 	int			 count;
-	uint64_t		 refused;	/* denied or over the limit */
 	struct scoreboard_counters *counters;	/* this worker's, shared */
 	struct scoreboard_counters  own;	/* when there is no cell */
 };
@@ -330,15 +328,14 @@ tcp_session_refuse(struct tcp_sessions *ts, int client_fd,
 	int64_t now = event_now(ts->env.loop);
 
 	close(client_fd);
-	ts->refused++;
 	ts->counters->refused++;
 	/* rinetd names the rule's backend on these lines too. */
 	session_log_access(ts, rule, &rule->upstream.backends[0], peer, result,
 	    0, 0, now);
-	log_debug("%s: %s client %s (%llu refused by this worker so far)",
+	log_debug("%s: %s client %s (%llu refused in this slot so far)",
 	    rule->listen, result,
 	    addr_format((const struct sockaddr *)&peer->ss, client,
-	    sizeof(client)), (unsigned long long)ts->refused);
+	    sizeof(client)), (unsigned long long)ts->counters->refused);
 }
 
 int
@@ -387,7 +384,7 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 
 struct tcp_sessions *
 tcp_sessions_new(struct event_loop *loop, struct pool *pool,
-    const struct conf *cfg, struct scoreboard_counters *counters)
+    struct scoreboard_counters *counters)
 {
 	struct tcp_sessions *ts = calloc(1, sizeof(*ts));
 
@@ -396,7 +393,6 @@ tcp_sessions_new(struct event_loop *loop, struct pool *pool,
 	ts->env.loop = loop;
 	ts->env.pool = pool;
 	ts->env.xprt = &xprt_raw;
-	ts->cfg = cfg;
 	ts->counters = counters != NULL ? counters : &ts->own;
 	TAILQ_INIT(&ts->list);
 	return ts;

@@ -28,8 +28,7 @@ struct tcp_sessions;
  * counters (this worker's scoreboard cell; NULL: nowhere shared).
  */
 struct tcp_sessions *tcp_sessions_new(struct event_loop *loop,
-    struct pool *pool, const struct conf *cfg,
-    struct scoreboard_counters *counters);
+    struct pool *pool, struct scoreboard_counters *counters);
 
 /* How many sessions are open. */
 int	tcp_sessions_count(const struct tcp_sessions *ts);

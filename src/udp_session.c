@@ -51,6 +51,7 @@ struct udp_session {
 	socklen_t		 client_len;
 	uint32_t		 hash;
 	bool			 detached;	/* not in the table: replies only */
+	bool			 no_gso;	/* its route refused UDP_SEGMENT */
 	int64_t			 started, last_active;
 	int64_t			 until;		/* detached: its end */
 	uint64_t		 bytes_in, bytes_out;
@@ -406,9 +407,7 @@ gso_run(const struct iovec *iov, int n)
 
 /*
  * Send the k datagrams of a run (gso_run) in one sendmsg that the kernel
- * cuts into them (UDP_SEGMENT).  Returns what sendmsg did; EIO, EINVAL
- * or ENOPROTOOPT from a kernel without it turn GSO off, and the caller
- * sends them one by one.
+ * cuts into them (UDP_SEGMENT).  0, or -1 with errno.
  */
 static int
 gso_send(int fd, const struct iovec *iov, int k)
@@ -432,23 +431,38 @@ gso_send(int fd, const struct iovec *iov, int k)
 	cm->cmsg_type = UDP_SEGMENT;
 	cm->cmsg_len = CMSG_LEN(sizeof(size));
 	memcpy(CMSG_DATA(cm), &size, sizeof(size));
-	if (sendmsg(fd, &mh, 0) != -1)
-		return 0;
-	if (errno == EIO || errno == EINVAL || errno == ENOPROTOOPT ||
-	    errno == EOPNOTSUPP) {
+	return sendmsg(fd, &mh, 0) == -1 ? -1 : 0;
+}
+
+/*
+ * gso_send() failed with err.  Returns true when the run should go out
+ * one by one instead: the kernel or device has no UDP_SEGMENT (off for
+ * good), or this session's route cannot take segments of this size
+ * (EINVAL: larger than its MTU; off for this session).
+ */
+static bool
+gso_refused(struct udp_session *s, int err)
+{
+	if (err == EINVAL) {
+		s->no_gso = true;
+		return true;
+	}
+	if (err == EIO || err == ENOPROTOOPT || err == EOPNOTSUPP) {
 		gso_works = false;
 		log_info("UDP segmentation offload (UDP_SEGMENT) unavailable "
-		    "(%s): sending datagrams one by one", strerror(errno));
+		    "(%s): sending datagrams one by one", strerror(err));
+		return true;
 	}
-	return -1;
+	return false;
 }
 #endif
 
 /*
  * Send n datagrams (iov) to s's backend in as few calls as the kernel
  * takes them: runs of equal size as one GSO send where the kernel has
- * UDP_SEGMENT, the rest in sendmmsg.  An ICMP error from an earlier datagram comes back as a
- * send's error, with the datagram not sent: report it, send it again.
+ * UDP_SEGMENT, the rest in sendmmsg.  An ICMP error from an earlier
+ * datagram comes back as a send's error, with the datagram not sent:
+ * report it, send it again.
  */
 static void
 session_send(struct udp_session *s, const struct iovec *iov, int n)
@@ -464,7 +478,7 @@ session_send(struct udp_session *s, const struct iovec *iov, int n)
 	}
 	while (sent < n) {
 #ifdef UDP_SEGMENT
-		if ((r = gso_run(iov + sent, n - sent)) > 1) {
+		if (!s->no_gso && (r = gso_run(iov + sent, n - sent)) > 1) {
 			if (gso_send(s->fd, iov + sent, r) == 0) {
 				for (i = sent; i < sent + r; i++)
 					s->bytes_in += iov[i].iov_len;
@@ -472,12 +486,14 @@ session_send(struct udp_session *s, const struct iovec *iov, int n)
 				sent += r;
 				continue;
 			}
-			if (gso_works && errno != EINTR && !unreachable(errno))
-				break;	/* full: lost, and counted */
-			if (gso_works && unreachable(errno) && errors++ < n) {
+			if (errno == EINTR)
+				continue;
+			if (unreachable(errno) && errors++ < n) {
 				session_backend_error(s, errno);
 				continue;
 			}
+			if (!gso_refused(s, errno))
+				break;	/* full: lost, and counted */
 		}
 #endif
 		r = sendmmsg(s->fd, m + sent, (unsigned)(n - sent), 0);

@@ -422,7 +422,7 @@ worker_run(const struct worker_start *ws)
 	    sizeof(err));
 	w.pool = pool_new();
 	if (w.loop == NULL || w.pool == NULL ||
-	    (w.sessions = tcp_sessions_new(w.loop, w.pool, cfg,
+	    (w.sessions = tcp_sessions_new(w.loop, w.pool,
 	    w.cell != NULL ? &w.cell->count : NULL)) == NULL ||
 	    (w.acceptor = tcp_acceptor_new(w.loop, w.sessions, cfg)) == NULL ||
 	    (w.udp = udp_sessions_new(w.loop, cfg, w.cell != NULL ?

@@ -520,7 +520,7 @@ test_session_failover(void)
 	loop = event_loop_new("auto", 1024, err, sizeof(err));
 	pool = pool_new();
 	memset(&counters, 0, sizeof(counters));
-	ts = tcp_sessions_new(loop, pool, cfg, &counters);
+	ts = tcp_sessions_new(loop, pool, &counters);
 	memset(&b, 0, sizeof(b));
 	b.env.loop = loop;
 	make_pair('t', &cl, &sv);
