@@ -203,21 +203,34 @@ listen_set_open(const struct conf *cfg, struct listen_set *old,
 /* Fibonacci hashing of the client's port: see steer_group(). */
 #define STEER_MULT	2654435761u
 
+/*
+ * The slots that get connections: nslots less those in *skip; when that
+ * leaves none, all of them (and *skip becomes NULL).
+ */
+static int
+steer_active(int nslots, const bool **skip)
+{
+	int s, active = nslots;
+
+	for (s = 0; *skip != NULL && s < nslots; s++)
+		active -= (*skip)[s];
+	if (active == 0) {
+		active = nslots;
+		*skip = NULL;
+	}
+	return active;
+}
+
 int
 listen_slot_of_port(const struct listen_set *ls, unsigned port,
     const bool *skip)
 {
 	uint32_t	a;
-	int		s, active = ls->nslots;
+	int		s, active;
 
 	if (ls->mode == LISTEN_SHARED)
 		return -1;
-	for (s = 0; skip != NULL && s < ls->nslots; s++)
-		active -= skip[s];
-	if (active == 0) {
-		active = ls->nslots;
-		skip = NULL;
-	}
+	active = steer_active(ls->nslots, &skip);
 	a = ((uint32_t)port * STEER_MULT) >> 16;
 	a %= (uint32_t)active;
 	for (s = 0; skip != NULL && s < ls->nslots; s++)
@@ -245,14 +258,8 @@ steer_group(int fd, int nslots, const bool *skip)
 {
 	struct sock_filter code[16 + 2 * MAX_WORKERS];
 	struct sock_fprog  prog;
-	int                n = 0, s, active = nslots;
+	int                n = 0, s, active = steer_active(nslots, &skip);
 
-	for (s = 0; skip != NULL && s < nslots; s++)
-		active -= skip[s];
-	if (active == 0) {
-		active = nslots;	/* nothing left: skip nothing */
-		skip = NULL;
-	}
 	/* A = the version nibble; IPv4: port at +20, else at +40. */
 	code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_B | BPF_ABS,
 	    (uint32_t)SKF_NET_OFF);

@@ -44,6 +44,21 @@ sock_new(int family, int type)
 #endif
 }
 
+/*
+ * SO_REUSEADDR on TCP sockets only: there it lets a listener bind while
+ * old connections sit in TIME_WAIT.  On UDP it would let any socket with
+ * it share the address, and a second ferryd's probe would see none.
+ */
+static int
+stream_reuseaddr(int fd, int type)
+{
+	int on = 1;
+
+	if (type != SOCK_STREAM)
+		return 0;
+	return setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+}
+
 int
 sock_stream(int family)
 {
@@ -110,7 +125,7 @@ sock_listen(const struct sockaddr_any *addr, int type, int backlog,
 	if (fd == -1)
 		goto fail;
 	what = "set socket options on";
-	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) == -1)
+	if (stream_reuseaddr(fd, type) == -1)
 		goto fail;
 	if (balanced &&
 #ifdef HAVE_SO_REUSEPORT_LB
@@ -157,10 +172,10 @@ fail:
 int
 sock_probe(const struct sockaddr_any *addr, int type, bool v6only)
 {
-	int fd, on = 1, v6 = v6only, rc = 0;
+	int fd, v6 = v6only, rc = 0;
 
 	if ((fd = sock_new(addr->ss.ss_family, type)) == -1 ||
-	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) == -1 ||
+	    stream_reuseaddr(fd, type) == -1 ||
 	    (addr->ss.ss_family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6,
 	    IPV6_V6ONLY, &v6, sizeof(v6)) == -1) ||
 	    bind(fd, (const struct sockaddr *)&addr->ss, addr->len) == -1)

@@ -24,9 +24,10 @@ int  sock_accept(int lfd, struct sockaddr_any *peer);
 int  sock_listen(const struct sockaddr_any *addr, int type, int backlog,
     bool v6only, bool balanced, char *err, size_t errlen);
 /*
- * Try to bind addr (a socket of type) as a socket of nobody's group would: without
- * SO_REUSEPORT (with SO_REUSEADDR, so that connections in TIME_WAIT do
- * not count), without listen(), and close it at once.  Returns 0 when
+ * Try to bind addr with a socket of type as a socket of nobody's group
+ * would: without SO_REUSEPORT (TCP: with SO_REUSEADDR, so that
+ * connections in TIME_WAIT do not count), without listen(), and close it
+ * at once.  Returns 0 when
  * the address could be bound, else the errno of the attempt: EADDRINUSE
  * when another socket listens on it (which a second ferryd's
  * SO_REUSEPORT sockets would otherwise share silently), EADDRNOTAVAIL

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "event.h"
 #include "log.h"
@@ -91,7 +92,7 @@ listener_receive(struct udp_listener *l, int rounds)
 	int			 i, n, k, round;
 
 	for (round = 0; round < rounds; round++) {
-		memset(m, 0, sizeof(m));
+		/* Every field recvmmsg reads is set here. */
 		for (i = 0; i < UDP_BATCH; i++) {
 			iov[i].iov_base = bufs + (size_t)i * UDP_DATAGRAM_MAX;
 			iov[i].iov_len = UDP_DATAGRAM_MAX;
@@ -188,6 +189,20 @@ udp_listeners_start(struct udp_listeners *ul)
 		if (event_mask(ul->loop, l->fd, EV_READ) == -1)
 			log_err("%s: cannot watch listening socket: %s",
 			    l->rule->listen, strerror(errno));
+}
+
+void
+udp_listeners_close(struct udp_listeners *ul)
+{
+	struct udp_listener *l;
+
+	ul->stopped = true;
+	while ((l = STAILQ_FIRST(&ul->list)) != NULL) {
+		event_close(ul->loop, l->fd);
+		close(l->fd);
+		STAILQ_REMOVE_HEAD(&ul->list, link);
+		free(l);
+	}
 }
 
 void

@@ -35,4 +35,11 @@ void	udp_listeners_start(struct udp_listeners *ul);
  */
 void	udp_listeners_stop(struct udp_listeners *ul);
 
+/*
+ * Close every listening socket now (the master is gone: a new ferryd
+ * must get the address, and no socket of ours may keep taking a share of
+ * its datagrams).  The sessions replying through them are closed first.
+ */
+void	udp_listeners_close(struct udp_listeners *ul);
+
 #endif

@@ -471,7 +471,7 @@ session_send(struct udp_session *s, const struct iovec *iov, int n)
 	struct mmsghdr		 m[UDP_BATCH];
 	int			 i, sent = 0, r, errors = 0;
 
-	memset(m, 0, sizeof(m));
+	memset(m, 0, (size_t)n * sizeof(m[0]));
 	for (i = 0; i < n; i++) {
 		m[i].msg_hdr.msg_iov = (struct iovec *)(uintptr_t)&iov[i];
 		m[i].msg_hdr.msg_iovlen = 1;
@@ -520,16 +520,17 @@ session_send(struct udp_session *s, const struct iovec *iov, int n)
 	}
 }
 
-/* The session of from, made if there is none and it may be; or NULL. */
+/*
+ * The session of from (its key k), made if there is none and it may be;
+ * or NULL.
+ */
 static struct udp_session *
 session_of(struct udp_sessions *us, const struct udp_from *from,
-    struct udp_key *k)
+    const struct udp_key *k)
 {
 	struct udp_session	*s;
-	uint32_t		 h;
+	uint32_t		 h = key_hash(k);
 
-	key_make(us, from, k);
-	h = key_hash(k);
 	if ((s = session_find(us, k, h)) == NULL && session_allowed(us, from))
 		s = session_open(us, from, k, h);
 	return s;
@@ -540,21 +541,21 @@ udp_sessions_forward(struct udp_sessions *us, const struct udp_from *from,
     const struct iovec *iov, int n)
 {
 	struct udp_session	*s;
-	struct udp_key		 k, next;
+	struct udp_key		 k[UDP_BATCH];
 	int			 i, j;
 
+	for (i = 0; i < n; i++)
+		key_make(us, &from[i], &k[i]);
 	/*
-	 * A run of datagrams of one session goes in one sendmmsg.  Runs
-	 * are looked up one at a time: making a session may evict another,
+	 * A run of datagrams of one session goes in one send.  Runs are
+	 * looked up one at a time: making a session may evict another,
 	 * which must not be one still to be sent to.
 	 */
 	for (i = 0; i < n; i = j) {
-		s = session_of(us, &from[i], &k);
-		for (j = i + 1; j < n; j++) {
-			key_make(us, &from[j], &next);
-			if (memcmp(&k, &next, sizeof(k)) != 0)
-				break;
-		}
+		for (j = i + 1; j < n && memcmp(&k[i], &k[j],
+		    sizeof(k[i])) == 0; j++)
+			;
+		s = session_of(us, &from[i], &k[i]);
 		if (s != NULL)
 			session_send(s, iov + i, j - i);
 		else
@@ -623,7 +624,7 @@ session_on_backend(struct event_loop *loop, int fd, int events, void *data)
 			session_backend_error(s, errno);
 			continue;
 		}
-		memset(out, 0, sizeof(out));
+		memset(out, 0, (size_t)n * sizeof(out[0]));
 		for (i = 0; i < n; i++) {
 			if (in[i].msg_hdr.msg_flags & MSG_TRUNC)
 				us->counters->truncated++;
@@ -712,11 +713,10 @@ udp_sessions_count(const struct udp_sessions *us)
 }
 
 void
-udp_sessions_close_all(struct udp_sessions *us, const char *reason)
+udp_sessions_close_all(struct udp_sessions *us)
 {
 	size_t i;
 
-	(void)reason;
 	for (i = 0; i < us->cfg->nrules; i++)
 		while (!TAILQ_EMPTY(&us->rules[i].lru))
 			session_close(TAILQ_FIRST(&us->rules[i].lru),

@@ -105,6 +105,6 @@ void	udp_sessions_linger(struct udp_sessions *us);
 int	udp_sessions_count(const struct udp_sessions *us);
 
 /* Close every session at once (stop, drain timeout). */
-void	udp_sessions_close_all(struct udp_sessions *us, const char *reason);
+void	udp_sessions_close_all(struct udp_sessions *us);
 
 #endif

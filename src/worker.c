@@ -75,7 +75,7 @@ static void
 worker_close_all(struct worker *w, const char *reason)
 {
 	tcp_sessions_close_all(w->sessions, reason);
-	udp_sessions_close_all(w->udp, reason);
+	udp_sessions_close_all(w->udp);
 }
 
 /*
@@ -258,6 +258,13 @@ worker_orphaned(struct worker *w, const char *how)
 		close(w->chan);
 		w->chan = -1;
 	}
+	/*
+	 * UDP sessions cannot finish like connections: their replies go out
+	 * through the listening sockets, which a restarted ferryd must have
+	 * to itself at once.
+	 */
+	udp_sessions_close_all(w->udp);
+	udp_listeners_close(w->udp_listeners);
 	worker_drain(w);
 }
 
