@@ -203,6 +203,27 @@ accesslog_format(const struct accesslog_entry *e, int format, char *buf,
 }
 
 void
+accesslog_session(const struct rule *rule, const struct sockaddr *client,
+    const struct sockaddr *backend, const char *result, uint64_t in,
+    uint64_t out, int64_t start_ms, int64_t end_ms)
+{
+	struct accesslog_entry e;
+
+	if (al_fd == -1)
+		return;
+	memset(&e, 0, sizeof(e));
+	e.client = client;
+	e.rule = rule;
+	e.backend = backend;
+	e.bytes_in = in;
+	e.bytes_out = out;
+	e.result = result;
+	e.start_ms = start_ms;
+	e.end_ms = end_ms;
+	accesslog_write(&e);
+}
+
+void
 accesslog_write(const struct accesslog_entry *e)
 {
 	char	line[ACCESSLOG_LINE_MAX];

@@ -73,6 +73,14 @@ bool accesslog_enabled(void);
 void accesslog_write(const struct accesslog_entry *e);
 
 /*
+ * The line of a session of rule, from client to backend, that ended with
+ * result: in and out bytes, start and end in monotonic ms.
+ */
+void accesslog_session(const struct rule *rule, const struct sockaddr *client,
+    const struct sockaddr *backend, const char *result, uint64_t in,
+    uint64_t out, int64_t start_ms, int64_t end_ms);
+
+/*
  * Format e as a line in format, with its newline, into buf (at most len
  * bytes, cut to fit).  Returns the length.  What accesslog_write() writes.
  */

@@ -74,6 +74,15 @@ enum rule_protocol {
 	RULE_UDP		/* datagrams: a session per client address */
 };
 
+/*
+ * How datagrams travel in a stream when a rule's two sides differ in
+ * protocol (UDP to TCP or TCP to UDP).
+ */
+enum rule_framing {
+	FRAMING_NONE = 0,	/* raw bytes: one read makes one datagram */
+	FRAMING_LENGTH16	/* a 2-byte big-endian length, then the payload */
+};
+
 /* One address a rule forwards to. */
 struct backend {
 	struct sockaddr_any addr;            /* resolved at load time */
@@ -95,13 +104,15 @@ struct rule {
 	char               *listen;          /* as written, e.g. "[::]:8080" */
 	char               *connect;         /* as written */
 	struct sockaddr_any listen_addr;     /* resolved at load time */
-	int                 protocol;        /* enum rule_protocol */
+	int                 protocol;        /* enum rule_protocol: listen's */
+	int                 connect_protocol; /* enum rule_protocol: connect's */
+	int                 framing;         /* enum rule_framing, if they differ */
 	struct upstream     upstream;        /* connect, resolved */
 	size_t              buffer_size;     /* bytes */
 	int                 connect_timeout; /* ms, > 0 */
 	int                 idle_timeout;    /* ms, 0 = never */
-	int                 session_timeout; /* ms, UDP: silence both ways */
-	int                 max_sessions;    /* UDP, per worker */
+	int                 session_timeout; /* ms, either side UDP: silence */
+	int                 max_sessions;    /* UDP listeners, per worker */
 	int                 splice;          /* enum splice_mode */
 	int                 sndbuf;          /* SO_SNDBUF, 0 = system's */
 	int                 rcvbuf;          /* SO_RCVBUF, 0 = system's */

@@ -73,7 +73,8 @@ struct forward {
 	char		 connect[HOSTPORT_MAX];
 	char		 source[HOSTPORT_MAX];	/* "": no src= */
 	bool		 listen_v6;
-	bool		 udp;			/* both ports /udp */
+	bool		 udp;			/* the bind port is /udp */
+	bool		 to_udp;		/* the connect port is /udp */
 	long		 timeout;		/* -1: no timeout= */
 	struct patterns	 allow, deny;
 };
@@ -429,7 +430,7 @@ static int
 add_forward(struct rconf *rc, const struct line *ln)
 {
 	struct forward	*f;
-	bool		 v6, to_udp;
+	bool		 v6;
 
 	if (ln->ntok > 5 || (ln->ntok == 5 && ln->tok[4].kind != TOK_BRACKET))
 		return fail(rc, ln->num, "unexpected \"%s\" after the connect "
@@ -447,13 +448,10 @@ add_forward(struct rconf *rc, const struct line *ln)
 	f->timeout = -1;
 	if (host_port(rc, ln, 0, "bind", f->listen, &f->listen_v6,
 	    &f->udp) == -1 ||
-	    host_port(rc, ln, 2, "connect", f->connect, &v6, &to_udp) == -1 ||
+	    host_port(rc, ln, 2, "connect", f->connect, &v6,
+	    &f->to_udp) == -1 ||
 	    (ln->ntok == 5 && parse_options(rc, ln, f) == -1))
 		return -1;
-	if (f->udp != to_udp)
-		return fail(rc, ln->num, "forwarding from %s to %s is not "
-		    "supported yet: both ports must be /tcp or both /udp",
-		    f->udp ? "UDP" : "TCP", to_udp ? "UDP" : "TCP");
 	rc->nfwd++;
 	return 0;
 }
@@ -677,12 +675,18 @@ out_forward(struct out *o, const struct forward *f, bool last)
 		out_printf(o, num, "    ipv6_only = false;\n");
 	/*
 	 * rinetd's timeout is the idle time of a UDP session (72 s unless
-	 * given); for TCP ferryd takes it as the idle timeout.
+	 * given), also where only one side is UDP; for TCP to TCP ferryd
+	 * takes it as the idle timeout.  Mixed lines go raw, as rinetd
+	 * carries them.
 	 */
 	if (f->udp)
-		out_printf(o, num, "    protocol = \"udp\";\n"
-		    "    session_timeout = %ld;\n", f->timeout != -1 ?
-		    f->timeout : RINETD_UDP_TIMEOUT);
+		out_printf(o, num, "    protocol = \"udp\";\n");
+	if (f->udp != f->to_udp)
+		out_printf(o, num, "    connect_protocol = \"%s\";\n",
+		    f->to_udp ? "udp" : "tcp");
+	if (f->udp || f->to_udp)
+		out_printf(o, num, "    session_timeout = %ld;\n",
+		    f->timeout != -1 ? f->timeout : RINETD_UDP_TIMEOUT);
 	else if (f->timeout != -1)
 		out_printf(o, num, "    idle_timeout = %ld;\n", f->timeout);
 	if (f->source[0] != '\0')

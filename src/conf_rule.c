@@ -15,7 +15,7 @@
 #include "conf_file.h"
 #include "conf_schema.h"
 
-static conf_key_parser parse_protocol;
+static conf_key_parser parse_protocol, parse_framing;
 
 static const struct conf_key rule_keys[] = {
 	{ "listen", conf_parse_string, 0, 0, offsetof(struct rule, listen) },
@@ -27,6 +27,9 @@ static const struct conf_key rule_keys[] = {
 	{ "idle_timeout", conf_parse_duration, 0, IDLE_TIMEOUT_MAX,
 	    offsetof(struct rule, idle_timeout) },
 	{ "protocol", parse_protocol, 0, 0, offsetof(struct rule, protocol) },
+	{ "connect_protocol", parse_protocol, 0, 0,
+	    offsetof(struct rule, connect_protocol) },
+	{ "framing", parse_framing, 0, 0, offsetof(struct rule, framing) },
 	{ "session_timeout", conf_parse_duration, SESSION_TIMEOUT_MIN,
 	    SESSION_TIMEOUT_MAX, offsetof(struct rule, session_timeout) },
 	{ "max_sessions", conf_parse_int, 1, MAX_SESSIONS_MAX,
@@ -58,30 +61,85 @@ parse_protocol(struct conf_loader *ld, const struct conf_key *k,
 	return conf_store_choice(ld, k, s, base, protocol_names);
 }
 
+static int
+parse_framing(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, void *base)
+{
+	/* In enum rule_framing order. */
+	static const char *const names[] = { "none", "length16", NULL };
+
+	return conf_store_choice(ld, k, s, base, names);
+}
+
+/* The four kinds of rule, by their two protocols, as bits of a mask. */
+#define KIND_TCP	0x1	/* TCP to TCP */
+#define KIND_UDP	0x2	/* UDP to UDP */
+#define KIND_UDP_TCP	0x4	/* UDP clients, a TCP backend */
+#define KIND_TCP_UDP	0x8	/* TCP clients, a UDP backend */
+
+static int
+rule_kind(const struct rule *r)
+{
+	if (r->protocol == r->connect_protocol)
+		return r->protocol == RULE_UDP ? KIND_UDP : KIND_TCP;
+	return r->protocol == RULE_UDP ? KIND_UDP_TCP : KIND_TCP_UDP;
+}
+
+static const char *
+rule_kind_name(int kind)
+{
+	switch (kind) {
+	case KIND_TCP:
+		return "TCP";
+	case KIND_UDP:
+		return "UDP";
+	case KIND_UDP_TCP:
+		return "UDP-to-TCP";
+	default:
+		return "TCP-to-UDP";
+	}
+}
+
 /*
- * Settings that mean nothing for the rule's protocol are refused, rather
- * than silently ignored: a UDP rule has no connect or idle timeout, no
- * splice and no stream buffer; a TCP rule has no sessions.
+ * Settings that mean nothing for the rule's kind are refused, rather
+ * than silently ignored.  Whenever a side is UDP, session_timeout is the
+ * silence that ends a session; a connect timeout needs a TCP backend;
+ * splice, buffer_size and idle_timeout belong to TCP-to-TCP relays;
+ * sessions counted per worker (max_sessions) to UDP listeners; framing
+ * to rules whose two sides differ.
  */
 static int
 rule_protocol_keys(struct conf_loader *ld, const config_setting_t *rule,
     const struct rule *r)
 {
-	static const char *const tcp_only[] = { "connect_timeout",
-	    "idle_timeout", "splice", "buffer_size", NULL };
-	static const char *const udp_only[] = { "session_timeout",
-	    "max_sessions", NULL };
-	const char *const	*names = r->protocol == RULE_UDP ? tcp_only :
-	    udp_only;
+	static const struct {
+		const char	*name;
+		int		 kinds;
+	} keys[] = {
+		{ "connect_timeout", KIND_TCP | KIND_UDP_TCP },
+		{ "idle_timeout", KIND_TCP },
+		{ "splice", KIND_TCP },
+		{ "buffer_size", KIND_TCP },
+		{ "session_timeout", KIND_UDP | KIND_UDP_TCP | KIND_TCP_UDP },
+		{ "max_sessions", KIND_UDP | KIND_UDP_TCP },
+		{ "framing", KIND_UDP_TCP | KIND_TCP_UDP },
+	};
 	const config_setting_t	*m;
-	int			 i;
+	int			 kind = rule_kind(r);
+	size_t			 i;
 
-	for (i = 0; names[i] != NULL; i++)
-		if ((m = config_setting_get_member(rule, names[i])) != NULL)
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if ((keys[i].kinds & kind) == 0 &&
+		    (m = config_setting_get_member(rule, keys[i].name)) != NULL)
 			return conf_fail(ld, m, "\"%s\" is not a setting of "
-			    "%s rules (this rule has protocol = \"%s\")",
-			    names[i], r->protocol == RULE_UDP ? "UDP" : "TCP",
-			    protocol_names[r->protocol]);
+			    "%s rules (this rule has protocol = \"%s\"%s%s%s)",
+			    keys[i].name, rule_kind_name(kind),
+			    protocol_names[r->protocol],
+			    r->protocol != r->connect_protocol ?
+			    " and connect_protocol = \"" : "",
+			    r->protocol != r->connect_protocol ?
+			    protocol_names[r->connect_protocol] : "",
+			    r->protocol != r->connect_protocol ? "\"" : "");
 	return 0;
 }
 
@@ -317,7 +375,7 @@ forwards_to(struct loop_check *lc, const struct rule *a, const struct rule *r)
 {
 	size_t	i;
 
-	if (a->protocol != r->protocol)
+	if (a->connect_protocol != r->protocol)
 		return NULL;	/* a's connections are not r's to take */
 	for (i = 0; i < a->upstream.nbackends; i++)
 		if (listener_takes(lc, r, &a->upstream.backends[i].addr))
@@ -432,9 +490,12 @@ parse_rule(struct conf_loader *ld, const config_setting_t *s,
 	r->idle_timeout = UNSET;
 	r->session_timeout = r->max_sessions = UNSET;
 	r->splice = r->sndbuf = r->rcvbuf = UNSET;
-	if (conf_parse_members(ld, s, &conf_rule_keys, r) == -1 ||
-	    rule_address(ld, s, "listen", r->listen, 1,
-	    &r->listen_addr) == -1 ||
+	r->connect_protocol = UNSET;
+	if (conf_parse_members(ld, s, &conf_rule_keys, r) == -1)
+		return -1;
+	if (r->connect_protocol == UNSET)
+		r->connect_protocol = r->protocol;
+	if (rule_address(ld, s, "listen", r->listen, 1, &r->listen_addr) == -1 ||
 	    rule_upstream(ld, s, r) == -1 || rule_ipv6_only(ld, s, r) == -1 ||
 	    rule_protocol_keys(ld, s, r) == -1)
 		return -1;

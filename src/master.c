@@ -301,6 +301,8 @@ static bool
 same_udp_rule(const struct rule *a, const struct rule *b)
 {
 	return a->protocol == RULE_UDP && b->protocol == RULE_UDP &&
+	    a->connect_protocol == b->connect_protocol &&
+	    a->framing == b->framing &&
 	    addr_equal(&a->listen_addr, &b->listen_addr) &&
 	    strcmp(a->connect, b->connect) == 0 &&
 	    (a->source == NULL) == (b->source == NULL) &&

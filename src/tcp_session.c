@@ -22,6 +22,7 @@
 #include "tcp_connect.h"
 #include "tcp_relay.h"
 #include "tcp_session.h"
+#include "tcp_to_udp.h"
 #include "xprt.h"
 
 enum tcp_state {
@@ -53,6 +54,7 @@ struct tcp_sessions {
 	struct tcp_relay_env	 env;
 	TAILQ_HEAD(, tcp_session) list;
 	int			 count;
+	struct tcp_to_udp	*to_udp;	/* TCP-to-UDP rules' */
 	struct scoreboard_counters *counters;	/* this worker's, shared */
 	struct scoreboard_counters  own;	/* when there is no cell */
 };
@@ -120,20 +122,9 @@ session_log_access(struct tcp_sessions *ts, const struct rule *rule,
     const struct backend *backend, const struct sockaddr_any *peer,
     const char *result, uint64_t in, uint64_t out, int64_t started)
 {
-	struct accesslog_entry e;
-
-	if (!accesslog_enabled())
-		return;
-	memset(&e, 0, sizeof(e));
-	e.client = (const struct sockaddr *)&peer->ss;
-	e.rule = rule;
-	e.backend = (const struct sockaddr *)&backend->addr.ss;
-	e.bytes_in = in;
-	e.bytes_out = out;
-	e.result = result;
-	e.start_ms = started;
-	e.end_ms = event_now(ts->env.loop);
-	accesslog_write(&e);
+	accesslog_session(rule, (const struct sockaddr *)&peer->ss,
+	    (const struct sockaddr *)&backend->addr.ss, result, in, out,
+	    started, event_now(ts->env.loop));
 }
 
 /* Close a CLOSING session and free it: log, access log, sockets. */
@@ -345,6 +336,8 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 	struct tcp_session *ss;
 	int64_t             now = event_now(ts->env.loop);
 
+	if (rule->connect_protocol == RULE_UDP)
+		return tcp_to_udp_start(ts->to_udp, client_fd, rule, peer);
 	/* From the pool: no malloc per connection in steady state. */
 	if ((ss = pool_get(ts->env.pool, sizeof(*ss))) == NULL) {
 		close(client_fd);
@@ -395,13 +388,17 @@ tcp_sessions_new(struct event_loop *loop, struct pool *pool,
 	ts->env.xprt = &xprt_raw;
 	ts->counters = counters != NULL ? counters : &ts->own;
 	TAILQ_INIT(&ts->list);
+	if ((ts->to_udp = tcp_to_udp_new(loop, ts->counters)) == NULL) {
+		free(ts);
+		return NULL;
+	}
 	return ts;
 }
 
 int
 tcp_sessions_count(const struct tcp_sessions *ts)
 {
-	return ts->count;
+	return ts->count + tcp_to_udp_count(ts->to_udp);
 }
 
 void
@@ -413,11 +410,13 @@ tcp_sessions_close_all(struct tcp_sessions *ts, const char *reason)
 		session_end(ss, -1, ACCESSLOG_SHUTDOWN, reason, 0);
 		(void)session_settle(ss);
 	}
+	tcp_to_udp_close_all(ts->to_udp);
 }
 
 void
 tcp_sessions_free(struct tcp_sessions *ts)
 {
 	tcp_sessions_close_all(ts, "shutdown");
+	tcp_to_udp_free(ts->to_udp);
 	free(ts);
 }

@@ -21,10 +21,12 @@
 #include "acl.h"
 #include "addr.h"
 #include "event.h"
+#include "framing.h"
 #include "ipc.h"
 #include "log.h"
 #include "scoreboard.h"
 #include "sock.h"
+#include "tcp_connect.h"
 #include "udp_session.h"
 
 /* What identifies a session; compared whole, so padding is zeroed. */
@@ -36,12 +38,24 @@ struct udp_key {
 	uint16_t	pad;
 };
 
+/*
+ * A UDP-to-TCP session's backend side: a TCP connection that carries the
+ * datagrams as its rule's framing says.
+ */
+struct udp_stream {
+	struct frame_out	out;	/* what the backend has no room for */
+	struct frame_in		in;	/* replies read but not yet whole */
+	int64_t			deadline;	/* to be connected by */
+	bool			connecting;
+};
+
 struct udp_session {
 	struct udp_session	*next;		/* in its hash bucket */
 	TAILQ_ENTRY(udp_session) lru;		/* its rule's, oldest first */
 	struct udp_sessions	*owner;
 	const struct rule	*rule;
 	const struct backend	*backend;
+	struct udp_stream	*stream;	/* a TCP backend, or NULL */
 	int			 fd;		/* connected to the backend */
 	int			 lfd;		/* replies leave through it */
 	int			 family;	/* lfd's */
@@ -86,6 +100,7 @@ struct udp_sessions {
 #define HANDOVER_WAIT_MS	2000
 
 static void session_on_backend(struct event_loop *, int, int, void *);
+static void stream_send(struct udp_session *, const struct iovec *, int);
 
 static uint32_t
 key_hash(const struct udp_key *k)
@@ -172,6 +187,11 @@ session_free(struct udp_session *s)
 	event_close(us->loop, s->fd);
 	close(s->fd);
 	event_timer_cancel(us->loop, &s->timer);
+	if (s->stream != NULL) {
+		frame_out_free(&s->stream->out);
+		frame_in_free(&s->stream->in);
+		free(s->stream);
+	}
 	if (!s->detached)
 		table_remove(us, s);
 	TAILQ_REMOVE(&ur->lru, s, lru);
@@ -185,7 +205,6 @@ static void
 session_close(struct udp_session *s, const char *result)
 {
 	struct udp_sessions	*us = s->owner;
-	struct accesslog_entry	 e;
 	char			 client[ADDR_STRLEN];
 
 	log_debug("%s -> %s: UDP session of %s closed (%s): %llu bytes in, "
@@ -193,18 +212,9 @@ session_close(struct udp_session *s, const char *result)
 	    addr_format((const struct sockaddr *)&s->client, client,
 	    sizeof(client)), result, (unsigned long long)s->bytes_in,
 	    (unsigned long long)s->bytes_out);
-	if (accesslog_enabled()) {
-		memset(&e, 0, sizeof(e));
-		e.client = (const struct sockaddr *)&s->client;
-		e.rule = s->rule;
-		e.backend = (const struct sockaddr *)&s->backend->addr.ss;
-		e.bytes_in = s->bytes_in;
-		e.bytes_out = s->bytes_out;
-		e.result = result;
-		e.start_ms = s->started;
-		e.end_ms = event_now(us->loop);
-		accesslog_write(&e);
-	}
+	accesslog_session(s->rule, (const struct sockaddr *)&s->client,
+	    (const struct sockaddr *)&s->backend->addr.ss, result, s->bytes_in,
+	    s->bytes_out, s->started, event_now(us->loop));
 	session_free(s);
 }
 
@@ -221,22 +231,79 @@ session_touch(struct udp_session *s)
 	}
 }
 
+/* When s ends unless traffic comes (or its backend answers) first. */
+static int64_t
+session_due(const struct udp_session *s)
+{
+	if (s->detached)
+		return s->until;
+	if (s->stream != NULL && s->stream->connecting)
+		return s->stream->deadline;
+	return s->last_active + s->rule->session_timeout;
+}
+
+/* No backend of s's rule took the connection (err): say so, close. */
+static void
+session_connect_failed(struct udp_session *s, int err)
+{
+	static struct log_limit	limit;
+	char			backend[ADDR_STRLEN], client[ADDR_STRLEN];
+
+	s->owner->counters->connect_failed++;
+	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: cannot connect to %s "
+	    "for UDP client %s: %s", s->rule->listen, addr_format(
+	    (const struct sockaddr *)&s->backend->addr.ss, backend,
+	    sizeof(backend)), addr_format((const struct sockaddr *)&s->client,
+	    client, sizeof(client)), strerror(err));
+	session_close(s, err == ETIMEDOUT ? ACCESSLOG_TIMEOUT :
+	    ACCESSLOG_CONNECT_FAILED);
+}
+
 static void
 session_on_timer(struct event_timer *t, void *data)
 {
 	struct udp_session	*s = data;
-	int64_t			 due = s->detached ? s->until :
-	    s->last_active + s->rule->session_timeout;
 
-	if (due > event_now(s->owner->loop) &&
-	    event_timer_arm(s->owner->loop, t, due) == 0)
+	if (session_due(s) > event_now(s->owner->loop) &&
+	    event_timer_arm(s->owner->loop, t, session_due(s)) == 0)
 		return;
+	if (s->stream != NULL && s->stream->connecting) {
+		session_connect_failed(s, ETIMEDOUT);
+		return;
+	}
 	session_close(s, ACCESSLOG_IDLE_TIMEOUT);
 }
 
-/* A socket connected to the first backend of rule that takes one. */
+/*
+ * A TCP connection to rule's backends started for s (a UDP-to-TCP
+ * rule), from the first that takes one on: the socket, or -1 (errno).
+ */
 static int
-backend_socket(const struct rule *rule, const struct backend **used)
+stream_connect(struct udp_session *s, const struct rule *rule, int err)
+{
+	struct tcp_connect	tc;
+	int64_t			now = event_now(s->owner->loop);
+	int			fd = -1;
+
+	if (s->backend == NULL)
+		tcp_connect_init(&tc, rule);
+	else
+		tc.backend = s->backend;
+	switch (tcp_connect_next(&tc, rule, now, s->stream->deadline, &fd,
+	    &err)) {
+	case TCP_CONNECT_PENDING:
+		s->backend = tc.backend;
+		return fd;
+	case TCP_CONNECT_NONE:
+		errno = err;
+		return -1;
+	default:
+		return -1;	/* a shortage: errno says which */
+	}
+}
+
+int
+udp_backend_socket(const struct rule *rule, const struct backend **used)
 {
 	const struct upstream	*u = &rule->upstream;
 	const struct backend	*b;
@@ -289,16 +356,18 @@ session_insert(struct udp_sessions *us, struct udp_session *s,
 	struct udp_rule *ur = &us->rules[k->rule];
 
 	s->owner = us;
-	if (event_set(us->loop, s->fd, EV_READ, session_on_backend, s) == -1) {
+	if (event_set(us->loop, s->fd, s->stream != NULL &&
+	    s->stream->connecting ? EV_WRITE : EV_READ, session_on_backend,
+	    s) == -1) {
 		close(s->fd);
+		free(s->stream);
 		free(s);
 		return -1;
 	}
 	s->key = *k;
 	s->hash = h;
 	event_timer_init(&s->timer, session_on_timer, s);
-	(void)event_timer_arm(us->loop, &s->timer, s->detached ? s->until :
-	    s->last_active + s->rule->session_timeout);
+	(void)event_timer_arm(us->loop, &s->timer, session_due(s));
 	if (!s->detached) {
 		s->next = us->buckets[h & (us->nbuckets - 1)];
 		us->buckets[h & (us->nbuckets - 1)] = s;
@@ -326,12 +395,25 @@ session_open(struct udp_sessions *us, const struct udp_from *from,
 		us->counters->evicted++;
 		session_close(TAILQ_FIRST(&ur->lru), ACCESSLOG_EVICTED);
 	}
-	if ((s = calloc(1, sizeof(*s))) == NULL ||
-	    (s->fd = backend_socket(from->rule, &s->backend)) == -1) {
+	if ((s = calloc(1, sizeof(*s))) != NULL && from->rule->connect_protocol ==
+	    RULE_TCP) {
+		s->owner = us;
+		if ((s->stream = calloc(1, sizeof(*s->stream))) != NULL) {
+			s->stream->connecting = true;
+			s->stream->deadline = event_now(us->loop) +
+			    from->rule->connect_timeout;
+		}
+	}
+	if (s == NULL || (from->rule->connect_protocol == RULE_TCP ?
+	    s->stream == NULL || (s->fd = stream_connect(s, from->rule,
+	    0)) == -1 : (s->fd = udp_backend_socket(from->rule,
+	    &s->backend)) == -1)) {
 		log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: cannot open a "
 		    "UDP session for %s: %s", from->rule->listen,
 		    addr_format(from->client, client, sizeof(client)),
 		    s == NULL ? "out of memory" : strerror(errno));
+		if (s != NULL)
+			free(s->stream);
 		free(s);
 		return NULL;
 	}
@@ -351,25 +433,31 @@ session_open(struct udp_sessions *us, const struct udp_from *from,
 	return s;
 }
 
-/* The backend reported an error (ICMP unreachable): count, say so. */
-static void
-session_backend_error(struct udp_session *s, int err)
+void
+udp_backend_error(struct scoreboard_counters *counters,
+    const struct rule *rule, const struct backend *b, int err)
 {
 	static struct log_limit	limit;
 	char			backend[ADDR_STRLEN];
 
-	s->owner->counters->icmp_errors++;
+	counters->icmp_errors++;
 	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: backend %s: %s",
-	    s->rule->listen, addr_format((const struct sockaddr *)
-	    &s->backend->addr.ss, backend, sizeof(backend)), strerror(err));
+	    rule->listen, addr_format((const struct sockaddr *)&b->addr.ss,
+	    backend, sizeof(backend)), strerror(err));
 }
 
-/* Whether err says the backend is unreachable (an ICMP error). */
-static bool
-unreachable(int err)
+bool
+udp_unreachable(int err)
 {
 	return err == ECONNREFUSED || err == EHOSTUNREACH ||
 	    err == ENETUNREACH;
+}
+
+/* s's backend reported an error (ICMP unreachable). */
+static void
+session_backend_error(struct udp_session *s, int err)
+{
+	udp_backend_error(s->owner->counters, s->rule, s->backend, err);
 }
 
 #ifdef UDP_SEGMENT
@@ -471,6 +559,10 @@ session_send(struct udp_session *s, const struct iovec *iov, int n)
 	struct mmsghdr		 m[UDP_BATCH];
 	int			 i, sent = 0, r, errors = 0;
 
+	if (s->stream != NULL) {
+		stream_send(s, iov, n);
+		return;
+	}
 	memset(m, 0, (size_t)n * sizeof(m[0]));
 	for (i = 0; i < n; i++) {
 		m[i].msg_hdr.msg_iov = (struct iovec *)(uintptr_t)&iov[i];
@@ -488,7 +580,7 @@ session_send(struct udp_session *s, const struct iovec *iov, int n)
 			}
 			if (errno == EINTR)
 				continue;
-			if (unreachable(errno) && errors++ < n) {
+			if (udp_unreachable(errno) && errors++ < n) {
 				session_backend_error(s, errno);
 				continue;
 			}
@@ -506,7 +598,7 @@ session_send(struct udp_session *s, const struct iovec *iov, int n)
 		}
 		if (r == -1 && errno == EINTR)
 			continue;
-		if (r == -1 && unreachable(errno) && errors++ < n) {
+		if (r == -1 && udp_unreachable(errno) && errors++ < n) {
 			session_backend_error(s, errno);
 			continue;
 		}
@@ -563,29 +655,18 @@ udp_sessions_forward(struct udp_sessions *us, const struct udp_from *from,
 	}
 }
 
-/*
- * Replies: read what the backend sent, in batches, and send each back to
- * the client from the address it wrote to.
- */
-static void
-session_on_backend(struct event_loop *loop, int fd, int events, void *data)
-{
-	struct udp_session	*s = data;
-	struct udp_sessions	*us = s->owner;
-	struct mmsghdr		 in[UDP_BATCH], out[UDP_BATCH];
-	struct iovec		 iov[UDP_BATCH];
-	union {
-		struct cmsghdr	 align;
-		char		 buf[CMSG_SPACE(sizeof(struct in6_pktinfo))];
-	}			 ctl;
-	struct cmsghdr		*cm;
-	int			 n, i, sent, rounds;
+/* The control message that sends a reply from the address s's client wrote to. */
+union reply_control {
+	struct cmsghdr	align;
+	char		buf[CMSG_SPACE(sizeof(struct in6_pktinfo))];
+};
 
-	(void)loop;
-	(void)events;
-	/* One source address for the whole batch: the client wrote to it. */
-	memset(&ctl, 0, sizeof(ctl));
-	cm = &ctl.align;
+static size_t
+reply_control(const struct udp_session *s, union reply_control *ctl)
+{
+	struct cmsghdr *cm = &ctl->align;
+
+	memset(ctl, 0, sizeof(*ctl));
 	if (s->family == AF_INET6) {
 		struct in6_pktinfo pi;
 
@@ -606,6 +687,181 @@ session_on_backend(struct event_loop *loop, int fd, int events, void *data)
 		cm->cmsg_len = CMSG_LEN(sizeof(pi));
 		memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
 	}
+	return cm->cmsg_len;
+}
+
+/*
+ * Send n replies (iov) to s's client through the listening socket, in
+ * sendmmsg batches.  What the client's side has no room for is lost,
+ * and counted; so is a datagram too large for it.
+ */
+static void
+session_reply(struct udp_session *s, const struct iovec *iov, int n)
+{
+	struct udp_sessions	*us = s->owner;
+	struct mmsghdr		 out[UDP_BATCH];
+	union reply_control	 ctl;
+	size_t			 ctl_len = reply_control(s, &ctl);
+	int			 i, sent, r;
+
+	memset(out, 0, (size_t)n * sizeof(out[0]));
+	for (i = 0; i < n; i++) {
+		out[i].msg_hdr.msg_name = &s->client;
+		out[i].msg_hdr.msg_namelen = s->client_len;
+		out[i].msg_hdr.msg_iov = (struct iovec *)(uintptr_t)&iov[i];
+		out[i].msg_hdr.msg_iovlen = 1;
+		out[i].msg_hdr.msg_control = ctl.buf;
+		out[i].msg_hdr.msg_controllen = ctl_len;
+		s->bytes_out += iov[i].iov_len;
+		us->counters->bytes_out += iov[i].iov_len;
+	}
+	for (sent = 0; sent < n; sent += r) {
+		if ((r = sendmmsg(s->lfd, out + sent, (unsigned)(n - sent),
+		    MSG_DONTWAIT)) > 0) {
+			us->counters->datagrams_out += (uint64_t)r;
+			continue;
+		}
+		if (r == -1 && errno == EINTR) {
+			r = 0;
+			continue;
+		}
+		if (r == -1 && errno == EMSGSIZE) {
+			us->counters->dropped++;	/* this one only */
+			r = 1;
+			continue;
+		}
+		/* The client's side is full: lose these. */
+		us->counters->dropped += (uint64_t)(n - sent);
+		break;
+	}
+	session_touch(s);
+}
+
+/* The largest datagram s's client can be sent. */
+static size_t
+reply_max(const struct udp_session *s)
+{
+	return s->family == AF_INET || IN6_IS_ADDR_V4MAPPED(&s->key.client) ?
+	    65507 : 65527;
+}
+
+/* s's TCP backend failed (err) or ended (0): the session ends with it. */
+static void
+stream_ended(struct udp_session *s, int err)
+{
+	char backend[ADDR_STRLEN];
+
+	if (err != 0)
+		log_debug("%s: backend %s of a UDP session: %s",
+		    s->rule->listen, addr_format((const struct sockaddr *)
+		    &s->backend->addr.ss, backend, sizeof(backend)),
+		    strerror(err));
+	session_close(s, err != 0 ? ACCESSLOG_RESET : ACCESSLOG_DONE);
+}
+
+/*
+ * Datagrams to a UDP-to-TCP session's backend: framed into the stream,
+ * or held while it connects or has no room (whole frames up to
+ * FRAME_OUT_MAX; beyond that they are lost, and counted).
+ */
+static void
+stream_send(struct udp_session *s, const struct iovec *iov, int n)
+{
+	struct udp_sessions	*us = s->owner;
+	struct udp_stream	*st = s->stream;
+	int			 taken, i;
+
+	taken = st->connecting ? frame_out_hold(&st->out, s->rule->framing,
+	    iov, n) : frame_out_write(&st->out, s->fd, s->rule->framing, iov,
+	    n);
+	if (taken == -1) {
+		us->counters->dropped += (uint64_t)n;
+		stream_ended(s, errno);
+		return;
+	}
+	for (i = 0; i < taken; i++) {
+		s->bytes_in += iov[i].iov_len;
+		us->counters->bytes_in += iov[i].iov_len;
+	}
+	us->counters->datagrams_in += (uint64_t)taken;
+	us->counters->dropped += (uint64_t)(n - taken);
+	if (!st->connecting && frame_out_held(&st->out))
+		(void)event_mask(us->loop, s->fd, EV_READ | EV_WRITE);
+	session_touch(s);
+}
+
+/*
+ * A UDP-to-TCP session's backend is ready: finish connecting (or try its
+ * next address), write what is held, and send each datagram read from
+ * the stream to the client.
+ */
+static void
+stream_on_backend(struct udp_session *s, int events)
+{
+	struct udp_sessions	*us = s->owner;
+	struct udp_stream	*st = s->stream;
+	struct iovec		 iov[UDP_BATCH];
+	int			 n, rounds, err, fd;
+
+	if (st->connecting) {
+		if ((err = tcp_connect_finished(s->fd, events)) != 0) {
+			/* On to the next address, if there is one. */
+			if ((fd = stream_connect(s, s->rule, err)) == -1) {
+				session_connect_failed(s, errno);
+				return;
+			}
+			event_close(us->loop, s->fd);
+			close(s->fd);
+			s->fd = fd;
+			if (event_set(us->loop, fd, EV_WRITE, session_on_backend,
+			    s) == -1)
+				session_connect_failed(s, errno);
+			return;
+		}
+		if ((events & EV_WRITE) == 0)
+			return;		/* not connected yet */
+		st->connecting = false;
+		(void)event_timer_arm(us->loop, &s->timer, session_due(s));
+	}
+	if (frame_out_held(&st->out) &&
+	    (err = frame_out_flush(&st->out, s->fd)) == -1) {
+		stream_ended(s, errno);
+		return;
+	}
+	(void)event_mask(us->loop, s->fd, frame_out_held(&st->out) ?
+	    EV_READ | EV_WRITE : EV_READ);
+	for (rounds = 0; rounds < 4; rounds++) {
+		n = frame_in_read(&st->in, s->fd, s->rule->framing, us->bufs,
+		    reply_max(s), iov, UDP_BATCH);
+		if (n == -1) {
+			stream_ended(s, errno);
+			return;
+		}
+		if (n == 0)
+			return;
+		session_reply(s, iov, n);
+	}
+	event_defer(us->loop, s->fd);
+}
+
+/*
+ * Replies: read what the backend sent, in batches, and send each back to
+ * the client from the address it wrote to.
+ */
+static void
+session_on_backend(struct event_loop *loop, int fd, int events, void *data)
+{
+	struct udp_session	*s = data;
+	struct udp_sessions	*us = s->owner;
+	struct mmsghdr		 in[UDP_BATCH];
+	struct iovec		 iov[UDP_BATCH];
+	int			 n, i, rounds;
+
+	(void)loop;
+	if (s->stream != NULL) {
+		stream_on_backend(s, events);
+		return;
+	}
 	/* A bounded number of batches per wakeup, for fairness. */
 	for (rounds = 0; rounds < 4; rounds++) {
 		memset(in, 0, sizeof(in));
@@ -624,34 +880,12 @@ session_on_backend(struct event_loop *loop, int fd, int events, void *data)
 			session_backend_error(s, errno);
 			continue;
 		}
-		memset(out, 0, (size_t)n * sizeof(out[0]));
 		for (i = 0; i < n; i++) {
 			if (in[i].msg_hdr.msg_flags & MSG_TRUNC)
 				us->counters->truncated++;
 			iov[i].iov_len = in[i].msg_len;
-			out[i].msg_hdr.msg_name = &s->client;
-			out[i].msg_hdr.msg_namelen = s->client_len;
-			out[i].msg_hdr.msg_iov = &iov[i];
-			out[i].msg_hdr.msg_iovlen = 1;
-			out[i].msg_hdr.msg_control = ctl.buf;
-			out[i].msg_hdr.msg_controllen = cm->cmsg_len;
-			s->bytes_out += in[i].msg_len;
-			us->counters->bytes_out += in[i].msg_len;
 		}
-		for (sent = 0; sent < n; sent += i) {
-			if ((i = sendmmsg(s->lfd, out + sent, (unsigned)(n -
-			    sent), MSG_DONTWAIT)) <= 0) {
-				if (i == -1 && errno == EINTR) {
-					i = 0;
-					continue;
-				}
-				/* The client's side is full: lose these. */
-				us->counters->dropped += (uint64_t)(n - sent);
-				break;
-			}
-			us->counters->datagrams_out += (uint64_t)i;
-		}
-		session_touch(s);
+		session_reply(s, iov, n);
 		if (n < UDP_BATCH)
 			return;
 	}
@@ -740,22 +974,39 @@ udp_handover_port(const struct udp_handover *h)
 	return ntohs(h->client.sin6_port);
 }
 
+/*
+ * Whether s may move to another worker: a TCP backend only once it is
+ * connected and no bytes of a frame are held on either side, for the
+ * stream must go on where it left off.
+ */
+static bool
+stream_movable(const struct udp_session *s)
+{
+	return s->stream == NULL || (!s->stream->connecting &&
+	    !frame_out_held(&s->stream->out) && !frame_in_held(&s->stream->in));
+}
+
 int
 udp_sessions_hand_over(struct udp_sessions *us, int chan)
 {
 	struct udp_handover	 h;
-	struct udp_session	*s;
+	struct udp_session	*s, *next;
 	size_t			 i;
 	int			 n = 0;
 
 	for (i = 0; i < us->cfg->nrules; i++)
-		while ((s = TAILQ_FIRST(&us->rules[i].lru)) != NULL) {
+		for (s = TAILQ_FIRST(&us->rules[i].lru); s != NULL; s = next) {
+			next = TAILQ_NEXT(s, lru);
+			if (!stream_movable(s))
+				continue;	/* it lingers here (linger) */
 			memset(&h, 0, sizeof(h));
 			h.rule = s->key.rule;
 			h.client_len = s->client_len;
 			h.client = s->client;
 			h.local = s->key.local;
 			h.ifindex = s->ifindex;
+			h.backend = (uint32_t)(s->backend -
+			    s->rule->upstream.backends);
 			h.started = s->started;
 			h.last_active = s->last_active;
 			h.bytes_in = s->bytes_in;
@@ -788,6 +1039,12 @@ udp_session_adopt(struct udp_sessions *us, const struct udp_handover *h,
 		close(fd);
 		return -1;
 	}
+	if (us->cfg->rules[h->rule].connect_protocol == RULE_TCP &&
+	    (s->stream = calloc(1, sizeof(*s->stream))) == NULL) {
+		free(s);
+		close(fd);
+		return -1;
+	}
 	ur = &us->rules[h->rule];
 	from.rule = &us->cfg->rules[h->rule];
 	from.client = (const struct sockaddr *)&h->client;
@@ -807,7 +1064,8 @@ udp_session_adopt(struct udp_sessions *us, const struct udp_handover *h,
 	    s->detached ? " (a second one: replies only)" : "");
 	s->fd = fd;
 	s->rule = from.rule;
-	s->backend = &s->rule->upstream.backends[0];
+	s->backend = &s->rule->upstream.backends[h->backend <
+	    s->rule->upstream.nbackends ? h->backend : 0];
 	s->lfd = ur->lfd;
 	s->family = ur->family;
 	s->ifindex = h->ifindex;

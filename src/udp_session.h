@@ -53,6 +53,22 @@ char	*udp_sessions_buffers(struct udp_sessions *us);
 void	udp_sessions_forward(struct udp_sessions *us,
     const struct udp_from *from, const struct iovec *iov, int n);
 
+/*
+ * A UDP socket connected to the first backend of rule that takes one
+ * (*used says which), or -1 with errno.
+ */
+int	udp_backend_socket(const struct rule *rule,
+    const struct backend **used);
+
+/*
+ * A connected UDP socket's send or receive failed with err: whether that
+ * is an ICMP error from the backend (unreachable), which says nothing of
+ * the datagram at hand; udp_backend_error counts and logs one.
+ */
+bool	udp_unreachable(int err);
+void	udp_backend_error(struct scoreboard_counters *counters,
+    const struct rule *rule, const struct backend *b, int err);
+
 /* A datagram the kernel cut (no room for it): counted, logged, dropped. */
 void	udp_sessions_truncated(struct udp_sessions *us,
     const struct udp_from *from);
@@ -68,7 +84,7 @@ struct udp_handover {
 	struct sockaddr_in6	client;		/* or a sockaddr_in */
 	struct in6_addr		local;
 	int32_t			ifindex;
-	int32_t			pad;
+	uint32_t		backend;	/* index in the upstream */
 	int64_t			started, last_active;
 	uint64_t		bytes_in, bytes_out;
 };

@@ -379,6 +379,44 @@ static const struct bad_case bad_cases[] = {
 	    " protocol = \"udp\"; }\n);\n",
 	    3, "listen address \"127.0.0.1:18080\" is already used by the rule "
 	    "at line 2" },
+	/* UDP to TCP, TCP to UDP */
+	{ "unknown connect_protocol",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
+	    "    connect = \"127.0.0.1:18081\"; connect_protocol = \"tcp6\"; }\n);\n",
+	    3, "\"connect_protocol\" must be one of \"tcp\", \"udp\" (got \"tcp6\")" },
+	{ "unknown framing",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\"; protocol = \"udp\";\n"
+	    "    connect = \"127.0.0.1:18081\"; connect_protocol = \"tcp\";\n"
+	    "    framing = \"length32\"; }\n);\n",
+	    4, "\"framing\" must be one of \"none\", \"length16\" (got \"length32\")" },
+	{ "framing where both sides are UDP",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\"; protocol = \"udp\";\n"
+	    "    connect = \"127.0.0.1:18081\";\n    framing = \"length16\"; }\n);\n",
+	    4, "\"framing\" is not a setting of UDP rules (this rule has "
+	    "protocol = \"udp\")" },
+	{ "idle_timeout in a UDP-to-TCP rule",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\"; protocol = \"udp\";\n"
+	    "    connect = \"127.0.0.1:18081\"; connect_protocol = \"tcp\";\n"
+	    "    idle_timeout = 5; }\n);\n",
+	    4, "\"idle_timeout\" is not a setting of UDP-to-TCP rules (this "
+	    "rule has protocol = \"udp\" and connect_protocol = \"tcp\")" },
+	{ "max_sessions in a TCP-to-UDP rule",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
+	    "    connect = \"127.0.0.1:18081\"; connect_protocol = \"udp\";\n"
+	    "    max_sessions = 5; }\n);\n",
+	    4, "\"max_sessions\" is not a setting of TCP-to-UDP rules" },
+	{ "connect_timeout in a TCP-to-UDP rule",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
+	    "    connect = \"127.0.0.1:18081\"; connect_protocol = \"udp\";\n"
+	    "    connect_timeout = 5; }\n);\n",
+	    4, "\"connect_timeout\" is not a setting of TCP-to-UDP rules" },
+	{ "a loop through both protocols",
+	    "rules = (\n"
+	    "  { listen = \"127.0.0.1:18080\"; connect = \"127.0.0.1:18090\";"
+	    " protocol = \"udp\"; connect_protocol = \"tcp\"; },\n"
+	    "  { listen = \"127.0.0.1:18090\"; connect = \"127.0.0.1:18080\";"
+	    " connect_protocol = \"udp\"; }\n);\n",
+	    2, "rules forward in a loop: line 2 -> line 3 -> line 2" },
 	{ "session_timeout below a second",
 	    "session_timeout = 0.5;\n" RULES,
 	    1, "\"session_timeout\" must be between 1 and 86400 seconds" },
@@ -423,6 +461,35 @@ test_udp(void)
 	    "a UDP rule inherits session_timeout and max_sessions");
 	check(cfg->rules[2].session_timeout == 2500 &&
 	    cfg->rules[2].max_sessions == 10, "... or sets its own");
+	check(cfg->rules[0].connect_protocol == RULE_TCP &&
+	    cfg->rules[1].connect_protocol == RULE_UDP,
+	    "connect_protocol: the rule's protocol by default");
+	conf_free(cfg);
+
+	cfg = load_good("cross.conf",
+	    "session_timeout = 30;\n"
+	    "rules = (\n"
+	    "  { listen = \"127.0.0.1:18080\"; connect = \"127.0.0.1:18090\";\n"
+	    "    protocol = \"udp\"; connect_protocol = \"tcp\";\n"
+	    "    framing = \"length16\"; connect_timeout = 2;\n"
+	    "    max_sessions = 7; },\n"
+	    "  { listen = \"127.0.0.1:18080\"; connect = \"127.0.0.1:18091\";\n"
+	    "    connect_protocol = \"udp\"; session_timeout = 4; }\n"
+	    ");\n", path, sizeof(path), "UDP-to-TCP and TCP-to-UDP rules");
+	if (cfg == NULL)
+		return;
+	check(cfg->rules[0].protocol == RULE_UDP &&
+	    cfg->rules[0].connect_protocol == RULE_TCP &&
+	    cfg->rules[0].framing == FRAMING_LENGTH16 &&
+	    cfg->rules[0].connect_timeout == 2000 &&
+	    cfg->rules[0].max_sessions == 7 &&
+	    cfg->rules[0].session_timeout == 30000,
+	    "UDP to TCP: framing, connect_timeout, sessions");
+	check(cfg->rules[1].protocol == RULE_TCP &&
+	    cfg->rules[1].connect_protocol == RULE_UDP &&
+	    cfg->rules[1].framing == FRAMING_NONE &&
+	    cfg->rules[1].session_timeout == 4000,
+	    "TCP to UDP: raw by default, session_timeout");
 	conf_free(cfg);
 }
 

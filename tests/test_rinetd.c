@@ -50,16 +50,16 @@ static const char sample[] =
     "127.0.0.1 18212 localhost 18213#comment\r\n"
     "0 18214 127.0.0.1 18215[timeout=0]\n"
     "0.0.0.0 18216/udp 127.0.0.1 18217/udp\n"
-    "127.0.0.1 18218/udp 127.0.0.1 18219/udp [timeout=30]\n";	/* 25 */
+    "127.0.0.1 18218/udp 127.0.0.1 18219/udp [timeout=30]\n"	/* 25 */
+    "127.0.0.1 18220/udp 127.0.0.1 18221\n"
+    "127.0.0.1 18222 127.0.0.1 18223/udp [timeout=10]\n";
 
 /* Malformed files: the rinetd line of the error and a message word. */
 #define GOOD	"127.0.0.1 18301 127.0.0.1 18302\n"
 
 static const struct bad_case bad_cases[] = {
-	{ "UDP to TCP", "# dns\n\n0.0.0.0 53/udp 127.0.0.1 53\n",
-	    3, "forwarding from UDP to TCP is not supported yet" },
-	{ "TCP to UDP", GOOD "127.0.0.1 18303 127.0.0.1 8000/udp\n",
-	    2, "forwarding from TCP to UDP is not supported yet" },
+	{ "unknown connect protocol", "# dns\n\n0.0.0.0 53/udp 127.0.0.1 53/dccp\n",
+	    3, "connect port \"53/dccp\": the protocol must be /tcp or /udp" },
 	{ "unknown protocol", GOOD GOOD "127.0.0.1 80/sctp 127.0.0.1 80\n",
 	    3, "bind port \"80/sctp\": the protocol must be /tcp or /udp" },
 	{ "port out of range", GOOD "\n127.0.0.1 70000 127.0.0.1 80\n",
@@ -170,7 +170,7 @@ static void
 check_sample_globals(const struct conf *cfg)
 {
 	check(cfg->syntax == CONF_SYNTAX_RINETD, "sample: read as rinetd");
-	check(cfg->nrules == 10, "sample: 10 rules (got %zu)", cfg->nrules);
+	check(cfg->nrules == 12, "sample: 12 rules (got %zu)", cfg->nrules);
 	check(cfg->acl.nallow == 2 && cfg->acl.ndeny == 2 &&
 	    streq(cfg->acl.deny[1].text, "fe80:*"),
 	    "sample: global allow and deny");
@@ -213,7 +213,16 @@ check_sample_rules(const struct conf *cfg)
 	    "sample: /udp, rinetd's 72 s session timeout");
 	check(rule_is(&r[9], 25, "127.0.0.1:18218", "127.0.0.1:18219") &&
 	    r[9].protocol == RULE_UDP && r[9].session_timeout == 30000 &&
-	    r[0].protocol == RULE_TCP, "sample: /udp with timeout=30");
+	    r[0].protocol == RULE_TCP && r[0].connect_protocol == RULE_TCP &&
+	    r[9].connect_protocol == RULE_UDP, "sample: /udp with timeout=30");
+	check(rule_is(&r[10], 26, "127.0.0.1:18220", "127.0.0.1:18221") &&
+	    r[10].protocol == RULE_UDP && r[10].connect_protocol == RULE_TCP &&
+	    r[10].framing == FRAMING_NONE && r[10].session_timeout == 72000,
+	    "sample: /udp to /tcp goes raw, with rinetd's timeout");
+	check(rule_is(&r[11], 27, "127.0.0.1:18222", "127.0.0.1:18223") &&
+	    r[11].protocol == RULE_TCP && r[11].connect_protocol == RULE_UDP &&
+	    r[11].framing == FRAMING_NONE && r[11].session_timeout == 10000,
+	    "sample: /tcp to /udp goes raw, timeout= as session_timeout");
 	check(permits(cfg, 1, "127.0.0.12") == 1 &&
 	    permits(cfg, 1, "127.0.0.15") == 0 &&
 	    permits(cfg, 1, "127.0.0.2") == 0 &&
@@ -239,7 +248,7 @@ test_sample(void)
 	}
 	conf_free(cfg);
 	cfg = conf_load_syntax(path, CONF_SYNTAX_RINETD, err, sizeof(err));
-	check(cfg != NULL && cfg->nrules == 10, "sample: loads as --rinetd");
+	check(cfg != NULL && cfg->nrules == 12, "sample: loads as --rinetd");
 	conf_free(cfg);
 	cfg = conf_load_syntax(path, CONF_SYNTAX_LIBCONFIG, err,
 	    sizeof(err));
@@ -287,6 +296,8 @@ same_rule(const struct rule *a, const struct rule *b)
 	    same_upstream(&a->upstream, &b->upstream) &&
 	    a->idle_timeout == b->idle_timeout &&
 	    a->protocol == b->protocol &&
+	    a->connect_protocol == b->connect_protocol &&
+	    a->framing == b->framing &&
 	    a->session_timeout == b->session_timeout &&
 	    a->connect_timeout == b->connect_timeout &&
 	    a->ipv6_only == b->ipv6_only && same_acl(&a->acl, &b->acl);
@@ -371,10 +382,10 @@ test_auto(void)
 	    sizeof(path), err, sizeof(err));
 	check_error("libconfig syntax error", cfg, path, 2, err,
 	    "syntax error");
-	cfg = load_text("badrinetd.conf", GOOD "0.0.0.0 53/udp 1.1.1.1 53\n",
+	cfg = load_text("badrinetd.conf", GOOD "0.0.0.0 53/sctp 1.1.1.1 53\n",
 	    path, sizeof(path), err, sizeof(err));
 	check_error("conf_load() of a bad rinetd file", cfg, path, 2, err,
-	    "forwarding from UDP to TCP is not supported yet");
+	    "the protocol must be /tcp or /udp");
 	cfg = conf_load_rinetd("/nonexistent/rinetd.conf", err, sizeof(err));
 	check(cfg == NULL && strcmp(err, "cannot open /nonexistent/rinetd.conf: "
 	    "No such file or directory") == 0, "missing rinetd file: %s", err);

@@ -8,10 +8,12 @@
  *       runs until SIGTERM; "port" answers every datagram with the
  *       sender's port in decimal (what a backend sees of a session),
  *       "tag" echoes it after "PORT:"
- *   udpkit flood HOST PORT CLIENTS COUNT [--max-size N] [--timeout S]
+ *   udpkit flood HOST PORT CLIENTS COUNT [--max-size N] [--min-size N]
+ *                [--timeout S]
  *                [--duration S] [--tagged [--count-moves]]
  *       CLIENTS sockets at once, each sends COUNT datagrams, one at a
- *       time, of sizes from 0 up to N (default 65507; one in ten large),
+ *       time, of sizes from 0 (or --min-size) up to N (default 65507;
+ *       one in ten large),
  *       and expects each back exactly; with --duration, sending stops
  *       after S seconds or at SIGUSR1 (COUNT is then a maximum); with --tagged (a "tag"
  *       server behind) each client's replies must all carry one port (with
@@ -58,7 +60,7 @@ usage(void)
 {
 	fprintf(stderr, "usage: udpkit server --port-file FILE [--host H] "
 	    "[--port P] [--mode echo|port|tag]\n"
-	    "       udpkit flood HOST PORT CLIENTS COUNT [--max-size N] "
+	    "       udpkit flood HOST PORT CLIENTS COUNT [--max-size N] [--min-size N] "
 	    "[--timeout S] [--duration S]\n"
 	    "             [--tagged [--count-moves]]\n"
 	    "       udpkit burst HOST PORT COUNT SIZE\n"
@@ -168,6 +170,9 @@ cmd_server(int argc, char **argv)
 	}
 }
 
+/* flood's --min-size: raw cross-protocol rules carry no empty datagram. */
+static size_t min_size;
+
 /* Datagram i of client c: its size and its bytes. */
 static size_t
 dgram_size(int c, int i, size_t max)
@@ -177,7 +182,9 @@ dgram_size(int c, int i, size_t max)
 	size_t		cap = i % 10 == 9 ? max : (max < 1400 ? max : 1400);
 
 	r = (r ^ (r >> 13)) * 2246822519u;
-	return (size_t)(r % (cap + 1));
+	if (cap < min_size)
+		cap = min_size;
+	return min_size + (size_t)(r % (cap - min_size + 1));
 }
 
 static void
@@ -263,6 +270,7 @@ cmd_flood(int argc, char **argv)
 	nclients = atoi(argv[2]);
 	count = atoi(argv[3]);
 	max = (size_t)atol(opt(argc, argv, "--max-size", "65507"));
+	min_size = (size_t)atol(opt(argc, argv, "--min-size", "0"));
 	timeout = atof(opt(argc, argv, "--timeout", "5"));
 	duration = atof(opt(argc, argv, "--duration", "0"));
 	until = duration > 0 ? now_s() + duration : 0;
@@ -271,7 +279,7 @@ cmd_flood(int argc, char **argv)
 	for (c = 0; c < argc; c++)
 		relax |= strcmp(argv[c], "--count-moves") == 0;
 	signal(SIGUSR1, on_usr1);
-	if (nclients < 1 || count < 1 || max > 65507)
+	if (nclients < 1 || count < 1 || max > 65507 || min_size > max)
 		usage();
 	cl = calloc((size_t)nclients, sizeof(*cl));
 	pfd = calloc((size_t)nclients, sizeof(*pfd));

@@ -1,0 +1,419 @@
+/*
+ * tcp_to_udp.c - a TCP connection carried to a UDP backend as datagrams
+ * (tcp_to_udp.h).
+ *
+ * Either way, when the far side has no room, the near side is not read
+ * until it has: datagrams the backend socket could not take wait in the
+ * frame_in, replies the client could not take in the frame_out, and
+ * each side's event mask follows from what is held (conn_watch).
+ */
+#include "ferryd.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "accesslog.h"
+#include "addr.h"
+#include "event.h"
+#include "framing.h"
+#include "log.h"
+#include "scoreboard.h"
+#include "sock.h"
+#include "tcp_to_udp.h"
+#include "udp_session.h"
+
+/* Datagrams per sendmmsg or recvmmsg. */
+#define BATCH		64
+/* Room for any datagram: more than IPv6's largest payload, 65527. */
+#define DGRAM_ROOM	65536
+/* How long replies may come after the client closed its side. */
+#define LINGER_MS	2000
+
+struct conn {
+	TAILQ_ENTRY(conn)	 link;
+	struct tcp_to_udp	*owner;
+	const struct rule	*rule;
+	const struct backend	*backend;
+	int			 cfd;		/* the client's stream */
+	int			 bfd;		/* connected to the backend */
+	bool			 client_done;	/* it closed its side */
+	bool			 backend_full;	/* datagrams wait in in */
+	const char		*result;	/* set: to be closed */
+	int			 err;		/* why, if it failed */
+	struct frame_in		 in;		/* client bytes, not yet sent */
+	struct frame_out	 out;		/* replies, not yet written */
+	int64_t			 started, last_active;
+	uint64_t		 bytes_in, bytes_out;
+	struct event_timer	 timer;
+	struct sockaddr_any	 peer;
+};
+
+struct tcp_to_udp {
+	struct event_loop	*loop;
+	TAILQ_HEAD(, conn)	 list;
+	int			 count;
+	char			*buf;		/* BATCH datagrams, or a read */
+	struct scoreboard_counters *counters;
+	struct scoreboard_counters  own;	/* when there is no cell */
+};
+
+static void conn_on_client(struct event_loop *, int, int, void *);
+static void conn_on_backend(struct event_loop *, int, int, void *);
+
+/* c is to be closed with result (err: why it failed, or 0). */
+static void
+conn_end(struct conn *c, const char *result, int err)
+{
+	if (c->result == NULL) {
+		c->result = result;
+		c->err = err;
+	}
+}
+
+static void
+conn_free(struct conn *c)
+{
+	struct tcp_to_udp	*tu = c->owner;
+	char			 client[ADDR_STRLEN];
+
+	log_debug("%s -> %s: connection from %s closed (%s%s%s): %llu bytes "
+	    "in, %llu bytes out", c->rule->listen, c->rule->connect,
+	    addr_format((const struct sockaddr *)&c->peer.ss, client,
+	    sizeof(client)), c->result, c->err != 0 ? ": " : "",
+	    c->err != 0 ? strerror(c->err) : "",
+	    (unsigned long long)c->bytes_in, (unsigned long long)c->bytes_out);
+	accesslog_session(c->rule, (const struct sockaddr *)&c->peer.ss,
+	    (const struct sockaddr *)&c->backend->addr.ss, c->result,
+	    c->bytes_in, c->bytes_out, c->started, event_now(tu->loop));
+	tu->counters->closed++;
+	event_close(tu->loop, c->cfd);
+	/* A FIN when it ends well; the socket was made to reset otherwise. */
+	if (c->err == 0)
+		sock_abort_on_close(c->cfd, false);
+	close(c->cfd);
+	if (c->bfd != -1) {
+		event_close(tu->loop, c->bfd);
+		close(c->bfd);
+	}
+	event_timer_cancel(tu->loop, &c->timer);
+	frame_in_free(&c->in);
+	frame_out_free(&c->out);
+	TAILQ_REMOVE(&tu->list, c, link);
+	tu->count--;
+	free(c);
+}
+
+/*
+ * The end of every handler: close c if it is over, else watch what each
+ * side can take now.  The client is read while the backend takes
+ * datagrams; the backend is read while no reply waits for the client.
+ */
+static void
+conn_settle(struct conn *c)
+{
+	struct event_loop	*loop = c->owner->loop;
+	bool			 held = frame_out_held(&c->out);
+
+	if (c->result == NULL && c->client_done && !held &&
+	    !frame_in_held(&c->in) && c->last_active + LINGER_MS <=
+	    event_now(loop))
+		conn_end(c, ACCESSLOG_DONE, 0);
+	if (c->result != NULL) {
+		conn_free(c);
+		return;
+	}
+	if (event_mask(loop, c->cfd, (c->client_done || c->backend_full ?
+	    0 : EV_READ) | (held ? EV_WRITE : 0)) == -1 ||
+	    event_mask(loop, c->bfd, (held ? 0 : EV_READ) |
+	    (c->backend_full ? EV_WRITE : 0)) == -1) {
+		conn_end(c, ACCESSLOG_RESET, errno);
+		conn_free(c);
+	}
+}
+
+static void
+conn_on_timer(struct event_timer *t, void *data)
+{
+	struct conn	*c = data;
+	int64_t		 due = c->last_active + (c->client_done ? LINGER_MS :
+	    c->rule->session_timeout);
+
+	if (due > event_now(c->owner->loop) &&
+	    event_timer_arm(c->owner->loop, t, due) == 0)
+		return;
+	conn_end(c, c->client_done ? ACCESSLOG_DONE : ACCESSLOG_IDLE_TIMEOUT,
+	    0);
+	conn_settle(c);
+}
+
+/* The backend reported an error (ICMP unreachable). */
+static void
+backend_error(struct conn *c, int err)
+{
+	udp_backend_error(c->owner->counters, c->rule, c->backend, err);
+}
+
+/*
+ * Send n datagrams to the backend.  Those its socket has no room for go
+ * back to the frame_in, and the client waits.  A datagram too large for
+ * UDP is lost, and counted.
+ */
+static void
+conn_send(struct conn *c, const struct iovec *iov, int n)
+{
+	struct scoreboard_counters *counters = c->owner->counters;
+	struct mmsghdr	 m[BATCH];
+	int		 i, sent = 0, r, errors = 0;
+
+	memset(m, 0, (size_t)n * sizeof(m[0]));
+	for (i = 0; i < n; i++) {
+		m[i].msg_hdr.msg_iov = (struct iovec *)(uintptr_t)&iov[i];
+		m[i].msg_hdr.msg_iovlen = 1;
+	}
+	while (sent < n) {
+		r = sendmmsg(c->bfd, m + sent, (unsigned)(n - sent), 0);
+		if (r > 0) {
+			for (i = sent; i < sent + r; i++)
+				c->bytes_in += iov[i].iov_len;
+			counters->datagrams_in += (uint64_t)r;
+			sent += r;
+			continue;
+		}
+		if (errno == EINTR)
+			continue;
+		/* ICMP for an earlier datagram: this one was not sent. */
+		if (udp_unreachable(errno) && errors++ < n) {
+			backend_error(c, errno);
+			continue;
+		}
+		if (errno == EMSGSIZE) {
+			counters->dropped++;
+			sent++;
+			continue;
+		}
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) {
+			if (frame_in_unread(&c->in, c->rule->framing,
+			    iov + sent, n - sent) == -1)
+				conn_end(c, ACCESSLOG_RESET, ENOMEM);
+			c->backend_full = true;
+			return;
+		}
+		counters->dropped += (uint64_t)(n - sent);
+		conn_end(c, ACCESSLOG_RESET, errno);
+		return;
+	}
+}
+
+/* The largest datagram the backend can be sent. */
+static size_t
+dgram_max(const struct conn *c)
+{
+	return c->backend->addr.ss.ss_family == AF_INET ? 65507 : 65527;
+}
+
+/* Read the client's stream into datagrams for the backend. */
+static void
+conn_read_client(struct conn *c)
+{
+	struct tcp_to_udp	*tu = c->owner;
+	struct iovec		 iov[BATCH];
+	uint64_t		 before = c->bytes_in;
+	int			 n, rounds;
+
+	c->backend_full = false;
+	for (rounds = 0; rounds < 4; rounds++) {
+		n = frame_in_read(&c->in, c->cfd, c->rule->framing, tu->buf,
+		    dgram_max(c), iov, BATCH);
+		if (n == -1) {
+			if (errno != 0)
+				conn_end(c, ACCESSLOG_RESET, errno);
+			/* Replies may still come, for a moment. */
+			c->client_done = true;
+			if (event_timer_arm(tu->loop, &c->timer, event_now(
+			    tu->loop) + LINGER_MS) == -1)
+				conn_end(c, ACCESSLOG_DONE, 0);
+			break;
+		}
+		if (n == 0)
+			break;
+		conn_send(c, iov, n);
+		if (c->backend_full || c->result != NULL)
+			break;
+	}
+	if (rounds == 4)
+		event_defer(tu->loop, c->cfd);
+	if (c->bytes_in != before) {
+		tu->counters->bytes_in += c->bytes_in - before;
+		c->last_active = event_now(tu->loop);
+	}
+}
+
+static void
+conn_on_client(struct event_loop *loop, int fd, int events, void *data)
+{
+	struct conn	*c = data;
+	int		 r;
+
+	(void)loop;
+	(void)fd;
+	if ((events & EV_WRITE) &&
+	    (r = frame_out_flush(&c->out, c->cfd)) == -1)
+		conn_end(c, ACCESSLOG_RESET, errno);
+	/* events 0: deferred, with more to read. */
+	if (c->result == NULL && !c->client_done && !c->backend_full &&
+	    (events == 0 || (events & ~EV_WRITE) != 0))
+		conn_read_client(c);
+	conn_settle(c);
+}
+
+/* Replies: datagrams from the backend into the client's stream. */
+static void
+conn_on_backend(struct event_loop *loop, int fd, int events, void *data)
+{
+	struct conn		*c = data;
+	struct tcp_to_udp	*tu = c->owner;
+	struct mmsghdr		 m[BATCH];
+	struct iovec		 iov[BATCH];
+	int			 n, i, taken;
+
+	(void)loop;
+	if ((events & EV_WRITE) && c->backend_full)
+		conn_read_client(c);	/* the held datagrams first */
+	if (c->result != NULL || frame_out_held(&c->out) ||
+	    (events & ~EV_WRITE) == 0) {
+		conn_settle(c);
+		return;
+	}
+	memset(m, 0, sizeof(m));
+	for (i = 0; i < BATCH; i++) {
+		iov[i].iov_base = tu->buf + (size_t)i * DGRAM_ROOM;
+		iov[i].iov_len = DGRAM_ROOM;
+		m[i].msg_hdr.msg_iov = &iov[i];
+		m[i].msg_hdr.msg_iovlen = 1;
+	}
+	n = recvmmsg(fd, m, BATCH, MSG_DONTWAIT, NULL);
+	if (n == -1) {
+		if (udp_unreachable(errno))
+			backend_error(c, errno);
+		else if (errno != EAGAIN && errno != EWOULDBLOCK &&
+		    errno != EINTR)
+			conn_end(c, ACCESSLOG_RESET, errno);
+		conn_settle(c);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (m[i].msg_hdr.msg_flags & MSG_TRUNC)
+			tu->counters->truncated++;
+		iov[i].iov_len = m[i].msg_len;
+	}
+	if ((taken = frame_out_write(&c->out, c->cfd, c->rule->framing, iov,
+	    n)) == -1) {
+		conn_end(c, ACCESSLOG_RESET, errno);
+		conn_settle(c);
+		return;
+	}
+	for (i = 0; i < taken; i++)
+		c->bytes_out += iov[i].iov_len;
+	for (i = 0; i < taken; i++)
+		tu->counters->bytes_out += iov[i].iov_len;
+	tu->counters->datagrams_out += (uint64_t)taken;
+	tu->counters->dropped += (uint64_t)(n - taken);
+	c->last_active = event_now(tu->loop);
+	if (n == BATCH)
+		event_defer(tu->loop, fd);
+	conn_settle(c);
+}
+
+int
+tcp_to_udp_start(struct tcp_to_udp *tu, int client_fd,
+    const struct rule *rule, const struct sockaddr_any *peer)
+{
+	static struct log_limit	 limit;
+	struct conn		*c;
+	char			 client[ADDR_STRLEN];
+	int			 err;
+
+	if ((tu->buf == NULL && (tu->buf = malloc((size_t)BATCH *
+	    DGRAM_ROOM)) == NULL) || (c = calloc(1, sizeof(*c))) == NULL) {
+		close(client_fd);
+		errno = ENOMEM;
+		return -1;
+	}
+	c->owner = tu;
+	c->rule = rule;
+	c->cfd = client_fd;
+	c->peer = *peer;
+	c->started = c->last_active = event_now(tu->loop);
+	c->backend = &rule->upstream.backends[0];
+	event_timer_init(&c->timer, conn_on_timer, c);
+	TAILQ_INSERT_TAIL(&tu->list, c, link);
+	tu->count++;
+	tu->counters->accepted++;
+	if ((c->bfd = udp_backend_socket(rule, &c->backend)) == -1) {
+		err = errno;
+		tu->counters->connect_failed++;
+		log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: cannot open a "
+		    "UDP socket to %s for client %s: %s", rule->listen,
+		    rule->connect, addr_format((const struct sockaddr *)
+		    &peer->ss, client, sizeof(client)), strerror(err));
+		conn_end(c, ACCESSLOG_CONNECT_FAILED, err);
+		conn_free(c);
+		if (err != EMFILE && err != ENFILE && err != ENOBUFS &&
+		    err != ENOMEM)
+			return 0;
+		errno = err;
+		return -1;
+	}
+	if (event_set(tu->loop, c->cfd, EV_READ, conn_on_client, c) == -1 ||
+	    event_set(tu->loop, c->bfd, EV_READ, conn_on_backend, c) == -1 ||
+	    event_timer_arm(tu->loop, &c->timer, c->started +
+	    rule->session_timeout) == -1) {
+		err = errno;
+		conn_end(c, ACCESSLOG_CONNECT_FAILED, err);
+		conn_free(c);
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+struct tcp_to_udp *
+tcp_to_udp_new(struct event_loop *loop, struct scoreboard_counters *counters)
+{
+	struct tcp_to_udp *tu = calloc(1, sizeof(*tu));
+
+	if (tu == NULL)
+		return NULL;
+	tu->loop = loop;
+	tu->counters = counters != NULL ? counters : &tu->own;
+	TAILQ_INIT(&tu->list);
+	return tu;
+}
+
+int
+tcp_to_udp_count(const struct tcp_to_udp *tu)
+{
+	return tu->count;
+}
+
+void
+tcp_to_udp_close_all(struct tcp_to_udp *tu)
+{
+	struct conn *c;
+
+	while ((c = TAILQ_FIRST(&tu->list)) != NULL) {
+		conn_end(c, ACCESSLOG_SHUTDOWN, 0);
+		conn_free(c);
+	}
+}
+
+void
+tcp_to_udp_free(struct tcp_to_udp *tu)
+{
+	tcp_to_udp_close_all(tu);
+	free(tu->buf);
+	free(tu);
+}

@@ -1,0 +1,41 @@
+/*
+ * tcp_to_udp.h - TCP clients of a UDP backend (protocol = "tcp",
+ * connect_protocol = "udp"): per connection a UDP socket connected to the
+ * backend.  The client's bytes leave as datagrams and the backend's
+ * datagrams come back into the stream, as the rule's framing says
+ * (framing.h).  A connection ends when the client closes (replies still
+ * on their way get a moment) or after session_timeout of silence.
+ *
+ * tcp_session.c owns one struct tcp_to_udp and hands it the connections
+ * of such rules; counts and shutdowns include them.
+ */
+#ifndef FERRYD_TCP_TO_UDP_H
+#define FERRYD_TCP_TO_UDP_H
+
+#include "conf.h"
+
+struct event_loop;
+struct scoreboard_counters;
+struct tcp_to_udp;
+
+struct tcp_to_udp *tcp_to_udp_new(struct event_loop *loop,
+    struct scoreboard_counters *counters);
+
+/*
+ * Take over client_fd (accepted, allowed in) from peer for rule.  0, also
+ * when no backend could be had (logged, closed); -1 with errno when it
+ * was closed for want of descriptors or memory.
+ */
+int	tcp_to_udp_start(struct tcp_to_udp *tu, int client_fd,
+    const struct rule *rule, const struct sockaddr_any *peer);
+
+/* How many connections are open. */
+int	tcp_to_udp_count(const struct tcp_to_udp *tu);
+
+/* Close every connection at once (fast stop, drain timeout). */
+void	tcp_to_udp_close_all(struct tcp_to_udp *tu);
+
+/* Close every connection and free tu. */
+void	tcp_to_udp_free(struct tcp_to_udp *tu);
+
+#endif
