@@ -19,6 +19,14 @@
  *       previous one has come back, for SECS seconds.  Prints
  *       "count N p50 X p99 Y" with round-trip times in microseconds.
  *       Used only when sockperf is not installed.
+ *   benchkit udpecho ADDR PORT
+ *       UDP echo server: sends every datagram back to its sender.  The
+ *       backend for the idle-session (memory) test.
+ *   benchkit udphold ADDR PORT N [SECS]
+ *       N UDP sockets, each sends one datagram and waits for its echo (at
+ *       most 64 waiting at once; gives up at 120 s), so every session is
+ *       known to reach the backend.  Prints "ready OK FAILED", then holds
+ *       the sockets, idle, until killed or SECS (default 600) have passed.
  *   benchkit http ADDR PORT [WORKERS]
  *       A tiny HTTP/1.1 responder (keep-alive, and "Connection: close"
  *       honoured), WORKERS processes on SO_REUSEPORT sockets.  The backend
@@ -312,6 +320,93 @@ fail:
 	return 0;
 }
 
+static void __attribute__((noreturn))
+cmd_udpecho(const char *addr, const char *port)
+{
+	static char buf[65536];
+	struct sockaddr_in sin, from;
+	socklen_t len;
+	ssize_t r;
+	int fd;
+
+	make_addr(&sin, addr, port);
+	if ((fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1)
+		die("socket");
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1)
+		die("bind");
+	for (;;) {
+		len = sizeof(from);
+		r = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from,
+		    &len);
+		if (r == -1 && errno != EINTR)
+			die("recvfrom");
+		if (r >= 0)
+			(void)sendto(fd, buf, (size_t)r, 0,
+			    (struct sockaddr *)&from, len);
+	}
+}
+
+static int
+cmd_udphold(const char *addr, const char *port, long want, double hold_secs)
+{
+	enum { INFLIGHT = 64 };
+	struct epoll_event evs[MAXEV], ev;
+	struct sockaddr_in sin;
+	long opened = 0, ok = 0, failed = 0, inflight = 0;
+	double deadline = now() + 120;
+	ssize_t r;
+	int ep, n, i, fd;
+	char c;
+
+	make_addr(&sin, addr, port);
+	if ((ep = epoll_create1(EPOLL_CLOEXEC)) == -1)
+		die("epoll_create1");
+	while ((opened < want || inflight > 0) && now() < deadline) {
+		while (inflight < INFLIGHT && opened < want) {
+			opened++;
+			fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK |
+			    SOCK_CLOEXEC, 0);
+			if (fd == -1 || connect(fd, (struct sockaddr *)&sin,
+			    sizeof(sin)) == -1 || send(fd, "x", 1, 0) != 1) {
+				if (fd != -1)
+					close(fd);
+				failed++;
+				continue;
+			}
+			ev.events = EPOLLIN;
+			ev.data.fd = fd;
+			if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) == -1) {
+				close(fd);
+				failed++;
+				continue;
+			}
+			inflight++;
+		}
+		n = epoll_wait(ep, evs, MAXEV, 100);
+		for (i = 0; i < n; i++) {
+			fd = evs[i].data.fd;
+			r = recv(fd, &c, 1, 0);
+			if (r == -1 && (errno == EAGAIN || errno == EINTR))
+				continue;
+			epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL);
+			inflight--;
+			if (r == 1) {
+				ok++;
+			} else {
+				close(fd);
+				failed++;
+			}
+		}
+	}
+	failed += inflight;
+	printf("ready %ld %ld\n", ok, failed);
+	fflush(stdout);
+	deadline = now() + hold_secs;
+	while (now() < deadline)
+		usleep(200000);
+	return 0;
+}
+
 static int
 cmp_double(const void *a, const void *b)
 {
@@ -504,6 +599,8 @@ usage(void)
 	    "usage: benchkit echo ADDR PORT\n"
 	    "       benchkit hold ADDR PORT N [SECS]\n"
 	    "       benchkit pingpong ADDR PORT SECS [SIZE]\n"
+	    "       benchkit udpecho ADDR PORT\n"
+	    "       benchkit udphold ADDR PORT N [SECS]\n"
 	    "       benchkit http ADDR PORT [WORKERS]\n");
 	exit(2);
 }
@@ -521,6 +618,11 @@ main(int argc, char **argv)
 	if (argc >= 5 && strcmp(argv[1], "pingpong") == 0)
 		return cmd_pingpong(argv[2], argv[3], atof(argv[4]),
 		    argc >= 6 ? (size_t)atol(argv[5]) : 64);
+	if (argc >= 4 && strcmp(argv[1], "udpecho") == 0)
+		cmd_udpecho(argv[2], argv[3]);
+	if (argc >= 5 && strcmp(argv[1], "udphold") == 0)
+		return cmd_udphold(argv[2], argv[3], atol(argv[4]),
+		    argc >= 6 ? atof(argv[5]) : 600);
 	if (argc >= 4 && strcmp(argv[1], "http") == 0)
 		return cmd_http(argv[2], argv[3],
 		    argc >= 5 ? atoi(argv[4]) : 1);

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <netinet/udp.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -232,6 +233,38 @@ sock_buffers(int fd, int sndbuf, int rcvbuf)
 	if (rcvbuf > 0)
 		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
 		    sizeof(rcvbuf));
+}
+
+void
+sock_udp_gro(int fd)
+{
+#ifdef UDP_GRO
+	int on = 1;
+
+	(void)setsockopt(fd, SOL_UDP, UDP_GRO, &on, sizeof(on));
+#else
+	(void)fd;
+#endif
+}
+
+size_t
+sock_gro_size(const struct msghdr *mh)
+{
+#ifdef UDP_GRO
+	struct cmsghdr	*cm;
+	int		 size;
+
+	for (cm = CMSG_FIRSTHDR(mh); cm != NULL;
+	    cm = CMSG_NXTHDR((struct msghdr *)(uintptr_t)mh, cm))
+		if (cm->cmsg_level == SOL_UDP && cm->cmsg_type == UDP_GRO &&
+		    cm->cmsg_len >= CMSG_LEN(sizeof(size))) {
+			memcpy(&size, CMSG_DATA(cm), sizeof(size));
+			return size > 0 ? (size_t)size : 0;
+		}
+#else
+	(void)mh;
+#endif
+	return 0;
 }
 
 void

@@ -49,6 +49,16 @@ void sock_buffers(int fd, int sndbuf, int rcvbuf);
  */
 #define SOCK_DGRAM_RCVBUF	(4 * 1024 * 1024)
 void sock_dgram_rcvbuf(int fd, int rcvbuf);
+
+/*
+ * Let the kernel hand a run of equal-size datagrams to one read, with a
+ * UDP_GRO control message giving their size (sock_gro_size).  Nothing
+ * where the system has no UDP_GRO: each read is then one datagram.
+ */
+void sock_udp_gro(int fd);
+
+/* The size of each datagram a read took, or 0 when it took one. */
+size_t sock_gro_size(const struct msghdr *mh);
 /*
  * With on, make close(2) send a reset instead of a FIN (SO_LINGER with a
  * zero timeout), also when the kernel closes fd because the process

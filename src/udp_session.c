@@ -417,6 +417,8 @@ session_open(struct udp_sessions *us, const struct udp_from *from,
 		free(s);
 		return NULL;
 	}
+	if (s->stream == NULL)
+		sock_udp_gro(s->fd);	/* replies: runs of equal size in one read */
 	s->rule = from->rule;
 	s->lfd = from->lfd;
 	s->family = from->family;
@@ -658,7 +660,9 @@ udp_sessions_forward(struct udp_sessions *us, const struct udp_from *from,
 /* The control message that sends a reply from the address s's client wrote to. */
 union reply_control {
 	struct cmsghdr	align;
-	char		buf[CMSG_SPACE(sizeof(struct in6_pktinfo))];
+	/* The source address, and room for UDP_SEGMENT (reply_segments). */
+	char		buf[CMSG_SPACE(sizeof(struct in6_pktinfo)) +
+			    CMSG_SPACE(sizeof(uint16_t))];
 };
 
 static size_t
@@ -690,17 +694,114 @@ reply_control(const struct udp_session *s, union reply_control *ctl)
 	return cm->cmsg_len;
 }
 
+#ifdef UDP_SEGMENT
 /*
- * Send n replies (iov) to s's client through the listening socket, in
- * sendmmsg batches.  What the client's side has no room for is lost,
- * and counted; so is a datagram too large for it.
+ * mh (with s's control message) is to carry a run of datagrams of seg
+ * bytes: its control, in ctl, gets UDP_SEGMENT beside the source.
  */
 static void
-session_reply(struct udp_session *s, const struct iovec *iov, int n)
+reply_control_gso(const struct udp_session *s, struct msghdr *mh,
+    union reply_control *ctl, uint16_t seg)
+{
+	struct cmsghdr	*cm;
+	size_t		 first = CMSG_SPACE(reply_control(s, ctl) -
+			    CMSG_LEN(0));
+
+	mh->msg_control = ctl->buf;
+	mh->msg_controllen = sizeof(ctl->buf);
+	cm = CMSG_NXTHDR(mh, CMSG_FIRSTHDR(mh));
+	cm->cmsg_level = SOL_UDP;
+	cm->cmsg_type = UDP_SEGMENT;
+	cm->cmsg_len = CMSG_LEN(sizeof(seg));
+	memcpy(CMSG_DATA(cm), &seg, sizeof(seg));
+	mh->msg_controllen = first + CMSG_SPACE(sizeof(seg));
+}
+#else
+static void
+reply_control_gso(const struct udp_session *s, struct msghdr *mh,
+    union reply_control *ctl, uint16_t seg)
+{
+	(void)s;
+	(void)mh;
+	(void)ctl;
+	(void)seg;
+}
+#endif
+
+/* Whether a run of replies read as one may leave as one, for s. */
+static bool
+reply_gso_usable(const struct udp_session *s)
+{
+#ifdef UDP_SEGMENT
+	return gso_works && !s->no_gso;
+#else
+	(void)s;
+	return false;
+#endif
+}
+
+/* The kernel refused a run of replies as one (err): send them one by one? */
+static bool
+reply_gso_refused(struct udp_session *s, int err)
+{
+#ifdef UDP_SEGMENT
+	return gso_refused(s, err);
+#else
+	(void)s;
+	(void)err;
+	return false;
+#endif
+}
+
+
+static void session_reply(struct udp_session *, const struct iovec *,
+    const uint16_t *, int);
+
+/* How many datagrams a reply of len bytes cut at seg (0: none) carries. */
+static uint64_t
+reply_count(size_t len, uint16_t seg)
+{
+	return seg == 0 || len <= seg ? 1 : (len + seg - 1) / seg;
+}
+
+/*
+ * A run of equal-size replies read as one (UDP_GRO) that cannot leave as
+ * one: send its datagrams, seg bytes each but the last, in batches.
+ */
+static void
+reply_split(struct udp_session *s, const struct iovec *run, uint16_t seg)
+{
+	struct iovec	 iov[UDP_BATCH];
+	char		*base = run->iov_base;
+	size_t		 off = 0;
+	int		 k;
+
+	while (off < run->iov_len) {
+		for (k = 0; k < UDP_BATCH && off < run->iov_len; k++) {
+			iov[k].iov_base = base + off;
+			iov[k].iov_len = run->iov_len - off < seg ?
+			    run->iov_len - off : seg;
+			off += iov[k].iov_len;
+		}
+		session_reply(s, iov, NULL, k);
+	}
+}
+
+/*
+ * Send n replies (iov) to s's client through the listening socket, in
+ * sendmmsg batches.  seg[i] (seg may be NULL), where not 0, says iov[i]
+ * is a run of datagrams of that size read as one (UDP_GRO): it leaves as
+ * one message the kernel cuts again (UDP_SEGMENT), or one by one where
+ * that is refused.  What the client's side has no room for is lost, and
+ * counted; so is a datagram too large for it.
+ */
+static void
+session_reply(struct udp_session *s, const struct iovec *iov,
+    const uint16_t *seg, int n)
 {
 	struct udp_sessions	*us = s->owner;
 	struct mmsghdr		 out[UDP_BATCH];
-	union reply_control	 ctl;
+	union reply_control	 ctl, gso[UDP_BATCH];
 	size_t			 ctl_len = reply_control(s, &ctl);
 	int			 i, sent, r;
 
@@ -712,17 +813,27 @@ session_reply(struct udp_session *s, const struct iovec *iov, int n)
 		out[i].msg_hdr.msg_iovlen = 1;
 		out[i].msg_hdr.msg_control = ctl.buf;
 		out[i].msg_hdr.msg_controllen = ctl_len;
+		if (seg != NULL && seg[i] != 0)
+			reply_control_gso(s, &out[i].msg_hdr, &gso[i], seg[i]);
 		s->bytes_out += iov[i].iov_len;
 		us->counters->bytes_out += iov[i].iov_len;
 	}
 	for (sent = 0; sent < n; sent += r) {
 		if ((r = sendmmsg(s->lfd, out + sent, (unsigned)(n - sent),
 		    MSG_DONTWAIT)) > 0) {
-			us->counters->datagrams_out += (uint64_t)r;
+			for (i = sent; i < sent + r; i++)
+				us->counters->datagrams_out += reply_count(
+				    iov[i].iov_len, seg != NULL ? seg[i] : 0);
 			continue;
 		}
 		if (r == -1 && errno == EINTR) {
 			r = 0;
+			continue;
+		}
+		if (r == -1 && seg != NULL && seg[sent] != 0 &&
+		    reply_gso_refused(s, errno)) {
+			reply_split(s, &iov[sent], seg[sent]);
+			r = 1;
 			continue;
 		}
 		if (r == -1 && errno == EMSGSIZE) {
@@ -731,7 +842,9 @@ session_reply(struct udp_session *s, const struct iovec *iov, int n)
 			continue;
 		}
 		/* The client's side is full: lose these. */
-		us->counters->dropped += (uint64_t)(n - sent);
+		for (i = sent; i < n; i++)
+			us->counters->dropped += reply_count(iov[i].iov_len,
+			    seg != NULL ? seg[i] : 0);
 		break;
 	}
 	session_touch(s);
@@ -839,7 +952,7 @@ stream_on_backend(struct udp_session *s, int events)
 		}
 		if (n == 0)
 			return;
-		session_reply(s, iov, n);
+		session_reply(s, iov, NULL, n);
 	}
 	event_defer(us->loop, s->fd);
 }
@@ -855,7 +968,13 @@ session_on_backend(struct event_loop *loop, int fd, int events, void *data)
 	struct udp_sessions	*us = s->owner;
 	struct mmsghdr		 in[UDP_BATCH];
 	struct iovec		 iov[UDP_BATCH];
-	int			 n, i, rounds;
+	union {
+		struct cmsghdr	 align;
+		char		 buf[CMSG_SPACE(sizeof(int))];
+	}			 gro[UDP_BATCH];
+	uint16_t		 seg[UDP_BATCH];
+	size_t			 size;
+	int			 n, i, rounds, first;
 
 	(void)loop;
 	if (s->stream != NULL) {
@@ -870,6 +989,8 @@ session_on_backend(struct event_loop *loop, int fd, int events, void *data)
 			iov[i].iov_len = UDP_DATAGRAM_MAX;
 			in[i].msg_hdr.msg_iov = &iov[i];
 			in[i].msg_hdr.msg_iovlen = 1;
+			in[i].msg_hdr.msg_control = gro[i].buf;
+			in[i].msg_hdr.msg_controllen = sizeof(gro[i].buf);
 		}
 		n = recvmmsg(fd, in, UDP_BATCH, MSG_DONTWAIT, NULL);
 		if (n == -1) {
@@ -880,12 +1001,27 @@ session_on_backend(struct event_loop *loop, int fd, int events, void *data)
 			session_backend_error(s, errno);
 			continue;
 		}
-		for (i = 0; i < n; i++) {
+		/*
+		 * A run of replies read as one (UDP_GRO) goes on as one where
+		 * the kernel cuts it again for us, else one by one, in order.
+		 */
+		for (i = 0, first = 0; i < n; i++) {
 			if (in[i].msg_hdr.msg_flags & MSG_TRUNC)
 				us->counters->truncated++;
 			iov[i].iov_len = in[i].msg_len;
+			size = sock_gro_size(&in[i].msg_hdr);
+			seg[i] = size == 0 || in[i].msg_len <= size ||
+			    size > UINT16_MAX ? 0 : (uint16_t)size;
+			if (seg[i] == 0 || reply_gso_usable(s))
+				continue;
+			if (i > first)
+				session_reply(s, iov + first, seg + first,
+				    i - first);
+			reply_split(s, &iov[i], seg[i]);
+			first = i + 1;
 		}
-		session_reply(s, iov, n);
+		if (n > first)
+			session_reply(s, iov + first, seg + first, n - first);
 		if (n < UDP_BATCH)
 			return;
 	}

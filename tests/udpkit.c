@@ -4,10 +4,11 @@
  * reply byte for byte, and a one-datagram question.
  *
  *   udpkit server --port-file FILE [--host H] [--port P]
- *                 [--mode echo|port|tag]
+ *                 [--mode echo|port|tag|gso]
  *       runs until SIGTERM; "port" answers every datagram with the
  *       sender's port in decimal (what a backend sees of a session),
- *       "tag" echoes it after "PORT:"
+ *       "tag" echoes it after "PORT:"; "gso" echoes a run of equal-size
+ *       datagrams from one sender in one UDP_SEGMENT send
  *   udpkit flood HOST PORT CLIENTS COUNT [--max-size N] [--min-size N]
  *                [--timeout S]
  *                [--duration S] [--tagged [--count-moves]]
@@ -35,6 +36,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -59,7 +61,7 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: udpkit server --port-file FILE [--host H] "
-	    "[--port P] [--mode echo|port|tag]\n"
+	    "[--port P] [--mode echo|port|tag|gso]\n"
 	    "       udpkit flood HOST PORT CLIENTS COUNT [--max-size N] [--min-size N] "
 	    "[--timeout S] [--duration S]\n"
 	    "             [--tagged [--count-moves]]\n"
@@ -117,6 +119,103 @@ port_of(int fd)
 	return ntohs(sin.sin_port);
 }
 
+/*
+ * The "gso" server's run: equal-size datagrams from one sender, echoed
+ * by one UDP_SEGMENT send (so that a forwarder with UDP_GRO reads them
+ * as one), or one by one where the kernel has none.
+ */
+struct run {
+	struct sockaddr_in	from;
+	size_t			size, len;
+	int			count;
+	char			buf[MAX_DGRAM];
+};
+
+static void
+run_flush(int fd, struct run *r)
+{
+	struct msghdr	mh;
+	struct iovec	v = { r->buf, r->len };
+	union {
+		struct cmsghdr	align;
+		char		buf[CMSG_SPACE(sizeof(uint16_t))];
+	}		ctl;
+	struct cmsghdr	*cm;
+	uint16_t	seg = (uint16_t)r->size;
+	int		i;
+
+	if (r->count == 0)
+		return;
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_name = &r->from;
+	mh.msg_namelen = sizeof(r->from);
+	mh.msg_iov = &v;
+	mh.msg_iovlen = 1;
+#ifdef UDP_SEGMENT
+	if (r->count > 1 && r->size > 0) {
+		memset(&ctl, 0, sizeof(ctl));
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = sizeof(ctl.buf);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_UDP;
+		cm->cmsg_type = UDP_SEGMENT;
+		cm->cmsg_len = CMSG_LEN(sizeof(seg));
+		memcpy(CMSG_DATA(cm), &seg, sizeof(seg));
+		if (sendmsg(fd, &mh, 0) == (ssize_t)r->len) {
+			r->count = 0;
+			return;
+		}
+		mh.msg_control = NULL;
+		mh.msg_controllen = 0;
+	}
+#else
+	(void)ctl;
+	(void)cm;
+	(void)seg;
+#endif
+	for (i = 0; i < r->count; i++) {
+		v.iov_base = r->buf + (size_t)i * r->size;
+		v.iov_len = r->size;
+		(void)sendmsg(fd, &mh, 0);
+	}
+	r->count = 0;
+}
+
+static void __attribute__((noreturn))
+server_gso(int fd)
+{
+	static struct run	 r;
+	static char		 buf[MAX_DGRAM];
+	struct sockaddr_in	 from;
+	socklen_t		 len;
+	ssize_t			 n;
+
+	for (;;) {
+		len = sizeof(from);
+		n = recvfrom(fd, buf, sizeof(buf), r.count > 0 ? MSG_DONTWAIT :
+		    0, (struct sockaddr *)&from, &len);
+		if (n == -1) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				run_flush(fd, &r);
+			else if (errno != EINTR)
+				die("recvfrom");
+			continue;
+		}
+		if (r.count > 0 && (memcmp(&from, &r.from, sizeof(from)) != 0 ||
+		    (size_t)n != r.size || r.count == 64 ||
+		    r.len + (size_t)n > 60000))
+			run_flush(fd, &r);
+		if (r.count == 0) {
+			r.from = from;
+			r.size = (size_t)n;
+			r.len = 0;
+		}
+		memcpy(r.buf + r.len, buf, (size_t)n);
+		r.len += (size_t)n;
+		r.count++;
+	}
+}
+
 static void __attribute__((noreturn))
 cmd_server(int argc, char **argv)
 {
@@ -142,6 +241,8 @@ cmd_server(int argc, char **argv)
 		die(file);
 	fprintf(fp, "%d\n", port_of(fd));
 	fclose(fp);
+	if (strcmp(mode, "gso") == 0)
+		server_gso(fd);
 	for (;;) {
 		len = sizeof(from);
 		n = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from,
