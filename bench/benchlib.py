@@ -57,7 +57,7 @@ METRICS = [
      "%", "low", "{:.1f}"),
     ("udp_cpu", "UDP CPU/M", "Forwarder CPU (user+sys) per million UDP "
      "datagrams delivered", "CPU s/Mdgram", "low", "{:.2f}"),
-    ("pss_per_session", "PSS/session",
+    ("pss_per_session", "PSS/sess",
      "Memory (PSS) per idle UDP session", "bytes", "low", "{:.0f}"),
 ]
 METRIC = {m[0]: m for m in METRICS}
