@@ -18,10 +18,31 @@
 #include "ipc.h"
 
 /* What goes on the wire in front of the payload. */
+/* Bytes a channel may hold, each way. */
+#define IPC_ROOM	(4 * 1024 * 1024)
+
 struct ipc_header {
 	uint32_t type;
 	uint32_t len;
 };
+
+/*
+ * Room for what a reload sends a new worker before it reads: every
+ * session handed over, and datagrams passed on (up to 64 KiB each).
+ * Past net.core.wmem_max where the process may; the default otherwise.
+ */
+static void
+ipc_room(int fd)
+{
+	int size = IPC_ROOM;
+
+#ifdef SO_SNDBUFFORCE
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size,
+	    sizeof(size)) == 0)
+		return;
+#endif
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+}
 
 int
 ipc_pair(int fds[2])
@@ -38,6 +59,8 @@ ipc_pair(int fds[2])
 	    fcntl(fds[1], F_SETFD, FD_CLOEXEC) == -1)
 		goto fail;
 #endif
+	ipc_room(fds[0]);
+	ipc_room(fds[1]);
 	if ((flags = fcntl(fds[0], F_GETFL)) == -1 ||
 	    fcntl(fds[0], F_SETFL, flags | O_NONBLOCK) == -1 ||
 	    (flags = fcntl(fds[1], F_GETFL)) == -1 ||
@@ -129,7 +152,10 @@ ipc_recv(int fd, struct ipc_msg *msg)
 	ssize_t			 n;
 	int			 i;
 
-	memset(msg, 0, sizeof(*msg));
+	/* Not the whole of msg: data is large, and only len bytes count. */
+	msg->type = 0;
+	msg->len = 0;
+	msg->nfds = 0;
 	iov[0].iov_base = &h;
 	iov[0].iov_len = sizeof(h);
 	iov[1].iov_base = msg->data;

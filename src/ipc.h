@@ -26,13 +26,26 @@ enum ipc_type {
 	 */
 	IPC_HANDOVER,		/* master -> old worker */
 	IPC_UDP_SESSION,	/* old worker -> master -> new worker */
-	IPC_UDP_GO		/* master -> new worker */
+	IPC_UDP_GO,		/* master -> new worker */
+	/*
+	 * A reload that changes the number of workers changes which worker
+	 * the kernel gives a client's datagrams to.  Before it steers them
+	 * anew, the master tells the old workers to make no new session
+	 * (IPC_UDP_PASS) and waits for each to say so (IPC_UDP_PASSING);
+	 * from then on a datagram an old worker has no session for may
+	 * belong to a session another old worker holds, so it goes, via the
+	 * master, to the new worker that will hold that client's session
+	 * (IPC_UDP_DATAGRAM), which keeps it until IPC_UDP_GO.
+	 */
+	IPC_UDP_PASS,		/* master -> old worker */
+	IPC_UDP_PASSING,	/* old worker -> master */
+	IPC_UDP_DATAGRAM	/* old worker -> master -> new worker */
 };
 
 /* Descriptors one message may carry. */
 #define IPC_MAX_FDS	4
-/* Payload bytes one message may carry. */
-#define IPC_MAX_DATA	128
+/* Payload bytes one message may carry: a datagram and where it was going. */
+#define IPC_MAX_DATA	(65536 + 256)
 
 struct ipc_msg {
 	int	type;				/* enum ipc_type */

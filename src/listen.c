@@ -106,8 +106,8 @@ rule_open_per_slot(struct listen_set *ls, const struct conf *cfg, size_t r,
 		    "another process", rule->listen);
 		return -1;
 	}
-	for (s = 0; s < ls->nslots; s++) {
-		if (o != -1 && s < old->nslots && LISTEN_FD(old, o, s) != -1) {
+	for (s = 0; s < ls->nsock; s++) {
+		if (o != -1 && s < old->nsock && LISTEN_FD(old, o, s) != -1) {
 			if (keep_backlog(LISTEN_FD(old, o, s), cfg, rule, err,
 			    errlen) == -1)
 				return -1;
@@ -163,7 +163,10 @@ listen_set_open(const struct conf *cfg, struct listen_set *old,
 	int                s, o, *fd;
 
 	ls = calloc(1, sizeof(*ls));
-	n = cfg->nrules * cfg->workers;
+	if (ls != NULL)
+		ls->nsock = mode == LISTEN_PER_SLOT && old != NULL &&
+		    old->nsock > cfg->workers ? old->nsock : cfg->workers;
+	n = ls != NULL ? cfg->nrules * (size_t)ls->nsock : 0;
 	if (ls == NULL || (ls->fds = malloc(n * sizeof(int))) == NULL) {
 		free(ls);
 		snprintf(err, errlen, "cannot allocate the listen set: %s",
@@ -188,7 +191,7 @@ listen_set_open(const struct conf *cfg, struct listen_set *old,
 	/* Then take over the rest from old: nothing can fail any more. */
 	for (r = 0; r < cfg->nrules && old != NULL; r++) {
 		o = rule_by_listen(oldcfg, &cfg->rules[r]);
-		for (s = 0; o != -1 && s < ls->nslots && s < old->nslots; s++) {
+		for (s = 0; o != -1 && s < ls->nsock && s < old->nsock; s++) {
 			fd = &LISTEN_FD(old, o, s);
 			if (*fd == -1 || LISTEN_FD(ls, r, s) != -1)
 				continue;
@@ -333,7 +336,7 @@ listen_set_close(struct listen_set *ls)
 
 	if (ls == NULL)
 		return;
-	for (i = 0; i < ls->nrules * ls->nslots; i++)
+	for (i = 0; i < ls->nrules * (size_t)ls->nsock; i++)
 		if (ls->fds[i] != -1)
 			close(ls->fds[i]);
 	listen_set_free(ls);

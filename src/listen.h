@@ -27,14 +27,24 @@ enum listen_mode {
 #define LISTEN_MODE_DEFAULT	LISTEN_SHARED
 #endif
 
+/*
+ * A reload that lowers the number of workers keeps the sockets of the
+ * slots it retires, as spares after the active ones: the kernel numbers
+ * a group's sockets in the order they were bound and, when one closes,
+ * moves the last into its place, so closing them while an old worker
+ * still holds its copy would let a later reload's new sockets take
+ * shuffled places.  Spares get nothing (listen_set_steer) until a reload
+ * makes their slots active again.
+ */
 struct listen_set {
 	size_t           nrules;
-	int              nslots;
+	int              nslots;	/* active: one per worker */
+	int              nsock;		/* per rule: nslots and the spares */
 	enum listen_mode mode;
-	int             *fds;	/* fds[rule * nslots + slot] */
+	int             *fds;	/* fds[rule * nsock + slot] */
 };
 
-#define LISTEN_FD(ls, rule, slot) ((ls)->fds[(rule) * (ls)->nslots + (slot)])
+#define LISTEN_FD(ls, rule, slot) ((ls)->fds[(rule) * (ls)->nsock + (slot)])
 
 /*
  * Build the listen set for cfg in mode (old's, on a reload).  Sockets of

@@ -30,6 +30,7 @@
 #include "pidfile.h"
 #include "scoreboard.h"
 #include "sig.h"
+#include "udp_pass.h"
 #include "udp_session.h"
 #include "worker.h"
 
@@ -40,6 +41,8 @@
 #define RELOAD_STUCK_MS   10000	/* a generation not ready by then... */
 #define WATCHDOG_CHECK_MS 1000	/* how often heartbeats are looked at */
 #define HANDOVER_PASS_MS  2000	/* a new worker's channel full that long */
+#define DATAGRAM_PASS_MS  200	/* ... for a passed datagram */
+#define PASS_ACK_MS       10000	/* old workers' IPC_UDP_PASSING, at most */
 
 enum child_state {
 	CHILD_STARTING,		/* forked, has not said IPC_READY yet */
@@ -59,6 +62,7 @@ struct child {
 	bool               terminated;	/* sent SIGTERM at drain_deadline */
 	bool               hung;	/* killed by the watchdog */
 	bool               udp_go;	/* told to receive UDP */
+	bool               pass_asked;	/* IPC_UDP_PASS, not answered yet */
 	int64_t            started;
 	int64_t            drain_deadline;
 };
@@ -84,8 +88,17 @@ struct master {
 	bool                  started;	/* the first generation accepted */
 	int                  *udp_map;	/* old gen's rule -> ours, or -1 */
 	size_t                udp_nmap;
+	/*
+	 * A reload that changes the worker count steers anew only once the
+	 * old workers pass datagrams on (IPC_UDP_PASS), or at steer_at.
+	 */
+	bool                  steer_pending;
+	int                   pass_waiting;	/* acknowledgements to come */
+	int64_t               steer_at;
 	int                   status;	/* exit status */
 };
+
+static void master_pass_answered(struct master *, struct child *);
 
 static void
 child_close_chan(struct child *c)
@@ -232,6 +245,7 @@ master_reap(struct master *m)
 		if (c->chan != -1)
 			master_read_channel(m, c);
 		TAILQ_REMOVE(&m->children, c, link);
+		master_pass_answered(m, c);
 		child_close_chan(c);
 		scoreboard_give(c->cell);
 		if (!m->started && !m->stopping)
@@ -367,6 +381,105 @@ master_pass_session(struct master *m, const struct child *from,
 }
 
 /*
+ * An old worker passed on a datagram it had no session for: to the new
+ * worker that holds, or will hold, its client's session.
+ */
+static void
+master_pass_datagram(struct master *m, const struct child *from,
+    struct ipc_msg *msg)
+{
+	static struct log_limit	 limit;
+	struct udp_passed	 h;
+	struct child		*c;
+	int			 slot;
+
+	if (msg->len < sizeof(h) || m->stopping || from->gen + 1 != m->gen)
+		return;
+	memcpy(&h, msg->data, sizeof(h));
+	if (h.rule >= m->udp_nmap || m->udp_map[h.rule] == -1)
+		return;		/* its rule is gone */
+	h.rule = (uint32_t)m->udp_map[h.rule];
+	memcpy(msg->data, &h, sizeof(h));
+	slot = listen_slot_of_port(m->ls, udp_passed_port(&h), m->skip);
+	if (slot == -1)
+		slot = from->slot % m->cfg->workers;
+	TAILQ_FOREACH(c, &m->children, link)
+		if (c->gen == m->gen && c->slot == slot && c->chan != -1)
+			break;
+	if (c == NULL || ipc_send_wait(c->chan, IPC_UDP_DATAGRAM, msg->data,
+	    msg->len, NULL, 0, DATAGRAM_PASS_MS) == -1)
+		log_limited_at(&limit, LOG_LEVEL_WARNING, "cannot pass a UDP "
+		    "datagram to worker %d: %s", slot, c == NULL ?
+		    "not running" : strerror(errno));
+}
+
+/* Steer connections and datagrams to the current generation's slots. */
+static void
+master_steer(struct master *m)
+{
+	char err[CONF_ERR_MAX];
+
+	m->steer_pending = false;
+	if (listen_set_steer(m->ls, m->cfg, m->skip, err, sizeof(err)) == -1)
+		log_warn("%s; connections queued on sockets of retired worker "
+		    "slots may be reset", err);
+}
+
+/*
+ * c answered IPC_UDP_PASS, or can no longer (it exited): once every old
+ * worker has, the kernel may steer anew.
+ */
+static void
+master_pass_answered(struct master *m, struct child *c)
+{
+	if (!c->pass_asked)
+		return;
+	c->pass_asked = false;
+	if (m->steer_pending && --m->pass_waiting <= 0)
+		master_steer(m);
+}
+
+/* Whether cfg has a rule that receives datagrams. */
+static bool
+conf_has_udp(const struct conf *cfg)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->nrules; i++)
+		if (cfg->rules[i].protocol == RULE_UDP)
+			return true;
+	return false;
+}
+
+/*
+ * Before a reload that changes the number of workers steers datagrams
+ * anew, every old worker must stop making sessions: from then on a
+ * client's datagrams may reach another old worker than its session's.
+ * Returns true when the steering waits for them (master_steer later).
+ */
+static bool
+master_pass_first(struct master *m, const struct conf *cfg)
+{
+	struct child *c;
+
+	if (m->cfg->workers == cfg->workers || !conf_has_udp(m->cfg))
+		return false;
+	m->pass_waiting = 0;
+	/* Older ones receive no datagram any more: they handed over. */
+	TAILQ_FOREACH(c, &m->children, link)
+		if (c->gen == m->gen && c->chan != -1 && ipc_send(c->chan,
+		    IPC_UDP_PASS, NULL, 0, NULL, 0) == 0) {
+			c->pass_asked = true;
+			m->pass_waiting++;
+		}
+	if (m->pass_waiting == 0)
+		return false;
+	m->steer_pending = true;
+	m->steer_at = clock_ms() + PASS_ACK_MS;
+	return true;
+}
+
+/*
  * Load the file again and, if it is valid and its sockets can be bound,
  * start a new generation of workers on the new listen set.  The old
  * generation keeps serving until master_advance() sees the new one ready.
@@ -397,7 +510,10 @@ master_reload(struct master *m)
 		free(slots);
 		goto fail;
 	}
-	if (listen_set_steer(ls, cfg, NULL, err, sizeof(err)) == -1)
+	if (m->steer_pending)
+		master_steer(m);	/* the reload before this one's */
+	if (!master_pass_first(m, cfg) &&
+	    listen_set_steer(ls, cfg, NULL, err, sizeof(err)) == -1)
 		log_warn("%s; connections queued on sockets of retired worker "
 		    "slots may be reset", err);
 	if (cfg->log_file != NULL && (m->cfg->log_file == NULL ||
@@ -488,6 +604,15 @@ master_advance(struct master *m)
 	TAILQ_FOREACH(c, &m->children, link) {
 		if (c->gen == m->gen)
 			continue;
+		/*
+		 * An old worker that stopped receiving before the kernel
+		 * steers anew would leave datagrams on its socket that the
+		 * old steering put there for another worker's clients.
+		 */
+		if (c->state != CHILD_DRAINING && m->steer_pending) {
+			old_accepting = true;
+			continue;
+		}
 		if (c->state != CHILD_DRAINING) {
 			c->state = CHILD_DRAINING;
 			c->drain_deadline = clock_ms() + m->cfg->shutdown_timeout;
@@ -506,9 +631,10 @@ master_advance(struct master *m)
 	}
 	/*
 	 * No old worker receives any more, and every session it had is in
-	 * the channels ahead of this: the new generation may start.
+	 * the channels ahead of this: the new generation may start, once
+	 * the kernel steers datagrams to its slots.
 	 */
-	if (!old_accepting)
+	if (!old_accepting && !m->steer_pending)
 		TAILQ_FOREACH(c, &m->children, link)
 			if (c->gen == m->gen && c->state == CHILD_READY &&
 			    !c->udp_go && c->chan != -1) {
@@ -535,6 +661,10 @@ master_read_channel(struct master *m, struct child *c)
 	while ((rc = ipc_recv(c->chan, &msg)) == 1) {
 		if (msg.type == IPC_UDP_SESSION)
 			master_pass_session(m, c, &msg);
+		else if (msg.type == IPC_UDP_DATAGRAM)
+			master_pass_datagram(m, c, &msg);
+		else if (msg.type == IPC_UDP_PASSING)
+			master_pass_answered(m, c);
 		for (i = 0; i < msg.nfds; i++)
 			close(msg.fds[i]);
 		if (msg.type == IPC_READY && c->state == CHILD_STARTING) {
@@ -549,8 +679,10 @@ master_read_channel(struct master *m, struct child *c)
 		} else if (msg.type == IPC_DRAINING)
 			c->accepting = false;
 	}
-	if (rc == 0 || (rc == -1 && errno != EAGAIN))
+	if (rc == 0 || (rc == -1 && errno != EAGAIN)) {
+		master_pass_answered(m, c);
 		child_close_chan(c);	/* it exited */
+	}
 }
 
 /*
@@ -673,6 +805,17 @@ master_timers(struct master *m)
 			m->watchdog_at = now + WATCHDOG_CHECK_MS;
 		}
 		next = earliest(next, m->watchdog_at);
+	}
+	/* Old workers that do not say they pass datagrams on. */
+	if (m->steer_pending) {
+		if (now >= m->steer_at) {
+			log_warn("old workers did not stop making UDP sessions "
+			    "in %d s; steering to the new ones anyway",
+			    PASS_ACK_MS / 1000);
+			master_steer(m);
+		}
+		else
+			next = earliest(next, m->steer_at);
 	}
 	/* A reload waiting for a generation that never gets ready. */
 	if (m->reload_pending)

@@ -27,6 +27,7 @@
 #include "scoreboard.h"
 #include "sock.h"
 #include "tcp_connect.h"
+#include "udp_pass.h"
 #include "udp_session.h"
 
 /* What identifies a session; compared whole, so padding is zeroed. */
@@ -92,6 +93,7 @@ struct udp_sessions {
 	char			*bufs;		/* UDP_BATCH datagrams */
 	struct scoreboard_counters *counters;
 	struct scoreboard_counters  own;	/* when there is no cell */
+	struct udp_pass		 pass;		/* at a reload (udp_pass.h) */
 };
 
 /* How long a second session of a client waits for replies in flight. */
@@ -615,17 +617,41 @@ session_send(struct udp_session *s, const struct iovec *iov, int n)
 }
 
 /*
+ * A datagram without a session, while this old worker passes them on:
+ * its client's session may be another old worker's, so the new worker
+ * that will hold it gets the datagram (udp_pass.h).
+ */
+static void
+session_pass(struct udp_sessions *us, const struct udp_from *from,
+    const struct iovec *iov, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (udp_pass_send(&us->pass, (uint32_t)(from->rule -
+		    us->cfg->rules), from, &iov[i]) == -1)
+			us->counters->dropped++;
+}
+
+/*
  * The session of from (its key k), made if there is none and it may be;
- * or NULL.
+ * or NULL.  An old worker passing datagrams on passes these n (iov)
+ * instead of making one.
  */
 static struct udp_session *
 session_of(struct udp_sessions *us, const struct udp_from *from,
-    const struct udp_key *k)
+    const struct udp_key *k, const struct iovec *iov, int n)
 {
 	struct udp_session	*s;
 	uint32_t		 h = key_hash(k);
 
-	if ((s = session_find(us, k, h)) == NULL && session_allowed(us, from))
+	if ((s = session_find(us, k, h)) != NULL)
+		return s;
+	if (us->pass.chan != -1) {
+		session_pass(us, from, iov, n);
+		return NULL;
+	}
+	if (session_allowed(us, from))
 		s = session_open(us, from, k, h);
 	return s;
 }
@@ -649,12 +675,50 @@ udp_sessions_forward(struct udp_sessions *us, const struct udp_from *from,
 		for (j = i + 1; j < n && memcmp(&k[i], &k[j],
 		    sizeof(k[i])) == 0; j++)
 			;
-		s = session_of(us, &from[i], &k[i]);
+		s = session_of(us, &from[i], &k[i], iov + i, j - i);
 		if (s != NULL)
 			session_send(s, iov + i, j - i);
-		else
+		else if (us->pass.chan == -1)
 			us->counters->dropped += (uint64_t)(j - i);
 	}
+}
+
+void
+udp_sessions_pass(struct udp_sessions *us, int chan)
+{
+	us->pass.chan = chan;
+}
+
+void
+udp_sessions_take(struct udp_sessions *us, const void *msg, size_t len)
+{
+	if (!udp_pass_take(&us->pass, us, msg, len))
+		us->counters->dropped++;
+}
+
+void
+udp_sessions_go(struct udp_sessions *us)
+{
+	udp_pass_go(&us->pass, us);
+}
+
+void
+udp_sessions_dropped(struct udp_sessions *us, int n)
+{
+	us->counters->dropped += (uint64_t)n;
+}
+
+int
+udp_sessions_source(struct udp_sessions *us, uint32_t rule,
+    struct udp_from *from)
+{
+	if (rule >= us->cfg->nrules || us->rules[rule].lfd == -1)
+		return -1;
+	memset(from, 0, sizeof(*from));
+	from->rule = &us->cfg->rules[rule];
+	from->lfd = us->rules[rule].lfd;
+	from->family = us->rules[rule].family;
+	return 0;
 }
 
 /* The control message that sends a reply from the address s's client wrote to. */
@@ -1052,6 +1116,7 @@ udp_sessions_new(struct event_loop *loop, const struct conf *cfg,
 	us->loop = loop;
 	us->cfg = cfg;
 	us->counters = counters != NULL ? counters : &us->own;
+	udp_pass_init(&us->pass);
 	us->nbuckets = 256;
 	us->buckets = calloc(us->nbuckets, sizeof(*us->buckets));
 	us->rules = calloc(cfg->nrules, sizeof(*us->rules));

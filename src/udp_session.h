@@ -117,6 +117,25 @@ int	udp_session_adopt(struct udp_sessions *us,
  */
 void	udp_sessions_linger(struct udp_sessions *us);
 
+/*
+ * At a reload that changes the number of workers (udp_pass.h): an old
+ * worker passes datagrams it has no session for over chan from now on
+ * (udp_sessions_pass); a new worker takes those the master passes it
+ * (udp_sessions_take), keeping them until it may receive
+ * (udp_sessions_go).
+ */
+void	udp_sessions_pass(struct udp_sessions *us, int chan);
+void	udp_sessions_take(struct udp_sessions *us, const void *msg,
+    size_t len);
+void	udp_sessions_go(struct udp_sessions *us);
+
+/* from's rule, listening socket and family for rule number rule: 0, or -1. */
+int	udp_sessions_source(struct udp_sessions *us, uint32_t rule,
+    struct udp_from *from);
+
+/* n datagrams were lost on the way: count them. */
+void	udp_sessions_dropped(struct udp_sessions *us, int n);
+
 /* How many sessions are open. */
 int	udp_sessions_count(const struct udp_sessions *us);
 

@@ -115,7 +115,7 @@ worker_take_listeners(struct worker *w, struct listen_set *ls)
 	int                s, fd;
 
 	for (r = 0; r < ls->nrules; r++)
-		for (s = 0; s < ls->nslots; s++) {
+		for (s = 0; s < ls->nsock; s++) {
 			fd = LISTEN_FD(ls, r, s);
 			if (s != w->slot) {
 				close(fd);
@@ -294,7 +294,19 @@ worker_on_channel(struct event_loop *loop, int fd, int events, void *data)
 				continue;
 			}
 			break;
+		case IPC_UDP_PASS:
+			udp_sessions_pass(w->udp, fd);
+			if (ipc_send(fd, IPC_UDP_PASSING, NULL, 0, NULL,
+			    0) == -1)
+				log_warn("cannot tell the master: %s",
+				    strerror(errno));
+			break;
+		case IPC_UDP_DATAGRAM:
+			udp_sessions_take(w->udp, msg.data, msg.len);
+			break;
 		case IPC_UDP_GO:
+			/* Every session is here: the datagrams kept first. */
+			udp_sessions_go(w->udp);
 			if (!w->draining)
 				udp_listeners_start(w->udp_listeners);
 			break;

@@ -1,0 +1,131 @@
+/*
+ * udp_pass.c - datagrams passed between workers at a reload that changes
+ * the number of workers (udp_pass.h).
+ */
+#include "ferryd.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ipc.h"
+#include "udp_pass.h"
+#include "udp_session.h"
+
+/* How long an old worker waits for room on its channel. */
+#define PASS_WAIT_MS	500
+
+/* A datagram kept until the worker may receive: header, then bytes. */
+struct udp_kept {
+	STAILQ_ENTRY(udp_kept)	link;
+	size_t			len;
+	char			msg[];
+};
+
+void
+udp_pass_init(struct udp_pass *p)
+{
+	p->chan = -1;
+	p->go = false;
+	STAILQ_INIT(&p->kept);
+	p->kept_bytes = 0;
+}
+
+int
+udp_pass_send(struct udp_pass *p, uint32_t rule, const struct udp_from *from,
+    const struct iovec *iov)
+{
+	static char		 msg[sizeof(struct udp_passed) +
+				     UDP_DATAGRAM_MAX];
+	struct udp_passed	 h;
+
+	if (from->client_len > sizeof(h.client) ||
+	    iov->iov_len > UDP_DATAGRAM_MAX)
+		return -1;
+	memset(&h, 0, sizeof(h));
+	h.rule = rule;
+	h.client_len = (uint32_t)from->client_len;
+	memcpy(&h.client, from->client, from->client_len);
+	h.local = from->local;
+	h.ifindex = from->ifindex;
+	h.len = (uint32_t)iov->iov_len;
+	memcpy(msg, &h, sizeof(h));
+	memcpy(msg + sizeof(h), iov->iov_base, iov->iov_len);
+	return ipc_send_wait(p->chan, IPC_UDP_DATAGRAM, msg, sizeof(h) +
+	    iov->iov_len, NULL, 0, PASS_WAIT_MS);
+}
+
+unsigned
+udp_passed_port(const struct udp_passed *h)
+{
+	/* sin_port and sin6_port are at the same place. */
+	return ntohs(h->client.sin6_port);
+}
+
+/* Forward one passed datagram as if this worker had received it. */
+static bool
+deliver(struct udp_sessions *us, const char *msg, size_t len)
+{
+	struct udp_passed	h;
+	struct udp_from		from;
+	struct iovec		iov;
+
+	if (len < sizeof(h))
+		return false;
+	memcpy(&h, msg, sizeof(h));
+	if (h.len != len - sizeof(h) || h.client_len > sizeof(h.client) ||
+	    udp_sessions_source(us, h.rule, &from) == -1)
+		return false;
+	from.client = (const struct sockaddr *)&h.client;
+	from.client_len = h.client_len;
+	from.local = h.local;
+	from.ifindex = h.ifindex;
+	iov.iov_base = (void *)(uintptr_t)(msg + sizeof(h));
+	iov.iov_len = h.len;
+	udp_sessions_forward(us, &from, &iov, 1);
+	return true;
+}
+
+bool
+udp_pass_take(struct udp_pass *p, struct udp_sessions *us, const void *msg,
+    size_t len)
+{
+	struct udp_kept *k;
+
+	if (p->go)
+		return deliver(us, msg, len);
+	if (p->kept_bytes + len > UDP_PASS_KEPT_MAX ||
+	    (k = malloc(sizeof(*k) + len)) == NULL)
+		return false;
+	k->len = len;
+	memcpy(k->msg, msg, len);
+	STAILQ_INSERT_TAIL(&p->kept, k, link);
+	p->kept_bytes += len;
+	return true;
+}
+
+void
+udp_pass_go(struct udp_pass *p, struct udp_sessions *us)
+{
+	struct udp_kept *k;
+
+	p->go = true;
+	while ((k = STAILQ_FIRST(&p->kept)) != NULL) {
+		STAILQ_REMOVE_HEAD(&p->kept, link);
+		p->kept_bytes -= k->len;
+		if (!deliver(us, k->msg, k->len))
+			udp_sessions_dropped(us, 1);
+		free(k);
+	}
+}
+
+void
+udp_pass_free(struct udp_pass *p)
+{
+	struct udp_kept *k;
+
+	while ((k = STAILQ_FIRST(&p->kept)) != NULL) {
+		STAILQ_REMOVE_HEAD(&p->kept, link);
+		free(k);
+	}
+	p->kept_bytes = 0;
+}

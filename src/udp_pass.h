@@ -1,0 +1,74 @@
+/*
+ * udp_pass.h - datagrams passed from worker to worker at a reload that
+ * changes the number of workers (ipc.h: IPC_UDP_PASS and what follows).
+ *
+ * Once the master has said so, an old worker makes no new session: a
+ * datagram it has none for may belong to a session another old worker
+ * holds, so it goes to the master, which passes it to the new worker
+ * that will hold that client's session (the same choice as for handed
+ * over sessions).  The new worker keeps such datagrams, in order, until
+ * it may receive (IPC_UDP_GO), when every session has reached it; then
+ * each goes to its session like a datagram just received.
+ */
+#ifndef FERRYD_UDP_PASS_H
+#define FERRYD_UDP_PASS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <netinet/in.h>
+#include <sys/queue.h>
+#include <sys/uio.h>
+
+struct udp_from;
+struct udp_sessions;
+
+/* What precedes a passed datagram's bytes in IPC_UDP_DATAGRAM. */
+struct udp_passed {
+	uint32_t		rule;		/* as in struct udp_handover */
+	uint32_t		client_len;
+	struct sockaddr_in6	client;		/* or a sockaddr_in */
+	struct in6_addr		local;
+	int32_t			ifindex;
+	uint32_t		len;		/* bytes that follow */
+};
+
+struct udp_kept;
+
+/* A worker's side of passing. */
+struct udp_pass {
+	int			 chan;		/* old worker: pass on it; or -1 */
+	bool			 go;		/* new worker: may receive */
+	STAILQ_HEAD(, udp_kept)	 kept;		/* until then */
+	size_t			 kept_bytes;
+};
+
+/* The most a new worker keeps before it may receive: past it, dropped. */
+#define UDP_PASS_KEPT_MAX	(16 * 1024 * 1024)
+
+void	udp_pass_init(struct udp_pass *p);
+
+/*
+ * Pass the datagram iov, received as from says, of rule number rule,
+ * over p->chan.  0, or -1 (the channel stayed full: it is lost).
+ */
+int	udp_pass_send(struct udp_pass *p, uint32_t rule,
+    const struct udp_from *from, const struct iovec *iov);
+
+/* The client port of a passed datagram, in host order. */
+unsigned udp_passed_port(const struct udp_passed *h);
+
+/*
+ * A passed datagram (IPC_UDP_DATAGRAM's len bytes at msg) for us: kept
+ * until udp_pass_go, or forwarded at once after it.  Returns false when
+ * it was dropped (malformed, no room, its rule has no listener here).
+ */
+bool	udp_pass_take(struct udp_pass *p, struct udp_sessions *us,
+    const void *msg, size_t len);
+
+/* The worker may receive: forward what was kept, in order. */
+void	udp_pass_go(struct udp_pass *p, struct udp_sessions *us);
+
+void	udp_pass_free(struct udp_pass *p);
+
+#endif
