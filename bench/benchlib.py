@@ -57,6 +57,9 @@ METRICS = [
      "%", "low", "{:.1f}"),
     ("udp_cpu", "UDP CPU/M", "Forwarder CPU (user+sys) per million UDP "
      "datagrams delivered", "CPU s/Mdgram", "low", "{:.2f}"),
+    ("udp_dgrams_per_syscall", "UDP dg/sc",
+     "UDP datagrams delivered per forwarder data syscall (strace -c), "
+     "iperf3 -u -l 64 -b 0", "datagrams/syscall", "high", "{:.1f}"),
     ("pss_per_session", "PSS/sess",
      "Memory (PSS) per idle UDP session", "bytes", "low", "{:.0f}"),
 ]
@@ -341,6 +344,8 @@ TARGETS = [
     ("udp_pps", "UDP datagrams/s, 64 bytes", ">=", 1.5, False),
     ("udp_cpu", "UDP CPU per datagram", "<=", 0.5, False),
     ("udp_loss", "UDP loss (no target)", None, None, False),
+    ("udp_dgrams_per_syscall", "UDP dgrams/syscall (no target)",
+     None, None, False),
     ("pss_per_session", "PSS per idle UDP session", "abs<=", 512, False),
 ]
 
@@ -470,7 +475,8 @@ def svg_chart(data, metric, subtitle):
     rows = [(pid, label, data.med(metric, pid))
             for pid, label, status, _ in data.peers if status == "ok"]
     if metric in ("cpu_per_gb", "cpu_per_conn", "bytes_per_syscall",
-                  "pss_per_conn", "pss_per_session"):
+                  "pss_per_conn", "pss_per_session",
+                  "udp_dgrams_per_syscall"):
         rows = [r for r in rows if r[0] != "direct"]
     vmax = max([v for _, _, v in rows if v is not None] + [0]) or 1
     left, barw, rowh, top = 200, 430, 26, 62
