@@ -27,6 +27,12 @@
  *       most 64 waiting at once; gives up at 120 s), so every session is
  *       known to reach the backend.  Prints "ready OK FAILED", then holds
  *       the sockets, idle, until killed or SECS (default 600) have passed.
+ *   benchkit udprr ADDR PORT CLIENTS SECS
+ *       CLIENTS UDP sockets, each its own session, each sends a 64-byte
+ *       datagram and the next one when the answer is back (or after
+ *       200 ms without one, counted lost), for SECS seconds.  Prints
+ *       "count N lost L" (answered round trips).  The many-clients
+ *       request/response test.
  *   benchkit http ADDR PORT [WORKERS]
  *       A tiny HTTP/1.1 responder (keep-alive, and "Connection: close"
  *       honoured), WORKERS processes on SO_REUSEPORT sockets.  The backend
@@ -408,6 +414,58 @@ cmd_udphold(const char *addr, const char *port, long want, double hold_secs)
 }
 
 static int
+cmd_udprr(const char *addr, const char *port, int nclients, double secs)
+{
+	struct epoll_event evs[MAXEV], ev;
+	struct sockaddr_in sin;
+	char msg[64], buf[2048];
+	double end = now() + secs, *sent;
+	long count = 0, lost = 0;
+	int ep, n, i, c, *fds;
+	ssize_t r;
+
+	make_addr(&sin, addr, port);
+	memset(msg, 'q', sizeof(msg));
+	fds = calloc((size_t)nclients, sizeof(*fds));
+	sent = calloc((size_t)nclients, sizeof(*sent));
+	if (fds == NULL || sent == NULL)
+		die("calloc");
+	if ((ep = epoll_create1(EPOLL_CLOEXEC)) == -1)
+		die("epoll_create1");
+	for (c = 0; c < nclients; c++) {
+		fds[c] = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK |
+		    SOCK_CLOEXEC, 0);
+		if (fds[c] == -1 || connect(fds[c], (struct sockaddr *)&sin,
+		    sizeof(sin)) == -1)
+			die("client socket");
+		ev.events = EPOLLIN;
+		ev.data.u32 = (uint32_t)c;
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, fds[c], &ev) == -1)
+			die("epoll_ctl");
+		(void)send(fds[c], msg, sizeof(msg), 0);
+		sent[c] = now();
+	}
+	while (now() < end) {
+		n = epoll_wait(ep, evs, MAXEV, 50);
+		for (i = 0; i < n; i++) {
+			c = (int)evs[i].data.u32;
+			while ((r = recv(fds[c], buf, sizeof(buf), 0)) >= 0)
+				count++;
+			(void)send(fds[c], msg, sizeof(msg), 0);
+			sent[c] = now();
+		}
+		for (c = 0; c < nclients; c++)
+			if (now() - sent[c] > 0.2) {
+				lost++;
+				(void)send(fds[c], msg, sizeof(msg), 0);
+				sent[c] = now();
+			}
+	}
+	printf("count %ld lost %ld\n", count, lost);
+	return 0;
+}
+
+static int
 cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -601,6 +659,7 @@ usage(void)
 	    "       benchkit pingpong ADDR PORT SECS [SIZE]\n"
 	    "       benchkit udpecho ADDR PORT\n"
 	    "       benchkit udphold ADDR PORT N [SECS]\n"
+	    "       benchkit udprr ADDR PORT CLIENTS SECS\n"
 	    "       benchkit http ADDR PORT [WORKERS]\n");
 	exit(2);
 }
@@ -623,6 +682,9 @@ main(int argc, char **argv)
 	if (argc >= 5 && strcmp(argv[1], "udphold") == 0)
 		return cmd_udphold(argv[2], argv[3], atol(argv[4]),
 		    argc >= 6 ? atof(argv[5]) : 600);
+	if (argc >= 6 && strcmp(argv[1], "udprr") == 0)
+		return cmd_udprr(argv[2], argv[3], atoi(argv[4]),
+		    atof(argv[5]));
 	if (argc >= 4 && strcmp(argv[1], "http") == 0)
 		return cmd_http(argv[2], argv[3],
 		    argc >= 5 ? atoi(argv[4]) : 1);

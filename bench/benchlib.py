@@ -60,6 +60,10 @@ METRICS = [
     ("udp_dgrams_per_syscall", "UDP dg/sc",
      "UDP datagrams delivered per forwarder data syscall (strace -c), "
      "iperf3 -u -l 64 -b 0", "datagrams/syscall", "high", "{:.1f}"),
+    ("udp_rr", "UDP RR/s", "UDP round trips, 100 clients, 64-byte "
+     "request and answer", "round trips/s", "high", "{:.0f}"),
+    ("udp_rr_cpu", "RR CPU us", "Forwarder CPU (user+sys) per UDP round "
+     "trip, 100 clients", "CPU us/round trip", "low", "{:.2f}"),
     ("pss_per_session", "PSS/sess",
      "Memory (PSS) per idle UDP session", "bytes", "low", "{:.0f}"),
 ]
@@ -346,6 +350,9 @@ TARGETS = [
     ("udp_loss", "UDP loss (no target)", None, None, False),
     ("udp_dgrams_per_syscall", "UDP dgrams/syscall (no target)",
      None, None, False),
+    ("udp_rr", "UDP round trips/s (no target)", None, None, False),
+    ("udp_rr_cpu", "UDP CPU per round trip (no target)", None, None,
+     False),
     ("pss_per_session", "PSS per idle UDP session", "abs<=", 512, False),
 ]
 
