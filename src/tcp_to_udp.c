@@ -194,12 +194,22 @@ conn_send(struct conn *c, const struct iovec *iov, int n)
 			sent++;
 			continue;
 		}
-		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) {
+		/*
+		 * The socket is full: wait for room.  ENOBUFS is the
+		 * device's queue, which no wakeup announces: that datagram
+		 * is dropped, as the kernel drops one on its way.
+		 */
+		if (errno == EAGAIN || errno == EWOULDBLOCK) {
 			if (frame_in_unread(&c->in, c->rule->framing,
 			    iov + sent, n - sent) == -1)
 				conn_end(c, ACCESSLOG_RESET, ENOMEM);
 			c->backend_full = true;
 			return;
+		}
+		if (errno == ENOBUFS) {
+			counters->dropped++;
+			sent++;
+			continue;
 		}
 		counters->dropped += (uint64_t)(n - sent);
 		conn_end(c, ACCESSLOG_RESET, errno);
