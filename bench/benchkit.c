@@ -23,10 +23,9 @@
  *       UDP echo server: sends every datagram back to its sender.  The
  *       backend for the idle-session (memory) test.
  *   benchkit udphold ADDR PORT N [SECS]
- *       N UDP sockets, each sends one datagram and waits for its echo (at
- *       most 64 waiting at once; gives up at 120 s), so every session is
- *       known to reach the backend.  Prints "ready OK FAILED", then holds
- *       the sockets, idle, until killed or SECS (default 600) have passed.
+ *       The same with N UDP sockets, each sending one datagram and
+ *       waiting for its echo (at most 64 waiting at once), so every
+ *       session is known to reach the backend.
  *   benchkit udprr ADDR PORT CLIENTS SECS
  *       CLIENTS UDP sockets, each its own session, each sends a 64-byte
  *       datagram and the next one when the answer is back (or after
@@ -50,6 +49,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,10 +227,17 @@ cmd_echo(const char *addr, const char *port)
 	return 0;
 }
 
+/*
+ * hold and udphold: want idle TCP connections (dgram false), each known
+ * to reach the backend by one echoed byte, or UDP sessions (dgram), each
+ * by one echoed datagram.
+ */
 static int
-cmd_hold(const char *addr, const char *port, long want, double hold_secs)
+cmd_hold(const char *addr, const char *port, long want, double hold_secs,
+    bool dgram)
 {
-	enum { INFLIGHT = 8 };	/* below the smallest listen backlog (redir: 10) */
+	/* TCP: below the smallest listen backlog (redir: 10). */
+	const long inflight_max = dgram ? 64 : 8;
 	struct epoll_event evs[MAXEV], ev;
 	struct sockaddr_in sin;
 	long opened = 0, ok = 0, failed = 0, inflight = 0;
@@ -251,21 +258,23 @@ cmd_hold(const char *addr, const char *port, long want, double hold_secs)
 	progress = now();
 	while ((opened < want || inflight > 0) && now() < deadline &&
 	    now() - progress < 20) {
-		while (inflight < INFLIGHT && opened < want) {
+		while (inflight < inflight_max && opened < want) {
 			opened++;
-			fd = socket(AF_INET,
-			    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+			fd = socket(AF_INET, (dgram ? SOCK_DGRAM : SOCK_STREAM) |
+			    SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 			if (fd == -1) {
 				failed++;
 				continue;
 			}
-			if (connect(fd, (struct sockaddr *)&sin,
-			    sizeof(sin)) == -1 && errno != EINPROGRESS) {
+			if ((connect(fd, (struct sockaddr *)&sin,
+			    sizeof(sin)) == -1 && errno != EINPROGRESS) ||
+			    (dgram && send(fd, "x", 1, 0) != 1)) {
 				close(fd);
 				failed++;
 				continue;
 			}
-			ev.events = EPOLLOUT;
+			/* A datagram is sent: wait for its echo. */
+			ev.events = dgram ? EPOLLIN : EPOLLOUT;
 			ev.data.fd = fd;
 			if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) == -1) {
 				close(fd);
@@ -350,67 +359,6 @@ cmd_udpecho(const char *addr, const char *port)
 			(void)sendto(fd, buf, (size_t)r, 0,
 			    (struct sockaddr *)&from, len);
 	}
-}
-
-static int
-cmd_udphold(const char *addr, const char *port, long want, double hold_secs)
-{
-	enum { INFLIGHT = 64 };
-	struct epoll_event evs[MAXEV], ev;
-	struct sockaddr_in sin;
-	long opened = 0, ok = 0, failed = 0, inflight = 0;
-	double deadline = now() + 120;
-	ssize_t r;
-	int ep, n, i, fd;
-	char c;
-
-	make_addr(&sin, addr, port);
-	if ((ep = epoll_create1(EPOLL_CLOEXEC)) == -1)
-		die("epoll_create1");
-	while ((opened < want || inflight > 0) && now() < deadline) {
-		while (inflight < INFLIGHT && opened < want) {
-			opened++;
-			fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK |
-			    SOCK_CLOEXEC, 0);
-			if (fd == -1 || connect(fd, (struct sockaddr *)&sin,
-			    sizeof(sin)) == -1 || send(fd, "x", 1, 0) != 1) {
-				if (fd != -1)
-					close(fd);
-				failed++;
-				continue;
-			}
-			ev.events = EPOLLIN;
-			ev.data.fd = fd;
-			if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) == -1) {
-				close(fd);
-				failed++;
-				continue;
-			}
-			inflight++;
-		}
-		n = epoll_wait(ep, evs, MAXEV, 100);
-		for (i = 0; i < n; i++) {
-			fd = evs[i].data.fd;
-			r = recv(fd, &c, 1, 0);
-			if (r == -1 && (errno == EAGAIN || errno == EINTR))
-				continue;
-			epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL);
-			inflight--;
-			if (r == 1) {
-				ok++;
-			} else {
-				close(fd);
-				failed++;
-			}
-		}
-	}
-	failed += inflight;
-	printf("ready %ld %ld\n", ok, failed);
-	fflush(stdout);
-	deadline = now() + hold_secs;
-	while (now() < deadline)
-		usleep(200000);
-	return 0;
 }
 
 static int
@@ -673,15 +621,15 @@ main(int argc, char **argv)
 		return cmd_echo(argv[2], argv[3]);
 	if (argc >= 5 && strcmp(argv[1], "hold") == 0)
 		return cmd_hold(argv[2], argv[3], atol(argv[4]),
-		    argc >= 6 ? atof(argv[5]) : 600);
+		    argc >= 6 ? atof(argv[5]) : 600, false);
 	if (argc >= 5 && strcmp(argv[1], "pingpong") == 0)
 		return cmd_pingpong(argv[2], argv[3], atof(argv[4]),
 		    argc >= 6 ? (size_t)atol(argv[5]) : 64);
 	if (argc >= 4 && strcmp(argv[1], "udpecho") == 0)
 		cmd_udpecho(argv[2], argv[3]);
 	if (argc >= 5 && strcmp(argv[1], "udphold") == 0)
-		return cmd_udphold(argv[2], argv[3], atol(argv[4]),
-		    argc >= 6 ? atof(argv[5]) : 600);
+		return cmd_hold(argv[2], argv[3], atol(argv[4]),
+		    argc >= 6 ? atof(argv[5]) : 600, true);
 	if (argc >= 6 && strcmp(argv[1], "udprr") == 0)
 		return cmd_udprr(argv[2], argv[3], atoi(argv[4]),
 		    atof(argv[5]));

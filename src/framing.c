@@ -66,10 +66,13 @@ in_hold(struct frame_in *in, const void *p, size_t len)
 {
 	char	*h;
 
-	if ((h = realloc(in->held, in->len + len)) == NULL)
-		return -1;
-	memcpy(h + in->len, p, len);
-	in->held = h;
+	if (in->len + len > in->cap) {
+		if ((h = realloc(in->held, in->len + len)) == NULL)
+			return -1;
+		in->held = h;
+		in->cap = in->len + (uint32_t)len;
+	}
+	memcpy(in->held + in->len, p, len);
 	in->len += (uint32_t)len;
 	return 0;
 }
@@ -85,8 +88,9 @@ frame_in_read(struct frame_in *in, int fd, int framing, char *buf,
 	assert(max > 0 && in->len <= FRAME_IN_BUFSIZE);
 	if (len > 0)
 		memcpy(buf, in->held, len);
-	frame_in_free(in);
+	in->len = 0;
 	if (framing == FRAMING_NONE) {
+		frame_in_free(in);
 		if (len == 0 && (r = stream_recv(fd, buf, dgram_max <
 		    FRAME_IN_BUFSIZE ? dgram_max : FRAME_IN_BUFSIZE)) <= 0)
 			return (int)r;
@@ -106,7 +110,9 @@ frame_in_read(struct frame_in *in, int fd, int framing, char *buf,
 		iov[n].iov_len = frame_size(buf + off) - PREFIX;
 		off += frame_size(buf + off);
 	}
-	if (off < len && in_hold(in, buf + off, len - off) == -1)
+	if (off == len)
+		frame_in_free(in);	/* nothing left in hand */
+	else if (in_hold(in, buf + off, len - off) == -1)
 		return -1;	/* ENOMEM: the stream cannot go on */
 	return n;
 }
@@ -115,10 +121,12 @@ int
 frame_in_unread(struct frame_in *in, int framing, const struct iovec *iov,
     int n)
 {
-	struct frame_in	 front = { NULL, 0, false };
+	struct frame_in	 front = { NULL, 0, 0 };
 	unsigned char	 prefix[PREFIX];
 	int		 i;
 
+	/* Raw, a read is one datagram: at most that one comes back. */
+	assert(framing != FRAMING_NONE || (n <= 1 && in->len == 0));
 	for (i = 0; i < n; i++) {
 		prefix_put(prefix, iov[i].iov_len);
 		if ((framing == FRAMING_LENGTH16 &&
@@ -134,14 +142,13 @@ frame_in_unread(struct frame_in *in, int framing, const struct iovec *iov,
 	}
 	frame_in_free(in);
 	*in = front;
-	in->whole = framing == FRAMING_NONE && n > 0;
 	return 0;
 }
 
 bool
 frame_in_held(const struct frame_in *in)
 {
-	return in->len > 0 || in->whole;
+	return in->len > 0;
 }
 
 void
@@ -149,8 +156,7 @@ frame_in_free(struct frame_in *in)
 {
 	free(in->held);
 	in->held = NULL;
-	in->len = 0;
-	in->whole = false;
+	in->len = in->cap = 0;
 }
 
 /* Hold len bytes of p; 0, or -1 when that would pass FRAME_OUT_MAX. */

@@ -24,11 +24,14 @@
 /* A read buffer for frame_in_read: a whole frame fits, and then some. */
 #define FRAME_IN_BUFSIZE	(128 * 1024)
 
-/* Stream to datagrams: what was read and is not yet a datagram sent. */
+/*
+ * Stream to datagrams: what was read and is not yet a datagram sent
+ * (FRAMING_NONE: one datagram).  The buffer stays while a stream keeps
+ * leaving part of a frame behind, and goes when nothing is held.
+ */
 struct frame_in {
 	char		*held;
-	uint32_t	 len;
-	bool		 whole;		/* FRAMING_NONE: held is one datagram */
+	uint32_t	 len, cap;
 };
 
 /*

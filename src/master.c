@@ -349,9 +349,34 @@ master_map_udp_rules(struct master *m, const struct conf *cfg)
 }
 
 /*
+ * Where a session (or a datagram of one) of an old worker goes: the new
+ * worker that the kernel gives the datagrams of a client at port to.
+ * *rule, the old configuration's rule number, becomes the new one's.
+ * NULL, with *slot -1, when the rule is gone (and the session with it);
+ * NULL with the slot when its worker is not running.
+ */
+static struct child *
+master_new_home(struct master *m, const struct child *from, uint32_t *rule,
+    unsigned port, int *slot)
+{
+	struct child *c;
+
+	*slot = -1;
+	if (m->stopping || from->gen + 1 != m->gen || *rule >= m->udp_nmap ||
+	    m->udp_map[*rule] == -1)
+		return NULL;
+	*rule = (uint32_t)m->udp_map[*rule];
+	if ((*slot = listen_slot_of_port(m->ls, port, m->skip)) == -1)
+		*slot = from->slot % m->cfg->workers;
+	TAILQ_FOREACH(c, &m->children, link)
+		if (c->gen == m->gen && c->slot == *slot && c->chan != -1)
+			return c;
+	return NULL;
+}
+
+/*
  * An old worker handed a UDP session over: pass it, with its socket, to
- * the new worker that the kernel will give its client's datagrams to.
- * The descriptor is closed here either way.
+ * its new home.  The descriptor is closed here either way.
  */
 static void
 master_pass_session(struct master *m, const struct child *from,
@@ -361,21 +386,13 @@ master_pass_session(struct master *m, const struct child *from,
 	struct child		*c;
 	int			 slot;
 
-	if (msg->nfds != 1 || msg->len != sizeof(h) || m->stopping ||
-	    from->gen + 1 != m->gen)
+	if (msg->nfds != 1 || msg->len != sizeof(h))
 		return;
 	memcpy(&h, msg->data, sizeof(h));
-	if (h.rule >= m->udp_nmap || m->udp_map[h.rule] == -1)
-		return;		/* its rule is gone: so is the session */
-	h.rule = (uint32_t)m->udp_map[h.rule];
-	slot = listen_slot_of_port(m->ls, udp_handover_port(&h), m->skip);
-	if (slot == -1)
-		slot = from->slot % m->cfg->workers;
-	TAILQ_FOREACH(c, &m->children, link)
-		if (c->gen == m->gen && c->slot == slot && c->chan != -1)
-			break;
-	if (c == NULL || ipc_send_wait(c->chan, IPC_UDP_SESSION, &h,
-	    sizeof(h), msg->fds, 1, HANDOVER_PASS_MS) == -1)
+	c = master_new_home(m, from, &h.rule, udp_handover_port(&h), &slot);
+	if (slot != -1 && (c == NULL || ipc_send_wait(c->chan,
+	    IPC_UDP_SESSION, &h, sizeof(h), msg->fds, 1,
+	    HANDOVER_PASS_MS) == -1))
 		log_warn("cannot pass a UDP session to worker %d: %s", slot,
 		    c == NULL ? "not running" : strerror(errno));
 }
@@ -393,21 +410,14 @@ master_pass_datagram(struct master *m, const struct child *from,
 	struct child		*c;
 	int			 slot;
 
-	if (msg->len < sizeof(h) || m->stopping || from->gen + 1 != m->gen)
+	if (msg->len < sizeof(h))
 		return;
 	memcpy(&h, msg->data, sizeof(h));
-	if (h.rule >= m->udp_nmap || m->udp_map[h.rule] == -1)
-		return;		/* its rule is gone */
-	h.rule = (uint32_t)m->udp_map[h.rule];
+	c = master_new_home(m, from, &h.rule, udp_passed_port(&h), &slot);
 	memcpy(msg->data, &h, sizeof(h));
-	slot = listen_slot_of_port(m->ls, udp_passed_port(&h), m->skip);
-	if (slot == -1)
-		slot = from->slot % m->cfg->workers;
-	TAILQ_FOREACH(c, &m->children, link)
-		if (c->gen == m->gen && c->slot == slot && c->chan != -1)
-			break;
-	if (c == NULL || ipc_send_wait(c->chan, IPC_UDP_DATAGRAM, msg->data,
-	    msg->len, NULL, 0, DATAGRAM_PASS_MS) == -1)
+	if (slot != -1 && (c == NULL || ipc_send_wait(c->chan,
+	    IPC_UDP_DATAGRAM, msg->data, msg->len, NULL, 0,
+	    DATAGRAM_PASS_MS) == -1))
 		log_limited_at(&limit, LOG_LEVEL_WARNING, "cannot pass a UDP "
 		    "datagram to worker %d: %s", slot, c == NULL ?
 		    "not running" : strerror(errno));
@@ -813,8 +823,7 @@ master_timers(struct master *m)
 			    "in %d s; steering to the new ones anyway",
 			    PASS_ACK_MS / 1000);
 			master_steer(m);
-		}
-		else
+		} else
 			next = earliest(next, m->steer_at);
 	}
 	/* A reload waiting for a generation that never gets ready. */

@@ -235,6 +235,13 @@ sock_buffers(int fd, int sndbuf, int rcvbuf)
 		    sizeof(rcvbuf));
 }
 
+bool
+sock_shortage(int err)
+{
+	return err == EMFILE || err == ENFILE || err == ENOBUFS ||
+	    err == ENOMEM;
+}
+
 void
 sock_udp_gro(int fd)
 {

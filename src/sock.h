@@ -57,6 +57,9 @@ void sock_dgram_rcvbuf(int fd, int rcvbuf);
  */
 void sock_udp_gro(int fd);
 
+/* Whether err says descriptors or memory ran out (for now). */
+bool sock_shortage(int err);
+
 /* The size of each datagram a read took, or 0 when it took one. */
 size_t sock_gro_size(const struct msghdr *mh);
 /*

@@ -10,14 +10,6 @@
 #include "sock.h"
 #include "tcp_connect.h"
 
-/* Whether err says descriptors or memory ran out (for now). */
-static bool
-shortage(int err)
-{
-	return err == EMFILE || err == ENFILE || err == ENOBUFS ||
-	    err == ENOMEM;
-}
-
 void
 tcp_connect_init(struct tcp_connect *tc, const struct rule *rule)
 {
@@ -73,7 +65,7 @@ tcp_connect_next(struct tcp_connect *tc, const struct rule *rule,
 		 * (an IPv6 address where IPv6 is off) is this address's
 		 * failure: on to the next.
 		 */
-		if (shortage(errno))
+		if (sock_shortage(errno))
 			return TCP_CONNECT_SHORTAGE;
 		*err = errno;
 	}

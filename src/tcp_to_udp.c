@@ -265,12 +265,10 @@ static void
 conn_on_client(struct event_loop *loop, int fd, int events, void *data)
 {
 	struct conn	*c = data;
-	int		 r;
 
 	(void)loop;
 	(void)fd;
-	if ((events & EV_WRITE) &&
-	    (r = frame_out_flush(&c->out, c->cfd)) == -1)
+	if ((events & EV_WRITE) && frame_out_flush(&c->out, c->cfd) == -1)
 		conn_end(c, ACCESSLOG_RESET, errno);
 	/* events 0: deferred, with more to read. */
 	if (c->result == NULL && !c->client_done && !c->backend_full &&
@@ -292,8 +290,9 @@ conn_on_backend(struct event_loop *loop, int fd, int events, void *data)
 	(void)loop;
 	if ((events & EV_WRITE) && c->backend_full)
 		conn_read_client(c);	/* the held datagrams first */
+	/* events 0: deferred, with more to read. */
 	if (c->result != NULL || frame_out_held(&c->out) ||
-	    (events & ~EV_WRITE) == 0) {
+	    (events != 0 && (events & ~EV_WRITE) == 0)) {
 		conn_settle(c);
 		return;
 	}
@@ -325,10 +324,10 @@ conn_on_backend(struct event_loop *loop, int fd, int events, void *data)
 		conn_settle(c);
 		return;
 	}
-	for (i = 0; i < taken; i++)
+	for (i = 0; i < taken; i++) {
 		c->bytes_out += iov[i].iov_len;
-	for (i = 0; i < taken; i++)
 		tu->counters->bytes_out += iov[i].iov_len;
+	}
 	tu->counters->datagrams_out += (uint64_t)taken;
 	tu->counters->dropped += (uint64_t)(n - taken);
 	c->last_active = event_now(tu->loop);
@@ -371,8 +370,7 @@ tcp_to_udp_start(struct tcp_to_udp *tu, int client_fd,
 		    &peer->ss, client, sizeof(client)), strerror(err));
 		conn_end(c, ACCESSLOG_CONNECT_FAILED, err);
 		conn_free(c);
-		if (err != EMFILE && err != ENFILE && err != ENOBUFS &&
-		    err != ENOMEM)
+		if (!sock_shortage(err))
 			return 0;
 		errno = err;
 		return -1;

@@ -103,19 +103,20 @@ udp_pass_take(struct udp_pass *p, struct udp_sessions *us, const void *msg,
 	return true;
 }
 
-void
+int
 udp_pass_go(struct udp_pass *p, struct udp_sessions *us)
 {
-	struct udp_kept *k;
+	struct udp_kept	*k;
+	int		 lost = 0;
 
 	p->go = true;
 	while ((k = STAILQ_FIRST(&p->kept)) != NULL) {
 		STAILQ_REMOVE_HEAD(&p->kept, link);
 		p->kept_bytes -= k->len;
-		if (!deliver(us, k->msg, k->len))
-			udp_sessions_dropped(us, 1);
+		lost += !deliver(us, k->msg, k->len);
 		free(k);
 	}
+	return lost;
 }
 
 void

@@ -66,8 +66,11 @@ unsigned udp_passed_port(const struct udp_passed *h);
 bool	udp_pass_take(struct udp_pass *p, struct udp_sessions *us,
     const void *msg, size_t len);
 
-/* The worker may receive: forward what was kept, in order. */
-void	udp_pass_go(struct udp_pass *p, struct udp_sessions *us);
+/*
+ * The worker may receive: forward what was kept, in order.  Returns how
+ * many could not be (their rule has no listener here).
+ */
+int	udp_pass_go(struct udp_pass *p, struct udp_sessions *us);
 
 void	udp_pass_free(struct udp_pass *p);
 

@@ -330,6 +330,31 @@ udp_backend_socket(const struct rule *rule, const struct backend **used)
 	return -1;
 }
 
+/*
+ * The socket of new session s towards rule's backend: a UDP socket
+ * connected to it, or for a UDP-to-TCP rule a TCP connection started
+ * (s->stream).  -1 with errno.
+ */
+static int
+session_backend(struct udp_session *s, const struct rule *rule)
+{
+	int fd;
+
+	if (rule->connect_protocol == RULE_UDP) {
+		/* Replies: a run of equal size in one read (UDP_GRO). */
+		if ((fd = udp_backend_socket(rule, &s->backend)) != -1)
+			sock_udp_gro(fd);
+		return fd;
+	}
+	if ((s->stream = calloc(1, sizeof(*s->stream))) == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	s->stream->connecting = true;
+	s->stream->deadline = event_now(s->owner->loop) + rule->connect_timeout;
+	return stream_connect(s, rule, 0);
+}
+
 /* Whether a new session from from->client may be made. */
 static bool
 session_allowed(struct udp_sessions *us, const struct udp_from *from)
@@ -397,19 +422,9 @@ session_open(struct udp_sessions *us, const struct udp_from *from,
 		us->counters->evicted++;
 		session_close(TAILQ_FIRST(&ur->lru), ACCESSLOG_EVICTED);
 	}
-	if ((s = calloc(1, sizeof(*s))) != NULL && from->rule->connect_protocol ==
-	    RULE_TCP) {
+	if ((s = calloc(1, sizeof(*s))) != NULL)
 		s->owner = us;
-		if ((s->stream = calloc(1, sizeof(*s->stream))) != NULL) {
-			s->stream->connecting = true;
-			s->stream->deadline = event_now(us->loop) +
-			    from->rule->connect_timeout;
-		}
-	}
-	if (s == NULL || (from->rule->connect_protocol == RULE_TCP ?
-	    s->stream == NULL || (s->fd = stream_connect(s, from->rule,
-	    0)) == -1 : (s->fd = udp_backend_socket(from->rule,
-	    &s->backend)) == -1)) {
+	if (s == NULL || (s->fd = session_backend(s, from->rule)) == -1) {
 		log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: cannot open a "
 		    "UDP session for %s: %s", from->rule->listen,
 		    addr_format(from->client, client, sizeof(client)),
@@ -419,8 +434,6 @@ session_open(struct udp_sessions *us, const struct udp_from *from,
 		free(s);
 		return NULL;
 	}
-	if (s->stream == NULL)
-		sock_udp_gro(s->fd);	/* replies: runs of equal size in one read */
 	s->rule = from->rule;
 	s->lfd = from->lfd;
 	s->family = from->family;
@@ -699,13 +712,7 @@ udp_sessions_take(struct udp_sessions *us, const void *msg, size_t len)
 void
 udp_sessions_go(struct udp_sessions *us)
 {
-	udp_pass_go(&us->pass, us);
-}
-
-void
-udp_sessions_dropped(struct udp_sessions *us, int n)
-{
-	us->counters->dropped += (uint64_t)n;
+	us->counters->dropped += (uint64_t)udp_pass_go(&us->pass, us);
 }
 
 int

@@ -133,9 +133,6 @@ void	udp_sessions_go(struct udp_sessions *us);
 int	udp_sessions_source(struct udp_sessions *us, uint32_t rule,
     struct udp_from *from);
 
-/* n datagrams were lost on the way: count them. */
-void	udp_sessions_dropped(struct udp_sessions *us, int n);
-
 /* How many sessions are open. */
 int	udp_sessions_count(const struct udp_sessions *us);
 

@@ -81,7 +81,7 @@ static void
 test_in_bytewise(void)
 {
 	static unsigned char	 stream[40 * 3002];
-	struct frame_in		 in = { NULL, 0, false };
+	struct frame_in		 in = { NULL, 0, 0 };
 	struct iovec		 iov[64];
 	size_t			 len = encode(40, stream), k;
 	int			 sv[2], n, got = 0, bad = 0, i;
@@ -117,7 +117,7 @@ static void
 test_in_batches_and_unread(void)
 {
 	static unsigned char	 stream[200 * 3002];
-	struct frame_in		 in = { NULL, 0, false };
+	struct frame_in		 in = { NULL, 0, 0 };
 	struct iovec		 iov[16];
 	size_t			 len = encode(200, stream), off = 0;
 	ssize_t			 w;
@@ -151,7 +151,7 @@ static void
 test_in_raw(void)
 {
 	static char		 big[100000];
-	struct frame_in		 in = { NULL, 0, false };
+	struct frame_in		 in = { NULL, 0, 0 };
 	struct iovec		 iov[4], v;
 	size_t			 total = 0;
 	int			 sv[2], n, max = 0;
@@ -201,7 +201,7 @@ test_out_held_and_flushed(void)
 {
 	static unsigned char	 data[64][3000];
 	struct frame_out	 out = { NULL, 0, 0 };
-	struct frame_in		 in = { NULL, 0, false };
+	struct frame_in		 in = { NULL, 0, 0 };
 	struct iovec		 iov[64];
 	int			 sv[2], i, taken, next = 0, bad = 0, got = 0;
 	int			 rounds = 0, r;
@@ -236,7 +236,7 @@ test_out_bounded(void)
 {
 	static unsigned char	 big[60000];
 	struct frame_out	 out = { NULL, 0, 0 };
-	struct frame_in		 in = { NULL, 0, false };
+	struct frame_in		 in = { NULL, 0, 0 };
 	struct iovec		 iov[64];
 	int			 sv[2], i, taken = 0, n, got = 0, bad = 0;
 	int			 rounds = 0;
