@@ -171,9 +171,14 @@ accesslog_format(const struct accesslog_entry *e, int format, char *buf,
 {
 	struct fields	 f;
 	const char	*result = e->result != NULL ? e->result : "unknown";
+	char		 attempts[16] = "";
 	int		 n;
 
 	fields_fill(&f, e);
+	/* Several backends: how many were tried, as one more field. */
+	if (e->attempts > 0)
+		snprintf(attempts, sizeof(attempts), "%c%u",
+		    format == ACCESS_LOG_COMMON ? ' ' : '\t', e->attempts);
 	if (format == ACCESS_LOG_COMMON)
 		/*
 		 * rinetd's logcommon: a fake HTTP request whose "URL" holds
@@ -182,16 +187,17 @@ accesslog_format(const struct accesslog_entry *e, int format, char *buf,
 		 * placeholders for referrer, user agent and server name.
 		 */
 		n = snprintf(buf, len, "%s - - [%s %s] \"GET /rinetd-services/"
-		    "%s/%u/%s/%u/%s HTTP/1.0\" 200 %llu - - - %llu %lld.%03d\n",
+		    "%s/%u/%s/%u/%s HTTP/1.0\" 200 %llu - - - %llu %lld.%03d%s\n",
 		    f.client, f.date, f.zone, f.lhost, f.lport, f.chost,
 		    f.cport, result, (unsigned long long)e->bytes_out,
-		    (unsigned long long)e->bytes_in, f.sec, f.msec);
+		    (unsigned long long)e->bytes_in, f.sec, f.msec, attempts);
 	else
 		/* rinetd ends its date with a space, then the tab. */
 		n = snprintf(buf, len, "%s \t%s\t%s\t%u\t%s\t%u\t%llu\t%llu\t"
-		    "%s\t%lld.%03d\n", f.date, f.client, f.lhost, f.lport,
+		    "%s\t%lld.%03d%s\n", f.date, f.client, f.lhost, f.lport,
 		    f.chost, f.cport, (unsigned long long)e->bytes_in,
-		    (unsigned long long)e->bytes_out, result, f.sec, f.msec);
+		    (unsigned long long)e->bytes_out, result, f.sec, f.msec,
+		    attempts);
 	if (n < 0 || len < 2)
 		return 0;
 	if ((size_t)n >= len) {
@@ -204,14 +210,15 @@ accesslog_format(const struct accesslog_entry *e, int format, char *buf,
 
 void
 accesslog_session(const struct rule *rule, const struct sockaddr *client,
-    const struct sockaddr *backend, const char *result, uint64_t in,
-    uint64_t out, int64_t start_ms, int64_t end_ms)
+    const struct sockaddr *backend, unsigned attempts, const char *result,
+    uint64_t in, uint64_t out, int64_t start_ms, int64_t end_ms)
 {
 	struct accesslog_entry e;
 
 	if (al_fd == -1)
 		return;
 	memset(&e, 0, sizeof(e));
+	e.attempts = rule->upstream.nbackends > 1 ? attempts : 0;
 	e.client = client;
 	e.rule = rule;
 	e.backend = backend;

@@ -43,6 +43,7 @@ struct accesslog_entry {
 	time_t			 date;		/* wall clock of the end; 0: now */
 	int64_t			 start_ms;	/* any monotonic ms clock ... */
 	int64_t			 end_ms;	/* ... for the duration field */
+	unsigned		 attempts;	/* backends tried; 0: no field */
 };
 
 /*
@@ -77,8 +78,8 @@ void accesslog_write(const struct accesslog_entry *e);
  * result: in and out bytes, start and end in monotonic ms.
  */
 void accesslog_session(const struct rule *rule, const struct sockaddr *client,
-    const struct sockaddr *backend, const char *result, uint64_t in,
-    uint64_t out, int64_t start_ms, int64_t end_ms);
+    const struct sockaddr *backend, unsigned attempts, const char *result,
+    uint64_t in, uint64_t out, int64_t start_ms, int64_t end_ms);
 
 /*
  * Format e as a line in format, with its newline, into buf (at most len

@@ -76,6 +76,8 @@ static const struct conf_key global_keys[] = {
 	    offsetof(struct conf, access_log) },
 	{ "access_log_format", parse_access_log_format, 0, 0,
 	    offsetof(struct conf, access_log_format) },
+	{ "health_check", conf_parse_health_check, 0, 0,
+	    offsetof(struct conf, health_check) },
 	{ "rules", conf_parse_rules, 0, 0, offsetof(struct conf, rules) },
 };
 
@@ -421,6 +423,8 @@ conf_free(struct conf *cfg)
 		free(cfg->rules[i].listen);
 		free(cfg->rules[i].file);
 		free(cfg->rules[i].connect);
+		conf_items_free(&cfg->rules[i]);
+		free(cfg->rules[i].upstream.maglev);
 		free(cfg->rules[i].source);
 		free(cfg->rules[i].upstream.backends);
 		acl_free(&cfg->rules[i].acl);

@@ -10,6 +10,7 @@
 #define FERRYD_CONF_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <sys/socket.h>
 
@@ -83,31 +84,88 @@ enum rule_framing {
 	FRAMING_LENGTH16	/* a 2-byte big-endian length, then the payload */
 };
 
-/* One address a rule forwards to. */
+/* How a rule picks the backend of each new connection or session. */
+enum balance {
+	BALANCE_ROUND_ROBIN = 0,	/* smooth weighted round robin */
+	BALANCE_LEAST_CONNECTIONS,	/* fewest open per weight */
+	BALANCE_RANDOM,			/* the less loaded of two, by weight */
+	BALANCE_HASH			/* Maglev on the client's address */
+};
+
+#define DEFAULT_MAX_FAILS	1
+#define DEFAULT_FAIL_TIMEOUT	10000	/* ms */
+#define BACKEND_WEIGHT_MAX	256
+#define UPSTREAM_MAX		1024	/* backends of one rule */
+
+/*
+ * One address a rule forwards to: an item of connect, or one of the
+ * addresses its name resolved to, each with the item's settings.
+ */
 struct backend {
 	struct sockaddr_any addr;            /* resolved at load time */
 	struct sockaddr_any source;          /* bind before connect; port 0 */
 	bool                has_source;      /* the rule's source, this family */
+	bool                backup;          /* only while no primary is up */
+	int                 weight;          /* 1..BACKEND_WEIGHT_MAX */
+	int                 max_fails;       /* 0 = no passive accounting */
+	int                 fail_timeout;    /* ms */
+	int                 max_connections; /* per worker, 0 = no limit */
+	unsigned            id;              /* among all of the config's */
 };
 
 /*
- * Where a rule forwards to: every address its connect resolved to, IPv4
- * and IPv6, in the resolver's order.  A connect that fails moves on to
- * the next one while connect_timeout lasts.
+ * Where a rule forwards to: every address of every item of connect, in
+ * the order written (a name's in the resolver's order).  Each connection
+ * picks one by the rule's balance; a connect that fails moves on to
+ * another while connect_timeout lasts.
  */
 struct upstream {
 	struct backend *backends;
-	size_t          nbackends;           /* >= 1 */
+	size_t          nbackends;           /* 1..UPSTREAM_MAX */
+	int             balance;             /* enum balance */
+	bool            has_backup;
+	uint16_t       *maglev;              /* hash: MAGLEV_SIZE entries */
+};
+
+#define HEALTH_CHECK_TEXT_MAX	256	/* send and expect, with a NUL */
+#define DEFAULT_CHECK_INTERVAL	2000	/* ms */
+#define DEFAULT_CHECK_TIMEOUT	1000	/* ms */
+#define DEFAULT_CHECK_RISE	2
+#define DEFAULT_CHECK_FALL	3
+
+/*
+ * Active health checks: the checker process probes every backend of the
+ * rule each interval, and fall failures in a row mark it down, rise
+ * successes up.  TCP: connect, send, find expect in the reply; UDP: send,
+ * a reply (with expect in it) within timeout.
+ */
+struct health_check {
+	bool    enabled;
+	int     interval, timeout;           /* ms */
+	int     rise, fall;
+	char    send[HEALTH_CHECK_TEXT_MAX];   /* "" = nothing */
+	char    expect[HEALTH_CHECK_TEXT_MAX]; /* "" = anything */
+};
+
+/* One item of a rule's connect list, as written. */
+struct connect_item {
+	char   *address;                     /* "host:port" */
+	int     weight, max_fails, fail_timeout, max_connections;
+	bool    backup;
 };
 
 struct rule {
 	char               *listen;          /* as written, e.g. "[::]:8080" */
-	char               *connect;         /* as written */
+	char               *connect;         /* as written, or the list's
+					      * addresses joined by ", " */
+	struct connect_item *items;          /* connect's items */
+	size_t              nitems;
 	struct sockaddr_any listen_addr;     /* resolved at load time */
 	int                 protocol;        /* enum rule_protocol: listen's */
 	int                 connect_protocol; /* enum rule_protocol: connect's */
 	int                 framing;         /* enum rule_framing, if they differ */
 	struct upstream     upstream;        /* connect, resolved */
+	struct health_check health_check;    /* its own, or the top level's */
 	size_t              buffer_size;     /* bytes */
 	int                 connect_timeout; /* ms, > 0 */
 	int                 idle_timeout;    /* ms, 0 = never */
@@ -150,9 +208,11 @@ struct conf {
 	char          *access_log;       /* NULL = no access log */
 	int            access_log_format; /* enum access_log_format */
 	struct acl     acl;              /* global allow and deny */
+	struct health_check health_check; /* default for rules */
 	int            syntax;           /* enum conf_syntax it was read as */
 	struct rule   *rules;
 	size_t         nrules;
+	size_t         nbackends;        /* of every rule: backend ids */
 };
 
 /*

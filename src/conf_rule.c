@@ -1,6 +1,6 @@
 /*
  * conf_rule.c - what a rule means: its settings, its listen address and
- * its upstream resolved, no two rules on one address, no rule whose
+ * its upstream resolved (conf_upstream.c), no two rules on one address, no rule whose
  * connections come back to it, and what it inherits from the top level.
  */
 #include "ferryd.h"
@@ -19,7 +19,11 @@ static conf_key_parser parse_protocol, parse_framing;
 
 static const struct conf_key rule_keys[] = {
 	{ "listen", conf_parse_string, 0, 0, offsetof(struct rule, listen) },
-	{ "connect", conf_parse_string, 0, 0, offsetof(struct rule, connect) },
+	{ "connect", conf_parse_connect, 0, 0, offsetof(struct rule, items) },
+	{ "balance", conf_parse_balance, 0, 0,
+	    offsetof(struct rule, upstream.balance) },
+	{ "health_check", conf_parse_health_check, 0, 0,
+	    offsetof(struct rule, health_check) },
 	{ "buffer_size", conf_parse_size, BUFFER_SIZE_MIN, BUFFER_SIZE_MAX,
 	    offsetof(struct rule, buffer_size) },
 	{ "connect_timeout", conf_parse_duration, CONNECT_TIMEOUT_MIN,
@@ -171,60 +175,6 @@ rule_ipv6_only(struct conf_loader *ld, const config_setting_t *rule,
 		return conf_fail(ld, m, "\"ipv6_only\" is only valid with an IPv6 "
 		    "listen address (listen is \"%s\")", r->listen);
 	return 0;
-}
-
-/*
- * connect: every address of the host is a backend.  With source, each
- * backend binds to the source's address of its own family; backends of a
- * family the source has no address of are left out.
- */
-static int
-rule_upstream(struct conf_loader *ld, const config_setting_t *rule,
-    struct rule *r)
-{
-	const config_setting_t	*m = config_setting_get_member(rule, "source");
-	struct upstream		*u = &r->upstream;
-	struct sockaddr_any	*addrs;
-	struct backend		*b;
-	char			 why[CONF_ERR_MAX];
-	size_t			 n = 0, i;
-	int			 family = AF_INET;
-
-	if (r->connect == NULL)
-		return conf_fail(ld, rule, "rule is missing required setting "
-		    "\"connect\"");
-	if (addr_resolve_all(r->connect, &addrs, &n, why, sizeof(why)) == -1)
-		return conf_fail(ld, config_setting_get_member(rule, "connect"),
-		    "\"connect\": %s", why);
-	u->backends = calloc(n, sizeof(*u->backends));
-	if (u->backends == NULL) {
-		free(addrs);
-		return conf_fail(ld, rule, "out of memory");
-	}
-	for (i = 0; i < n; i++) {
-		b = &u->backends[u->nbackends];
-		b->addr = addrs[i];
-		family = addrs[i].ss.ss_family;
-		if (r->source != NULL) {
-			/* A name may have addresses of both families. */
-			if (addr_resolve_host(r->source, family, &b->source,
-			    why,
-			    sizeof(why)) == -1)
-				continue;
-			b->has_source = true;
-		}
-		u->nbackends++;
-	}
-	free(addrs);
-	if (u->nbackends > 0)
-		return 0;
-	/* Say why the source did not do for any address. */
-	if (addr_resolve_host(r->source, AF_UNSPEC, &u->backends[0].source, why,
-	    sizeof(why)) == -1)
-		return conf_fail(ld, m, "\"source\": %s", why);
-	return conf_fail(ld, m, "\"source\" \"%s\" is not an %s address, as "
-	    "the connect address \"%s\" is", r->source,
-	    family == AF_INET ? "IPv4" : "IPv6", r->connect);
 }
 
 /* [::]:port with ipv6_only = false, which takes IPv4 connections too. */
@@ -496,7 +446,7 @@ parse_rule(struct conf_loader *ld, const config_setting_t *s,
 	if (r->connect_protocol == UNSET)
 		r->connect_protocol = r->protocol;
 	if (rule_address(ld, s, "listen", r->listen, 1, &r->listen_addr) == -1 ||
-	    rule_upstream(ld, s, r) == -1 || rule_ipv6_only(ld, s, r) == -1 ||
+	    conf_rule_upstream(ld, s, r) == -1 || rule_ipv6_only(ld, s, r) == -1 ||
 	    rule_protocol_keys(ld, s, r) == -1)
 		return -1;
 	return rule_check_unique(ld, s, rules, idx);
@@ -530,10 +480,14 @@ void
 conf_rules_inherit(struct conf *cfg)
 {
 	struct rule	*r;
-	size_t		 i;
+	size_t		 i, j;
 
+	cfg->nbackends = 0;
 	for (i = 0; i < cfg->nrules; i++) {
 		r = &cfg->rules[i];
+		/* Numbered across rules: a cell each in shared tables. */
+		for (j = 0; j < r->upstream.nbackends; j++)
+			r->upstream.backends[j].id = (unsigned)cfg->nbackends++;
 		if (r->buffer_size == 0)
 			r->buffer_size = cfg->buffer_size;
 		if (r->connect_timeout == UNSET)
@@ -550,5 +504,7 @@ conf_rules_inherit(struct conf *cfg)
 			r->sndbuf = cfg->sndbuf;
 		if (r->rcvbuf == UNSET)
 			r->rcvbuf = cfg->rcvbuf;
+		if (!r->health_check.enabled)
+			r->health_check = cfg->health_check;
 	}
 }

@@ -110,13 +110,21 @@ conf_key_parser conf_parse_int, conf_parse_size, conf_parse_duration;
 conf_key_parser conf_parse_string, conf_parse_bool, conf_parse_splice;
 conf_key_parser conf_parse_allow, conf_parse_deny;
 conf_key_parser conf_parse_rules;		/* conf_rule.c */
+conf_key_parser conf_parse_connect, conf_parse_balance; /* conf_upstream.c */
+conf_key_parser conf_parse_health_check;
+
+/* Resolve rule r's connect items into its upstream; 0 or -1. */
+int	conf_rule_upstream(struct conf_loader *ld,
+    const config_setting_t *rule, struct rule *r);
+/* Free what conf_parse_connect() stored in r. */
+void	conf_items_free(struct rule *r);
 
 /* Parse every member of group, in file order, into the struct at base. */
 int	conf_parse_members(struct conf_loader *ld,
     const config_setting_t *group, const struct conf_keys *keys,
     void *base);
 
-/* Rules take what they did not set from the top level. */
+/* Rules take what they did not set from the top level; backends get ids. */
 void	conf_rules_inherit(struct conf *cfg);
 
 #endif

@@ -21,8 +21,10 @@
 #include "accesslog.h"
 #include "addr.h"
 #include "clock.h"
+#include "checker.h"
 #include "daemon.h"
 #include "fdlimit.h"
+#include "health.h"
 #include "ipc.h"
 #include "listen.h"
 #include "log.h"
@@ -72,6 +74,14 @@ struct slot {
 	int     delay_ms;	/* backoff for the next crash */
 };
 
+/* The health checker (checker.h), when a rule has health_check. */
+struct checker_proc {
+	pid_t   pid;		/* 0: none running */
+	int     chan;		/* our end of its lifeline, or -1 */
+	int64_t started;
+	struct slot respawn;
+};
+
 struct master {
 	struct conf        *cfg;
 	const struct options *opt;
@@ -95,6 +105,7 @@ struct master {
 	bool                  steer_pending;
 	int                   pass_waiting;	/* acknowledgements to come */
 	int64_t               steer_at;
+	struct checker_proc   checker;
 	int                   status;	/* exit status */
 };
 
@@ -135,6 +146,8 @@ master_spawn(struct master *m, int slot)
 		TAILQ_FOREACH(other, &m->children, link)
 			if (other->chan != -1)
 				close(other->chan);
+		if (m->checker.chan != -1)
+			close(m->checker.chan);
 		ws.cfg = m->cfg;
 		ws.ls = m->ls;
 		ws.slot = slot;
@@ -178,22 +191,33 @@ describe_status(int status, char *buf, size_t len)
 		snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
 }
 
-/* A worker of the current generation died: schedule its replacement. */
+/*
+ * A process started at started died: when to start the next, at once
+ * unless it keeps dying fast (then backing off, doubling up to a limit).
+ */
 static void
-master_schedule_respawn(struct master *m, const struct child *c, int status)
+slot_backoff(struct slot *s, int64_t started)
 {
-	struct slot *s = &m->slots[c->slot];
-	char         how[96];
-	int64_t      now = clock_ms();
+	int64_t now = clock_ms();
 
-	describe_status(status, how, sizeof(how));
-	if (now - c->started < RESPAWN_FAST_MS)
+	if (now - started < RESPAWN_FAST_MS)
 		s->delay_ms = s->delay_ms == 0 ? RESPAWN_FIRST_MS :
 		    s->delay_ms * 2 > RESPAWN_MAX_MS ? RESPAWN_MAX_MS :
 		    s->delay_ms * 2;
 	else
 		s->delay_ms = 0;
 	s->respawn_at = now + s->delay_ms;
+}
+
+/* A worker of the current generation died: schedule its replacement. */
+static void
+master_schedule_respawn(struct master *m, const struct child *c, int status)
+{
+	struct slot *s = &m->slots[c->slot];
+	char         how[96];
+
+	describe_status(status, how, sizeof(how));
+	slot_backoff(s, c->started);
 	if (s->delay_ms == 0)
 		log_err("worker %d (pid %ld) %s; respawning", c->slot,
 		    (long)c->pid, how);
@@ -224,6 +248,89 @@ master_start_failed(struct master *m, const struct child *c, int status)
 	master_stop(m, SIGTERM);
 }
 
+/* Start the health checker for the current configuration, if it has one. */
+static void
+master_spawn_checker(struct master *m)
+{
+	struct checker_proc *ck = &m->checker;
+	struct child        *c;
+	pid_t                pid, master = getpid();
+	int                  chan[2];
+
+	ck->respawn.respawn_at = -1;
+	if (!checker_needed(m->cfg))
+		return;
+	if (ipc_pair(chan) == -1) {
+		log_err("cannot start the health checker: %s", strerror(errno));
+		ck->respawn.respawn_at = clock_ms() + RESPAWN_MAX_MS;
+		return;
+	}
+	sig_block_all(1);
+	pid = fork();
+	if (pid == 0) {
+		close(chan[0]);
+		TAILQ_FOREACH(c, &m->children, link)
+			if (c->chan != -1)
+				close(c->chan);
+		/* It needs no listening socket: binding is the master's. */
+		listen_set_close(m->ls);
+		checker_run(m->cfg, chan[1], master);
+	}
+	sig_block_all(0);
+	close(chan[1]);
+	if (pid == -1) {
+		log_err("cannot start the health checker: fork: %s",
+		    strerror(errno));
+		close(chan[0]);
+		ck->respawn.respawn_at = clock_ms() + RESPAWN_MAX_MS;
+		return;
+	}
+	ck->pid = pid;
+	ck->chan = chan[0];
+	ck->started = clock_ms();
+	log_debug("health checker started (pid %ld)", (long)pid);
+}
+
+/* Stop the checker; a reload starts the next generation's. */
+static void
+master_stop_checker(struct master *m, int signo)
+{
+	struct checker_proc *ck = &m->checker;
+
+	if (ck->pid > 0)
+		kill(ck->pid, signo);
+	if (ck->chan != -1)
+		close(ck->chan);
+	ck->chan = -1;
+	/* Reaped as a stranger, unless we are stopping and wait for it. */
+	if (!m->stopping)
+		ck->pid = 0;
+	ck->respawn.respawn_at = -1;
+}
+
+/* The checker died (pid, status): replace it, unless we are stopping. */
+static bool
+master_reap_checker(struct master *m, pid_t pid, int status)
+{
+	struct checker_proc *ck = &m->checker;
+	char                 how[96];
+
+	if (ck->pid <= 0 || pid != ck->pid)
+		return false;
+	ck->pid = 0;
+	if (ck->chan != -1)
+		close(ck->chan);
+	ck->chan = -1;
+	if (m->stopping)
+		return true;
+	describe_status(status, how, sizeof(how));
+	slot_backoff(&ck->respawn, ck->started);
+	log_err("health checker (pid %ld) %s; respawning%s; workers keep the "
+	    "last known health", (long)pid, how,
+	    ck->respawn.delay_ms > 0 ? " after a delay" : "");
+	return true;
+}
+
 static void
 master_reap(struct master *m)
 {
@@ -233,6 +340,8 @@ master_reap(struct master *m)
 	char          how[96];
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (master_reap_checker(m, pid, status))
+			continue;
 		TAILQ_FOREACH(c, &m->children, link)
 			if (c->pid == pid)
 				break;
@@ -268,6 +377,8 @@ master_signal_children(struct master *m, int signo)
 
 	TAILQ_FOREACH(c, &m->children, link)
 		kill(c->pid, signo);
+	if (m->checker.pid > 0)
+		kill(m->checker.pid, signo);
 }
 
 static void
@@ -520,6 +631,10 @@ master_reload(struct master *m)
 		free(slots);
 		goto fail;
 	}
+	/* Backends that stay keep their health (passive and checked). */
+	if (health_table_new(cfg, m->cfg) == -1)
+		log_err("cannot map the health table: %s; every backend "
+		    "counts as up", strerror(errno));
 	if (m->steer_pending)
 		master_steer(m);	/* the reload before this one's */
 	if (!master_pass_first(m, cfg) &&
@@ -557,6 +672,9 @@ master_reload(struct master *m)
 	m->gen_started = clock_ms();
 	for (i = 0; i < cfg->workers; i++)
 		master_spawn(m, i);
+	/* A new checker: the old one's probes are of the old rules. */
+	master_stop_checker(m, SIGTERM);
+	master_spawn_checker(m);
 	log_notice("configuration reloaded: %zu rule(s), %d worker(s), "
 	    "generation %u", cfg->nrules, cfg->workers, m->gen);
 	return;
@@ -809,6 +927,12 @@ master_timers(struct master *m)
 		else
 			next = earliest(next, m->slots[i].respawn_at);
 	}
+	if (m->checker.respawn.respawn_at != -1) {
+		if (m->checker.respawn.respawn_at <= now)
+			master_spawn_checker(m);
+		else
+			next = earliest(next, m->checker.respawn.respawn_at);
+	}
 	if (m->cfg->watchdog_timeout > 0) {
 		if (now >= m->watchdog_at) {
 			master_watchdog(m, now);
@@ -851,13 +975,9 @@ master_signals_setup(void)
 	static const int caught[] = {
 		SIGCHLD, SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1
 	};
-	size_t           i;
 
-	if (sig_open() == -1)
+	if (sig_open_catching(caught, sizeof(caught) / sizeof(caught[0])) == -1)
 		return -1;
-	for (i = 0; i < sizeof(caught) / sizeof(caught[0]); i++)
-		if (sig_catch(caught[i]) == -1)
-			return -1;
 	sig_ignore(SIGPIPE);
 	return 0;
 }
@@ -920,9 +1040,11 @@ master_loop(struct master *m)
 
 	for (i = 0; i < m->cfg->workers; i++)
 		master_spawn(m, i);
+	master_spawn_checker(m);
 	log_notice("started %d worker(s) for %zu rule(s)", m->cfg->workers,
 	    m->cfg->nrules);
-	while (!m->stopping || !TAILQ_EMPTY(&m->children)) {
+	while (!m->stopping || !TAILQ_EMPTY(&m->children) ||
+	    m->checker.pid > 0) {
 		timeout = master_timers(m);
 		n = master_pollfds(m, &pfd, &cap);
 		if (n == 0) {
@@ -989,6 +1111,7 @@ master_start(struct master *m, char *err, size_t errlen)
 		return -1;
 	m->slots = calloc(cfg->workers, sizeof(*m->slots));
 	if (m->slots == NULL || scoreboard_open() == -1 ||
+	    health_table_new(cfg, NULL) == -1 ||
 	    master_signals_setup() == -1) {
 		snprintf(err, errlen, "cannot set up the master: %s",
 		    strerror(errno));
@@ -1008,6 +1131,8 @@ master_run(struct conf *cfg, const struct options *opt)
 
 	memset(&m, 0, sizeof(m));
 	m.cfg = cfg;
+	m.checker.chan = -1;
+	m.checker.respawn.respawn_at = -1;
 	m.opt = opt;
 	TAILQ_INIT(&m.children);
 	if (master_start(&m, err, sizeof(err)) == 0)

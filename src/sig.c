@@ -129,3 +129,36 @@ sig_block_all(int block)
 	sigfillset(&set);
 	sigprocmask(block ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
 }
+
+int
+sig_open_catching(const int *signals, size_t n)
+{
+	size_t	i;
+
+	if (sig_open() == -1)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (sig_catch(signals[i]) == -1)
+			return -1;
+	return 0;
+}
+
+int
+sig_child_setup(void)
+{
+	static const int caught[] = { SIGTERM, SIGINT, SIGQUIT };
+
+	if (sig_open_catching(caught, sizeof(caught) / sizeof(caught[0])) == -1)
+		return -1;
+	/*
+	 * Reloads and log reopening are the master's: it hands reopened
+	 * logs over the channel (a worker running as a user could not open
+	 * root's files by name).
+	 */
+	sig_ignore(SIGHUP);
+	sig_ignore(SIGUSR1);
+	sig_ignore(SIGPIPE);
+	sig_default(SIGCHLD);
+	sig_block_all(0);
+	return 0;
+}

@@ -5,6 +5,8 @@
 #ifndef FERRYD_SIG_H
 #define FERRYD_SIG_H
 
+#include <stddef.h>
+
 /* Create the self-pipe (again, after fork, so each process has its own). */
 int  sig_open(void);
 void sig_close(void);
@@ -12,6 +14,8 @@ void sig_close(void);
 int  sig_fd(void);
 /* Catch signo from now on; the handler records it for sig_take(). */
 int  sig_catch(int signo);
+/* sig_open(), then catch each of the n signals; 0 or -1. */
+int  sig_open_catching(const int *signals, size_t n);
 /* Restore the default action, or ignore. */
 void sig_default(int signo);
 void sig_ignore(int signo);
@@ -21,5 +25,12 @@ void sig_drain(void);
 int  sig_take(int signo);
 /* Block or unblock every signal we catch (around fork). */
 void sig_block_all(int block);
+/*
+ * A child of the master (worker, health checker): a pipe of its own;
+ * SIGTERM, SIGINT and SIGQUIT caught; SIGHUP and SIGUSR1 (the master's
+ * to act on) and SIGPIPE ignored; SIGCHLD as by default; signals
+ * unblocked.  0, or -1 with errno.
+ */
+int  sig_child_setup(void);
 
 #endif

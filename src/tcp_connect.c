@@ -4,16 +4,38 @@
 #include "ferryd.h"
 
 #include <sys/socket.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "balance.h"
 #include "event.h"
+#include "health.h"
 #include "sock.h"
 #include "tcp_connect.h"
 
 void
-tcp_connect_init(struct tcp_connect *tc, const struct rule *rule)
+tcp_connect_init(struct tcp_connect *tc, const struct sockaddr *client)
 {
-	tc->backend = &rule->upstream.backends[0];
+	memset(tc, 0, sizeof(*tc));
+	tc->client = client;
+}
+
+void
+tcp_connect_release(struct tcp_connect *tc)
+{
+	if (tc->held)
+		balance_release(tc->backend);
+	tc->held = false;
+}
+
+/* The attempt at tc->backend failed with err. */
+static void
+attempt_failed(struct tcp_connect *tc, const struct rule *rule, int err,
+    int64_t now)
+{
+	health_failed(rule, tc->backend, err, tc->trial, now);
+	tcp_connect_release(tc);
+	tc->trial = false;
 }
 
 /*
@@ -48,28 +70,55 @@ enum tcp_connect_result
 tcp_connect_next(struct tcp_connect *tc, const struct rule *rule,
     int64_t now, int64_t deadline, int *fd, int *err)
 {
-	const struct upstream *u = &rule->upstream;
-	size_t                 i = (size_t)(tc->backend - u->backends);
+	const struct backend	*b;
+	bool			 trial;
 
-	/* The one tried last failed, if there was one: on to the next. */
-	if (*err != 0)
-		i++;
-	for (; i < u->nbackends; i++) {
-		if (i > 0 && now >= deadline)
+	if (tc->backend != NULL && *err != 0)
+		attempt_failed(tc, rule, *err, now);
+	while (tc->attempts == 0 || now < deadline) {
+		b = balance_pick(rule, tc->client, tc->tried, now, &trial);
+		if (b == NULL)
 			break;
-		tc->backend = &u->backends[i];
-		if ((*fd = backend_connect(rule, tc->backend)) != -1)
+		tc->backend = b;
+		tc->trial = trial;
+		tc->tried |= BALANCE_TRIED((size_t)(b - rule->upstream.backends));
+		tc->attempts++;
+		balance_acquire(b);
+		tc->held = true;
+		if ((*fd = backend_connect(rule, b)) != -1)
 			return TCP_CONNECT_PENDING;
 		/*
-		 * Out of descriptors: the caller must know.  Anything else
-		 * (an IPv6 address where IPv6 is off) is this address's
-		 * failure: on to the next.
+		 * Out of descriptors: the caller must know, and the backend
+		 * is not to blame.  Anything else (an IPv6 address where
+		 * IPv6 is off) is this address's failure: on to the next.
 		 */
-		if (sock_shortage(errno))
+		if (sock_shortage(errno)) {
+			tcp_connect_release(tc);
 			return TCP_CONNECT_SHORTAGE;
+		}
 		*err = errno;
+		attempt_failed(tc, rule, *err, now);
 	}
 	return TCP_CONNECT_NONE;
+}
+
+int64_t
+tcp_connect_attempt_end(const struct rule *rule, int64_t now,
+    int64_t deadline)
+{
+	int64_t	share = rule->connect_timeout /
+	    (int64_t)rule->upstream.nbackends;
+
+	if (share < 1000)
+		share = 1000;
+	return now + share < deadline ? now + share : deadline;
+}
+
+void
+tcp_connect_succeeded(struct tcp_connect *tc, const struct rule *rule)
+{
+	health_succeeded(rule, tc->backend, tc->trial);
+	tc->trial = false;
 }
 
 int

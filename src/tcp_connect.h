@@ -12,12 +12,16 @@
 #include "conf.h"
 
 /*
- * Where a session's connect stands in its rule's upstream: the backend
- * tried last, or connected to.  (Backends are tried in order, so its
- * place in the upstream counts the attempts; one pointer per session.)
+ * Where a session's connect stands: the backend tried last, or connected
+ * to, and those it tried before.
  */
 struct tcp_connect {
-	const struct backend	*backend;
+	const struct backend	*backend;	/* NULL before the first */
+	const struct sockaddr	*client;	/* balance = "hash" reads it */
+	uint64_t		 tried;		/* BALANCE_TRIED() bits */
+	uint16_t		 attempts;
+	bool			 trial;		/* of a backend that was down */
+	bool			 held;		/* counted open (balance.h) */
 };
 
 enum tcp_connect_result {
@@ -26,19 +30,31 @@ enum tcp_connect_result {
 	TCP_CONNECT_SHORTAGE	/* out of descriptors or memory: errno */
 };
 
-/* Before the first attempt: the backend named in logs is the first. */
-void	tcp_connect_init(struct tcp_connect *tc, const struct rule *rule);
+/* Before the first attempt; client must outlive tc. */
+void	tcp_connect_init(struct tcp_connect *tc,
+    const struct sockaddr *client);
 
 /*
- * Start connecting to the next backend that does not fail at once, the
- * first try always, later ones only while now < deadline.  On
- * TCP_CONNECT_PENDING *fd is the new non-blocking socket, to be watched
- * for writing; err: why the attempt before this call failed (0 if none),
- * and on TCP_CONNECT_NONE why the last one did.
+ * Start connecting to the next backend the balance picks that does not
+ * fail at once: the first try always, later ones only while now <
+ * deadline.  err: why the attempt before this call failed (0 if none),
+ * which health.h is told.  On TCP_CONNECT_PENDING *fd is the new
+ * non-blocking socket, to be watched for writing; on TCP_CONNECT_NONE
+ * *err is why the last attempt failed, or 0 when no backend could be
+ * picked at all (every one at its max_connections).
  */
 enum tcp_connect_result tcp_connect_next(struct tcp_connect *tc,
     const struct rule *rule, int64_t now, int64_t deadline, int *fd,
     int *err);
+
+/*
+ * When the attempt started at now is given up for the next backend: an
+ * equal share of connect_timeout per backend (at least a second), so
+ * that one backend that does not answer cannot use it all; never after
+ * deadline.
+ */
+int64_t	tcp_connect_attempt_end(const struct rule *rule, int64_t now,
+    int64_t deadline);
 
 /*
  * The connecting socket reported events (EV_*): 0 if it is connected,
@@ -46,5 +62,11 @@ enum tcp_connect_result tcp_connect_next(struct tcp_connect *tc,
  * tcp_connect_next() for the next backend.
  */
 int	tcp_connect_finished(int fd, int events);
+
+/* The connect succeeded: health.h hears of it. */
+void	tcp_connect_succeeded(struct tcp_connect *tc, const struct rule *rule);
+
+/* The connection ends: its backend has one open connection less. */
+void	tcp_connect_release(struct tcp_connect *tc);
 
 #endif

@@ -107,24 +107,27 @@ session_fail(struct tcp_session *ss, const char *result, const char *why,
 	char			 backend[ADDR_STRLEN], client[ADDR_STRLEN];
 
 	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: cannot connect to %s "
-	    "for client %s: %s%s", rule->listen, several ? rule->connect :
+	    "for client %s: %s%s", rule->listen, several ||
+	    ss->connect.backend == NULL ? rule->connect :
 	    addr_format((const struct sockaddr *)&ss->connect.backend->addr.ss,
 	    backend, sizeof(backend)),
 	    addr_format((const struct sockaddr *)&ss->peer.ss, client,
 	    sizeof(client)), err != 0 ? strerror(err) : why,
-	    several ? " (every address tried)" : "");
+	    several ? " (every backend that could be tried)" : "");
 	session_end(ss, TCP_CLIENT, result, why, err);
 }
 
 /* One access_log line for a session that ends with result. */
 static void
 session_log_access(struct tcp_sessions *ts, const struct rule *rule,
-    const struct backend *backend, const struct sockaddr_any *peer,
-    const char *result, uint64_t in, uint64_t out, int64_t started)
+    const struct backend *backend, unsigned attempts,
+    const struct sockaddr_any *peer, const char *result, uint64_t in,
+    uint64_t out, int64_t started)
 {
 	accesslog_session(rule, (const struct sockaddr *)&peer->ss,
-	    (const struct sockaddr *)&backend->addr.ss, result, in, out,
-	    started, event_now(ts->env.loop));
+	    backend != NULL ? (const struct sockaddr *)&backend->addr.ss :
+	    NULL, attempts, result, in, out, started,
+	    event_now(ts->env.loop));
 }
 
 /* Close a CLOSING session and free it: log, access log, sockets. */
@@ -150,13 +153,14 @@ session_free(struct tcp_session *ss)
 	    (unsigned long long)r->dir[TCP_CLIENT].bytes,
 	    (unsigned long long)r->dir[TCP_BACKEND].bytes,
 	    (long long)(ms / 1000), (long long)(ms % 1000));
-	session_log_access(ts, ss->rule, ss->connect.backend, &ss->peer,
-	    ss->result, r->dir[TCP_CLIENT].bytes, r->dir[TCP_BACKEND].bytes,
+	session_log_access(ts, ss->rule, ss->connect.backend,
+	    ss->connect.attempts, &ss->peer, ss->result, r->dir[TCP_CLIENT].bytes, r->dir[TCP_BACKEND].bytes,
 	    ss->started);
 	/* Plain stores: this worker is the cell's only writer. */
 	ts->counters->closed++;
 	ts->counters->bytes_in += r->dir[TCP_CLIENT].bytes;
 	ts->counters->bytes_out += r->dir[TCP_BACKEND].bytes;
+	tcp_connect_release(&ss->connect);
 	tcp_relay_close(&ts->env, r, ss->reset_side);
 	event_timer_cancel(ts->env.loop, &ss->timer);
 	TAILQ_REMOVE(&ts->list, ss, link);
@@ -192,11 +196,14 @@ static void
 session_connect(struct tcp_session *ss, int err)
 {
 	struct tcp_sessions *ts = ss->owner;
+	int64_t              now = event_now(ts->env.loop);
+	int64_t              deadline = ss->started + ss->rule->connect_timeout;
+	/* Static: the session keeps the pointer until it is closed. */
+	static char          why[64];
 	int                  fd;
 
-	switch (tcp_connect_next(&ss->connect, ss->rule,
-	    event_now(ts->env.loop), ss->started + ss->rule->connect_timeout,
-	    &fd, &err)) {
+	switch (tcp_connect_next(&ss->connect, ss->rule, now, deadline, &fd,
+	    &err)) {
 	case TCP_CONNECT_PENDING:
 		tcp_relay_attach_backend(&ss->relay, fd);
 		if (event_set(ts->env.loop, fd, EV_EDGE | EV_READ | EV_WRITE,
@@ -204,15 +211,23 @@ session_connect(struct tcp_session *ss, int err)
 			log_err("cannot watch backend socket: %s",
 			    strerror(errno));
 			session_short(ss, "event loop full", errno);
-		}
+		} else if (event_timer_arm(ts->env.loop, &ss->timer,
+		    tcp_connect_attempt_end(ss->rule, now, deadline)) == -1)
+			session_short(ss, "out of memory", ENOMEM);
 		break;
 	case TCP_CONNECT_SHORTAGE:
 		session_short(ss, "no socket", errno);
 		break;
 	case TCP_CONNECT_NONE:
-		session_fail(ss, ACCESSLOG_CONNECT_FAILED, "connect failed",
-		    err);
 		ss->owner->counters->connect_failed++;
+		if (err == ETIMEDOUT) {
+			snprintf(why, sizeof(why), "timed out after %d ms",
+			    ss->rule->connect_timeout);
+			session_fail(ss, ACCESSLOG_TIMEOUT, why, 0);
+		} else
+			session_fail(ss, ACCESSLOG_CONNECT_FAILED, err == 0 ?
+			    "every backend is at its max_connections" :
+			    "connect failed", err);
 		break;
 	}
 }
@@ -234,6 +249,7 @@ session_connect_done(struct tcp_session *ss, int events)
 		return;
 	}
 	ss->state = TCP_RELAYING;
+	tcp_connect_succeeded(&ss->connect, ss->rule);
 	tcp_relay_connected(r, now);
 	/* From now on the timer is the idle timeout's, re-armed lazily. */
 	if (ss->rule->idle_timeout > 0)
@@ -291,15 +307,15 @@ session_on_timer(struct event_timer *t, void *data)
 {
 	struct tcp_session *ss = data;
 	struct event_loop  *loop = ss->owner->env.loop;
-	char                why[64];
+	struct tcp_relay   *r = &ss->relay;
 	int64_t             due;
 
 	if (ss->state == TCP_CONNECTING) {
-		snprintf(why, sizeof(why), "timed out after %d ms",
-		    ss->rule->connect_timeout);
-		session_fail(ss, ACCESSLOG_TIMEOUT, why, 0);
-		ss->owner->counters->connect_failed++;
-		/* why lives on this stack: close before returning. */
+		/* This backend's share of connect_timeout is over. */
+		event_close(loop, r->fd[TCP_BACKEND]);
+		close(r->fd[TCP_BACKEND]);
+		tcp_relay_detach_backend(r);
+		session_connect(ss, ETIMEDOUT);
 		(void)session_settle(ss);
 		return;
 	}
@@ -321,8 +337,8 @@ tcp_session_refuse(struct tcp_sessions *ts, int client_fd,
 	close(client_fd);
 	ts->counters->refused++;
 	/* rinetd names the rule's backend on these lines too. */
-	session_log_access(ts, rule, &rule->upstream.backends[0], peer, result,
-	    0, 0, now);
+	session_log_access(ts, rule, &rule->upstream.backends[0], 0, peer,
+	    result, 0, 0, now);
 	log_debug("%s: %s client %s (%llu refused in this slot so far)",
 	    rule->listen, result,
 	    addr_format((const struct sockaddr *)&peer->ss, client,
@@ -351,7 +367,7 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 	ss->reset_side = ss->err_side = -1;
 	ss->peer = *peer;
 	ss->started = now;
-	tcp_connect_init(&ss->connect, rule);
+	tcp_connect_init(&ss->connect, (const struct sockaddr *)&ss->peer.ss);
 	tcp_relay_init(&ss->relay, client_fd, rule->buffer_size, rule->splice,
 	    now);
 	event_timer_init(&ss->timer, session_on_timer, ss);
@@ -367,9 +383,6 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 	if (event_set(ts->env.loop, client_fd, EV_EDGE | EV_READ, session_io,
 	    ss) == -1)
 		session_short(ss, "event loop full", errno);
-	else if (event_timer_arm(ts->env.loop, &ss->timer, now +
-	    rule->connect_timeout) == -1)
-		session_short(ss, "out of memory", ENOMEM);
 	else
 		session_connect(ss, 0);
 	return session_settle(ss);

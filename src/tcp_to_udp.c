@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "accesslog.h"
+#include "balance.h"
 #include "addr.h"
 #include "event.h"
 #include "framing.h"
@@ -86,7 +87,7 @@ conn_free(struct conn *c)
 	    c->err != 0 ? strerror(c->err) : "",
 	    (unsigned long long)c->bytes_in, (unsigned long long)c->bytes_out);
 	accesslog_session(c->rule, (const struct sockaddr *)&c->peer.ss,
-	    (const struct sockaddr *)&c->backend->addr.ss, c->result,
+	    (const struct sockaddr *)&c->backend->addr.ss, 1, c->result,
 	    c->bytes_in, c->bytes_out, c->started, event_now(tu->loop));
 	tu->counters->closed++;
 	event_close(tu->loop, c->cfd);
@@ -97,6 +98,7 @@ conn_free(struct conn *c)
 	if (c->bfd != -1) {
 		event_close(tu->loop, c->bfd);
 		close(c->bfd);
+		balance_release(c->backend);
 	}
 	event_timer_cancel(tu->loop, &c->timer);
 	frame_in_free(&c->in);
@@ -361,7 +363,8 @@ tcp_to_udp_start(struct tcp_to_udp *tu, int client_fd,
 	TAILQ_INSERT_TAIL(&tu->list, c, link);
 	tu->count++;
 	tu->counters->accepted++;
-	if ((c->bfd = udp_backend_socket(rule, &c->backend)) == -1) {
+	if ((c->bfd = udp_backend_socket(rule,
+	    (const struct sockaddr *)&peer->ss, &c->backend)) == -1) {
 		err = errno;
 		tu->counters->connect_failed++;
 		log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: cannot open a "

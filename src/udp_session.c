@@ -20,8 +20,11 @@
 #include "accesslog.h"
 #include "acl.h"
 #include "addr.h"
+#include "balance.h"
+#include "clock.h"
 #include "event.h"
 #include "framing.h"
+#include "health.h"
 #include "ipc.h"
 #include "log.h"
 #include "scoreboard.h"
@@ -46,6 +49,7 @@ struct udp_key {
 struct udp_stream {
 	struct frame_out	out;	/* what the backend has no room for */
 	struct frame_in		in;	/* replies read but not yet whole */
+	struct tcp_connect	connect;	/* its backends tried */
 	int64_t			deadline;	/* to be connected by */
 	bool			connecting;
 };
@@ -189,7 +193,10 @@ session_free(struct udp_session *s)
 	event_close(us->loop, s->fd);
 	close(s->fd);
 	event_timer_cancel(us->loop, &s->timer);
+	if (s->stream == NULL && s->backend != NULL)
+		balance_release(s->backend);
 	if (s->stream != NULL) {
+		tcp_connect_release(&s->stream->connect);
 		frame_out_free(&s->stream->out);
 		frame_in_free(&s->stream->in);
 		free(s->stream);
@@ -215,8 +222,9 @@ session_close(struct udp_session *s, const char *result)
 	    sizeof(client)), result, (unsigned long long)s->bytes_in,
 	    (unsigned long long)s->bytes_out);
 	accesslog_session(s->rule, (const struct sockaddr *)&s->client,
-	    (const struct sockaddr *)&s->backend->addr.ss, result, s->bytes_in,
-	    s->bytes_out, s->started, event_now(us->loop));
+	    s->backend != NULL ? (const struct sockaddr *)&s->backend->addr.ss :
+	    NULL, s->stream != NULL ? s->stream->connect.attempts : 1, result,
+	    s->bytes_in, s->bytes_out, s->started, event_now(us->loop));
 	session_free(s);
 }
 
@@ -283,21 +291,17 @@ session_on_timer(struct event_timer *t, void *data)
 static int
 stream_connect(struct udp_session *s, const struct rule *rule, int err)
 {
-	struct tcp_connect	tc;
-	int64_t			now = event_now(s->owner->loop);
-	int			fd = -1;
+	struct tcp_connect	*tc = &s->stream->connect;
+	int64_t			 now = event_now(s->owner->loop);
+	int			 fd = -1;
 
-	if (s->backend == NULL)
-		tcp_connect_init(&tc, rule);
-	else
-		tc.backend = s->backend;
-	switch (tcp_connect_next(&tc, rule, now, s->stream->deadline, &fd,
+	switch (tcp_connect_next(tc, rule, now, s->stream->deadline, &fd,
 	    &err)) {
 	case TCP_CONNECT_PENDING:
-		s->backend = tc.backend;
+		s->backend = tc->backend;
 		return fd;
 	case TCP_CONNECT_NONE:
-		errno = err;
+		errno = err != 0 ? err : EBUSY;	/* 0: all at max_connections */
 		return -1;
 	default:
 		return -1;	/* a shortage: errno says which */
@@ -305,26 +309,37 @@ stream_connect(struct udp_session *s, const struct rule *rule, int err)
 }
 
 int
-udp_backend_socket(const struct rule *rule, const struct backend **used)
+udp_backend_socket(const struct rule *rule, const struct sockaddr *client,
+    const struct backend **used)
 {
-	const struct upstream	*u = &rule->upstream;
 	const struct backend	*b;
-	size_t			 i;
-	int			 fd = -1, err = 0;
+	uint64_t		 tried = 0;
+	int64_t			 now = clock_ms();
+	bool			 trial;
+	int			 fd = -1, err = EBUSY;	/* all at the limit */
 
-	for (i = 0; i < u->nbackends; i++) {
-		b = &u->backends[i];
+	while ((b = balance_pick(rule, client, tried, now, &trial)) != NULL) {
+		tried |= BALANCE_TRIED((size_t)(b - rule->upstream.backends));
 		if ((fd = sock_dgram(b->addr.ss.ss_family)) == -1)
 			return -1;	/* out of descriptors */
 		sock_buffers(fd, rule->sndbuf, rule->rcvbuf);
 		if ((!b->has_source || sock_bind_source(fd, &b->source) == 0) &&
 		    connect(fd, (const struct sockaddr *)&b->addr.ss,
 		    b->addr.len) == 0) {
+			balance_acquire(b);
+			/*
+			 * UDP has no connect to wait for: a backend whose
+			 * fail_timeout is over is up again, until ICMP
+			 * errors say otherwise.
+			 */
+			if (trial)
+				health_succeeded(rule, b, true);
 			*used = b;
 			return fd;
 		}
 		err = errno;
 		close(fd);
+		health_failed(rule, b, err, trial, now);
 	}
 	errno = err;
 	return -1;
@@ -342,7 +357,8 @@ session_backend(struct udp_session *s, const struct rule *rule)
 
 	if (rule->connect_protocol == RULE_UDP) {
 		/* Replies: a run of equal size in one read (UDP_GRO). */
-		if ((fd = udp_backend_socket(rule, &s->backend)) != -1)
+		if ((fd = udp_backend_socket(rule,
+		    (const struct sockaddr *)&s->client, &s->backend)) != -1)
 			sock_udp_gro(fd);
 		return fd;
 	}
@@ -350,6 +366,8 @@ session_backend(struct udp_session *s, const struct rule *rule)
 		errno = ENOMEM;
 		return -1;
 	}
+	tcp_connect_init(&s->stream->connect,
+	    (const struct sockaddr *)&s->client);
 	s->stream->connecting = true;
 	s->stream->deadline = event_now(s->owner->loop) + rule->connect_timeout;
 	return stream_connect(s, rule, 0);
@@ -458,6 +476,8 @@ udp_backend_error(struct scoreboard_counters *counters,
 	char			backend[ADDR_STRLEN];
 
 	counters->icmp_errors++;
+	/* Passive health: an unreachable backend is a failed one. */
+	health_failed(rule, b, err, false, clock_ms());
 	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: backend %s: %s",
 	    rule->listen, addr_format((const struct sockaddr *)&b->addr.ss,
 	    backend, sizeof(backend)), strerror(err));
@@ -1274,6 +1294,15 @@ udp_session_adopt(struct udp_sessions *us, const struct udp_handover *h,
 	s->rule = from.rule;
 	s->backend = &s->rule->upstream.backends[h->backend <
 	    s->rule->upstream.nbackends ? h->backend : 0];
+	/* Open here now: counted here (least-connections, limits). */
+	balance_acquire(s->backend);
+	if (s->stream != NULL) {
+		tcp_connect_init(&s->stream->connect,
+		    (const struct sockaddr *)&s->client);
+		s->stream->connect.backend = s->backend;
+		s->stream->connect.attempts = 1;
+		s->stream->connect.held = true;
+	}
 	s->lfd = ur->lfd;
 	s->family = ur->family;
 	s->ifindex = h->ifindex;

@@ -54,11 +54,12 @@ void	udp_sessions_forward(struct udp_sessions *us,
     const struct udp_from *from, const struct iovec *iov, int n);
 
 /*
- * A UDP socket connected to the first backend of rule that takes one
- * (*used says which), or -1 with errno.
+ * A UDP socket connected to the backend the rule's balance picks for
+ * client (*used says which, counted open until balance_release()), or
+ * -1 with errno.
  */
 int	udp_backend_socket(const struct rule *rule,
-    const struct backend **used);
+    const struct sockaddr *client, const struct backend **used);
 
 /*
  * A connected UDP socket's send or receive failed with err: whether that

@@ -4,8 +4,6 @@
  */
 #include "ferryd.h"
 
-#include <grp.h>
-#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,17 +13,14 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#ifdef HAVE_SYS_PRCTL_H
-#include <sys/prctl.h>
-#endif
 
 #include "accesslog.h"
-#include "daemon.h"
+#include "balance.h"
+#include "child.h"
 #include "event.h"
 #include "fdlimit.h"
 #include "ipc.h"
 #include "log.h"
-#include "pidfile.h"
 #include "listen.h"
 #include "pool.h"
 #include "proctitle.h"
@@ -130,58 +125,6 @@ worker_take_listeners(struct worker *w, struct listen_set *ls)
 				return -1;
 			}
 		}
-	return 0;
-}
-
-static int
-worker_drop_privileges(const struct conf *cfg)
-{
-	if (cfg->user == NULL && cfg->group == NULL)
-		return 0;
-	if (getuid() != 0 && geteuid() != 0) {
-		log_warn("not running as root: ignoring user/group settings");
-		return 0;
-	}
-	if (cfg->user != NULL ?
-	    initgroups(cfg->user, cfg->gid) == -1 :
-	    setgroups(1, &cfg->gid) == -1) {
-		log_err("cannot set supplementary groups: %s", strerror(errno));
-		return -1;
-	}
-	if (setgid(cfg->gid) == -1) {
-		log_err("cannot change group to %u: %s", (unsigned)cfg->gid,
-		    strerror(errno));
-		return -1;
-	}
-	if (cfg->user != NULL && setuid(cfg->uid) == -1) {
-		log_err("cannot change user to %s: %s", cfg->user,
-		    strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-static int
-worker_signals(void)
-{
-	static const int caught[] = { SIGTERM, SIGINT, SIGQUIT };
-	size_t           i;
-
-	if (sig_open() == -1)
-		return -1;
-	for (i = 0; i < sizeof(caught) / sizeof(caught[0]); i++)
-		if (sig_catch(caught[i]) == -1)
-			return -1;
-	/*
-	 * Reloads and log reopening are the master's: it hands reopened
-	 * logs over the channel (a worker running as a user could not open
-	 * root's files by name).
-	 */
-	sig_ignore(SIGHUP);
-	sig_ignore(SIGUSR1);
-	sig_ignore(SIGPIPE);
-	sig_default(SIGCHLD);
-	sig_block_all(0);
 	return 0;
 }
 
@@ -418,29 +361,13 @@ worker_run(const struct worker_start *ws)
 	snprintf(role, sizeof(role), "worker %d", w.slot);
 	log_set_role(role);
 	proctitle_set("ferryd: worker %d (gen %u)", w.slot, w.generation);
-	pidfile_forget();
-	daemon_forget();
-	if (worker_signals() == -1) {
-		log_err("cannot set up signals: %s", strerror(errno));
-		_exit(2);
-	}
-	if (worker_drop_privileges(cfg) == -1)
-		_exit(2);
-#if defined(HAVE_SYS_PRCTL_H) && HAVE_DECL_PR_SET_PDEATHSIG
-	/*
-	 * A second way to learn of the master's death.  After the privilege
-	 * drop: changing credentials clears it.
-	 */
-	if (prctl(PR_SET_PDEATHSIG, SIGQUIT) == -1)
-		log_warn("cannot ask for a signal at the master's death: %s",
-		    strerror(errno));
-#endif
+	child_begin(cfg, SIGQUIT);
 	if (cfg->cpu_affinity)
 		worker_pin_cpu(w.slot);
 	w.loop = event_loop_new(cfg->event_backend, worker_max_fds(), err,
 	    sizeof(err));
 	w.pool = pool_new();
-	if (w.loop == NULL || w.pool == NULL ||
+	if (w.loop == NULL || w.pool == NULL || balance_init(cfg) == -1 ||
 	    (w.sessions = tcp_sessions_new(w.loop, w.pool,
 	    w.cell != NULL ? &w.cell->count : NULL)) == NULL ||
 	    (w.acceptor = tcp_acceptor_new(w.loop, w.sessions, cfg)) == NULL ||

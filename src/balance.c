@@ -1,0 +1,273 @@
+/*
+ * balance.c - pick a backend: smooth weighted round robin (nginx's),
+ * weighted least connections, the less loaded of two weighted random
+ * choices, or Maglev consistent hashing of the client's address.
+ */
+#include "ferryd.h"
+
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "balance.h"
+#include "clock.h"
+#include "health.h"
+#include "maglev.h"
+
+static int	*active;	/* open connections, by backend id */
+static int	*current;	/* smooth round robin's running weights */
+static size_t	 nstate;
+static uint64_t	 rng;
+static unsigned	 turn;		/* where least-connections breaks ties */
+
+/* Which of an upstream's backends a pick may choose. */
+struct candidates {
+	uint16_t	idx[UPSTREAM_MAX];
+	size_t		n;
+	int		total;		/* their weights */
+};
+
+int
+balance_init(const struct conf *cfg)
+{
+	size_t	n = cfg->nbackends > 0 ? cfg->nbackends : 1;
+
+	balance_free();
+	active = calloc(n, sizeof(*active));
+	current = calloc(n, sizeof(*current));
+	if (active == NULL || current == NULL) {
+		balance_free();
+		errno = ENOMEM;
+		return -1;
+	}
+	nstate = n;
+	rng = (uint64_t)getpid() * 0x9e3779b97f4a7c15ULL ^ (uint64_t)clock_ms();
+	return 0;
+}
+
+void
+balance_free(void)
+{
+	free(active);
+	free(current);
+	active = current = NULL;
+	nstate = 0;
+}
+
+static uint64_t
+random64(void)
+{
+	/* xorshift64*: not for secrets, only for spreading load. */
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 0x2545f4914f6cdd1dULL;
+}
+
+int
+balance_active(const struct backend *b)
+{
+	return b->id < nstate ? active[b->id] : 0;
+}
+
+void
+balance_acquire(const struct backend *b)
+{
+	if (b->id < nstate)
+		active[b->id]++;
+}
+
+void
+balance_release(const struct backend *b)
+{
+	if (b->id < nstate && active[b->id] > 0)
+		active[b->id]--;
+}
+
+/*
+ * The backends of tier (primaries, or backups) that may be picked; with
+ * any_health, those that are down too.
+ */
+static void
+gather(const struct upstream *u, bool backup, bool any_health,
+    uint64_t tried, int64_t now, struct candidates *c)
+{
+	const struct backend	*b;
+	size_t			 i;
+
+	c->n = 0;
+	c->total = 0;
+	for (i = 0; i < u->nbackends; i++) {
+		b = &u->backends[i];
+		if (b->backup != backup || (tried & BALANCE_TRIED(i)) ||
+		    (b->max_connections > 0 &&
+		    balance_active(b) >= b->max_connections) ||
+		    (!any_health && health_state(b, now) == HEALTH_DOWN))
+			continue;
+		c->idx[c->n++] = (uint16_t)i;
+		c->total += b->weight;
+	}
+}
+
+/* nginx's smooth weighted round robin: even spread, exact shares. */
+static size_t
+pick_round_robin(const struct upstream *u, const struct candidates *c)
+{
+	size_t		i, best = 0;
+	unsigned	id;
+	int		*w, *bw = NULL, spare = 0;
+
+	for (i = 0; i < c->n; i++) {
+		/* (Without balance_init(), for unit tests: in order.) */
+		id = u->backends[c->idx[i]].id;
+		w = id < nstate ? &current[id] : &spare;
+		*w += u->backends[c->idx[i]].weight;
+		if (bw == NULL || *w > *bw) {
+			bw = w;
+			best = i;
+		}
+	}
+	*bw -= c->total;
+	return best;
+}
+
+/* Whether a is less loaded than b: open connections per weight. */
+static bool
+less_loaded(const struct backend *a, const struct backend *b)
+{
+	return (int64_t)balance_active(a) * b->weight <
+	    (int64_t)balance_active(b) * a->weight;
+}
+
+static size_t
+pick_least_connections(const struct upstream *u, const struct candidates *c)
+{
+	size_t	i, k, best;
+
+	/* Ties go round, not always to the first. */
+	best = turn++ % c->n;
+	for (i = 1; i < c->n; i++) {
+		k = (best + i) % c->n;
+		if (less_loaded(&u->backends[c->idx[k]],
+		    &u->backends[c->idx[best]]))
+			best = k;
+	}
+	return best;
+}
+
+/* One candidate at random, in proportion to its weight. */
+static size_t
+weighted_random(const struct upstream *u, const struct candidates *c)
+{
+	int64_t	r = (int64_t)(random64() % (uint64_t)c->total);
+	size_t	i;
+
+	for (i = 0; i + 1 < c->n; i++)
+		if ((r -= u->backends[c->idx[i]].weight) < 0)
+			break;
+	return i;
+}
+
+/* Power of two choices: as even as least connections, without herding. */
+static size_t
+pick_random(const struct upstream *u, const struct candidates *c)
+{
+	size_t	a = weighted_random(u, c), b = weighted_random(u, c);
+
+	return less_loaded(&u->backends[c->idx[b]], &u->backends[c->idx[a]]) ?
+	    b : a;
+}
+
+/* The client's address as the hash's key: IPv4-mapped as IPv4. */
+static uint64_t
+client_key(const struct sockaddr *sa)
+{
+	const struct sockaddr_in	*sin = (const void *)sa;
+	const struct sockaddr_in6	*sin6 = (const void *)sa;
+
+	if (sa == NULL)
+		return 0;
+	if (sa->sa_family == AF_INET)
+		return maglev_key(&sin->sin_addr, 4);
+	if (IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr))
+		return maglev_key(&sin6->sin6_addr.s6_addr[12], 4);
+	return maglev_key(&sin6->sin6_addr, 16);
+}
+
+/*
+ * The client's entry of the Maglev table, or the next one along whose
+ * backend is a candidate: a backend that is down or full passes its
+ * clients on without moving anyone else's.
+ */
+static size_t
+pick_hash(const struct upstream *u, const struct candidates *c,
+    const struct sockaddr *client)
+{
+	unsigned char	ok[UPSTREAM_MAX];
+	size_t		i, slot = (size_t)(client_key(client) % MAGLEV_SIZE);
+
+	memset(ok, 0, u->nbackends);
+	for (i = 0; i < c->n; i++)
+		ok[c->idx[i]] = 1;
+	for (i = 0; i < MAGLEV_SIZE; i++, slot = (slot + 1) % MAGLEV_SIZE)
+		if (ok[u->maglev[slot]])
+			break;
+	for (i = 0; i < c->n; i++)
+		if (c->idx[i] == u->maglev[slot])
+			return i;
+	return 0;
+}
+
+static size_t
+pick_one(const struct upstream *u, const struct candidates *c,
+    const struct sockaddr *client)
+{
+	if (c->n == 1)
+		return 0;
+	switch (u->balance) {
+	case BALANCE_LEAST_CONNECTIONS:
+		return pick_least_connections(u, c);
+	case BALANCE_RANDOM:
+		return pick_random(u, c);
+	case BALANCE_HASH:
+		return pick_hash(u, c, client);
+	default:
+		return pick_round_robin(u, c);
+	}
+}
+
+const struct backend *
+balance_pick(const struct rule *rule, const struct sockaddr *client,
+    uint64_t tried, int64_t now, bool *trial)
+{
+	const struct upstream	*u = &rule->upstream;
+	const struct backend	*b;
+	struct candidates	 c;
+	int			 pass;
+
+	/* Primaries; backups while no primary is up; then anything. */
+	for (pass = 0; pass < 3; pass++) {
+		if (pass == 1 && !u->has_backup)
+			continue;
+		for (;;) {
+			gather(u, pass == 1, pass == 2, tried, now, &c);
+			if (pass == 2) {
+				/* Down or not: primaries, then backups. */
+				if (c.n == 0)
+					gather(u, true, true, tried, now, &c);
+			}
+			if (c.n == 0)
+				break;
+			b = &u->backends[c.idx[pick_one(u, &c, client)]];
+			*trial = false;
+			if (pass == 2 || health_state(b, now) != HEALTH_TRIAL)
+				return b;
+			/* One trial per fail_timeout, across workers. */
+			if ((*trial = health_claim_trial(b, now)))
+				return b;
+			tried |= BALANCE_TRIED((size_t)(b - u->backends));
+		}
+	}
+	return NULL;
+}

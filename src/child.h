@@ -1,0 +1,17 @@
+/*
+ * child.h - the start every child of the master shares.
+ */
+#ifndef FERRYD_CHILD_H
+#define FERRYD_CHILD_H
+
+#include "conf.h"
+
+/*
+ * Right after the fork: forget the master's pidfile and readiness pipe,
+ * set up signals (sig_child_setup), switch to cfg's user and group when
+ * set and we are root, and have death_signal sent at the master's death.
+ * Exits with status 2 after logging why when one of these fails.
+ */
+void	child_begin(const struct conf *cfg, int death_signal);
+
+#endif

@@ -1,0 +1,350 @@
+/*
+ * conf_upstream.c - a rule's connect: one address or a list of them,
+ * each with its weight, backup flag and passive health limits; the
+ * balance that picks among them; every address resolved, and for
+ * balance = "hash" the Maglev table built once, at load.
+ */
+#include "ferryd.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "addr.h"
+#include "conf_schema.h"
+#include "maglev.h"
+
+#define MAX_FAILS_MAX		1000
+#define FAIL_TIMEOUT_MAX	86400000	/* a day */
+#define CHECK_INTERVAL_MIN	100		/* ms */
+#define CHECK_INTERVAL_MAX	3600000
+#define CHECK_COUNT_MAX		100		/* rise, fall */
+
+static conf_key_parser parse_address, parse_check_text;
+
+static const struct conf_key check_keys[] = {
+	{ "interval", conf_parse_duration, CHECK_INTERVAL_MIN,
+	    CHECK_INTERVAL_MAX, offsetof(struct health_check, interval) },
+	{ "timeout", conf_parse_duration, 1, CHECK_INTERVAL_MAX,
+	    offsetof(struct health_check, timeout) },
+	{ "rise", conf_parse_int, 1, CHECK_COUNT_MAX,
+	    offsetof(struct health_check, rise) },
+	{ "fall", conf_parse_int, 1, CHECK_COUNT_MAX,
+	    offsetof(struct health_check, fall) },
+	{ "send", parse_check_text, 0, 0,
+	    offsetof(struct health_check, send) },
+	{ "expect", parse_check_text, 0, 0,
+	    offsetof(struct health_check, expect) },
+};
+
+static const struct conf_keys health_check_keys = {
+	check_keys, CONF_NKEYS(check_keys), "in health_check",
+	"in health_check", NULL
+};
+
+static const struct conf_key item_keys[] = {
+	{ "address", parse_address, 0, 0,
+	    offsetof(struct connect_item, address) },
+	{ "weight", conf_parse_int, 1, BACKEND_WEIGHT_MAX,
+	    offsetof(struct connect_item, weight) },
+	{ "backup", conf_parse_bool, 0, 0,
+	    offsetof(struct connect_item, backup) },
+	{ "max_fails", conf_parse_int, 0, MAX_FAILS_MAX,
+	    offsetof(struct connect_item, max_fails) },
+	{ "fail_timeout", conf_parse_duration, 1, FAIL_TIMEOUT_MAX,
+	    offsetof(struct connect_item, fail_timeout) },
+	{ "max_connections", conf_parse_int, 0, MAX_CONNECTIONS_MAX,
+	    offsetof(struct connect_item, max_connections) },
+};
+
+static const struct conf_keys connect_item_keys = {
+	item_keys, CONF_NKEYS(item_keys), "in a connect group",
+	"in a connect group", &conf_rule_keys
+};
+
+static int
+parse_address(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, void *base)
+{
+	return conf_parse_string(ld, k, s, base);
+}
+
+/* send and expect: a string that fits its array. */
+static int
+parse_check_text(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, void *base)
+{
+	const char	*v = "";
+
+	if (conf_get_string(ld, k, s, &v) == -1)
+		return -1;
+	if (strlen(v) >= HEALTH_CHECK_TEXT_MAX)
+		return conf_fail(ld, s, "\"%s\" is %zu bytes long; at most %d "
+		    "are allowed", k->name, strlen(v), HEALTH_CHECK_TEXT_MAX - 1);
+	strcpy(conf_field(base, k), v);
+	return 0;
+}
+
+/* health_check = { interval = 2; ... }, at the top level or in a rule. */
+int
+conf_parse_health_check(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, void *base)
+{
+	struct health_check	*hc = conf_field(base, k);
+
+	if (!config_setting_is_group(s))
+		return conf_fail(ld, s, "\"%s\" must be a group { interval = 2; "
+		    "timeout = 1; ... } (got %s)", k->name, conf_type_name(s));
+	memset(hc, 0, sizeof(*hc));
+	hc->enabled = true;
+	hc->interval = DEFAULT_CHECK_INTERVAL;
+	hc->timeout = DEFAULT_CHECK_TIMEOUT;
+	hc->rise = DEFAULT_CHECK_RISE;
+	hc->fall = DEFAULT_CHECK_FALL;
+	return conf_parse_members(ld, s, &health_check_keys, hc);
+}
+
+static void
+item_defaults(struct connect_item *it)
+{
+	memset(it, 0, sizeof(*it));
+	it->weight = 1;
+	it->max_fails = DEFAULT_MAX_FAILS;
+	it->fail_timeout = DEFAULT_FAIL_TIMEOUT;
+}
+
+/* One element of a connect list: "host:port" or { address = ...; ... }. */
+static int
+parse_item(struct conf_loader *ld, const config_setting_t *e,
+    struct connect_item *it)
+{
+	static const struct conf_key address = { "address", conf_parse_string,
+	    0, 0, offsetof(struct connect_item, address) };
+
+	item_defaults(it);
+	if (config_setting_type(e) == CONFIG_TYPE_STRING)
+		return conf_parse_string(ld, &address, e, it);
+	if (!config_setting_is_group(e))
+		return conf_fail(ld, e, "items of \"connect\" must be \"host:port\" "
+		    "strings or groups { address = \"host:port\"; ... } (got %s)",
+		    conf_type_name(e));
+	if (conf_parse_members(ld, e, &connect_item_keys, it) == -1)
+		return -1;
+	if (it->address == NULL)
+		return conf_fail(ld, e, "a connect group is missing required "
+		    "setting \"address\"");
+	return 0;
+}
+
+/* The list's addresses joined, to name the rule's upstream in logs. */
+static char *
+join_addresses(const struct connect_item *items, size_t n)
+{
+	size_t	len = 1, i;
+	char	*s;
+
+	for (i = 0; i < n; i++)
+		len += strlen(items[i].address) + 2;
+	if ((s = malloc(len)) == NULL)
+		return NULL;
+	s[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			strcat(s, ", ");
+		strcat(s, items[i].address);
+	}
+	return s;
+}
+
+/* connect: a string, or a list of strings and groups. */
+int
+conf_parse_connect(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, void *base)
+{
+	struct rule	*r = base;
+	int		 i, n = 1;
+
+	(void)k;
+	if (config_setting_is_list(s) || config_setting_is_array(s)) {
+		if ((n = config_setting_length(s)) == 0)
+			return conf_fail(ld, s, "\"connect\" is an empty list: "
+			    "at least one address is needed");
+		if (n > UPSTREAM_MAX)
+			return conf_fail(ld, s, "\"connect\" lists %d "
+			    "addresses; at most %d are allowed", n,
+			    UPSTREAM_MAX);
+	} else if (config_setting_type(s) != CONFIG_TYPE_STRING)
+		return conf_fail(ld, s, "\"connect\" must be a \"host:port\" "
+		    "string or a list of them (got %s)", conf_type_name(s));
+	if ((r->items = calloc(n, sizeof(*r->items))) == NULL)
+		return conf_fail(ld, s, "out of memory");
+	for (i = 0; i < n; i++) {
+		if (parse_item(ld, n == 1 && !config_setting_is_aggregate(s) ?
+		    s : config_setting_get_elem(s, i), &r->items[i]) == -1) {
+			r->nitems = i + 1;
+			return -1;
+		}
+		r->nitems = i + 1;
+	}
+	if ((r->connect = join_addresses(r->items, r->nitems)) == NULL)
+		return conf_fail(ld, s, "out of memory");
+	return 0;
+}
+
+int
+conf_parse_balance(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, void *base)
+{
+	/* In enum balance order. */
+	static const char *const names[] = { "round-robin",
+	    "least-connections", "random", "hash", NULL };
+
+	return conf_store_choice(ld, k, s, base, names);
+}
+
+void
+conf_items_free(struct rule *r)
+{
+	size_t	i;
+
+	for (i = 0; i < r->nitems; i++)
+		free(r->items[i].address);
+	free(r->items);
+	r->items = NULL;
+	r->nitems = 0;
+}
+
+/* The setting an item came from, to point errors at its line. */
+static const config_setting_t *
+item_setting(const config_setting_t *rule, size_t i)
+{
+	const config_setting_t	*c = config_setting_get_member(rule,
+	    "connect");
+
+	return config_setting_is_aggregate(c) ?
+	    config_setting_get_elem(c, (unsigned)i) : c;
+}
+
+/*
+ * Add item it's addresses to u.  With source, each backend binds to the
+ * source's address of its own family; addresses of a family the source
+ * has none of are left out (*family: the last one seen).
+ */
+static int
+add_item(struct conf_loader *ld, const config_setting_t *where,
+    const struct rule *r, const struct connect_item *it, struct upstream *u,
+    int *family)
+{
+	struct sockaddr_any	*addrs;
+	struct backend		*b, *grown;
+	char			 why[CONF_ERR_MAX];
+	size_t			 n = 0, i, j;
+
+	if (addr_resolve_all(it->address, &addrs, &n, why, sizeof(why)) == -1)
+		return conf_fail(ld, where, "\"connect\": %s", why);
+	grown = realloc(u->backends, (u->nbackends + n) * sizeof(*grown));
+	if (grown == NULL) {
+		free(addrs);
+		return conf_fail(ld, where, "out of memory");
+	}
+	u->backends = grown;
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < u->nbackends; j++)
+			if (addr_equal(&u->backends[j].addr, &addrs[i])) {
+				addr_format((const void *)&addrs[i].ss, why,
+				    sizeof(why));
+				free(addrs);
+				return conf_fail(ld, where, "\"connect\": %s "
+				    "(\"%s\") is already in the list", why,
+				    it->address);
+			}
+		b = &u->backends[u->nbackends];
+		memset(b, 0, sizeof(*b));
+		b->addr = addrs[i];
+		b->backup = it->backup;
+		b->weight = it->weight;
+		b->max_fails = it->max_fails;
+		b->fail_timeout = it->fail_timeout;
+		b->max_connections = it->max_connections;
+		*family = addrs[i].ss.ss_family;
+		if (r->source != NULL) {
+			/* A name may have addresses of both families. */
+			if (addr_resolve_host(r->source, *family, &b->source,
+			    why, sizeof(why)) == -1)
+				continue;
+			b->has_source = true;
+		}
+		u->has_backup |= b->backup;
+		u->nbackends++;
+	}
+	free(addrs);
+	return 0;
+}
+
+/* balance = "hash": the table every host with this list builds alike. */
+static int
+build_maglev(struct conf_loader *ld, const config_setting_t *rule,
+    struct upstream *u)
+{
+	uint64_t	*keys;
+	int		*weights;
+	char		 name[ADDR_STRLEN];
+	size_t		 i;
+	int		 rc = 0;
+
+	keys = calloc(u->nbackends, sizeof(*keys));
+	weights = calloc(u->nbackends, sizeof(*weights));
+	u->maglev = malloc(MAGLEV_SIZE * sizeof(*u->maglev));
+	if (keys != NULL && weights != NULL && u->maglev != NULL) {
+		for (i = 0; i < u->nbackends; i++) {
+			/* The address as text: the same on every host. */
+			addr_format((const void *)&u->backends[i].addr.ss,
+			    name, sizeof(name));
+			keys[i] = maglev_key(name, strlen(name));
+			weights[i] = u->backends[i].weight;
+		}
+		rc = maglev_build(u->maglev, keys, weights, u->nbackends);
+	} else
+		rc = -1;
+	free(keys);
+	free(weights);
+	if (rc == -1)
+		return conf_fail(ld, rule, "out of memory");
+	return 0;
+}
+
+int
+conf_rule_upstream(struct conf_loader *ld, const config_setting_t *rule,
+    struct rule *r)
+{
+	const config_setting_t	*m = config_setting_get_member(rule, "source");
+	struct upstream		*u = &r->upstream;
+	struct sockaddr_any	 any;
+	char			 why[CONF_ERR_MAX];
+	size_t			 i;
+	int			 family = AF_INET;
+
+	if (r->nitems == 0)
+		return conf_fail(ld, rule, "rule is missing required setting "
+		    "\"connect\"");
+	for (i = 0; i < r->nitems; i++)
+		if (add_item(ld, item_setting(rule, i), r, &r->items[i], u,
+		    &family) == -1)
+			return -1;
+	if (u->nbackends == 0) {
+		/* Say why the source did not do for any address. */
+		if (addr_resolve_host(r->source, AF_UNSPEC, &any, why,
+		    sizeof(why)) == -1)
+			return conf_fail(ld, m, "\"source\": %s", why);
+		return conf_fail(ld, m, "\"source\" \"%s\" is not an %s "
+		    "address, as the connect address \"%s\" is", r->source,
+		    family == AF_INET ? "IPv4" : "IPv6", r->connect);
+	}
+	if (u->nbackends > UPSTREAM_MAX)
+		return conf_fail(ld, config_setting_get_member(rule, "connect"),
+		    "\"connect\" resolves to %zu addresses; at most %d are "
+		    "allowed", u->nbackends, UPSTREAM_MAX);
+	if (u->balance == BALANCE_HASH)
+		return build_maglev(ld, rule, u);
+	return 0;
+}

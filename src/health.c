@@ -1,0 +1,198 @@
+/*
+ * health.c - the shared table of backend health, and passive accounting.
+ */
+#include "ferryd.h"
+
+#include <sys/mman.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "addr.h"
+#include "health.h"
+#include "log.h"
+
+#ifndef MAP_ANONYMOUS
+#define MAP_ANONYMOUS MAP_ANON
+#endif
+
+static struct health_cell	*cells;
+static size_t			 ncells;
+
+/* The same rule and backend in another configuration. */
+static bool
+same_backend(const struct rule *ra, const struct backend *a,
+    const struct rule *rb, const struct backend *b)
+{
+	return ra->protocol == rb->protocol &&
+	    ra->connect_protocol == rb->connect_protocol &&
+	    addr_equal(&ra->listen_addr, &rb->listen_addr) &&
+	    addr_equal(&a->addr, &b->addr);
+}
+
+/* Backend b of rule r's cell in the table in use, if old has it. */
+static const struct health_cell *
+old_cell(const struct conf *old, const struct rule *r,
+    const struct backend *b)
+{
+	const struct rule	*o;
+	size_t			 i, j;
+
+	if (old == NULL || cells == NULL)
+		return NULL;
+	for (i = 0; i < old->nrules; i++) {
+		o = &old->rules[i];
+		for (j = 0; j < o->upstream.nbackends; j++)
+			if (o->upstream.backends[j].id < ncells &&
+			    same_backend(o, &o->upstream.backends[j], r, b))
+				return &cells[o->upstream.backends[j].id];
+	}
+	return NULL;
+}
+
+int
+health_table_new(const struct conf *cfg, const struct conf *old)
+{
+	struct health_cell		*t;
+	const struct health_cell	*was;
+	const struct rule		*r;
+	size_t				 n = cfg->nbackends > 0 ?
+					    cfg->nbackends : 1, i, j;
+	void				*p;
+
+	p = mmap(NULL, n * sizeof(*t), PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		/* The old table's ids are not cfg's: none rather than wrong. */
+		if (cells != NULL)
+			munmap(cells, ncells * sizeof(*cells));
+		cells = NULL;
+		ncells = 0;
+		return -1;
+	}
+	t = p;
+	for (i = 0; i < cfg->nrules; i++) {
+		r = &cfg->rules[i];
+		for (j = 0; j < r->upstream.nbackends; j++) {
+			const struct backend *b = &r->upstream.backends[j];
+
+			if ((was = old_cell(old, r, b)) != NULL)
+				memcpy(&t[b->id], (const void *)was,
+				    sizeof(*t));
+			else {
+				/* Checked: down until rise checks pass. */
+				t[b->id].check_down = r->health_check.enabled;
+				t[b->id].changed = (int64_t)time(NULL);
+			}
+			/* A rule no longer checked: only passive state. */
+			if (!r->health_check.enabled) {
+				t[b->id].check_down = 0;
+				t[b->id].streak = 0;
+			}
+		}
+	}
+	if (cells != NULL)
+		munmap(cells, ncells * sizeof(*cells));
+	cells = t;
+	ncells = n;
+	return 0;
+}
+
+struct health_cell *
+health_cell(unsigned id)
+{
+	return cells != NULL && id < ncells ? &cells[id] : NULL;
+}
+
+int
+health_state(const struct backend *b, int64_t now)
+{
+	const struct health_cell	*c = health_cell(b->id);
+	int64_t				 until;
+
+	if (c == NULL)
+		return HEALTH_UP;
+	if (c->check_down)
+		return HEALTH_DOWN;
+	if ((until = c->down_until) == 0)
+		return HEALTH_UP;
+	return now < until ? HEALTH_DOWN : HEALTH_TRIAL;
+}
+
+bool
+health_claim_trial(const struct backend *b, int64_t now)
+{
+	struct health_cell	*c = health_cell(b->id);
+	int64_t			 until;
+
+	if (c == NULL)
+		return true;
+	until = c->down_until;
+	/* Down again until the trial says otherwise. */
+	return until != 0 && now >= until &&
+	    __atomic_compare_exchange_n(&c->down_until, &until,
+	    now + b->fail_timeout, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+}
+
+static const char *
+why_failed(int err)
+{
+	return err == ETIMEDOUT ? "connect timed out" : strerror(err);
+}
+
+void
+health_failed(const struct rule *rule, const struct backend *b, int err,
+    bool trial, int64_t now)
+{
+	struct health_cell	*c = health_cell(b->id);
+	char			 addr[ADDR_STRLEN];
+	uint32_t		 n;
+
+	if (c == NULL || b->max_fails == 0)
+		return;
+	addr_format((const void *)&b->addr.ss, addr, sizeof(addr));
+	if (trial) {
+		c->down_until = now + b->fail_timeout;
+		log_info("backend %s of rule %s is still down: %s; next try "
+		    "in %d s", addr, rule->listen, why_failed(err),
+		    (b->fail_timeout + 999) / 1000);
+		return;
+	}
+	if (c->down_until != 0)
+		return;		/* another worker marked it down */
+	if (now - c->window >= b->fail_timeout) {
+		c->window = now;
+		c->fails = 0;
+	}
+	n = __atomic_add_fetch(&c->fails, 1, __ATOMIC_ACQ_REL);
+	/* Exactly one of the racing workers sees the count reached. */
+	if (n != (uint32_t)b->max_fails)
+		return;
+	c->down_until = now + b->fail_timeout;
+	c->fails = 0;
+	c->changed = (int64_t)time(NULL);
+	log_warn("backend %s of rule %s is down: %s (%d failed connect%s "
+	    "within %d s); next try in %d s", addr, rule->listen,
+	    why_failed(err), b->max_fails, b->max_fails == 1 ? "" : "s",
+	    (b->fail_timeout + 999) / 1000, (b->fail_timeout + 999) / 1000);
+}
+
+void
+health_succeeded(const struct rule *rule, const struct backend *b,
+    bool trial)
+{
+	struct health_cell	*c = health_cell(b->id);
+	char			 addr[ADDR_STRLEN];
+
+	if (c == NULL)
+		return;
+	/* Read before written: the healthy path stores nothing shared. */
+	if (c->fails != 0)
+		c->fails = 0;
+	if (!trial)
+		return;
+	c->down_until = 0;
+	c->changed = (int64_t)time(NULL);
+	log_notice("backend %s of rule %s is up again", addr_format(
+	    (const void *)&b->addr.ss, addr, sizeof(addr)), rule->listen);
+}

@@ -1,0 +1,66 @@
+/*
+ * health.h - whether each backend may be given new connections, in
+ * memory shared by the master, the workers and the health checker.
+ *
+ * Passive health (nginx's max_fails and fail_timeout): workers report
+ * each connect's result; max_fails failures within fail_timeout mark the
+ * backend down for fail_timeout, after which one trial connection
+ * decides.  Active health: the checker (checker.c) probes and writes
+ * up or down.  A backend takes new connections while both say so.
+ *
+ * The master makes a table per configuration before forking its
+ * workers, carrying over the state of backends that stay.  Cells are
+ * written with plain stores, or atomics where two workers may race (the
+ * failure count, the trial's claim): only on failures and state changes,
+ * never per connection on a healthy backend.
+ */
+#ifndef FERRYD_HEALTH_H
+#define FERRYD_HEALTH_H
+
+#include <stdint.h>
+
+#include "conf.h"
+
+struct health_cell {
+	volatile int64_t	down_until;	/* passive: ms; 0 = up */
+	volatile int64_t	window;		/* failures counted since */
+	volatile uint32_t	fails;		/* ... this many */
+	volatile uint8_t	check_down;	/* active: the checker's word */
+	volatile uint8_t	pad;
+	volatile uint16_t	streak;		/* checker: same results in a row */
+	volatile int64_t	changed;	/* wall clock s of the last change */
+} __attribute__((aligned(64)));
+
+enum health_state {
+	HEALTH_UP,
+	HEALTH_DOWN,
+	HEALTH_TRIAL	/* down, but its fail_timeout is over: one may try */
+};
+
+/*
+ * Master: make the table of cfg and use it from now on (children forked
+ * later inherit it), with the state of cfg's backends that were in old
+ * (NULL at start).  A new backend of a rule with active checks starts
+ * down; any other starts up.  0, or -1 with errno: then there is no
+ * table, and every backend counts as up.
+ */
+int	health_table_new(const struct conf *cfg, const struct conf *old);
+
+/* The cell of backend id, or NULL without a table. */
+struct health_cell *health_cell(unsigned id);
+
+int	health_state(const struct backend *b, int64_t now);
+
+/* HEALTH_TRIAL: take the one trial connection; false if another did. */
+bool	health_claim_trial(const struct backend *b, int64_t now);
+
+/*
+ * A connect to b failed with err (errno; ETIMEDOUT for connect_timeout),
+ * or succeeded; trial: it was the trial connection.
+ */
+void	health_failed(const struct rule *rule, const struct backend *b,
+    int err, bool trial, int64_t now);
+void	health_succeeded(const struct rule *rule, const struct backend *b,
+    bool trial);
+
+#endif
