@@ -24,6 +24,7 @@
 #include <libconfig.h>
 
 #include "acl.h"
+#include "addr.h"
 #include "conf.h"
 #include "conf_file.h"
 #include "conf_schema.h"
@@ -78,6 +79,8 @@ static const struct conf_key global_keys[] = {
 	    offsetof(struct conf, access_log_format) },
 	{ "health_check", conf_parse_health_check, 0, 0,
 	    offsetof(struct conf, health_check) },
+	{ "resolve_interval", conf_parse_duration, 0, RESOLVE_INTERVAL_MAX,
+	    offsetof(struct conf, resolve_interval) },
 	{ "rules", conf_parse_rules, 0, 0, offsetof(struct conf, rules) },
 };
 
@@ -282,6 +285,7 @@ conf_new(const char *path)
 	cfg->watchdog_timeout = DEFAULT_WATCHDOG_TIMEOUT;
 	cfg->backlog = DEFAULT_BACKLOG;
 	cfg->max_connections = DEFAULT_MAX_CONNECTIONS;
+	cfg->resolve_interval = DEFAULT_RESOLVE_INTERVAL;
 	return cfg;
 }
 
@@ -312,10 +316,11 @@ check_group(struct conf_loader *ld, const config_t *lc, const struct conf *cfg)
 
 /*
  * Load ld->text, read from ld->path and its @includes or converted from
- * a rinetd.conf: the same checks either way.
+ * a rinetd.conf: the same checks either way.  keep (NULL, or ld->text):
+ * the new config takes it over, for conf_reresolve().
  */
 static struct conf *
-load(struct conf_loader *ld, int syntax)
+load(struct conf_loader *ld, int syntax, struct conf_text *keep)
 {
 	struct conf	*cfg;
 	config_t	 lc;
@@ -342,7 +347,59 @@ load(struct conf_loader *ld, int syntax)
 	}
 	conf_inherit(cfg);
 	cfg->syntax = syntax;
+	if (keep != NULL && (cfg->text = malloc(sizeof(*keep))) != NULL) {
+		*cfg->text = *keep;
+		memset(keep, 0, sizeof(*keep));	/* now cfg's */
+	}
 	return cfg;
+}
+
+struct conf *
+conf_reresolve(const struct conf *cfg, char *err, size_t errlen)
+{
+	struct conf_loader	ld = { cfg->path, err, errlen, cfg->text,
+	    false };
+
+	if (cfg->text == NULL) {
+		snprintf(err, errlen, "%s: the text it was loaded from is "
+		    "gone", cfg->path);
+		return NULL;
+	}
+	return load(&ld, cfg->syntax, NULL);
+}
+
+void
+conf_move_text(struct conf *to, struct conf *from)
+{
+	if (to->text != NULL) {
+		conf_text_free(to->text);
+		free(to->text);
+	}
+	to->text = from->text;
+	from->text = NULL;
+}
+
+bool
+conf_same_backends(const struct conf *a, const struct conf *b)
+{
+	const struct upstream	*ua, *ub;
+	size_t			 i, j;
+
+	if (a->nrules != b->nrules)
+		return false;
+	for (i = 0; i < a->nrules; i++) {
+		ua = &a->rules[i].upstream;
+		ub = &b->rules[i].upstream;
+		if (ua->nbackends != ub->nbackends ||
+		    !addr_equal(&a->rules[i].listen_addr,
+		    &b->rules[i].listen_addr))
+			return false;
+		for (j = 0; j < ua->nbackends; j++)
+			if (!addr_equal(&ua->backends[j].addr,
+			    &ub->backends[j].addr))
+				return false;
+	}
+	return true;
 }
 
 /* Whether the file at path reads as a rinetd.conf. */
@@ -377,7 +434,7 @@ conf_load_syntax(const char *path, int syntax, char *err, size_t errlen)
 	if (conf_text_read(path, &text, err, errlen) == -1)
 		return NULL;
 	ld.text = &text;
-	cfg = load(&ld, CONF_SYNTAX_LIBCONFIG);
+	cfg = load(&ld, CONF_SYNTAX_LIBCONFIG, &text);
 	conf_text_free(&text);
 	/* Only a file libconfig cannot parse at all may be rinetd's. */
 	if (cfg == NULL && syntax == CONF_SYNTAX_AUTO && ld.syntax_error &&
@@ -402,7 +459,7 @@ conf_load_rinetd(const char *path, char *err, size_t errlen)
 		if (conf_text_from_lines(path, conv.text, conv.linemap,
 		    conv.nlines, &ctext) == 0) {
 			ld.text = &ctext;
-			cfg = load(&ld, CONF_SYNTAX_RINETD);
+			cfg = load(&ld, CONF_SYNTAX_RINETD, &ctext);
 			conf_text_free(&ctext);
 		} else
 			snprintf(err, errlen, "%s: out of memory", path);
@@ -438,6 +495,10 @@ conf_free(struct conf *cfg)
 	free(cfg->pidfile);
 	free(cfg->log_file);
 	free(cfg->event_backend);
+	if (cfg->text != NULL) {
+		conf_text_free(cfg->text);
+		free(cfg->text);
+	}
 	free(cfg);
 }
 

@@ -34,6 +34,7 @@
 #define DEFAULT_SESSION_TIMEOUT  120000 /* ms: RFC 4787's floor for UDP */
 #define DEFAULT_MAX_SESSIONS     65536  /* UDP sessions per rule, worker */
 #define MAX_WORKERS              256
+#define DEFAULT_RESOLVE_INTERVAL 60000  /* ms, 0 = only at load */
 
 /* A socket address with its length, as bind(2) and connect(2) want it. */
 struct sockaddr_any {
@@ -181,6 +182,8 @@ struct rule {
 	int                 line;            /* line of the rule in the file */
 };
 
+struct conf_text;
+
 struct conf {
 	char          *path;             /* file it was loaded from */
 	int            workers;          /* resolved: "auto" = online CPUs */
@@ -209,10 +212,12 @@ struct conf {
 	int            access_log_format; /* enum access_log_format */
 	struct acl     acl;              /* global allow and deny */
 	struct health_check health_check; /* default for rules */
+	int            resolve_interval; /* ms: names resolved again, 0 = no */
 	int            syntax;           /* enum conf_syntax it was read as */
 	struct rule   *rules;
 	size_t         nrules;
 	size_t         nbackends;        /* of every rule: backend ids */
+	struct conf_text *text;          /* what it was loaded from */
 };
 
 /*
@@ -239,6 +244,19 @@ struct conf *conf_load_rinetd(const char *path, char *err,
     size_t errlen);
 
 void conf_free(struct conf *cfg);
+
+/*
+ * cfg loaded again from the text it was loaded from (not the file, which
+ * may have changed since), every name resolved anew.  The new config
+ * has no text of its own until conf_move_text() gives it cfg's.  NULL
+ * with the error in err.
+ */
+struct conf *conf_reresolve(const struct conf *cfg, char *err,
+    size_t errlen);
+void conf_move_text(struct conf *to, struct conf *from);
+
+/* Whether a and b have the same rules forwarding to the same addresses. */
+bool conf_same_backends(const struct conf *a, const struct conf *b);
 
 /* "err", "warning", ... -> enum log_level, or -1. */
 int conf_log_level_parse(const char *name);

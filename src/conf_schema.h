@@ -32,6 +32,7 @@ struct conf_text;
 #define SESSION_TIMEOUT_MIN	1000		/* a second */
 #define SESSION_TIMEOUT_MAX	86400000	/* one day */
 #define MAX_SESSIONS_MAX	10000000
+#define RESOLVE_INTERVAL_MAX	86400000	/* a day */
 
 /* A rule timeout that was not written and is inherited from the top level. */
 #define UNSET			(-1)

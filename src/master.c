@@ -106,6 +106,7 @@ struct master {
 	int                   pass_waiting;	/* acknowledgements to come */
 	int64_t               steer_at;
 	struct checker_proc   checker;
+	int64_t               resolve_at;	/* names resolved again */
 	int                   status;	/* exit status */
 };
 
@@ -601,25 +602,19 @@ master_pass_first(struct master *m, const struct conf *cfg)
 }
 
 /*
- * Load the file again and, if it is valid and its sockets can be bound,
- * start a new generation of workers on the new listen set.  The old
- * generation keeps serving until master_advance() sees the new one ready.
- * On any error the running configuration stays exactly as it is.
+ * Start a new generation of workers for cfg (ours from now on), if its
+ * sockets can be bound.  The old generation keeps serving until
+ * master_advance() sees the new one ready.  On any error the running
+ * configuration stays exactly as it is.
  */
 static void
-master_reload(struct master *m)
+master_apply(struct master *m, struct conf *cfg)
 {
-	struct conf     *cfg;
 	struct listen_set *ls;
 	struct slot       *slots;
 	char               err[CONF_ERR_MAX];
 	int                i;
 
-	log_notice("reloading %s", m->opt->config_path);
-	cfg = conf_load_syntax(m->opt->config_path, m->opt->config_syntax,
-	    err, sizeof(err));
-	if (cfg == NULL)
-		goto fail;
 	slots = calloc(cfg->workers, sizeof(*slots));
 	if (slots == NULL) {
 		snprintf(err, sizeof(err), "out of memory");
@@ -677,10 +672,55 @@ master_reload(struct master *m)
 	master_spawn_checker(m);
 	log_notice("configuration reloaded: %zu rule(s), %d worker(s), "
 	    "generation %u", cfg->nrules, cfg->workers, m->gen);
+	m->resolve_at = clock_ms() + cfg->resolve_interval;
 	return;
 fail:
 	conf_free(cfg);
 	log_err("reload failed: %s; keeping the running configuration", err);
+}
+
+/* Load the file again and, if it is valid, apply it. */
+static void
+master_reload(struct master *m)
+{
+	struct conf	*cfg;
+	char		 err[CONF_ERR_MAX];
+
+	log_notice("reloading %s", m->opt->config_path);
+	cfg = conf_load_syntax(m->opt->config_path, m->opt->config_syntax,
+	    err, sizeof(err));
+	if (cfg == NULL)
+		log_err("reload failed: %s; keeping the running configuration",
+		    err);
+	else
+		master_apply(m, cfg);
+}
+
+/*
+ * resolve_interval: the running configuration's own text (not the file,
+ * which may hold edits not meant for now) loaded again, every name
+ * resolved anew; applied as a reload when an address changed.
+ */
+static void
+master_reresolve(struct master *m)
+{
+	static struct log_limit	 limit;
+	struct conf		*cfg;
+	char			 err[CONF_ERR_MAX];
+
+	if ((cfg = conf_reresolve(m->cfg, err, sizeof(err))) == NULL) {
+		log_limited_at(&limit, LOG_LEVEL_WARNING, "cannot resolve "
+		    "backend names again: %s; keeping the addresses we have",
+		    err);
+		return;
+	}
+	if (conf_same_backends(cfg, m->cfg)) {
+		conf_free(cfg);
+		return;
+	}
+	log_notice("backend names resolve to new addresses; applying them");
+	conf_move_text(cfg, m->cfg);
+	master_apply(m, cfg);
 }
 
 /* Every slot has a worker of the current generation that is accepting. */
@@ -694,6 +734,18 @@ master_generation_ready(const struct master *m)
 		if (c->gen == m->gen && c->state == CHILD_READY)
 			ready++;
 	return ready >= m->cfg->workers;
+}
+
+/* A worker of an older generation still accepts: a reload is under way. */
+static bool
+master_old_accepting(const struct master *m)
+{
+	struct child *c;
+
+	TAILQ_FOREACH(c, &m->children, link)
+		if (c->gen != m->gen && c->accepting)
+			return true;
+	return false;
 }
 
 /*
@@ -933,6 +985,7 @@ master_timers(struct master *m)
 		else
 			next = earliest(next, m->checker.respawn.respawn_at);
 	}
+
 	if (m->cfg->watchdog_timeout > 0) {
 		if (now >= m->watchdog_at) {
 			master_watchdog(m, now);
@@ -965,6 +1018,19 @@ master_timers(struct master *m)
 			c->terminated = true;
 		} else
 			next = earliest(next, c->drain_deadline);
+	}
+	if (m->cfg->resolve_interval > 0) {
+		if (now >= m->resolve_at) {
+			/* Not while a reload is on its way: after it. */
+			if (m->reload_pending || !master_generation_ready(m) ||
+			    master_old_accepting(m))
+				m->resolve_at = now + 1000;
+			else {
+				m->resolve_at = now + m->cfg->resolve_interval;
+				master_reresolve(m);
+			}
+		}
+		next = earliest(next, m->resolve_at);
 	}
 	return next == -1 ? -1 : next <= now ? 0 : (int)(next - now);
 }
@@ -1119,6 +1185,7 @@ master_start(struct master *m, char *err, size_t errlen)
 	}
 	m->gen = 1;
 	m->gen_started = clock_ms();
+	m->resolve_at = m->gen_started + cfg->resolve_interval;
 	return 0;
 }
 
