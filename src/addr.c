@@ -332,3 +332,71 @@ addr_equal(const struct sockaddr_any *a, const struct sockaddr_any *b)
 	}
 	return a->len == b->len && memcmp(&a->ss, &b->ss, a->len) == 0;
 }
+
+/* Where the port of "host:port" starts (after the last ':'), or NULL. */
+static const char *
+port_part(const char *spec)
+{
+	const char	*colon = strrchr(spec, ':');
+
+	/* "[v6]" alone, or a bare IPv6 address: no port to look at. */
+	if (colon == NULL || strchr(colon, ']') != NULL)
+		return NULL;
+	return colon + 1;
+}
+
+int
+addr_split_range(const char *spec, char *out, size_t outlen, unsigned *count,
+    char *err, size_t errlen)
+{
+	const char	*port = port_part(spec), *dash;
+	unsigned long	 lo, hi;
+	char		*end;
+
+	*count = 1;
+	if (port == NULL || (dash = strchr(port, '-')) == NULL ||
+	    !isdigit((unsigned char)port[0])) {
+		if ((size_t)snprintf(out, outlen, "%s", spec) >= outlen) {
+			snprintf(err, errlen, "\"%s\" is too long", spec);
+			return -1;
+		}
+		return 0;
+	}
+	lo = strtoul(port, &end, 10);
+	if (end != dash || !isdigit((unsigned char)dash[1]) ||
+	    (hi = strtoul(dash + 1, &end, 10), *end != '\0')) {
+		snprintf(err, errlen, "\"%s\": a port range is two port "
+		    "numbers, \"low-high\"", spec);
+		return -1;
+	}
+	if (lo == 0 || hi > 65535 || lo > hi) {
+		snprintf(err, errlen, "\"%s\": a port range goes from a port "
+		    "to a higher one, within 1..65535", spec);
+		return -1;
+	}
+	*count = (unsigned)(hi - lo + 1);
+	return addr_with_port(spec, (unsigned)lo, out, outlen) == -1 ?
+	    (snprintf(err, errlen, "\"%s\" is too long", spec), -1) : 0;
+}
+
+int
+addr_with_port(const char *spec, unsigned port, char *out, size_t outlen)
+{
+	const char	*p = port_part(spec);
+	int		 n;
+
+	n = p == NULL ? snprintf(out, outlen, "%s", spec) :
+	    snprintf(out, outlen, "%.*s%u", (int)(p - spec), spec, port);
+	return n < 0 || (size_t)n >= outlen ? -1 : 0;
+}
+
+void
+addr_set_port(struct sockaddr_any *a, unsigned port)
+{
+	if (a->ss.ss_family == AF_INET)
+		((struct sockaddr_in *)(void *)&a->ss)->sin_port =
+		    htons((uint16_t)port);
+	else if (a->ss.ss_family == AF_INET6)
+		((struct sockaddr_in6 *)(void *)&a->ss)->sin6_port =
+		    htons((uint16_t)port);
+}

@@ -27,6 +27,20 @@ int addr_resolve(const char *spec, int passive, struct sockaddr_any *out,
 int addr_resolve_all(const char *spec, struct sockaddr_any **out, size_t *n,
     char *err, size_t errlen);
 
+/*
+ * A port range "host:lo-hi" (numeric ports, lo <= hi): "host:lo" in out
+ * and the number of ports in *count.  Anything else is copied as it is,
+ * with *count 1.  -1 with the reason in err.
+ */
+int addr_split_range(const char *spec, char *out, size_t outlen,
+    unsigned *count, char *err, size_t errlen);
+
+/* Set the port of a (IPv4 or IPv6). */
+void addr_set_port(struct sockaddr_any *a, unsigned port);
+
+/* spec ("host:port" or "host:lo-hi") with its port(s) replaced by port. */
+int addr_with_port(const char *spec, unsigned port, char *out, size_t outlen);
+
 /* Format sa as "1.2.3.4:80" or "[::1]:80" into buf; returns buf. */
 const char *addr_format(const struct sockaddr *sa, char *buf, size_t len);
 

@@ -478,12 +478,15 @@ conf_free(struct conf *cfg)
 		return;
 	for (i = 0; i < cfg->nrules; i++) {
 		free(cfg->rules[i].listen);
+		free(cfg->rules[i].upstream.backends);
+		/* The rest of a range's later ports is its first port's. */
+		if (cfg->rules[i].range_first != NULL)
+			continue;
 		free(cfg->rules[i].file);
 		free(cfg->rules[i].connect);
 		conf_items_free(&cfg->rules[i]);
 		free(cfg->rules[i].upstream.maglev);
 		free(cfg->rules[i].source);
-		free(cfg->rules[i].upstream.backends);
 		acl_free(&cfg->rules[i].acl);
 	}
 	free(cfg->rules);

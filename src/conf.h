@@ -107,6 +107,7 @@ struct backend {
 	struct sockaddr_any source;          /* bind before connect; port 0 */
 	bool                has_source;      /* the rule's source, this family */
 	bool                backup;          /* only while no primary is up */
+	bool                ranged;          /* its port moves with listen's */
 	int                 weight;          /* 1..BACKEND_WEIGHT_MAX */
 	int                 max_fails;       /* 0 = no passive accounting */
 	int                 fail_timeout;    /* ms */
@@ -180,6 +181,13 @@ struct rule {
 	struct acl          acl;             /* this rule's allow and deny */
 	char               *file;            /* file the rule is in */
 	int                 line;            /* line of the rule in the file */
+	int                 elem;            /* its group's index in rules */
+	/*
+	 * A port range is a rule per port.  The first port's shares with the
+	 * others what does not change with the port: file, connect, items,
+	 * source, acl, maglev.  NULL: this rule is the first, or alone.
+	 */
+	const struct rule  *range_first;
 };
 
 struct conf_text;

@@ -208,26 +208,112 @@ listens_overlap(const struct rule *a, const struct rule *b)
 	    (listens_dual_stack(b) && listens_any_ipv4(a)));
 }
 
-/* Two rules listening on one address would split its connections. */
+/*
+ * The rules in order of protocol and listen port, to find those that
+ * listen on a port without looking at every rule: a port range makes
+ * thousands of rules.
+ */
+struct port_index {
+	const struct rule	*rules;
+	size_t			*order;
+	size_t			 n;
+};
+
+static const struct rule *sorting;	/* qsort() has no argument for it */
+
+static unsigned
+listen_port(const struct rule *r)
+{
+	return addr_port((const void *)&r->listen_addr.ss);
+}
+
 static int
-rule_check_unique(struct conf_loader *ld, const config_setting_t *s,
-    const struct rule *rules, size_t idx)
+by_protocol_port(const void *pa, const void *pb)
+{
+	const struct rule	*a = &sorting[*(const size_t *)pa];
+	const struct rule	*b = &sorting[*(const size_t *)pb];
+
+	if (a->protocol != b->protocol)
+		return a->protocol < b->protocol ? -1 : 1;
+	if (listen_port(a) != listen_port(b))
+		return listen_port(a) < listen_port(b) ? -1 : 1;
+	/* File order within: the later of two rules is the one to blame. */
+	return *(const size_t *)pa < *(const size_t *)pb ? -1 : 1;
+}
+
+static int
+port_index_make(struct port_index *pi, const struct rule *rules, size_t n)
 {
 	size_t	i;
 
-	for (i = 0; i < idx; i++) {
-		/* TCP and UDP on one port are two listeners. */
-		if (rules[i].protocol != rules[idx].protocol)
-			continue;
-		if (addr_equal(&rules[i].listen_addr, &rules[idx].listen_addr))
-			return conf_fail(ld, s, "listen address \"%s\" is already "
-			    "used by the rule at line %d", rules[idx].listen,
-			    rules[i].line);
-		if (listens_overlap(&rules[i], &rules[idx]))
-			return conf_fail(ld, s, "listen address \"%s\" overlaps "
-			    "\"%s\" of the rule at line %d: an IPv6 listener "
-			    "with ipv6_only = false takes IPv4 connections too",
-			    rules[idx].listen, rules[i].listen, rules[i].line);
+	pi->rules = rules;
+	pi->n = n;
+	if ((pi->order = calloc(n, sizeof(*pi->order))) == NULL)
+		return -1;
+	for (i = 0; i < n; i++)
+		pi->order[i] = i;
+	sorting = rules;
+	qsort(pi->order, n, sizeof(*pi->order), by_protocol_port);
+	return 0;
+}
+
+/* Where the rules of protocol on port start in pi->order; *end: past them. */
+static size_t
+port_index_find(const struct port_index *pi, int protocol, unsigned port,
+    size_t *end)
+{
+	size_t			 lo = 0, hi = pi->n, mid;
+	const struct rule	*r;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		r = &pi->rules[pi->order[mid]];
+		if (r->protocol < protocol || (r->protocol == protocol &&
+		    listen_port(r) < port))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (*end = lo; *end < pi->n; (*end)++) {
+		r = &pi->rules[pi->order[*end]];
+		if (r->protocol != protocol || listen_port(r) != port)
+			break;
+	}
+	return lo;
+}
+
+/* Two rules listening on one address would split its connections. */
+static int
+check_unique(struct conf_loader *ld, const config_setting_t *list,
+    const struct port_index *pi)
+{
+	const struct rule	*a, *b;
+	size_t			 i, j, end;
+
+	for (i = 0; i < pi->n; i = end) {
+		a = &pi->rules[pi->order[i]];
+		(void)port_index_find(pi, a->protocol, listen_port(a), &end);
+		/* TCP and UDP on one port are two listeners: not here. */
+		for (; i < end; i++)
+			for (j = i + 1; j < end; j++) {
+				a = &pi->rules[pi->order[i]];
+				b = &pi->rules[pi->order[j]];
+				if (addr_equal(&a->listen_addr, &b->listen_addr))
+					return conf_fail(ld,
+					    config_setting_get_elem(list,
+					    (unsigned)b->elem), "listen address "
+					    "\"%s\" is already used by the rule "
+					    "at line %d", b->listen, a->line);
+				if (listens_overlap(a, b))
+					return conf_fail(ld,
+					    config_setting_get_elem(list,
+					    (unsigned)b->elem), "listen address "
+					    "\"%s\" overlaps \"%s\" of the rule at "
+					    "line %d: an IPv6 listener with "
+					    "ipv6_only = false takes IPv4 "
+					    "connections too", b->listen,
+					    a->listen, a->line);
+			}
 	}
 	return 0;
 }
@@ -241,6 +327,7 @@ enum { UNVISITED, ON_PATH, DONE };
 struct loop_check {
 	const struct rule *rules;
 	size_t		   n;
+	const struct port_index *index;
 	struct ifaddrs	  *ifa;		/* this host's addresses, when needed */
 	bool		   ifa_read;
 	unsigned char	  *state;	/* UNVISITED, ON_PATH, DONE per rule */
@@ -333,25 +420,33 @@ forwards_to(struct loop_check *lc, const struct rule *a, const struct rule *r)
 	return NULL;
 }
 
-/* Depth first from rule i; true when a path comes back to itself. */
+/*
+ * Depth first from rule i; true when a path comes back to itself.  Only
+ * rules listening on the port of one of i's backends can be next.
+ */
 static bool
 find_loop(struct loop_check *lc, size_t i)
 {
-	size_t	j;
+	const struct rule	*a = &lc->rules[i];
+	size_t			 b, k, end, j;
 
 	lc->state[i] = ON_PATH;
 	lc->path[lc->depth++] = i;
-	for (j = 0; j < lc->n; j++) {
-		if (lc->state[j] == DONE ||
-		    forwards_to(lc, &lc->rules[i], &lc->rules[j]) == NULL)
-			continue;
-		if (lc->state[j] == ON_PATH) {
-			lc->start = j;
-			return true;
+	for (b = 0; b < a->upstream.nbackends; b++)
+		for (k = port_index_find(lc->index, a->connect_protocol,
+		    addr_port((const void *)&a->upstream.backends[b].addr.ss),
+		    &end); k < end; k++) {
+			j = lc->index->order[k];
+			if (lc->state[j] == DONE || !listener_takes(lc,
+			    &lc->rules[j], &a->upstream.backends[b].addr))
+				continue;
+			if (lc->state[j] == ON_PATH) {
+				lc->start = j;
+				return true;
+			}
+			if (find_loop(lc, j))
+				return true;
 		}
-		if (find_loop(lc, j))
-			return true;
-	}
 	lc->state[i] = DONE;
 	lc->depth--;
 	return false;
@@ -369,8 +464,8 @@ loop_error(struct loop_check *lc, struct conf_loader *ld,
 
 	if (k + 1 == lc->depth && (b = forwards_to(lc, r, r)) != NULL) {
 		addr_format((const void *)&b->addr.ss, addr, sizeof(addr));
-		return conf_fail(ld, config_setting_get_elem(list, lc->path[k]),
-		    "rule forwards to itself: connect \"%s\" (%s) reaches "
+		return conf_fail(ld, config_setting_get_elem(list,
+		    (unsigned)r->elem), "rule forwards to itself: connect \"%s\" (%s) reaches "
 		    "its own listen address \"%s\"", r->connect, addr,
 		    r->listen);
 	}
@@ -379,7 +474,7 @@ loop_error(struct loop_check *lc, struct conf_loader *ld,
 		    lc->rules[lc->path[i]].line);
 	if (len < sizeof(lines))
 		snprintf(lines + len, sizeof(lines) - len, "line %d", r->line);
-	return conf_fail(ld, config_setting_get_elem(list, lc->path[k]),
+	return conf_fail(ld, config_setting_get_elem(list, (unsigned)r->elem),
 	    "rules forward in a loop: %s (each connect reaches the next "
 	    "rule's listen address)", lines);
 }
@@ -387,15 +482,16 @@ loop_error(struct loop_check *lc, struct conf_loader *ld,
 /* Refuse rules whose connections would come back to them. */
 static int
 check_loops(struct conf_loader *ld, const config_setting_t *list,
-    const struct rule *rules, size_t n)
+    const struct port_index *pi)
 {
 	struct loop_check	lc;
-	size_t			i, k;
+	size_t			i, k, n = pi->n;
 	int			rc = 0;
 
 	memset(&lc, 0, sizeof(lc));
-	lc.rules = rules;
+	lc.rules = pi->rules;
 	lc.n = n;
+	lc.index = pi;
 	lc.state = calloc(n, sizeof(*lc.state));
 	lc.path = calloc(n, sizeof(*lc.path));
 	if (lc.state == NULL || lc.path == NULL)
@@ -415,22 +511,46 @@ check_loops(struct conf_loader *ld, const config_setting_t *list,
 }
 
 /*
- * Parse rules[idx] from s.  Settings it does not override stay UNSET (or
+ * The number of ports rule group s listens on: "host:lo-hi" makes a rule
+ * per port.  Anything wrong with listen is parse_rule()'s to report.
+ */
+static int
+rule_ports(struct conf_loader *ld, const config_setting_t *s, unsigned *n)
+{
+	const config_setting_t	*m;
+	char			 base[CONF_ERR_MAX], why[CONF_ERR_MAX];
+
+	*n = 1;
+	if (!config_setting_is_group(s) ||
+	    (m = config_setting_get_member(s, "listen")) == NULL ||
+	    config_setting_type(m) != CONFIG_TYPE_STRING)
+		return 0;
+	if (addr_split_range(config_setting_get_string(m), base, sizeof(base),
+	    n, why, sizeof(why)) == -1)
+		return conf_fail(ld, m, "\"listen\": %s", why);
+	return 0;
+}
+
+/*
+ * Parse rules[idx] from s, the group at index elem of the list, whose
+ * listen has nports ports.  Settings it does not override stay UNSET (or
  * 0 for buffer_size) until the whole file is read, because the top-level
  * value they inherit may come after the rules.
  */
 static int
 parse_rule(struct conf_loader *ld, const config_setting_t *s,
-    struct rule *rules, size_t idx)
+    struct rule *r, int elem, unsigned nports)
 {
-	struct rule		*r = &rules[idx];
 	struct conf_line	 origin;
+	char			 base[CONF_ERR_MAX], why[CONF_ERR_MAX];
+	unsigned		 n;
 
 	if (!config_setting_is_group(s))
 		return conf_fail(ld, s, "a rule must be a group { listen = \"...\"; "
 		    "connect = \"...\"; } (got %s)", conf_type_name(s));
 	origin = conf_text_origin(ld->text, config_setting_source_line(s));
 	r->line = origin.line;
+	r->elem = elem;
 	if ((r->file = strdup(origin.file != NULL ? origin.file :
 	    ld->path)) == NULL)
 		return conf_fail(ld, s, "out of memory");
@@ -445,19 +565,64 @@ parse_rule(struct conf_loader *ld, const config_setting_t *s,
 		return -1;
 	if (r->connect_protocol == UNSET)
 		r->connect_protocol = r->protocol;
+	/* A port range: this rule is its first port's. */
+	if (nports > 1) {
+		if (addr_split_range(r->listen, base, sizeof(base), &n, why,
+		    sizeof(why)) == -1 || n != nports)
+			return conf_fail(ld, config_setting_get_member(s,
+			    "listen"), "\"listen\": not the range it was");
+		free(r->listen);
+		if ((r->listen = strdup(base)) == NULL)
+			return conf_fail(ld, s, "out of memory");
+	}
 	if (rule_address(ld, s, "listen", r->listen, 1, &r->listen_addr) == -1 ||
-	    conf_rule_upstream(ld, s, r) == -1 || rule_ipv6_only(ld, s, r) == -1 ||
-	    rule_protocol_keys(ld, s, r) == -1)
+	    conf_rule_upstream(ld, s, r, nports) == -1 ||
+	    rule_ipv6_only(ld, s, r) == -1 || rule_protocol_keys(ld, s, r) == -1)
 		return -1;
-	return rule_check_unique(ld, s, rules, idx);
+	return 0;
+}
+
+/*
+ * Port offset of a range: the rule of first's port + offset, sharing what
+ * does not change with the port (conf_free() knows).
+ */
+static int
+clone_rule(struct rule *dst, const struct rule *first, unsigned offset)
+{
+	char	spec[CONF_ERR_MAX];
+	unsigned port = listen_port(first) + offset;
+	size_t	i;
+
+	*dst = *first;
+	dst->range_first = first;
+	dst->upstream.backends = NULL;
+	addr_set_port(&dst->listen_addr, port);
+	if (addr_with_port(first->listen, port, spec, sizeof(spec)) == -1 ||
+	    (dst->listen = strdup(spec)) == NULL)
+		return -1;
+	dst->upstream.backends = malloc(first->upstream.nbackends *
+	    sizeof(*dst->upstream.backends));
+	if (dst->upstream.backends == NULL)
+		return -1;
+	for (i = 0; i < first->upstream.nbackends; i++) {
+		dst->upstream.backends[i] = first->upstream.backends[i];
+		if (first->upstream.backends[i].ranged)
+			addr_set_port(&dst->upstream.backends[i].addr,
+			    addr_port((const void *)&first->upstream.
+			    backends[i].addr.ss) + offset);
+	}
+	return 0;
 }
 
 int
 conf_parse_rules(struct conf_loader *ld, const struct conf_key *k,
     const config_setting_t *s, void *base)
 {
-	struct conf	*cfg = base;
-	int		 i, n;
+	struct conf		*cfg = base;
+	struct port_index	 pi;
+	unsigned		 ports, j;
+	size_t			 total = 0, idx = 0;
+	int			 i, n, rc;
 
 	if (!config_setting_is_list(s) && !config_setting_is_array(s))
 		return conf_fail(ld, s, "\"%s\" must be a list of rules, "
@@ -466,14 +631,34 @@ conf_parse_rules(struct conf_loader *ld, const struct conf_key *k,
 	if ((n = config_setting_length(s)) == 0)
 		return conf_fail(ld, s, "\"%s\" is empty: at least one rule is "
 		    "needed", k->name);
-	if ((cfg->rules = calloc(n, sizeof(*cfg->rules))) == NULL)
-		return conf_fail(ld, s, "out of memory");
-	cfg->nrules = n;
-	for (i = 0; i < n; i++)
-		if (parse_rule(ld, config_setting_get_elem(s, i), cfg->rules,
-		    i) == -1)
+	for (i = 0; i < n; i++) {
+		if (rule_ports(ld, config_setting_get_elem(s, i), &ports) == -1)
 			return -1;
-	return check_loops(ld, s, cfg->rules, cfg->nrules);
+		total += ports;
+	}
+	if ((cfg->rules = calloc(total, sizeof(*cfg->rules))) == NULL)
+		return conf_fail(ld, s, "out of memory");
+	for (i = 0; i < n; i++) {
+		(void)rule_ports(ld, config_setting_get_elem(s, i), &ports);
+		cfg->nrules = idx + 1;
+		if (parse_rule(ld, config_setting_get_elem(s, i),
+		    &cfg->rules[idx], i, ports) == -1)
+			return -1;
+		for (j = 1; j < ports; j++) {
+			cfg->nrules = idx + j + 1;
+			if (clone_rule(&cfg->rules[idx + j], &cfg->rules[idx],
+			    j) == -1)
+				return conf_fail(ld, s, "out of memory");
+		}
+		idx += ports;
+	}
+	if (port_index_make(&pi, cfg->rules, cfg->nrules) == -1)
+		return conf_fail(ld, s, "out of memory");
+	rc = check_unique(ld, s, &pi);
+	if (rc == 0)
+		rc = check_loops(ld, s, &pi);
+	free(pi.order);
+	return rc;
 }
 
 void

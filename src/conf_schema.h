@@ -114,9 +114,12 @@ conf_key_parser conf_parse_rules;		/* conf_rule.c */
 conf_key_parser conf_parse_connect, conf_parse_balance; /* conf_upstream.c */
 conf_key_parser conf_parse_health_check;
 
-/* Resolve rule r's connect items into its upstream; 0 or -1. */
+/*
+ * Resolve rule r's connect items into its upstream; an item may have a
+ * port range of nports ports when listen has (nports > 1).  0 or -1.
+ */
 int	conf_rule_upstream(struct conf_loader *ld,
-    const config_setting_t *rule, struct rule *r);
+    const config_setting_t *rule, struct rule *r, unsigned nports);
 /* Free what conf_parse_connect() stored in r. */
 void	conf_items_free(struct rule *r);
 

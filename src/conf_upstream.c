@@ -232,15 +232,24 @@ item_setting(const config_setting_t *rule, size_t i)
  */
 static int
 add_item(struct conf_loader *ld, const config_setting_t *where,
-    const struct rule *r, const struct connect_item *it, struct upstream *u,
-    int *family)
+    const struct rule *r, const struct connect_item *it, unsigned nports,
+    struct upstream *u, int *family)
 {
 	struct sockaddr_any	*addrs;
 	struct backend		*b, *grown;
-	char			 why[CONF_ERR_MAX];
+	char			 why[CONF_ERR_MAX], spec[CONF_ERR_MAX];
 	size_t			 n = 0, i, j;
+	unsigned		 ports;
 
-	if (addr_resolve_all(it->address, &addrs, &n, why, sizeof(why)) == -1)
+	/* A port range: as many ports as listen's, port i for port i. */
+	if (addr_split_range(it->address, spec, sizeof(spec), &ports, why,
+	    sizeof(why)) == -1)
+		return conf_fail(ld, where, "\"connect\": %s", why);
+	if (ports > 1 && ports != nports)
+		return conf_fail(ld, where, "\"connect\": \"%s\" has %u ports "
+		    "and listen %u: a connect port range must be as long as "
+		    "listen's", it->address, ports, nports);
+	if (addr_resolve_all(spec, &addrs, &n, why, sizeof(why)) == -1)
 		return conf_fail(ld, where, "\"connect\": %s", why);
 	grown = realloc(u->backends, (u->nbackends + n) * sizeof(*grown));
 	if (grown == NULL) {
@@ -266,6 +275,7 @@ add_item(struct conf_loader *ld, const config_setting_t *where,
 		b->max_fails = it->max_fails;
 		b->fail_timeout = it->fail_timeout;
 		b->max_connections = it->max_connections;
+		b->ranged = ports > 1;
 		*family = addrs[i].ss.ss_family;
 		if (r->source != NULL) {
 			/* A name may have addresses of both families. */
@@ -315,7 +325,7 @@ build_maglev(struct conf_loader *ld, const config_setting_t *rule,
 
 int
 conf_rule_upstream(struct conf_loader *ld, const config_setting_t *rule,
-    struct rule *r)
+    struct rule *r, unsigned nports)
 {
 	const config_setting_t	*m = config_setting_get_member(rule, "source");
 	struct upstream		*u = &r->upstream;
@@ -328,8 +338,8 @@ conf_rule_upstream(struct conf_loader *ld, const config_setting_t *rule,
 		return conf_fail(ld, rule, "rule is missing required setting "
 		    "\"connect\"");
 	for (i = 0; i < r->nitems; i++)
-		if (add_item(ld, item_setting(rule, i), r, &r->items[i], u,
-		    &family) == -1)
+		if (add_item(ld, item_setting(rule, i), r, &r->items[i], nports,
+		    u, &family) == -1)
 			return -1;
 	if (u->nbackends == 0) {
 		/* Say why the source did not do for any address. */

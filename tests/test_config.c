@@ -293,6 +293,32 @@ static const struct bad_case bad_cases[] = {
 	{ "port 1e3", "rules = ( { listen = \"127.0.0.1:18080\";\n"
 	    "  connect = \"127.0.0.1:1e3\"; } );\n",
 	    2, "port \"1e3\" in address" },
+	/* Port ranges. */
+	{ "a port range backwards", "rules = ( { listen = \"127.0.0.1:20-10\";\n"
+	    "  connect = \"127.0.0.1:18081\"; } );\n",
+	    1, "to a higher one" },
+	{ "a port range from 0", "rules = ( { listen = \"127.0.0.1:0-10\";\n"
+	    "  connect = \"127.0.0.1:18081\"; } );\n",
+	    1, "within 1..65535" },
+	{ "a port range past 65535", "rules = ( { listen = \"127.0.0.1:65530-65540\";"
+	    "\n  connect = \"127.0.0.1:18081\"; } );\n",
+	    1, "within 1..65535" },
+	{ "a port range with a letter", "rules = ( { listen = \"127.0.0.1:10-2x\";"
+	    "\n  connect = \"127.0.0.1:18081\"; } );\n",
+	    1, "two port numbers" },
+	{ "connect range of another length", "rules = ( { listen = "
+	    "\"127.0.0.1:18000-18009\";\n  connect = \"127.0.0.1:19000-19008\"; } );\n",
+	    2, "has 9 ports and listen 10" },
+	{ "connect range for one listen port", "rules = ( { listen = "
+	    "\"127.0.0.1:18000\";\n  connect = \"127.0.0.1:19000-19008\"; } );\n",
+	    2, "as long as listen's" },
+	{ "a port of a range used again", "rules = (\n { listen = "
+	    "\"127.0.0.1:18000-18009\"; connect = \"127.0.0.1:19000\"; },\n"
+	    " { listen = \"127.0.0.1:18005\"; connect = \"127.0.0.1:19000\"; } );\n",
+	    3, "\"127.0.0.1:18005\" is already used by the rule at line 2" },
+	{ "a range forwarding to itself", "rules = (\n { listen = "
+	    "\"127.0.0.1:18000-18009\";\n connect = \"127.0.0.1:18000-18009\"; } );\n",
+	    2, "rule forwards to itself" },
 	/* Rules whose connections would come back to them. */
 	{ "rule forwarding to itself",
 	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
@@ -490,6 +516,37 @@ test_udp(void)
 	    cfg->rules[1].framing == FRAMING_NONE &&
 	    cfg->rules[1].session_timeout == 4000,
 	    "TCP to UDP: raw by default, session_timeout");
+	conf_free(cfg);
+}
+
+/* A port range is a rule per port, sharing what does not change. */
+static void
+test_port_ranges(void)
+{
+	struct conf		*cfg;
+	const struct rule	*r;
+	char			 path[1024];
+
+	cfg = load_good("ranges.conf", "rules = (\n"
+	    "  { listen = \"127.0.0.1:20000-20999\"; connect = ( "
+	    "\"127.0.0.1:30000-30999\", \"127.0.0.2:80\" ); },\n"
+	    "  { listen = \"127.0.0.1:21000\"; connect = \"127.0.0.1:80\"; } );\n",
+	    path, sizeof(path), "a range of 1,000 ports and a single one");
+	if (cfg == NULL)
+		return;
+	check(cfg->nrules == 1001, "1,001 rules (%zu)", cfg->nrules);
+	r = &cfg->rules[999];
+	check(strcmp(r->listen, "127.0.0.1:20999") == 0 &&
+	    addr_port((const void *)&r->listen_addr.ss) == 20999 &&
+	    r->range_first == &cfg->rules[0] && r->line == 2,
+	    "the last port's rule: %s, of the first's line", r->listen);
+	check(addr_port((const void *)&r->upstream.backends[0].addr.ss) ==
+	    30999 && addr_port((const void *)&r->upstream.backends[1].addr.ss) ==
+	    80, "port i goes to port i of a connect range, a single port stays");
+	check(cfg->nbackends == 2001 && r->upstream.backends[1].id == 1999,
+	    "each port's backends are backends of their own");
+	check(cfg->rules[1000].range_first == NULL &&
+	    cfg->rules[1000].line == 3, "the next rule is itself");
 	conf_free(cfg);
 }
 
@@ -1072,6 +1129,7 @@ main(void)
 	test_chain();
 	test_missing_file();
 	test_bad_cases();
+	test_port_ranges();
 	test_udp();
 	remove_tmpdir();
 	return test_summary();
