@@ -176,7 +176,7 @@ accesslog_format(const struct accesslog_entry *e, int format, char *buf,
 
 	fields_fill(&f, e);
 	/* Several backends: how many were tried, as one more field. */
-	if (e->attempts > 0)
+	if (e->attempts_field)
 		snprintf(attempts, sizeof(attempts), "%c%u",
 		    format == ACCESS_LOG_COMMON ? ' ' : '\t', e->attempts);
 	if (format == ACCESS_LOG_COMMON)
@@ -218,7 +218,9 @@ accesslog_session(const struct rule *rule, const struct sockaddr *client,
 	if (al_fd == -1)
 		return;
 	memset(&e, 0, sizeof(e));
-	e.attempts = rule->upstream.nbackends > 1 ? attempts : 0;
+	/* Refusals too (0), so that a rule's lines have one layout. */
+	e.attempts_field = rule->upstream.nbackends > 1;
+	e.attempts = attempts;
 	e.client = client;
 	e.rule = rule;
 	e.backend = backend;

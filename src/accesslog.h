@@ -43,7 +43,8 @@ struct accesslog_entry {
 	time_t			 date;		/* wall clock of the end; 0: now */
 	int64_t			 start_ms;	/* any monotonic ms clock ... */
 	int64_t			 end_ms;	/* ... for the duration field */
-	unsigned		 attempts;	/* backends tried; 0: no field */
+	unsigned		 attempts;	/* backends tried ... */
+	bool			 attempts_field; /* ... as a field of its own */
 };
 
 /*

@@ -244,6 +244,7 @@ balance_pick(const struct rule *rule, const struct sockaddr *client,
 	const struct upstream	*u = &rule->upstream;
 	const struct backend	*b;
 	struct candidates	 c;
+	uint64_t		 lost = 0;	/* trials another worker took */
 	int			 pass;
 
 	/* Primaries; backups while no primary is up; then anything. */
@@ -251,7 +252,8 @@ balance_pick(const struct rule *rule, const struct sockaddr *client,
 		if (pass == 1 && !u->has_backup)
 			continue;
 		for (;;) {
-			gather(u, pass == 1, pass == 2, tried, now, &c);
+			gather(u, pass == 1, pass == 2, pass == 2 ? tried :
+			    tried | lost, now, &c);
 			if (pass == 2) {
 				/* Down or not: primaries, then backups. */
 				if (c.n == 0)
@@ -263,10 +265,14 @@ balance_pick(const struct rule *rule, const struct sockaddr *client,
 			*trial = false;
 			if (pass == 2 || health_state(b, now) != HEALTH_TRIAL)
 				return b;
-			/* One trial per fail_timeout, across workers. */
+			/*
+			 * One trial per fail_timeout, across workers; the
+			 * loser of the race may still try it below, when
+			 * nothing else is up.
+			 */
 			if ((*trial = health_claim_trial(b, now)))
 				return b;
-			tried |= BALANCE_TRIED((size_t)(b - u->backends));
+			lost |= BALANCE_TRIED((size_t)(b - u->backends));
 		}
 	}
 	return NULL;

@@ -19,7 +19,11 @@
 int	balance_init(const struct conf *cfg);
 void	balance_free(void);
 
-/* Bit of backend i of an upstream in a "tried" mask. */
+/*
+ * Bit of backend i of an upstream in a "tried" mask.  Past 64 backends
+ * a bit stands for several: a connection then skips a few untried ones
+ * in failover, which costs it nothing but choice.
+ */
 #define BALANCE_TRIED(i)	(1ULL << ((i) % 64))
 
 /*

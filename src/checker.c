@@ -107,11 +107,14 @@ probe_done(struct probe *p, bool ok, const char *why)
 		c->streak = 0;
 	next = p->started + hc->interval;
 	(void)event_timer_arm(ck->loop, &p->timer, next > now ? next : now);
-	/* A place is free: the next waiting probe. */
+	/*
+	 * A place is free: the next waiting probe, from its timer (starting
+	 * it here could fail at once and come back here, deeper each time).
+	 */
 	if ((w = TAILQ_FIRST(&ck->waiting)) != NULL) {
 		TAILQ_REMOVE(&ck->waiting, w, queue);
 		w->waiting = false;
-		probe_start(w);
+		(void)event_timer_arm(ck->loop, &w->timer, now);
 	}
 }
 

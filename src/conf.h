@@ -256,8 +256,8 @@ void conf_free(struct conf *cfg);
 /*
  * cfg loaded again from the text it was loaded from (not the file, which
  * may have changed since), every name resolved anew.  The new config
- * has no text of its own until conf_move_text() gives it cfg's.  NULL
- * with the error in err.
+ * has no text of its own until conf_move_text() gives it cfg's (once it
+ * replaces cfg).  NULL with the error in err.
  */
 struct conf *conf_reresolve(const struct conf *cfg, char *err,
     size_t errlen);
@@ -265,6 +265,18 @@ void conf_move_text(struct conf *to, struct conf *from);
 
 /* Whether a and b have the same rules forwarding to the same addresses. */
 bool conf_same_backends(const struct conf *a, const struct conf *b);
+
+/*
+ * A config's rules by protocol and listen address, to find in it the
+ * counterpart of another config's rule (at a reload) without comparing
+ * every pair: a port range makes thousands of rules.
+ */
+struct rule_map;
+struct rule_map *conf_rule_map_new(const struct conf *cfg);
+/* The rule with like's protocol and listen address, or NULL. */
+const struct rule *conf_rule_map_find(const struct rule_map *map,
+    const struct rule *like);
+void conf_rule_map_free(struct rule_map *map);
 
 /* "err", "warning", ... -> enum log_level, or -1. */
 int conf_log_level_parse(const char *name);

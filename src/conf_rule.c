@@ -595,6 +595,7 @@ clone_rule(struct rule *dst, const struct rule *first, unsigned offset)
 
 	*dst = *first;
 	dst->range_first = first;
+	dst->listen = NULL;		/* its own, and conf_free() frees it */
 	dst->upstream.backends = NULL;
 	addr_set_port(&dst->listen_addr, port);
 	if (addr_with_port(first->listen, port, spec, sizeof(spec)) == -1 ||

@@ -225,8 +225,30 @@ item_setting(const config_setting_t *rule, size_t i)
 	    config_setting_get_elem(c, (unsigned)i) : c;
 }
 
+/* IPv4 before IPv6, then by address and port. */
+static int
+addr_order(const void *pa, const void *pb)
+{
+	const struct sockaddr_any	*a = pa, *b = pb;
+	const struct sockaddr_in	*a4 = (const void *)&a->ss;
+	const struct sockaddr_in	*b4 = (const void *)&b->ss;
+	const struct sockaddr_in6	*a6 = (const void *)&a->ss;
+	const struct sockaddr_in6	*b6 = (const void *)&b->ss;
+	int				 c;
+
+	if (a->ss.ss_family != b->ss.ss_family)
+		return a->ss.ss_family == AF_INET ? -1 : 1;
+	c = a->ss.ss_family == AF_INET ? memcmp(&a4->sin_addr, &b4->sin_addr,
+	    sizeof(a4->sin_addr)) : memcmp(&a6->sin6_addr, &b6->sin6_addr,
+	    sizeof(a6->sin6_addr));
+	if (c != 0)
+		return c;
+	return addr_port((const void *)&a->ss) < addr_port((const void *)&b->ss) ?
+	    -1 : addr_port((const void *)&a->ss) > addr_port((const void *)&b->ss);
+}
+
 /*
- * Add item it's addresses to u.  With source, each backend binds to the
+ * Add the addresses of item it to u.  With source, each backend binds to the
  * source's address of its own family; addresses of a family the source
  * has none of are left out (*family: the last one seen).
  */
@@ -251,6 +273,12 @@ add_item(struct conf_loader *ld, const config_setting_t *where,
 		    "listen's", it->address, ports, nports);
 	if (addr_resolve_all(spec, &addrs, &n, why, sizeof(why)) == -1)
 		return conf_fail(ld, where, "\"connect\": %s", why);
+	/*
+	 * In one order whatever the resolver's (which rotates, and differs
+	 * between hosts): hash tables alike on every host, and a name
+	 * resolved again compares equal when its addresses are.
+	 */
+	qsort(addrs, n, sizeof(*addrs), addr_order);
 	grown = realloc(u->backends, (u->nbackends + n) * sizeof(*grown));
 	if (grown == NULL) {
 		free(addrs);

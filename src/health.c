@@ -19,34 +19,21 @@
 static struct health_cell	*cells;
 static size_t			 ncells;
 
-/* The same rule and backend in another configuration. */
-static bool
-same_backend(const struct rule *ra, const struct backend *a,
-    const struct rule *rb, const struct backend *b)
-{
-	return ra->protocol == rb->protocol &&
-	    ra->connect_protocol == rb->connect_protocol &&
-	    addr_equal(&ra->listen_addr, &rb->listen_addr) &&
-	    addr_equal(&a->addr, &b->addr);
-}
-
-/* Backend b of rule r's cell in the table in use, if old has it. */
+/* Backend b of rule r's cell in the table in use, if the old rule has it. */
 static const struct health_cell *
-old_cell(const struct conf *old, const struct rule *r,
+old_cell(const struct rule_map *old, const struct rule *r,
     const struct backend *b)
 {
-	const struct rule	*o;
-	size_t			 i, j;
+	const struct rule	*o = conf_rule_map_find(old, r);
+	size_t			 j;
 
-	if (old == NULL || cells == NULL)
+	if (o == NULL || cells == NULL ||
+	    o->connect_protocol != r->connect_protocol)
 		return NULL;
-	for (i = 0; i < old->nrules; i++) {
-		o = &old->rules[i];
-		for (j = 0; j < o->upstream.nbackends; j++)
-			if (o->upstream.backends[j].id < ncells &&
-			    same_backend(o, &o->upstream.backends[j], r, b))
-				return &cells[o->upstream.backends[j].id];
-	}
+	for (j = 0; j < o->upstream.nbackends; j++)
+		if (o->upstream.backends[j].id < ncells &&
+		    addr_equal(&o->upstream.backends[j].addr, &b->addr))
+			return &cells[o->upstream.backends[j].id];
 	return NULL;
 }
 
@@ -56,6 +43,7 @@ health_table_new(const struct conf *cfg, const struct conf *old)
 	struct health_cell		*t;
 	const struct health_cell	*was;
 	const struct rule		*r;
+	struct rule_map			*map = NULL;
 	size_t				 n = cfg->nbackends > 0 ?
 					    cfg->nbackends : 1, i, j;
 	void				*p;
@@ -71,12 +59,15 @@ health_table_new(const struct conf *cfg, const struct conf *old)
 		return -1;
 	}
 	t = p;
+	/* Without the map (out of memory), every backend starts anew. */
+	if (old != NULL)
+		map = conf_rule_map_new(old);
 	for (i = 0; i < cfg->nrules; i++) {
 		r = &cfg->rules[i];
 		for (j = 0; j < r->upstream.nbackends; j++) {
 			const struct backend *b = &r->upstream.backends[j];
 
-			if ((was = old_cell(old, r, b)) != NULL)
+			if ((was = old_cell(map, r, b)) != NULL)
 				memcpy(&t[b->id], (const void *)was,
 				    sizeof(*t));
 			else {
@@ -91,6 +82,7 @@ health_table_new(const struct conf *cfg, const struct conf *old)
 			}
 		}
 	}
+	conf_rule_map_free(map);
 	if (cells != NULL)
 		munmap(cells, ncells * sizeof(*cells));
 	cells = t;
@@ -147,6 +139,7 @@ health_failed(const struct rule *rule, const struct backend *b, int err,
 	struct health_cell	*c = health_cell(b->id);
 	char			 addr[ADDR_STRLEN];
 	uint32_t		 n;
+	int64_t			 until;
 
 	if (c == NULL || b->max_fails == 0)
 		return;
@@ -165,10 +158,13 @@ health_failed(const struct rule *rule, const struct backend *b, int err,
 		c->fails = 0;
 	}
 	n = __atomic_add_fetch(&c->fails, 1, __ATOMIC_ACQ_REL);
-	/* Exactly one of the racing workers sees the count reached. */
-	if (n != (uint32_t)b->max_fails)
+	if (n < (uint32_t)b->max_fails)
 		return;
-	c->down_until = now + b->fail_timeout;
+	/* Of workers racing past the count, one marks it down and logs. */
+	until = 0;
+	if (!__atomic_compare_exchange_n(&c->down_until, &until,
+	    now + b->fail_timeout, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		return;
 	c->fails = 0;
 	c->changed = (int64_t)time(NULL);
 	log_warn("backend %s of rule %s is down: %s (%d failed connect%s "

@@ -443,21 +443,25 @@ same_udp_rule(const struct rule *a, const struct rule *b)
 static void
 master_map_udp_rules(struct master *m, const struct conf *cfg)
 {
-	size_t i, j;
+	struct rule_map		*map;
+	const struct rule	*r;
+	size_t			 i;
 
 	free(m->udp_map);
 	m->udp_nmap = 0;
-	if ((m->udp_map = calloc(m->cfg->nrules, sizeof(int))) == NULL)
+	map = conf_rule_map_new(cfg);
+	if (map == NULL ||
+	    (m->udp_map = calloc(m->cfg->nrules, sizeof(int))) == NULL) {
+		conf_rule_map_free(map);
 		return;
+	}
 	m->udp_nmap = m->cfg->nrules;
 	for (i = 0; i < m->cfg->nrules; i++) {
-		m->udp_map[i] = -1;
-		for (j = 0; j < cfg->nrules; j++)
-			if (same_udp_rule(&m->cfg->rules[i], &cfg->rules[j])) {
-				m->udp_map[i] = (int)j;
-				break;
-			}
+		r = conf_rule_map_find(map, &m->cfg->rules[i]);
+		m->udp_map[i] = r != NULL && same_udp_rule(&m->cfg->rules[i],
+		    r) ? (int)(r - cfg->rules) : -1;
 	}
+	conf_rule_map_free(map);
 }
 
 /*
@@ -656,6 +660,9 @@ master_apply(struct master *m, struct conf *cfg)
 	 */
 	listen_set_close(m->ls);
 	master_map_udp_rules(m, cfg);
+	/* Re-resolved from the running text: it goes on with it. */
+	if (cfg->text == NULL)
+		conf_move_text(cfg, m->cfg);
 	conf_free(m->cfg);
 	free(m->slots);
 	/* The new set was steered without skips: its workers are new. */
@@ -719,7 +726,6 @@ master_reresolve(struct master *m)
 		return;
 	}
 	log_notice("backend names resolve to new addresses; applying them");
-	conf_move_text(cfg, m->cfg);
 	master_apply(m, cfg);
 }
 
@@ -891,6 +897,14 @@ master_reopen_logs(struct master *m)
 			log_warn("cannot hand the reopened logs to worker %d "
 			    "(pid %ld): %s", c->slot, (long)c->pid,
 			    strerror(errno));
+	/*
+	 * The checker has no channel to read: a new one inherits the
+	 * reopened log.  Health state is in the table; nothing is lost.
+	 */
+	if (m->checker.pid > 0 && log_file_fd() != -1) {
+		master_stop_checker(m, SIGTERM);
+		master_spawn_checker(m);
+	}
 }
 
 static void

@@ -51,6 +51,7 @@ struct udp_stream {
 	struct frame_in		in;	/* replies read but not yet whole */
 	struct tcp_connect	connect;	/* its backends tried */
 	int64_t			deadline;	/* to be connected by */
+	int64_t			attempt_end;	/* ... to this backend */
 	bool			connecting;
 };
 
@@ -71,6 +72,12 @@ struct udp_session {
 	uint32_t		 hash;
 	bool			 detached;	/* not in the table: replies only */
 	bool			 no_gso;	/* its route refused UDP_SEGMENT */
+	/*
+	 * Handed over at a reload whose rule no longer has the backend its
+	 * socket is connected to (its name now resolves elsewhere): not
+	 * counted on any backend, its errors blamed on none.
+	 */
+	bool			 stranger;
 	int64_t			 started, last_active;
 	int64_t			 until;		/* detached: its end */
 	uint64_t		 bytes_in, bytes_out;
@@ -106,6 +113,7 @@ struct udp_sessions {
 #define HANDOVER_WAIT_MS	2000
 
 static void session_on_backend(struct event_loop *, int, int, void *);
+static void stream_next(struct udp_session *, int);
 static void stream_send(struct udp_session *, const struct iovec *, int);
 
 static uint32_t
@@ -184,6 +192,16 @@ table_remove(struct udp_sessions *us, struct udp_session *s)
 }
 
 /* Take s out of the table and lists, close its socket, free it. */
+/* s no longer counts as open on its backend (balance.h). */
+static void
+session_release_backend(struct udp_session *s)
+{
+	if (s->stream != NULL)
+		tcp_connect_release(&s->stream->connect);
+	else if (s->backend != NULL && !s->stranger)
+		balance_release(s->backend);
+}
+
 static void
 session_free(struct udp_session *s)
 {
@@ -193,10 +211,8 @@ session_free(struct udp_session *s)
 	event_close(us->loop, s->fd);
 	close(s->fd);
 	event_timer_cancel(us->loop, &s->timer);
-	if (s->stream == NULL && s->backend != NULL)
-		balance_release(s->backend);
+	session_release_backend(s);
 	if (s->stream != NULL) {
-		tcp_connect_release(&s->stream->connect);
 		frame_out_free(&s->stream->out);
 		frame_in_free(&s->stream->in);
 		free(s->stream);
@@ -248,7 +264,7 @@ session_due(const struct udp_session *s)
 	if (s->detached)
 		return s->until;
 	if (s->stream != NULL && s->stream->connecting)
-		return s->stream->deadline;
+		return s->stream->attempt_end;
 	return s->last_active + s->rule->session_timeout;
 }
 
@@ -261,7 +277,8 @@ session_connect_failed(struct udp_session *s, int err)
 
 	s->owner->counters->connect_failed++;
 	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: cannot connect to %s "
-	    "for UDP client %s: %s", s->rule->listen, addr_format(
+	    "for UDP client %s: %s", s->rule->listen, s->backend == NULL ||
+	    s->rule->upstream.nbackends > 1 ? s->rule->connect : addr_format(
 	    (const struct sockaddr *)&s->backend->addr.ss, backend,
 	    sizeof(backend)), addr_format((const struct sockaddr *)&s->client,
 	    client, sizeof(client)), strerror(err));
@@ -278,7 +295,8 @@ session_on_timer(struct event_timer *t, void *data)
 	    event_timer_arm(s->owner->loop, t, session_due(s)) == 0)
 		return;
 	if (s->stream != NULL && s->stream->connecting) {
-		session_connect_failed(s, ETIMEDOUT);
+		/* This backend's share of connect_timeout is over. */
+		stream_next(s, ETIMEDOUT);
 		return;
 	}
 	session_close(s, ACCESSLOG_IDLE_TIMEOUT);
@@ -299,6 +317,8 @@ stream_connect(struct udp_session *s, const struct rule *rule, int err)
 	    &err)) {
 	case TCP_CONNECT_PENDING:
 		s->backend = tc->backend;
+		s->stream->attempt_end = tcp_connect_attempt_end(rule, now,
+		    s->stream->deadline);
 		return fd;
 	case TCP_CONNECT_NONE:
 		errno = err != 0 ? err : EBUSY;	/* 0: all at max_connections */
@@ -306,6 +326,30 @@ stream_connect(struct udp_session *s, const struct rule *rule, int err)
 	default:
 		return -1;	/* a shortage: errno says which */
 	}
+}
+
+/*
+ * The stream's connect failed with err: connect to the next backend, or
+ * fail the session when none is left.
+ */
+static void
+stream_next(struct udp_session *s, int err)
+{
+	struct udp_sessions	*us = s->owner;
+	int			 fd;
+
+	if ((fd = stream_connect(s, s->rule, err)) == -1) {
+		session_connect_failed(s, errno);
+		return;
+	}
+	event_close(us->loop, s->fd);
+	close(s->fd);
+	s->fd = fd;
+	if (event_set(us->loop, fd, EV_WRITE, session_on_backend, s) == -1) {
+		session_connect_failed(s, errno);
+		return;
+	}
+	(void)event_timer_arm(us->loop, &s->timer, session_due(s));
 }
 
 int
@@ -405,6 +449,7 @@ session_insert(struct udp_sessions *us, struct udp_session *s,
 	    s->stream->connecting ? EV_WRITE : EV_READ, session_on_backend,
 	    s) == -1) {
 		close(s->fd);
+		session_release_backend(s);
 		free(s->stream);
 		free(s);
 		return -1;
@@ -477,10 +522,12 @@ udp_backend_error(struct scoreboard_counters *counters,
 
 	counters->icmp_errors++;
 	/* Passive health: an unreachable backend is a failed one. */
-	health_failed(rule, b, err, false, clock_ms());
+	if (b != NULL)
+		health_failed(rule, b, err, false, clock_ms());
 	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: backend %s: %s",
-	    rule->listen, addr_format((const struct sockaddr *)&b->addr.ss,
-	    backend, sizeof(backend)), strerror(err));
+	    rule->listen, b != NULL ? addr_format((const struct sockaddr *)
+	    &b->addr.ss, backend, sizeof(backend)) : "(gone since a reload)",
+	    strerror(err));
 }
 
 bool
@@ -494,7 +541,8 @@ udp_unreachable(int err)
 static void
 session_backend_error(struct udp_session *s, int err)
 {
-	udp_backend_error(s->owner->counters, s->rule, s->backend, err);
+	udp_backend_error(s->owner->counters, s->rule,
+	    s->stranger ? NULL : s->backend, err);
 }
 
 #ifdef UDP_SEGMENT
@@ -1005,26 +1053,17 @@ stream_on_backend(struct udp_session *s, int events)
 	struct udp_sessions	*us = s->owner;
 	struct udp_stream	*st = s->stream;
 	struct iovec		 iov[UDP_BATCH];
-	int			 n, rounds, err, fd;
+	int			 n, rounds, err;
 
 	if (st->connecting) {
 		if ((err = tcp_connect_finished(s->fd, events)) != 0) {
-			/* On to the next address, if there is one. */
-			if ((fd = stream_connect(s, s->rule, err)) == -1) {
-				session_connect_failed(s, errno);
-				return;
-			}
-			event_close(us->loop, s->fd);
-			close(s->fd);
-			s->fd = fd;
-			if (event_set(us->loop, fd, EV_WRITE, session_on_backend,
-			    s) == -1)
-				session_connect_failed(s, errno);
+			stream_next(s, err);	/* the next backend */
 			return;
 		}
 		if ((events & EV_WRITE) == 0)
 			return;		/* not connected yet */
 		st->connecting = false;
+		tcp_connect_succeeded(&st->connect, s->rule);
 		(void)event_timer_arm(us->loop, &s->timer, session_due(s));
 	}
 	if (frame_out_held(&st->out) &&
@@ -1251,6 +1290,29 @@ udp_sessions_hand_over(struct udp_sessions *us, int chan)
 	return n;
 }
 
+/*
+ * The backend of rule a handed-over socket (fd) is connected to: the
+ * one at index was where it came from, unless the reload moved or
+ * dropped it (a name resolved anew).  NULL if the rule has it no more.
+ */
+static const struct backend *
+adopted_backend(const struct rule *rule, int fd, uint32_t was)
+{
+	const struct upstream	*u = &rule->upstream;
+	struct sockaddr_any	 peer;
+	size_t			 i;
+
+	peer.len = sizeof(peer.ss);
+	if (getpeername(fd, (struct sockaddr *)&peer.ss, &peer.len) == -1)
+		return was < u->nbackends ? &u->backends[was] : NULL;
+	if (was < u->nbackends && addr_equal(&u->backends[was].addr, &peer))
+		return &u->backends[was];
+	for (i = 0; i < u->nbackends; i++)
+		if (addr_equal(&u->backends[i].addr, &peer))
+			return &u->backends[i];
+	return NULL;
+}
+
 int
 udp_session_adopt(struct udp_sessions *us, const struct udp_handover *h,
     int fd)
@@ -1292,11 +1354,14 @@ udp_session_adopt(struct udp_sessions *us, const struct udp_handover *h,
 	    s->detached ? " (a second one: replies only)" : "");
 	s->fd = fd;
 	s->rule = from.rule;
-	s->backend = &s->rule->upstream.backends[h->backend <
-	    s->rule->upstream.nbackends ? h->backend : 0];
+	s->backend = adopted_backend(s->rule, fd, h->backend);
+	s->stranger = s->backend == NULL;
+	if (s->stranger)
+		s->backend = &s->rule->upstream.backends[0];	/* for logs */
 	/* Open here now: counted here (least-connections, limits). */
-	balance_acquire(s->backend);
-	if (s->stream != NULL) {
+	else if (s->stream == NULL)
+		balance_acquire(s->backend);
+	if (s->stream != NULL && !s->stranger) {
 		tcp_connect_init(&s->stream->connect,
 		    (const struct sockaddr *)&s->client);
 		s->stream->connect.backend = s->backend;

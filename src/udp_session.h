@@ -64,7 +64,8 @@ int	udp_backend_socket(const struct rule *rule,
 /*
  * A connected UDP socket's send or receive failed with err: whether that
  * is an ICMP error from the backend (unreachable), which says nothing of
- * the datagram at hand; udp_backend_error counts and logs one.
+ * the datagram at hand; udp_backend_error counts and logs one, and
+ * counts it against b's health (b NULL: a backend the rule lost).
  */
 bool	udp_unreachable(int err);
 void	udp_backend_error(struct scoreboard_counters *counters,
