@@ -178,6 +178,7 @@ struct rule {
 	int                 rcvbuf;          /* SO_RCVBUF, 0 = system's */
 	char               *source;          /* as written, NULL = not set */
 	bool                ipv6_only;       /* IPV6_V6ONLY on IPv6 listeners */
+	int                 send_proxy;      /* enum proxy_version (TCP) */
 	struct acl          acl;             /* this rule's allow and deny */
 	char               *file;            /* file the rule is in */
 	int                 line;            /* line of the rule in the file */

@@ -15,7 +15,7 @@
 #include "conf_file.h"
 #include "conf_schema.h"
 
-static conf_key_parser parse_protocol, parse_framing;
+static conf_key_parser parse_protocol, parse_framing, parse_send_proxy;
 
 static const struct conf_key rule_keys[] = {
 	{ "listen", conf_parse_string, 0, 0, offsetof(struct rule, listen) },
@@ -48,6 +48,8 @@ static const struct conf_key rule_keys[] = {
 	{ "source", conf_parse_string, 0, 0, offsetof(struct rule, source) },
 	{ "ipv6_only", conf_parse_bool, 0, 0,
 	    offsetof(struct rule, ipv6_only) },
+	{ "send_proxy", parse_send_proxy, 0, 0,
+	    offsetof(struct rule, send_proxy) },
 };
 
 const struct conf_keys conf_rule_keys = {
@@ -71,6 +73,16 @@ parse_framing(struct conf_loader *ld, const struct conf_key *k,
 {
 	/* In enum rule_framing order. */
 	static const char *const names[] = { "none", "length16", NULL };
+
+	return conf_store_choice(ld, k, s, base, names);
+}
+
+static int
+parse_send_proxy(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, void *base)
+{
+	/* In enum proxy_version order. */
+	static const char *const names[] = { "off", "v1", "v2", NULL };
 
 	return conf_store_choice(ld, k, s, base, names);
 }
@@ -127,6 +139,7 @@ rule_protocol_keys(struct conf_loader *ld, const config_setting_t *rule,
 		{ "session_timeout", KIND_UDP | KIND_UDP_TCP | KIND_TCP_UDP },
 		{ "max_sessions", KIND_UDP | KIND_UDP_TCP },
 		{ "framing", KIND_UDP_TCP | KIND_TCP_UDP },
+		{ "send_proxy", KIND_TCP },
 	};
 	const config_setting_t	*m;
 	int			 kind = rule_kind(r);

@@ -19,6 +19,7 @@
 #include "pool.h"
 #include "scoreboard.h"
 #include "sock.h"
+#include "proxy_proto.h"
 #include "tcp_connect.h"
 #include "tcp_relay.h"
 #include "tcp_session.h"
@@ -326,6 +327,27 @@ session_on_timer(struct event_timer *t, void *data)
 	(void)session_settle(ss);
 }
 
+/*
+ * send_proxy: the PROXY header goes first in the client's direction,
+ * before any byte of the client (also where the rest is spliced).
+ */
+static int
+session_proxy_header(struct tcp_session *ss)
+{
+	struct sockaddr_any	local;
+	unsigned char		hdr[PROXY_HEADER_MAX];
+	size_t			len;
+
+	local.len = sizeof(local.ss);
+	if (getsockname(ss->relay.fd[TCP_CLIENT], (struct sockaddr *)&local.ss,
+	    &local.len) == -1)
+		local = ss->rule->listen_addr;
+	len = proxy_header(ss->rule->send_proxy, true,
+	    (const struct sockaddr *)&ss->peer.ss,
+	    (const struct sockaddr *)&local.ss, hdr);
+	return tcp_relay_preamble(&ss->owner->env, &ss->relay, hdr, len);
+}
+
 void
 tcp_session_refuse(struct tcp_sessions *ts, int client_fd,
     const struct rule *rule, const struct sockaddr_any *peer,
@@ -380,8 +402,10 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 	sock_abort_on_close(client_fd, true);
 #endif
 	/* Read early: the request waits in the buffer for the connect. */
-	if (event_set(ts->env.loop, client_fd, EV_EDGE | EV_READ, session_io,
-	    ss) == -1)
+	if (rule->send_proxy != PROXY_OFF && session_proxy_header(ss) == -1)
+		session_short(ss, "no buffer for the PROXY header", errno);
+	else if (event_set(ts->env.loop, client_fd, EV_EDGE | EV_READ,
+	    session_io, ss) == -1)
 		session_short(ss, "event loop full", errno);
 	else
 		session_connect(ss, 0);

@@ -111,9 +111,11 @@ usage(void)
 "\n"
 "  server [--host H] [--port P] [--port-file FILE] [--mode MODE]\n"
 "         [--reply-bytes N] [--delay-ms D] [--reset] [--backlog N]\n"
-"         [--log FILE]\n"
+"         [--log FILE] [--proxy]\n"
 "      poll(2) test server, MODE is echo (default), sink-reply, sink, source\n"
-"      or close; prints the port, runs until SIGTERM/SIGINT\n"
+"      or close; prints the port, runs until SIGTERM/SIGINT; with --proxy\n"
+"      each connection starts with a PROXY v1 or v2 header, whose client\n"
+"      is logged as the peer (\"proxy=v1 dst=ADDR:PORT\" after it)\n"
 "  stream HOST PORT BYTES [--seed S] [--duration SECS] [--rate BYTES/S]\n"
 "      send BYTES through an echo server, verify the echo and EOF; with\n"
 "      --duration stop sending after SECS (BYTES is then a maximum) or\n"
@@ -732,6 +734,8 @@ struct sconn {
 	int		 eof;		/* the client sent FIN */
 	int64_t		 reply_at;	/* sink-reply: when to start */
 	const char	*end;		/* finished, and why */
+	int		 need_proxy;	/* --proxy: the header is still to come */
+	char		 proxy[96];	/* what it said: "v1 dst=ADDR:PORT" */
 };
 
 struct server {
@@ -739,6 +743,7 @@ struct server {
 	uint64_t	  reply_bytes;
 	int64_t		  delay_ms;
 	int		  reset;
+	int		  proxy;	/* expect a PROXY header first */
 	int		  lfd;
 	int		  logfd;
 	struct sconn	**c;
@@ -757,8 +762,9 @@ server_log(struct server *s, struct sconn *c)
 	if (s->logfd == -1)
 		return;
 	n = snprintf(line, sizeof(line), "peer=%s in=%" PRIu64 " out=%"
-	    PRIu64 " in_sum=%016" PRIx64 " end=%s\n", c->peer, c->in, c->out,
-	    c->insum, c->end);
+	    PRIu64 " in_sum=%016" PRIx64 " end=%s%s%s\n", c->peer, c->in,
+	    c->out, c->insum, c->end, c->proxy[0] != '\0' ? " proxy=" : "",
+	    c->proxy);
 	if (write(s->logfd, line, n) != n)
 		note("writing the log: %s", strerror(errno));
 }
@@ -807,6 +813,7 @@ server_add(struct server *s, int fd, const char *peer)
 		die("out of memory");
 	c->fd = fd;
 	c->insum = FNV_INIT;
+	c->need_proxy = s->proxy;
 	snprintf(c->peer, sizeof(c->peer), "%s", peer);
 	if (s->mode == M_ECHO && (c->buf = malloc(ECHO_BUF_SIZE)) == NULL)
 		die("out of memory");
@@ -897,6 +904,8 @@ sconn_events(const struct server *s, const struct sconn *c, int64_t now)
 {
 	short	 ev = 0;
 
+	if (c->need_proxy)
+		return POLLIN;
 	switch (s->mode) {
 	case M_ECHO:
 		if (!c->eof && c->len < ECHO_BUF_SIZE)
@@ -979,9 +988,115 @@ serve_source(struct sconn *c, short rev)
 	}
 }
 
+/*
+ * --proxy: the PROXY header (v1 or v2) is read with MSG_PEEK until it
+ * is whole, then exactly its bytes are taken; what follows is the
+ * mode's.  The address it gives becomes the peer in the log, and
+ * "proxy=" says the version and the destination.  Anything else ends
+ * the connection as "bad-proxy".
+ */
+static const unsigned char proxy_v2_sig[12] = {
+	0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a
+};
+
+static int
+proxy_v1(struct sconn *c, const char *h, size_t len)
+{
+	char	 line[108], proto[8], sa[INET6_ADDRSTRLEN], da[INET6_ADDRSTRLEN];
+	unsigned sp, dp;
+
+	memcpy(line, h, len);
+	line[len - 2] = '\0';
+	if (strcmp(line, "PROXY UNKNOWN") == 0) {
+		snprintf(c->proxy, sizeof(c->proxy), "v1-unknown");
+		return 0;
+	}
+	if (sscanf(line, "PROXY %7s %45s %45s %u %u", proto, sa, da, &sp,
+	    &dp) != 5 || (strcmp(proto, "TCP4") != 0 &&
+	    strcmp(proto, "TCP6") != 0) || sp > 65535 || dp > 65535)
+		return -1;
+	if (proto[3] == '6') {
+		snprintf(c->peer, sizeof(c->peer), "[%s]:%u", sa, sp);
+		snprintf(c->proxy, sizeof(c->proxy), "v1 dst=[%s]:%u", da, dp);
+	} else {
+		snprintf(c->peer, sizeof(c->peer), "%s:%u", sa, sp);
+		snprintf(c->proxy, sizeof(c->proxy), "v1 dst=%s:%u", da, dp);
+	}
+	return 0;
+}
+
+static int
+proxy_v2(struct sconn *c, const unsigned char *h, size_t len)
+{
+	char	 sa[INET6_ADDRSTRLEN], da[INET6_ADDRSTRLEN];
+	int	 fam = h[13] >> 4, v6 = fam == 2;
+	size_t	 alen = v6 ? 16 : 4;
+
+	if ((h[12] & 0xf0) != 0x20)
+		return -1;
+	if ((h[12] & 0x0f) == 0) {
+		snprintf(c->proxy, sizeof(c->proxy), "v2-local");
+		return 0;
+	}
+	if ((h[12] & 0x0f) != 1 || (fam != 1 && fam != 2) ||
+	    len < 16 + 2 * alen + 4)
+		return -1;
+	inet_ntop(v6 ? AF_INET6 : AF_INET, h + 16, sa, sizeof(sa));
+	inet_ntop(v6 ? AF_INET6 : AF_INET, h + 16 + alen, da, sizeof(da));
+	snprintf(c->peer, sizeof(c->peer), v6 ? "[%s]:%u" : "%s:%u", sa,
+	    (unsigned)(h[16 + 2 * alen] << 8 | h[17 + 2 * alen]));
+	snprintf(c->proxy, sizeof(c->proxy), v6 ? "v2 dst=[%s]:%u" :
+	    "v2 dst=%s:%u", da,
+	    (unsigned)(h[18 + 2 * alen] << 8 | h[19 + 2 * alen]));
+	return 0;
+}
+
+static void
+serve_proxy_header(struct sconn *c)
+{
+	unsigned char	 h[536];
+	const char	*crlf;
+	ssize_t		 n;
+	size_t		 len = 0;
+	int		 rc;
+
+	n = recv(c->fd, h, sizeof(h), MSG_PEEK);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		c->end = "bad-proxy";
+		return;
+	}
+	if ((size_t)n >= 16 && memcmp(h, proxy_v2_sig, 12) == 0)
+		len = 16 + (size_t)(h[14] << 8 | h[15]);
+	else if ((crlf = memmem(h, (size_t)n, "\r\n", 2)) != NULL)
+		len = (size_t)(crlf - (const char *)h) + 2;
+	if ((len == 0 && (size_t)n >= 108) || len > sizeof(h)) {
+		c->end = "bad-proxy";
+		return;
+	}
+	if (len == 0 || (size_t)n < len)
+		return;		/* not whole yet */
+	if (recv(c->fd, h, len, 0) != (ssize_t)len) {
+		c->end = "bad-proxy";
+		return;
+	}
+	rc = h[0] == 'P' && len <= 108 ? proxy_v1(c, (const char *)h, len) :
+	    memcmp(h, proxy_v2_sig, 12) == 0 ? proxy_v2(c, h, len) : -1;
+	if (rc == -1)
+		c->end = "bad-proxy";
+	c->need_proxy = 0;
+}
+
 static void
 serve_conn(struct server *s, struct sconn *c, short rev, int64_t now)
 {
+	if (c->need_proxy) {
+		if (rev & (POLLIN | POLLHUP | POLLERR))
+			serve_proxy_header(c);
+		if (c->need_proxy || c->end != NULL)
+			return;
+	}
 	switch (s->mode) {
 	case M_ECHO:
 		serve_echo(c, rev);
@@ -1099,7 +1214,8 @@ cmd_server(int argc, char **argv)
 		{ "port-file", &port_file, NULL }, { "mode", &mode, NULL },
 		{ "reply-bytes", &reply, NULL }, { "delay-ms", &delay, NULL },
 		{ "log", &log, NULL }, { "backlog", &backlog, NULL },
-		{ "reset", NULL, &s.reset }, { NULL, NULL, NULL }
+		{ "reset", NULL, &s.reset }, { "proxy", NULL, &s.proxy },
+		{ NULL, NULL, NULL }
 	};
 
 	memset(&s, 0, sizeof(s));

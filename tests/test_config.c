@@ -319,6 +319,13 @@ static const struct bad_case bad_cases[] = {
 	{ "a range forwarding to itself", "rules = (\n { listen = "
 	    "\"127.0.0.1:18000-18009\";\n connect = \"127.0.0.1:18000-18009\"; } );\n",
 	    2, "rule forwards to itself" },
+	/* send_proxy. */
+	{ "send_proxy v3", "rules = ( { listen = \"127.0.0.1:18000\";\n"
+	    "  connect = \"127.0.0.1:18081\"; send_proxy = \"v3\"; } );\n",
+	    2, "send_proxy" },
+	{ "send_proxy on a UDP rule", "rules = ( { listen = \"127.0.0.1:18000\";\n"
+	    "  connect = \"127.0.0.1:18081\"; protocol = \"udp\";\n"
+	    "  send_proxy = \"v2\"; } );\n", 3, "not a setting of UDP rules" },
 	/* Rules whose connections would come back to them. */
 	{ "rule forwarding to itself",
 	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
