@@ -81,6 +81,8 @@ static const struct conf_key global_keys[] = {
 	    offsetof(struct conf, health_check) },
 	{ "resolve_interval", conf_parse_duration, 0, RESOLVE_INTERVAL_MAX,
 	    offsetof(struct conf, resolve_interval) },
+	{ "keepalive", conf_parse_keepalive, 0, 0,
+	    offsetof(struct conf, keepalive) },
 	{ "rules", conf_parse_rules, 0, 0, offsetof(struct conf, rules) },
 };
 

@@ -149,6 +149,17 @@ struct health_check {
 	char    expect[HEALTH_CHECK_TEXT_MAX]; /* "" = anything */
 };
 
+#define DEFAULT_KEEPALIVE_IDLE		60000	/* ms */
+#define DEFAULT_KEEPALIVE_INTERVAL	10000	/* ms */
+#define DEFAULT_KEEPALIVE_COUNT		6
+
+/* TCP keepalive on both legs of a connection, when enabled. */
+struct keepalive {
+	bool    enabled;
+	int     idle, interval;              /* ms, whole seconds */
+	int     count;                       /* probes before giving up */
+};
+
 /* One item of a rule's connect list, as written. */
 struct connect_item {
 	char   *address;                     /* "host:port" */
@@ -168,6 +179,7 @@ struct rule {
 	int                 framing;         /* enum rule_framing, if they differ */
 	struct upstream     upstream;        /* connect, resolved */
 	struct health_check health_check;    /* its own, or the top level's */
+	struct keepalive    keepalive;       /* its own, or the top level's */
 	size_t              buffer_size;     /* bytes */
 	int                 connect_timeout; /* ms, > 0 */
 	int                 idle_timeout;    /* ms, 0 = never */
@@ -221,6 +233,7 @@ struct conf {
 	int            access_log_format; /* enum access_log_format */
 	struct acl     acl;              /* global allow and deny */
 	struct health_check health_check; /* default for rules */
+	struct keepalive keepalive;      /* default for rules */
 	int            resolve_interval; /* ms: names resolved again, 0 = no */
 	int            syntax;           /* enum conf_syntax it was read as */
 	struct rule   *rules;

@@ -24,6 +24,8 @@ static const struct conf_key rule_keys[] = {
 	    offsetof(struct rule, upstream.balance) },
 	{ "health_check", conf_parse_health_check, 0, 0,
 	    offsetof(struct rule, health_check) },
+	{ "keepalive", conf_parse_keepalive, 0, 0,
+	    offsetof(struct rule, keepalive) },
 	{ "buffer_size", conf_parse_size, BUFFER_SIZE_MIN, BUFFER_SIZE_MAX,
 	    offsetof(struct rule, buffer_size) },
 	{ "connect_timeout", conf_parse_duration, CONNECT_TIMEOUT_MIN,
@@ -140,6 +142,7 @@ rule_protocol_keys(struct conf_loader *ld, const config_setting_t *rule,
 		{ "max_sessions", KIND_UDP | KIND_UDP_TCP },
 		{ "framing", KIND_UDP_TCP | KIND_TCP_UDP },
 		{ "send_proxy", KIND_TCP },
+		{ "keepalive", KIND_TCP | KIND_UDP_TCP | KIND_TCP_UDP },
 	};
 	const config_setting_t	*m;
 	int			 kind = rule_kind(r);
@@ -705,5 +708,7 @@ conf_rules_inherit(struct conf *cfg)
 			r->rcvbuf = cfg->rcvbuf;
 		if (!r->health_check.enabled)
 			r->health_check = cfg->health_check;
+		if (!r->keepalive.enabled)
+			r->keepalive = cfg->keepalive;
 	}
 }

@@ -37,6 +37,23 @@ static const struct conf_key check_keys[] = {
 	    offsetof(struct health_check, expect) },
 };
 
+#define KEEPALIVE_TIME_MAX	86400000	/* a day */
+#define KEEPALIVE_COUNT_MAX	127		/* Linux's TCP_KEEPCNT */
+
+static const struct conf_key keepalive_keys[] = {
+	{ "idle", conf_parse_duration, 1000, KEEPALIVE_TIME_MAX,
+	    offsetof(struct keepalive, idle) },
+	{ "interval", conf_parse_duration, 1000, KEEPALIVE_TIME_MAX,
+	    offsetof(struct keepalive, interval) },
+	{ "count", conf_parse_int, 1, KEEPALIVE_COUNT_MAX,
+	    offsetof(struct keepalive, count) },
+};
+
+static const struct conf_keys keepalive_group_keys = {
+	keepalive_keys, CONF_NKEYS(keepalive_keys), "in keepalive",
+	"in keepalive", NULL
+};
+
 static const struct conf_keys health_check_keys = {
 	check_keys, CONF_NKEYS(check_keys), "in health_check",
 	"in health_check", NULL
@@ -102,6 +119,29 @@ conf_parse_health_check(struct conf_loader *ld, const struct conf_key *k,
 	hc->rise = DEFAULT_CHECK_RISE;
 	hc->fall = DEFAULT_CHECK_FALL;
 	return conf_parse_members(ld, s, &health_check_keys, hc);
+}
+
+/* keepalive = { idle = 60; interval = 10; count = 6; } */
+int
+conf_parse_keepalive(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, void *base)
+{
+	struct keepalive	*ka = conf_field(base, k);
+
+	if (!config_setting_is_group(s))
+		return conf_fail(ld, s, "\"%s\" must be a group { idle = 60; "
+		    "interval = 10; count = 6; } (got %s)", k->name,
+		    conf_type_name(s));
+	ka->enabled = true;
+	ka->idle = DEFAULT_KEEPALIVE_IDLE;
+	ka->interval = DEFAULT_KEEPALIVE_INTERVAL;
+	ka->count = DEFAULT_KEEPALIVE_COUNT;
+	if (conf_parse_members(ld, s, &keepalive_group_keys, ka) == -1)
+		return -1;
+	/* The kernel counts whole seconds. */
+	ka->idle = (ka->idle + 999) / 1000 * 1000;
+	ka->interval = (ka->interval + 999) / 1000 * 1000;
+	return 0;
 }
 
 static void

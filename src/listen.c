@@ -23,16 +23,13 @@
  * is keyed by (rule, slot, protocol).
  */
 static int
-rule_by_listen(const struct conf *cfg, const struct rule *r)
+rule_by_listen(const struct rule_map *map, const struct conf *cfg,
+    const struct rule *r)
 {
-	size_t i;
+	const struct rule *o = conf_rule_map_find(map, r);
 
-	for (i = 0; cfg != NULL && i < cfg->nrules; i++)
-		if (cfg->rules[i].protocol == r->protocol &&
-		    addr_equal(&cfg->rules[i].listen_addr, &r->listen_addr) &&
-		    cfg->rules[i].ipv6_only == r->ipv6_only)
-			return (int)i;
-	return -1;
+	return o != NULL && o->ipv6_only == r->ipv6_only ?
+	    (int)(o - cfg->rules) : -1;
 }
 
 /* The kind of socket rule listens on. */
@@ -42,15 +39,22 @@ rule_socktype(const struct rule *rule)
 	return rule->protocol == RULE_UDP ? SOCK_DGRAM : SOCK_STREAM;
 }
 
-/* The socket buffers a rule asks for; a UDP listener's are large. */
+/*
+ * What a rule asks of its listening sockets, new or kept: buffers (a UDP
+ * listener's are large) and keepalive, which Linux gives each accepted
+ * connection from its listener, so that it costs no syscall per
+ * connection.
+ */
 static void
 listen_buffers(int fd, const struct rule *rule)
 {
 	sock_buffers(fd, rule->sndbuf, 0);
 	if (rule->protocol == RULE_UDP)
 		sock_dgram_rcvbuf(fd, rule->rcvbuf);
-	else
+	else {
 		sock_buffers(fd, 0, rule->rcvbuf);
+		sock_keepalive(fd, &rule->keepalive);
+	}
 }
 
 static void
@@ -159,6 +163,7 @@ listen_set_open(const struct conf *cfg, struct listen_set *old,
     size_t errlen)
 {
 	struct listen_set *ls;
+	struct rule_map   *map = NULL;	/* oldcfg's rules, by address */
 	size_t             r, n;
 	int                s, o, *fd;
 
@@ -178,19 +183,27 @@ listen_set_open(const struct conf *cfg, struct listen_set *old,
 	ls->mode = mode;
 	for (r = 0; r < n; r++)
 		ls->fds[r] = -1;
+	if (old != NULL && (map = conf_rule_map_new(oldcfg)) == NULL) {
+		listen_set_free(ls);
+		snprintf(err, errlen, "cannot allocate the listen set: %s",
+		    strerror(errno));
+		return NULL;
+	}
 
 	/* First bind what is new, so that a failure leaves old untouched. */
 	for (r = 0; r < cfg->nrules; r++) {
-		o = old != NULL ? rule_by_listen(oldcfg, &cfg->rules[r]) : -1;
+		o = old != NULL ? rule_by_listen(map, oldcfg, &cfg->rules[r]) :
+		    -1;
 		if ((mode == LISTEN_SHARED ? rule_open_shared :
 		    rule_open_per_slot)(ls, cfg, r, old, o, err, errlen) == -1) {
+			conf_rule_map_free(map);
 			listen_set_close(ls);
 			return NULL;
 		}
 	}
 	/* Then take over the rest from old: nothing can fail any more. */
 	for (r = 0; r < cfg->nrules && old != NULL; r++) {
-		o = rule_by_listen(oldcfg, &cfg->rules[r]);
+		o = rule_by_listen(map, oldcfg, &cfg->rules[r]);
 		for (s = 0; o != -1 && s < ls->nsock && s < old->nsock; s++) {
 			fd = &LISTEN_FD(old, o, s);
 			if (*fd == -1 || LISTEN_FD(ls, r, s) != -1)
@@ -200,6 +213,7 @@ listen_set_open(const struct conf *cfg, struct listen_set *old,
 			listen_buffers(LISTEN_FD(ls, r, s), &cfg->rules[r]);
 		}
 	}
+	conf_rule_map_free(map);
 	return ls;
 }
 

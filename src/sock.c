@@ -196,6 +196,31 @@ sock_nodelay(int fd)
 }
 
 void
+sock_keepalive(int fd, const struct keepalive *ka)
+{
+	int on = ka->enabled, idle = ka->idle / 1000;
+	int intvl = ka->interval / 1000, cnt = ka->count;
+
+	/* Failing costs the probes only; not worth refusing for. */
+	(void)setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
+	if (!on)
+		return;
+#ifdef TCP_KEEPIDLE
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+#endif
+#ifdef TCP_KEEPINTVL
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl,
+	    sizeof(intvl));
+#endif
+#ifdef TCP_KEEPCNT
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+#endif
+	(void)idle;
+	(void)intvl;
+	(void)cnt;
+}
+
+void
 sock_abort_on_close(int fd, bool on)
 {
 	struct linger lg = { on, 0 };

@@ -69,6 +69,11 @@ size_t sock_gro_size(const struct msghdr *mh);
  * before an orderly FIN, so that no data still queued is dropped.
  */
 void sock_abort_on_close(int fd, bool on);
+/*
+ * TCP keepalive on fd as ka says, or off when it is not enabled (a
+ * listening socket kept over a reload that dropped it).
+ */
+void sock_keepalive(int fd, const struct keepalive *ka);
 /* The pending error of fd (SO_ERROR, which clears it), or 0. */
 int  sock_error(int fd);
 /*

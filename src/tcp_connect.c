@@ -54,6 +54,8 @@ backend_connect(const struct rule *rule, const struct backend *b)
 	/* Reset, not FIN, if this side is abandoned (see tcp_relay.c). */
 	sock_abort_on_close(fd, true);
 	sock_buffers(fd, rule->sndbuf, rule->rcvbuf);
+	if (rule->keepalive.enabled)
+		sock_keepalive(fd, &rule->keepalive);
 	if ((b->has_source && sock_bind_source(fd, &b->source) == -1) ||
 	    (connect(fd, (const struct sockaddr *)&to->ss, to->len) == -1 &&
 	    errno != EINPROGRESS)) {

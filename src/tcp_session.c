@@ -400,6 +400,8 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 	/* Linux copies these from the listening socket; others may not. */
 	sock_nodelay(client_fd);
 	sock_abort_on_close(client_fd, true);
+	if (rule->keepalive.enabled)
+		sock_keepalive(client_fd, &rule->keepalive);
 #endif
 	/* Read early: the request waits in the buffer for the connect. */
 	if (rule->send_proxy != PROXY_OFF && session_proxy_header(ss) == -1)

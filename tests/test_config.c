@@ -319,6 +319,16 @@ static const struct bad_case bad_cases[] = {
 	{ "a range forwarding to itself", "rules = (\n { listen = "
 	    "\"127.0.0.1:18000-18009\";\n connect = \"127.0.0.1:18000-18009\"; } );\n",
 	    2, "rule forwards to itself" },
+	/* keepalive. */
+	{ "keepalive on a UDP rule", "rules = ( { listen = \"127.0.0.1:18000\";\n"
+	    "  connect = \"127.0.0.1:18081\"; protocol = \"udp\";\n"
+	    "  keepalive = { idle = 60; }; } );\n", 3, "not a setting of UDP rules" },
+	{ "keepalive count 0", "keepalive = {\n count = 0; };\n"
+	    "rules = ( { listen = \"127.0.0.1:18000\"; connect = \"127.0.0.1:18081\"; } );\n",
+	    2, "count" },
+	{ "keepalive idle under a second", "keepalive = { idle = 0.5; };\n"
+	    "rules = ( { listen = \"127.0.0.1:18000\"; connect = \"127.0.0.1:18081\"; } );\n",
+	    1, "idle" },
 	/* send_proxy. */
 	{ "send_proxy v3", "rules = ( { listen = \"127.0.0.1:18000\";\n"
 	    "  connect = \"127.0.0.1:18081\"; send_proxy = \"v3\"; } );\n",
