@@ -31,6 +31,8 @@
 #define ACCESSLOG_REFUSED_MAX		"refused-max-connections"
 #define ACCESSLOG_SHUTDOWN		"shutdown"
 #define ACCESSLOG_EVICTED		"evicted"	/* UDP: max_sessions */
+#define ACCESSLOG_PROXY_ERROR		"proxy-error"	/* accept_proxy */
+#define ACCESSLOG_PROXY_TIMEOUT		"proxy-timeout"
 
 /* One connection, as the relay knows it when the connection ends. */
 struct accesslog_entry {

@@ -570,6 +570,7 @@ conf_free(struct conf *cfg)
 		free(cfg->rules[i].upstream.maglev);
 		free(cfg->rules[i].source);
 		acl_free(&cfg->rules[i].acl);
+		acl_free(&cfg->rules[i].accept_proxy_from);
 	}
 	free(cfg->rules);
 	acl_free(&cfg->acl);

@@ -33,6 +33,7 @@
 #define DEFAULT_MAX_CONNECTIONS  4096
 #define DEFAULT_SESSION_TIMEOUT  120000 /* ms: RFC 4787's floor for UDP */
 #define DEFAULT_MAX_SESSIONS     65536  /* UDP sessions per rule, worker */
+#define DEFAULT_PROXY_TIMEOUT    3000   /* ms: the PROXY spec's minimum */
 #define MAX_WORKERS              256
 #define DEFAULT_RESOLVE_INTERVAL 60000  /* ms, 0 = only at load */
 
@@ -191,6 +192,9 @@ struct rule {
 	char               *source;          /* as written, NULL = not set */
 	bool                ipv6_only;       /* IPV6_V6ONLY on IPv6 listeners */
 	int                 send_proxy;      /* enum proxy_version (TCP) */
+	bool                accept_proxy;    /* clients start with a header */
+	int                 proxy_timeout;   /* ms, for that header */
+	struct acl          accept_proxy_from; /* who may send one; empty: all */
 	struct acl          acl;             /* this rule's allow and deny */
 	char               *file;            /* file the rule is in */
 	int                 line;            /* line of the rule in the file */
@@ -198,7 +202,8 @@ struct rule {
 	/*
 	 * A port range is a rule per port.  The first port's shares with the
 	 * others what does not change with the port: file, connect, items,
-	 * source, acl, maglev.  NULL: this rule is the first, or alone.
+	 * source, acl, accept_proxy_from, maglev.  NULL: this rule is the
+	 * first, or alone.
 	 */
 	const struct rule  *range_first;
 };

@@ -52,6 +52,12 @@ static const struct conf_key rule_keys[] = {
 	    offsetof(struct rule, ipv6_only) },
 	{ "send_proxy", parse_send_proxy, 0, 0,
 	    offsetof(struct rule, send_proxy) },
+	{ "accept_proxy", conf_parse_bool, 0, 0,
+	    offsetof(struct rule, accept_proxy) },
+	{ "proxy_timeout", conf_parse_duration, PROXY_TIMEOUT_MIN,
+	    PROXY_TIMEOUT_MAX, offsetof(struct rule, proxy_timeout) },
+	{ "accept_proxy_from", conf_parse_allow, 0, 0,
+	    offsetof(struct rule, accept_proxy_from) },
 };
 
 const struct conf_keys conf_rule_keys = {
@@ -142,6 +148,9 @@ rule_protocol_keys(struct conf_loader *ld, const config_setting_t *rule,
 		{ "max_sessions", KIND_UDP | KIND_UDP_TCP },
 		{ "framing", KIND_UDP_TCP | KIND_TCP_UDP },
 		{ "send_proxy", KIND_TCP },
+		{ "accept_proxy", KIND_TCP | KIND_TCP_UDP },
+		{ "proxy_timeout", KIND_TCP | KIND_TCP_UDP },
+		{ "accept_proxy_from", KIND_TCP | KIND_TCP_UDP },
 		{ "keepalive", KIND_TCP | KIND_UDP_TCP | KIND_TCP_UDP },
 	};
 	const config_setting_t	*m;
@@ -160,6 +169,25 @@ rule_protocol_keys(struct conf_loader *ld, const config_setting_t *rule,
 			    r->protocol != r->connect_protocol ?
 			    protocol_names[r->connect_protocol] : "",
 			    r->protocol != r->connect_protocol ? "\"" : "");
+	return 0;
+}
+
+/* proxy_timeout and accept_proxy_from go with accept_proxy = true. */
+static int
+rule_proxy_keys(struct conf_loader *ld, const config_setting_t *rule,
+    struct rule *r)
+{
+	static const char *const keys[] = { "proxy_timeout",
+	    "accept_proxy_from" };
+	const config_setting_t	*m;
+	size_t			 i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]) && !r->accept_proxy; i++)
+		if ((m = config_setting_get_member(rule, keys[i])) != NULL)
+			return conf_fail(ld, m, "\"%s\" needs accept_proxy = "
+			    "true in the same rule", keys[i]);
+	if (r->proxy_timeout == UNSET)
+		r->proxy_timeout = DEFAULT_PROXY_TIMEOUT;
 	return 0;
 }
 
@@ -577,6 +605,7 @@ parse_rule(struct conf_loader *ld, const config_setting_t *s,
 	r->session_timeout = r->max_sessions = UNSET;
 	r->splice = r->sndbuf = r->rcvbuf = UNSET;
 	r->connect_protocol = UNSET;
+	r->proxy_timeout = UNSET;
 	if (conf_parse_members(ld, s, &conf_rule_keys, r) == -1)
 		return -1;
 	if (r->connect_protocol == UNSET)
@@ -593,7 +622,8 @@ parse_rule(struct conf_loader *ld, const config_setting_t *s,
 	}
 	if (rule_address(ld, s, "listen", r->listen, 1, &r->listen_addr) == -1 ||
 	    conf_rule_upstream(ld, s, r, nports) == -1 ||
-	    rule_ipv6_only(ld, s, r) == -1 || rule_protocol_keys(ld, s, r) == -1)
+	    rule_ipv6_only(ld, s, r) == -1 || rule_protocol_keys(ld, s, r) == -1 ||
+	    rule_proxy_keys(ld, s, r) == -1)
 		return -1;
 	return 0;
 }

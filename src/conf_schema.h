@@ -33,6 +33,8 @@ struct conf_text;
 #define SESSION_TIMEOUT_MAX	86400000	/* one day */
 #define MAX_SESSIONS_MAX	10000000
 #define RESOLVE_INTERVAL_MAX	86400000	/* a day */
+#define PROXY_TIMEOUT_MIN	100		/* ms */
+#define PROXY_TIMEOUT_MAX	3600000
 
 /* A rule timeout that was not written and is inherited from the top level. */
 #define UNSET			(-1)

@@ -29,4 +29,40 @@ enum proxy_version {
 size_t	proxy_header(int version, bool stream, const struct sockaddr *src,
     const struct sockaddr *dst, unsigned char *buf);
 
+/*
+ * Reading a header a client sends (accept_proxy).  v1 is at most 107
+ * bytes; a v2 header's address block and TLVs at most
+ * PROXY_V2_BODY_MAX bytes (the spec allows more; nobody sends it).
+ */
+#define PROXY_V1_MAX		107
+#define PROXY_V2_BODY_MAX	512
+#define PROXY_IN_MAX		(16 + PROXY_V2_BODY_MAX)
+
+enum proxy_parse_result {
+	PROXY_PARSE_MORE = 0,	/* a header's start: wait for the rest */
+	PROXY_PARSE_BAD = -1	/* not a header: close; *why says what */
+};
+
+/* What a whole header says. */
+struct proxy_info {
+	int			version;	/* PROXY_V1 or PROXY_V2 */
+	/*
+	 * false: LOCAL (v2) or UNKNOWN (v1), or addresses of a family
+	 * that is not IP: the connection's own addresses stand.
+	 */
+	bool			has_addresses;
+	struct sockaddr_storage	src, dst;	/* when has_addresses */
+	socklen_t		src_len, dst_len;
+};
+
+/*
+ * Look at the first len bytes a client sent: the header's length (> 0)
+ * once it is whole, with what it says in *info; PROXY_PARSE_MORE while
+ * every byte so far can start a header; PROXY_PARSE_BAD with a reason
+ * in *why (a constant string) as soon as one cannot.  Reads nothing
+ * past len, nor past the header's own length.
+ */
+int	proxy_parse(const unsigned char *buf, size_t len,
+    struct proxy_info *info, const char **why);
+
 #endif

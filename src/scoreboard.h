@@ -32,6 +32,7 @@ struct scoreboard_counters {
 	volatile uint64_t	truncated;	/* datagrams the kernel cut */
 	volatile uint64_t	dropped;	/* could not be sent on */
 	volatile uint64_t	icmp_errors;	/* backend reported unreachable */
+	volatile uint64_t	proxy_errors;	/* accept_proxy: bad or no header */
 };
 
 /* A cache line or two each, so that workers never share one. */

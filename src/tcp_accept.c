@@ -21,6 +21,7 @@
 #include "log.h"
 #include "sock.h"
 #include "tcp_accept.h"
+#include "tcp_proxy_wait.h"
 #include "tcp_session.h"
 
 #define ACCEPT_BATCH      64	/* accepts per wakeup, for fairness */
@@ -36,6 +37,7 @@ struct tcp_listener {
 struct tcp_acceptor {
 	struct event_loop	*loop;
 	struct tcp_sessions	*sessions;
+	struct proxy_waits	*waits;		/* accept_proxy: headers due */
 	const struct conf	*cfg;
 	STAILQ_HEAD(, tcp_listener) listeners;
 	bool			 closed;	/* for good */
@@ -113,6 +115,34 @@ acceptor_deny(struct tcp_acceptor *acc, int fd, const struct rule *rule,
 }
 
 /*
+ * A connection is in, from peer to local (NULL: its socket's address):
+ * allow/deny, then a session.  False when accepting must pause.
+ */
+static bool
+acceptor_admit(struct tcp_acceptor *acc, int fd, const struct rule *rule,
+    const struct sockaddr_any *peer, const struct sockaddr_any *local)
+{
+	if (!acl_permits(&acc->cfg->acl, &rule->acl,
+	    (const struct sockaddr *)&peer->ss))
+		acceptor_deny(acc, fd, rule, peer);
+	else if (tcp_session_start(acc->sessions, fd, rule, peer, local) ==
+	    -1) {
+		acceptor_starve(acc, rule->listen, "relay a connection", errno);
+		return false;
+	} else
+		acc->starved = false;	/* the episode is over */
+	return true;
+}
+
+/* A header is whole: the client it names comes in (proxy_admit_fn). */
+static void
+acceptor_admit_proxied(void *arg, int fd, const struct rule *rule,
+    const struct sockaddr_any *peer, const struct sockaddr_any *local)
+{
+	(void)acceptor_admit(arg, fd, rule, peer, local);
+}
+
+/*
  * Accept up to max connections from l; stop early when the queue is
  * empty or accepting must pause.
  */
@@ -150,19 +180,19 @@ listener_accept(struct tcp_listener *l, int max)
 				return;
 			}
 		}
-		if (tcp_sessions_count(acc->sessions) >=
-		    acc->cfg->max_connections)
+		if (tcp_sessions_count(acc->sessions) +
+		    proxy_waits_count(acc->waits) >= acc->cfg->max_connections)
 			acceptor_refuse_max(acc, cfd, l->rule, &peer);
-		else if (!acl_permits(&acc->cfg->acl, &l->rule->acl,
-		    (const struct sockaddr *)&peer.ss))
-			acceptor_deny(acc, cfd, l->rule, &peer);
-		else if (tcp_session_start(acc->sessions, cfd, l->rule,
-		    &peer) == -1) {
-			acceptor_starve(acc, l->rule->listen,
-			    "relay a connection", errno);
+		else if (l->rule->accept_proxy) {
+			/* allow/deny wait for the client the header names. */
+			if (proxy_wait_start(acc->waits, cfd, l->rule,
+			    &peer) == -1) {
+				acceptor_starve(acc, l->rule->listen,
+				    "wait for a PROXY header", errno);
+				return;
+			}
+		} else if (!acceptor_admit(acc, cfd, l->rule, &peer, NULL))
 			return;
-		} else
-			acc->starved = false;	/* the episode is over */
 	}
 }
 
@@ -187,6 +217,11 @@ tcp_acceptor_new(struct event_loop *loop, struct tcp_sessions *sessions,
 	acc->loop = loop;
 	acc->sessions = sessions;
 	acc->cfg = cfg;
+	if ((acc->waits = proxy_waits_new(loop, acceptor_admit_proxied, acc,
+	    tcp_sessions_counters(sessions))) == NULL) {
+		free(acc);
+		return NULL;
+	}
 	STAILQ_INIT(&acc->listeners);
 	event_timer_init(&acc->resume, acceptor_on_resume, acc);
 	return acc;
@@ -208,6 +243,18 @@ tcp_acceptor_add(struct tcp_acceptor *acc, int fd, const struct rule *rule)
 	}
 	STAILQ_INSERT_TAIL(&acc->listeners, l, link);
 	return 0;
+}
+
+int
+tcp_acceptor_waiting(const struct tcp_acceptor *acc)
+{
+	return proxy_waits_count(acc->waits);
+}
+
+void
+tcp_acceptor_close_waiting(struct tcp_acceptor *acc)
+{
+	proxy_waits_close_all(acc->waits);
 }
 
 void

@@ -29,4 +29,9 @@ int	tcp_acceptor_add(struct tcp_acceptor *acc, int fd,
  */
 void	tcp_acceptor_close(struct tcp_acceptor *acc);
 
+/* Connections waiting for their PROXY header (accept_proxy). */
+int	tcp_acceptor_waiting(const struct tcp_acceptor *acc);
+/* Close them (the worker stops). */
+void	tcp_acceptor_close_waiting(struct tcp_acceptor *acc);
+
 #endif

@@ -332,15 +332,17 @@ session_on_timer(struct event_timer *t, void *data)
  * before any byte of the client (also where the rest is spliced).
  */
 static int
-session_proxy_header(struct tcp_session *ss)
+session_proxy_header(struct tcp_session *ss, const struct sockaddr_any *to)
 {
 	struct sockaddr_any	local;
 	unsigned char		hdr[PROXY_HEADER_MAX];
 	size_t			len;
 
 	local.len = sizeof(local.ss);
-	if (getsockname(ss->relay.fd[TCP_CLIENT], (struct sockaddr *)&local.ss,
-	    &local.len) == -1)
+	if (to != NULL)
+		local = *to;	/* as an accepted PROXY header said */
+	else if (getsockname(ss->relay.fd[TCP_CLIENT],
+	    (struct sockaddr *)&local.ss, &local.len) == -1)
 		local = ss->rule->listen_addr;
 	len = proxy_header(ss->rule->send_proxy, true,
 	    (const struct sockaddr *)&ss->peer.ss,
@@ -369,7 +371,8 @@ tcp_session_refuse(struct tcp_sessions *ts, int client_fd,
 
 int
 tcp_session_start(struct tcp_sessions *ts, int client_fd,
-    const struct rule *rule, const struct sockaddr_any *peer)
+    const struct rule *rule, const struct sockaddr_any *peer,
+    const struct sockaddr_any *local)
 {
 	struct tcp_session *ss;
 	int64_t             now = event_now(ts->env.loop);
@@ -404,7 +407,8 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 		sock_keepalive(client_fd, &rule->keepalive);
 #endif
 	/* Read early: the request waits in the buffer for the connect. */
-	if (rule->send_proxy != PROXY_OFF && session_proxy_header(ss) == -1)
+	if (rule->send_proxy != PROXY_OFF &&
+	    session_proxy_header(ss, local) == -1)
 		session_short(ss, "no buffer for the PROXY header", errno);
 	else if (event_set(ts->env.loop, client_fd, EV_EDGE | EV_READ,
 	    session_io, ss) == -1)
@@ -432,6 +436,12 @@ tcp_sessions_new(struct event_loop *loop, struct pool *pool,
 		return NULL;
 	}
 	return ts;
+}
+
+struct scoreboard_counters *
+tcp_sessions_counters(struct tcp_sessions *ts)
+{
+	return ts->counters;
 }
 
 int

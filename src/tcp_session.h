@@ -33,15 +33,20 @@ struct tcp_sessions *tcp_sessions_new(struct event_loop *loop,
 /* How many sessions are open. */
 int	tcp_sessions_count(const struct tcp_sessions *ts);
 
+/* The counters they write to (the worker's scoreboard cell, or own). */
+struct scoreboard_counters *tcp_sessions_counters(struct tcp_sessions *ts);
+
 /*
- * Take over client_fd (accepted, non-blocking, allowed in), from peer,
+ * Take over client_fd (accepted, non-blocking, allowed in), from peer to
+ * local (NULL: client_fd's own address; else what a PROXY header said),
  * for rule, and start connecting to its upstream.  Returns 0, also when
  * no backend could be reached (logged and closed); -1 with errno (EMFILE,
  * ENFILE, ENOBUFS, ENOMEM) when it was closed for want of descriptors or
  * memory, and accepting more would only fail the same way.
  */
 int	tcp_session_start(struct tcp_sessions *ts, int client_fd,
-    const struct rule *rule, const struct sockaddr_any *peer);
+    const struct rule *rule, const struct sockaddr_any *peer,
+    const struct sockaddr_any *local);
 
 /*
  * Close client_fd at once, without a backend: denied by allow/deny, or

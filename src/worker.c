@@ -62,13 +62,15 @@ struct worker {
 static int
 worker_sessions(const struct worker *w)
 {
-	return tcp_sessions_count(w->sessions) + udp_sessions_count(w->udp);
+	return tcp_sessions_count(w->sessions) + udp_sessions_count(w->udp) +
+	    tcp_acceptor_waiting(w->acceptor);
 }
 
 /* Close every connection and session at once. */
 static void
 worker_close_all(struct worker *w, const char *reason)
 {
+	tcp_acceptor_close_waiting(w->acceptor);
 	tcp_sessions_close_all(w->sessions, reason);
 	udp_sessions_close_all(w->udp);
 }

@@ -143,6 +143,14 @@ usage(void)
 "      COUNT times: connect, send a request, close with a reset\n"
 "  pipes PID...\n"
 "      print pid=P ends=N min=BYTES sum=BYTES of the pipes each PID holds\n"
+"  proxyhello HOST PORT HEADER [--payload TEXT] [--bytewise]\n"
+"         [--expect echo|close]\n"
+"      send HEADER (escapes \\r \\n \\0 \\xHH) and the payload in one\n"
+"      segment, or a byte per segment; expect the payload echoed, or the\n"
+"      connection closed without a byte\n"
+"  proxyabuse HOST PORT COUNT\n"
+"      COUNT connections, each with a malformed PROXY header of a table\n"
+"      of known bug classes; each must be closed without a byte back\n"
 "  many HOST PORT COUNT BYTES [--parallel P] [--duration SECS]\n"
 "      COUNT short echo connections, at most P (8) at once; with\n"
 "      --duration start none after SECS or SIGUSR1 (COUNT is then a\n"
@@ -1977,6 +1985,213 @@ cmd_expect_close(int argc, char **argv)
 	return 0;
 }
 
+/* proxyhello, proxyabuse */
+
+/* TEXT with \r, \n, \0, \\ and \xHH made bytes, into buf; its length. */
+static size_t
+unescape(const char *text, unsigned char *buf, size_t cap)
+{
+	size_t	 n = 0;
+	unsigned v;
+
+	while (*text != '\0') {
+		if (n == cap)
+			usage_error("\"%s\" is too long", text);
+		if (text[0] != '\\') {
+			buf[n++] = (unsigned char)*text++;
+			continue;
+		}
+		switch (text[1]) {
+		case 'r': buf[n++] = '\r'; text += 2; break;
+		case 'n': buf[n++] = '\n'; text += 2; break;
+		case '0': buf[n++] = '\0'; text += 2; break;
+		case '\\': buf[n++] = '\\'; text += 2; break;
+		case 'x':
+			if (sscanf(text + 2, "%2x", &v) != 1)
+				usage_error("bad \\x escape in \"%s\"", text);
+			buf[n++] = (unsigned char)v;
+			text += 4;
+			break;
+		default:
+			usage_error("unknown escape in \"%s\"", text);
+		}
+	}
+	return n;
+}
+
+static void
+send_all(int fd, const unsigned char *p, size_t len)
+{
+	struct pollfd	 pfd;
+	ssize_t		 n;
+
+	while (len > 0) {
+		n = send(fd, p, len, MSG_NOSIGNAL);
+		if (n > 0) {
+			p += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n == -1 && errno != EAGAIN && errno != EINTR)
+			die("send: %s", strerror(errno));
+		pfd.fd = fd;
+		pfd.events = POLLOUT;
+		(void)xpoll(&pfd, 1, wait_ms(1000));
+		if (timed_out())
+			die("timed out sending (--timeout)");
+	}
+}
+
+/*
+ * Send a PROXY header (written with escapes), then the payload, to an
+ * echo service behind; expect the payload back (then EOF after ours), or
+ * with --expect close, the connection closed without a byte.
+ */
+static int
+cmd_proxyhello(int argc, char **argv)
+{
+	const char	*payload = "hello through a PROXY header\n";
+	const char	*expect = "echo";
+	char		*pos[3];
+	struct addr	 a;
+	unsigned char	 hdr[4096], msg[8192];
+	uint64_t	 junk = 0;
+	size_t		 hlen, plen, i, got = 0;
+	ssize_t		 n;
+	int		 fd, err, bytewise = 0, res;
+	struct pollfd	 pfd;
+	const struct optdef opts[] = {
+		{ "payload", &payload, NULL }, { "expect", &expect, NULL },
+		{ "bytewise", NULL, &bytewise }, { NULL, NULL, NULL }
+	};
+
+	parse_args(argc, argv, opts, pos, 3);
+	parse_addr(pos[0], pos[1], 1, &a);
+	hlen = unescape(pos[2], hdr, sizeof(hdr));
+	plen = strlen(payload);
+	if (strcmp(expect, "echo") != 0 && strcmp(expect, "close") != 0)
+		usage_error("--expect must be echo or close");
+	deadline_set(0);
+	raise_nofile(0);
+	if ((fd = connect_wait(&a, &err)) == -1)
+		die("connect to %s: %s", a.text, strerror(err));
+	/* Reset before we looked: closed before our first byte. */
+	if (err == ECONNRESET && strcmp(expect, "close") == 0) {
+		printf("closed by RST\n");
+		return 0;
+	}
+	if (err != 0)
+		die("connect to %s: %s", a.text, strerror(err));
+	if (bytewise) {
+		/* A byte per segment, the header split every way there is. */
+		for (i = 0; i < hlen; i++) {
+			send_all(fd, hdr + i, 1);
+			usleep(10000);
+		}
+		send_all(fd, (const unsigned char *)payload, plen);
+	} else {
+		/* Header and payload in one segment. */
+		memcpy(msg, hdr, hlen);
+		memcpy(msg + hlen, payload, plen);
+		send_all(fd, msg, hlen + plen);
+	}
+	if (strcmp(expect, "close") == 0) {
+		res = wait_close(fd, now_ms() + (int64_t)timeout_s * 1000, &junk);
+		if (res == -1 || junk > 0) {
+			note("%s", res == -1 ? "not closed" :
+			    "bytes came back before the close");
+			return 1;
+		}
+		printf("closed by %s\n", res == 0 ? "EOF" : "RST");
+		return 0;
+	}
+	while (got < plen) {
+		pfd.fd = fd;
+		pfd.events = POLLIN;
+		(void)xpoll(&pfd, 1, wait_ms(1000));
+		n = recv(fd, msg + got, sizeof(msg) - got, 0);
+		if (n == 0 || (n == -1 && errno != EAGAIN && errno != EINTR)) {
+			note("closed after %zu of %zu bytes", got, plen);
+			return 1;
+		}
+		if (n > 0)
+			got += (size_t)n;
+		if (timed_out())
+			die("timed out waiting for the echo (--timeout)");
+	}
+	if (got != plen || memcmp(msg, payload, plen) != 0) {
+		note("the echo differs from the payload");
+		return 1;
+	}
+	shutdown(fd, SHUT_WR);
+	(void)wait_close(fd, now_ms() + 5000, &junk);
+	printf("echoed %zu bytes\n", got);
+	return 0;
+}
+
+/* Malformed PROXY headers, the classes of other parsers' bugs. */
+static const char *const abuse_headers[] = {
+	"GET / HTTP/1.0\r\n\r\n",
+	"PROXY TCP4 1.2.3.4 5.6.7.8 1 2\n",
+	"PROXY TCP4 1.2.3.4 5.6.7.8 1\r\n",
+	"PROXY TCP4 1.2.3.4 5.6.7.8 1 2 3\r\n",
+	"PROXY TCP4  1.2.3.4 5.6.7.8 1 2\r\n",
+	"PROXY TCP4 ::1 ::1 1 2\r\n",
+	"PROXY TCP6 1.2.3.4 5.6.7.8 1 2\r\n",
+	"PROXY TCP4 1.2.3.4 5.6.7.8 65536 2\r\n",
+	"PROXY TCP4 1.2.3.4 5.6.7.8 -1 2\r\n",
+	"PROXY UDP4 1.2.3.4 5.6.7.8 1 2\r\n",
+	"PROXY UNKNOWN xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\r\n",
+	"PROXY TCP4 1.2.3.4 5.6.7.8 1 2\rX",
+	"\r\n\r\n\\0\r\nQUIT\n\x11\x11\\0\x0c" "123456789012",
+	"\r\n\r\n\\0\r\nQUIT\n\x22\x11\\0\x0c" "123456789012",
+	"\r\n\r\n\\0\r\nQUIT\n\x21\x41\\0\x0c" "123456789012",
+	"\r\n\r\n\\0\r\nQUIT\n\x21\x11\\0\x0b" "12345678901",
+	"\r\n\r\n\\0\r\nQUIT\n\x21\x21\\0\x0c" "123456789012",
+	"\r\n\r\n\\0\r\nQUIT\n\x21\x11\\0\x10" "123456789012\x01\\0\x05x",
+	"\r\n\r\n\\0\r\nQUIT\n\x21\x11\x02\x01",
+	"\r\n\r\n\\0\r\nQUIX",
+};
+
+/*
+ * COUNT connections, each sending one of abuse_headers (in turn) and
+ * expecting to be closed without a byte back.
+ */
+static int
+cmd_proxyabuse(int argc, char **argv)
+{
+	char		*pos[3];
+	struct addr	 a;
+	unsigned char	 hdr[256];
+	uint64_t	 count, i, closed = 0, junk;
+	size_t		 n, len;
+	int		 fd, err;
+	const struct optdef opts[] = { { NULL, NULL, NULL } };
+
+	parse_args(argc, argv, opts, pos, 3);
+	parse_addr(pos[0], pos[1], 1, &a);
+	count = parse_num(pos[2], "COUNT", 1, 10000000);
+	deadline_set(0);
+	raise_nofile(0);
+	n = sizeof(abuse_headers) / sizeof(abuse_headers[0]);
+	for (i = 0; i < count; i++) {
+		/* "\\0" in the table stands for a NUL byte. */
+		len = unescape(abuse_headers[i % n], hdr, sizeof(hdr));
+		if ((fd = connect_wait(&a, &err)) == -1)
+			die("connect to %s: %s", a.text, strerror(err));
+		if (err == 0)
+			send_all(fd, hdr, len);
+		junk = 0;
+		if (err == ECONNRESET ||
+		    wait_close(fd, now_ms() + 5000, &junk) != -1)
+			closed += junk == 0;
+		close(fd);
+	}
+	printf("closed=%" PRIu64 " of %" PRIu64 "\n", closed, count);
+	return closed == count ? 0 : 1;
+}
+
 /* urgent */
 
 /*
@@ -2484,7 +2699,9 @@ main(int argc, char **argv)
 		{ "blackhole", cmd_blackhole }, { "freeport", cmd_freeport },
 		{ "many", cmd_many }, { "urgent", cmd_urgent },
 		{ "urgent-hold", cmd_urgent_hold },
-		{ "sendreset", cmd_sendreset }, { "pipes", cmd_pipes }
+		{ "sendreset", cmd_sendreset }, { "pipes", cmd_pipes },
+		{ "proxyhello", cmd_proxyhello },
+		{ "proxyabuse", cmd_proxyabuse }
 	};
 	size_t	 i;
 

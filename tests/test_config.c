@@ -329,6 +329,20 @@ static const struct bad_case bad_cases[] = {
 	{ "keepalive idle under a second", "keepalive = { idle = 0.5; };\n"
 	    "rules = ( { listen = \"127.0.0.1:18000\"; connect = \"127.0.0.1:18081\"; } );\n",
 	    1, "idle" },
+	/* accept_proxy. */
+	{ "proxy_timeout without accept_proxy", "rules = ( { listen = "
+	    "\"127.0.0.1:18000\";\n  connect = \"127.0.0.1:18081\";\n"
+	    "  proxy_timeout = 2; } );\n", 3, "needs accept_proxy = true" },
+	{ "accept_proxy_from without accept_proxy", "rules = ( { listen = "
+	    "\"127.0.0.1:18000\";\n  connect = \"127.0.0.1:18081\";\n"
+	    "  accept_proxy_from = \"10.0.0.0/8\"; } );\n", 3,
+	    "needs accept_proxy = true" },
+	{ "accept_proxy on a UDP rule", "rules = ( { listen = \"127.0.0.1:18000\";\n"
+	    "  connect = \"127.0.0.1:18081\"; protocol = \"udp\";\n"
+	    "  accept_proxy = true; } );\n", 3, "not a setting of UDP rules" },
+	{ "a bad accept_proxy_from pattern", "rules = ( { listen = "
+	    "\"127.0.0.1:18000\";\n  connect = \"127.0.0.1:18081\"; accept_proxy = true;\n"
+	    "  accept_proxy_from = \"10.0.0.0/33\"; } );\n", 3, "accept_proxy_from" },
 	/* send_proxy. */
 	{ "send_proxy v3", "rules = ( { listen = \"127.0.0.1:18000\";\n"
 	    "  connect = \"127.0.0.1:18081\"; send_proxy = \"v3\"; } );\n",

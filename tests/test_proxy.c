@@ -2,7 +2,9 @@
  * test_proxy.c - unit tests of the PROXY headers ferryd sends
  * (proxy_proto.c): v1's text for IPv4, IPv6 and IPv4-mapped addresses,
  * v2's bytes for streams and datagrams, and what either says of
- * addresses it cannot carry.
+ * addresses it cannot carry; and the headers it reads (proxy_parse):
+ * what it makes of them whole, that every shorter prefix asks for more,
+ * and a table of malformed headers, the bug classes of other parsers.
  */
 #include "ferryd.h"
 
@@ -29,6 +31,130 @@ v6(struct sockaddr_in6 *sin6, const char *addr, unsigned port)
 	sin6->sin6_family = AF_INET6;
 	inet_pton(AF_INET6, addr, &sin6->sin6_addr);
 	sin6->sin6_port = htons((uint16_t)port);
+}
+
+/* Every prefix of a whole header asks for more; the whole is its length. */
+static void
+check_whole(const char *desc, const unsigned char *h, size_t n,
+    struct proxy_info *info)
+{
+	const char	*why;
+	size_t		 i;
+	int		 rc = 0;
+
+	for (i = 0; i < n && rc == PROXY_PARSE_MORE; i++)
+		rc = proxy_parse(h, i, info, &why);
+	check(rc == PROXY_PARSE_MORE && proxy_parse(h, n, info, &why) ==
+	    (int)n, "%s: every prefix wants more, the whole is %zu bytes",
+	    desc, n);
+}
+
+static void
+test_parse(void)
+{
+	static const struct {
+		const char	*desc;
+		const char	*bytes;
+		size_t		 len;
+	} bad[] = {
+#define B(d, s)	{ d, s, sizeof(s) - 1 }
+		B("not a header", "GET / HTTP/1.0\r\n"),
+		B("lower case", "proxy TCP4 1.2.3.4 5.6.7.8 1 2\r\n"),
+		B("v1 without CR", "PROXY TCP4 1.2.3.4 5.6.7.8 1 2\n"),
+		B("v1, CR not before LF", "PROXY TCP4 1.2.3.4 5.6.7.8 1 2\rX"),
+		B("v1, 5 fields", "PROXY TCP4 1.2.3.4 5.6.7.8 1\r\n"),
+		B("v1, 7 fields", "PROXY TCP4 1.2.3.4 5.6.7.8 1 2 3\r\n"),
+		B("v1, two spaces", "PROXY TCP4  1.2.3.4 5.6.7.8 1 2\r\n"),
+		B("v1, UDP4", "PROXY UDP4 1.2.3.4 5.6.7.8 1 2\r\n"),
+		B("v1, TCP4 with IPv6", "PROXY TCP4 ::1 ::1 1 2\r\n"),
+		B("v1, TCP6 with IPv4", "PROXY TCP6 1.2.3.4 5.6.7.8 1 2\r\n"),
+		B("v1, port 65536", "PROXY TCP4 1.2.3.4 5.6.7.8 65536 2\r\n"),
+		B("v1, port -1", "PROXY TCP4 1.2.3.4 5.6.7.8 -1 2\r\n"),
+		B("v1, port 08", "PROXY TCP4 1.2.3.4 5.6.7.8 08 2\r\n"),
+		B("v1, address 1.2.3", "PROXY TCP4 1.2.3 5.6.7.8 1 2\r\n"),
+		B("v1, NUL in it", "PROXY TCP4 1.2.3.4\0 5.6.7.8 1 2\r\n"),
+		B("v1 of 108 bytes", "PROXY UNKNOWN 0123456789012345678901234"
+		    "5678901234567890123456789012345678901234567890123456789012"
+		    "3456789012\r\n"),
+		B("v2, version 1", "\r\n\r\n\0\r\nQUIT\n\x11\x11\0\x0c"
+		    "123456789012"),
+		B("v2, command 2", "\r\n\r\n\0\r\nQUIT\n\x22\x11\0\x0c"
+		    "123456789012"),
+		B("v2, family 4", "\r\n\r\n\0\r\nQUIT\n\x21\x41\0\x0c"
+		    "123456789012"),
+		B("v2, TCP4 in 11 bytes", "\r\n\r\n\0\r\nQUIT\n\x21\x11\0\x0b"
+		    "12345678901"),
+		B("v2, TCP6 in 12 bytes", "\r\n\r\n\0\r\nQUIT\n\x21\x21\0\x0c"
+		    "123456789012"),
+		B("v2, a TLV past the end", "\r\n\r\n\0\r\nQUIT\n\x21\x11\0\x10"
+		    "123456789012\x01\0\x05x"),
+		B("v2, half a TLV header", "\r\n\r\n\0\r\nQUIT\n\x21\x11\0\x0e"
+		    "123456789012\x01\0"),
+		B("v2, 513 bytes said", "\r\n\r\n\0\r\nQUIT\n\x21\x11\x02\x01"),
+		B("v2, a signature gone wrong", "\r\n\r\n\0\r\nQUIX"),
+#undef B
+	};
+	static const unsigned char local[] = "\r\n\r\n\0\r\nQUIT\n\x20\x00"
+	    "\0\0";
+	static const unsigned char local_with_junk[] = "\r\n\r\n\0\r\nQUIT"
+	    "\n\x20\x11\0\x03" "abc";
+	struct proxy_info	 info;
+	struct sockaddr_in	 a, b;
+	struct sockaddr_in6	 c, d;
+	unsigned char		 h[PROXY_HEADER_MAX + 8];
+	const char		*why;
+	size_t			 n, i;
+	int			 rc, wrong = 0;
+
+	v4(&a, "192.0.2.1", 54321);
+	v4(&b, "198.51.100.7", 443);
+	v6(&c, "2001:db8::1", 1);
+	v6(&d, "2001:db8::2", 65535);
+	n = proxy_header(PROXY_V1, true, (void *)&a, (void *)&b, h);
+	check_whole("v1, IPv4", h, n, &info);
+	check(info.version == PROXY_V1 && info.has_addresses &&
+	    memcmp(&((struct sockaddr_in *)(void *)&info.src)->sin_addr,
+	    &a.sin_addr, 4) == 0 &&
+	    ((struct sockaddr_in *)(void *)&info.src)->sin_port == a.sin_port &&
+	    ((struct sockaddr_in *)(void *)&info.dst)->sin_port == b.sin_port,
+	    "v1, IPv4: the client and where it connected");
+	n = proxy_header(PROXY_V2, true, (void *)&c, (void *)&d, h);
+	check_whole("v2, IPv6", h, n, &info);
+	check(info.version == PROXY_V2 && info.has_addresses &&
+	    info.src.ss_family == AF_INET6 &&
+	    ((struct sockaddr_in6 *)(void *)&info.dst)->sin6_port ==
+	    d.sin6_port, "v2, IPv6: the client and where it connected");
+	memcpy(h + n, "payload", 7);
+	check(proxy_parse(h, n + 7, &info, &why) == (int)n,
+	    "v2 with payload behind it: only the header is taken");
+	check_whole("v2 LOCAL", local, 16, &info);
+	check(!info.has_addresses, "v2 LOCAL: no addresses, the connection's");
+	rc = proxy_parse(local_with_junk, 19, &info, &why);
+	check(rc == 19 && !info.has_addresses,
+	    "v2 LOCAL with a family and bytes: none of them read as addresses");
+	check(proxy_parse((const unsigned char *)"PROXY UNKNOWN ffff::1 x\r\n",
+	    25, &info, &why) == 25 && !info.has_addresses,
+	    "v1 UNKNOWN: anything up to CRLF, the connection's addresses");
+	/* The spec's longest v1 line: 107 bytes with its CRLF. */
+	memset(h, 'x', sizeof(h));
+	memcpy(h, "PROXY UNKNOWN ", 14);
+	memcpy(h + 105, "\r\n", 2);
+	check(proxy_parse(h, 107, &info, &why) == 107,
+	    "v1 of 107 bytes, CRLF included: whole");
+	memcpy(h + 105, "x\r\n", 3);
+	check(proxy_parse(h, 108, &info, &why) == PROXY_PARSE_BAD &&
+	    proxy_parse(h, 106, &info, &why) == PROXY_PARSE_BAD,
+	    "v1 of 108 bytes: refused, as soon as its 106th byte is no CR");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		rc = proxy_parse((const unsigned char *)bad[i].bytes, bad[i].len,
+		    &info, &why);
+		if (rc != PROXY_PARSE_BAD || why == NULL) {
+			printf("# %s: %d\n", bad[i].desc, rc);
+			wrong++;
+		}
+	}
+	check(wrong == 0, "%zu malformed headers refused, each with a reason",
+	    sizeof(bad) / sizeof(bad[0]));
 }
 
 int
@@ -80,5 +206,6 @@ main(void)
 	n = proxy_header(PROXY_V2, true, (void *)&a, (void *)&d, h);
 	check(n == 16 && h[12] == 0x20 && h[13] == 0 && h[15] == 0,
 	    "v2, two families: LOCAL, no addresses");
+	test_parse();
 	return test_summary();
 }

@@ -527,7 +527,7 @@ test_session_failover(void)
 	memset(&peer, 0, sizeof(peer));
 	peer.len = sizeof(struct sockaddr_in);
 	peer.ss.ss_family = AF_INET;
-	check(tcp_session_start(ts, sv, &cfg->rules[0], &peer) == 0 &&
+	check(tcp_session_start(ts, sv, &cfg->rules[0], &peer, NULL) == 0 &&
 	    tcp_sessions_count(ts) == 1, "session started");
 	send_all(cl, "ping");
 	back = -1;
@@ -556,7 +556,7 @@ test_session_failover(void)
 	/* Only the dead backend: the client is reset, nothing is left. */
 	cfg->rules[0].upstream.nbackends = 1;
 	make_pair('t', &cl, &sv);
-	check(tcp_session_start(ts, sv, &cfg->rules[0], &peer) == 0,
+	check(tcp_session_start(ts, sv, &cfg->rules[0], &peer, NULL) == 0,
 	    "second session started");
 	for (i = 0; i < 100 && tcp_sessions_count(ts) != 0; i++)
 		spin(&b);
@@ -569,7 +569,7 @@ test_session_failover(void)
 	/* A session torn down at once by a stop. */
 	make_pair('t', &cl, &sv);
 	cfg->rules[0].upstream.backends = &bk[1];
-	(void)tcp_session_start(ts, sv, &cfg->rules[0], &peer);
+	(void)tcp_session_start(ts, sv, &cfg->rules[0], &peer, NULL);
 	tcp_sessions_close_all(ts, "shutdown");
 	check(tcp_sessions_count(ts) == 0, "close_all leaves no session");
 	check(counters.accepted == 3 && counters.closed == 3 &&

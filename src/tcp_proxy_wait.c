@@ -1,0 +1,264 @@
+/*
+ * tcp_proxy_wait.c - reading the PROXY header of accept_proxy rules.
+ *
+ * The socket is watched for reading, level-triggered.  Each time, what
+ * is there is peeked at after what was taken before: while it is only a
+ * part of a header, all of it is taken (it can be nothing but header),
+ * so that the socket is empty and the loop does not spin; once the
+ * header is whole, only the rest of its bytes are taken.
+ */
+#include "ferryd.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "accesslog.h"
+#include "acl.h"
+#include "addr.h"
+#include "event.h"
+#include "log.h"
+#include "proxy_proto.h"
+#include "scoreboard.h"
+#include "tcp_proxy_wait.h"
+
+struct proxy_wait {
+	TAILQ_ENTRY(proxy_wait)	 link;
+	struct proxy_waits	*owner;
+	const struct rule	*rule;
+	int			 fd;
+	size_t			 got;		/* header bytes taken so far */
+	int64_t			 started;
+	struct sockaddr_any	 peer;
+	struct event_timer	 timer;		/* proxy_timeout */
+	unsigned char		 buf[PROXY_IN_MAX];
+};
+
+struct proxy_waits {
+	struct event_loop	*loop;
+	TAILQ_HEAD(, proxy_wait) list;
+	int			 count;
+	proxy_admit_fn		*admit;
+	void			*arg;
+	struct scoreboard_counters *counters;
+	struct scoreboard_counters  own;	/* when there is no cell */
+};
+
+static void
+wait_free(struct proxy_wait *w)
+{
+	struct proxy_waits	*pw = w->owner;
+
+	event_timer_cancel(pw->loop, &w->timer);
+	TAILQ_REMOVE(&pw->list, w, link);
+	pw->count--;
+	free(w);
+}
+
+/* The header did not come, or not as one: close, count, say so now and then. */
+static void
+wait_reject(struct proxy_wait *w, const char *result, const char *why)
+{
+	static struct log_limit	 limit;
+	struct proxy_waits	*pw = w->owner;
+	char			 client[ADDR_STRLEN];
+	int64_t			 now = event_now(pw->loop);
+
+	pw->counters->proxy_errors++;
+	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: client %s: %s; "
+	    "closed (%llu PROXY header errors in this slot so far)",
+	    w->rule->listen, addr_format((const struct sockaddr *)&w->peer.ss,
+	    client, sizeof(client)), why,
+	    (unsigned long long)pw->counters->proxy_errors);
+	accesslog_session(w->rule, (const struct sockaddr *)&w->peer.ss, NULL,
+	    0, result, 0, 0, w->started, now);
+	event_close(pw->loop, w->fd);
+	close(w->fd);
+	wait_free(w);
+}
+
+/* The whole header is taken: on to the session, with its addresses. */
+static void
+wait_done(struct proxy_wait *w, const struct proxy_info *info)
+{
+	struct proxy_waits	*pw = w->owner;
+	struct sockaddr_any	 peer = w->peer, local;
+	const struct rule	*rule = w->rule;
+	int			 fd = w->fd;
+	bool			 has = info->has_addresses;
+
+	if (has) {
+		memcpy(&peer.ss, &info->src, info->src_len);
+		peer.len = info->src_len;
+		memcpy(&local.ss, &info->dst, info->dst_len);
+		local.len = info->dst_len;
+	}
+	/* Unwatched, not closed: the session watches it anew. */
+	(void)event_mask(pw->loop, fd, 0);
+	wait_free(w);
+	pw->admit(pw->arg, fd, rule, &peer, has ? &local : NULL);
+}
+
+/* Take exactly n bytes that a peek showed are there. */
+static bool
+take(struct proxy_wait *w, size_t n)
+{
+	ssize_t	r;
+
+	do
+		r = recv(w->fd, w->buf + w->got, n, 0);
+	while (r == -1 && errno == EINTR);
+	if (r != (ssize_t)n)
+		return false;
+	w->got += n;
+	return true;
+}
+
+static void
+wait_on_read(struct event_loop *loop, int fd, int events, void *data)
+{
+	struct proxy_wait	*w = data;
+	struct proxy_info	 info;
+	const char		*why;
+	ssize_t			 n;
+	int			 rc;
+
+	(void)loop;
+	(void)events;
+	do
+		n = recv(fd, w->buf + w->got, sizeof(w->buf) - w->got,
+		    MSG_PEEK);
+	while (n == -1 && errno == EINTR);
+	if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return;
+	if (n <= 0) {
+		wait_reject(w, ACCESSLOG_PROXY_ERROR, n == 0 ?
+		    "closed before its PROXY header was whole" :
+		    "connection failed before its PROXY header");
+		return;
+	}
+	rc = proxy_parse(w->buf, w->got + (size_t)n, &info, &why);
+	if (rc == PROXY_PARSE_BAD) {
+		wait_reject(w, ACCESSLOG_PROXY_ERROR, why);
+		return;
+	}
+	if (rc == PROXY_PARSE_MORE) {
+		/* All of it is header: take it, so that nothing is pending. */
+		if (!take(w, (size_t)n))
+			wait_reject(w, ACCESSLOG_PROXY_ERROR,
+			    "cannot read its PROXY header");
+		return;
+	}
+	if ((size_t)rc < w->got || !take(w, (size_t)rc - w->got)) {
+		wait_reject(w, ACCESSLOG_PROXY_ERROR,
+		    "cannot read its PROXY header");
+		return;
+	}
+	wait_done(w, &info);
+}
+
+static void
+wait_on_timer(struct event_timer *t, void *data)
+{
+	struct proxy_wait	*w = data;
+
+	(void)t;
+	wait_reject(w, ACCESSLOG_PROXY_TIMEOUT, w->got == 0 ?
+	    "no PROXY header within proxy_timeout" :
+	    "PROXY header not whole within proxy_timeout");
+}
+
+struct proxy_waits *
+proxy_waits_new(struct event_loop *loop, proxy_admit_fn *admit, void *arg,
+    struct scoreboard_counters *counters)
+{
+	struct proxy_waits	*pw;
+
+	if ((pw = calloc(1, sizeof(*pw))) == NULL)
+		return NULL;
+	pw->loop = loop;
+	TAILQ_INIT(&pw->list);
+	pw->admit = admit;
+	pw->arg = arg;
+	pw->counters = counters != NULL ? counters : &pw->own;
+	return pw;
+}
+
+void
+proxy_waits_free(struct proxy_waits *pw)
+{
+	if (pw == NULL)
+		return;
+	proxy_waits_close_all(pw);
+	free(pw);
+}
+
+int
+proxy_wait_start(struct proxy_waits *pw, int fd, const struct rule *rule,
+    const struct sockaddr_any *peer)
+{
+	static struct log_limit	 limit;
+	static const struct acl	 none;
+	struct proxy_wait	*w;
+	char			 client[ADDR_STRLEN];
+	int64_t			 now = event_now(pw->loop);
+
+	/* Only these peers may say who the client is. */
+	if ((rule->accept_proxy_from.nallow > 0 ||
+	    rule->accept_proxy_from.ndeny > 0) && !acl_permits(&none,
+	    &rule->accept_proxy_from, (const struct sockaddr *)&peer->ss)) {
+		pw->counters->refused++;
+		log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: client %s is "
+		    "not in accept_proxy_from; closed", rule->listen,
+		    addr_format((const struct sockaddr *)&peer->ss, client,
+		    sizeof(client)));
+		accesslog_session(rule, (const struct sockaddr *)&peer->ss,
+		    NULL, 0, ACCESSLOG_DENIED, 0, 0, now, now);
+		close(fd);
+		return 0;
+	}
+	if ((w = malloc(sizeof(*w))) == NULL) {
+		close(fd);
+		errno = ENOMEM;
+		return -1;
+	}
+	memset(w, 0, offsetof(struct proxy_wait, buf));
+	w->owner = pw;
+	w->rule = rule;
+	w->fd = fd;
+	w->peer = *peer;
+	w->started = now;
+	event_timer_init(&w->timer, wait_on_timer, w);
+	TAILQ_INSERT_TAIL(&pw->list, w, link);
+	pw->count++;
+	if (event_set(pw->loop, fd, EV_READ, wait_on_read, w) == -1 ||
+	    event_timer_arm(pw->loop, &w->timer, now + rule->proxy_timeout) ==
+	    -1) {
+		event_close(pw->loop, fd);
+		close(fd);
+		wait_free(w);
+		errno = ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
+int
+proxy_waits_count(const struct proxy_waits *pw)
+{
+	return pw != NULL ? pw->count : 0;
+}
+
+void
+proxy_waits_close_all(struct proxy_waits *pw)
+{
+	struct proxy_wait	*w;
+
+	while ((w = TAILQ_FIRST(&pw->list)) != NULL) {
+		event_close(pw->loop, w->fd);
+		close(w->fd);
+		wait_free(w);
+	}
+}
