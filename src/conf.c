@@ -317,6 +317,34 @@ check_group(struct conf_loader *ld, const config_t *lc, const struct conf *cfg)
 }
 
 /*
+ * With accept_proxy, allow and deny judge the client a header names; if
+ * any peer may send a header, any peer may name an allowed client.  So
+ * allow/deny (the rule's or the top level's) on such a rule needs
+ * accept_proxy_from, which judges the peer itself.
+ */
+static int
+check_proxy_acl(struct conf_loader *ld, const config_t *lc,
+    const struct conf *cfg)
+{
+	const struct rule	*r;
+	size_t			 i;
+	bool			 global = cfg->acl.nallow + cfg->acl.ndeny > 0;
+
+	for (i = 0; i < cfg->nrules; i++) {
+		r = &cfg->rules[i];
+		if (!r->accept_proxy || r->range_first != NULL ||
+		    r->accept_proxy_from.nallow + r->accept_proxy_from.ndeny > 0 ||
+		    (!global && r->acl.nallow + r->acl.ndeny == 0))
+			continue;
+		return conf_fail(ld, config_setting_get_elem(config_lookup(lc,
+		    "rules"), (unsigned)r->elem), "accept_proxy with allow or "
+		    "deny needs accept_proxy_from: otherwise any peer could "
+		    "name an allowed client in its PROXY header");
+	}
+	return 0;
+}
+
+/*
  * Load ld->text, read from ld->path and its @includes or converted from
  * a rinetd.conf: the same checks either way.  keep (NULL, or ld->text):
  * the new config takes it over, for conf_reresolve().
@@ -342,6 +370,8 @@ load(struct conf_loader *ld, int syntax, struct conf_text *keep)
 		rc = conf_fail(ld, NULL, "missing required setting \"rules\"");
 	if (rc == 0)
 		rc = check_group(ld, &lc, cfg);
+	if (rc == 0)
+		rc = check_proxy_acl(ld, &lc, cfg);
 	config_destroy(&lc);
 	if (rc == -1) {
 		conf_free(cfg);

@@ -243,6 +243,7 @@ parse_v1(const unsigned char *buf, size_t len, struct proxy_info *info,
 			return PROXY_PARSE_BAD;
 		}
 		info->version = PROXY_V1;
+		info->stream = true;
 		if (parse_v1_line((const char *)buf, i, info, why) == -1)
 			return PROXY_PARSE_BAD;
 		return (int)i + 2;
@@ -296,6 +297,7 @@ parse_v2(const unsigned char *buf, size_t len, struct proxy_info *info,
 		return PROXY_PARSE_MORE;
 	info->version = PROXY_V2;
 	info->has_addresses = false;
+	info->stream = (buf[13] & 0x0f) == 0x01;
 	/* LOCAL: whatever the family says, no address is read. */
 	if ((buf[12] & 0x0f) == 0)
 		return (int)(16 + body);

@@ -51,6 +51,7 @@ struct proxy_info {
 	 * that is not IP: the connection's own addresses stand.
 	 */
 	bool			has_addresses;
+	bool			stream;		/* v2: of a stream (TCP) */
 	struct sockaddr_storage	src, dst;	/* when has_addresses */
 	socklen_t		src_len, dst_len;
 };

@@ -205,8 +205,11 @@ sock_keepalive(int fd, const struct keepalive *ka)
 	(void)setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
 	if (!on)
 		return;
-#ifdef TCP_KEEPIDLE
+#if defined(TCP_KEEPIDLE)
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+#elif defined(TCP_KEEPALIVE)
+	/* macOS's name for it. */
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPALIVE, &idle, sizeof(idle));
 #endif
 #ifdef TCP_KEEPINTVL
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl,

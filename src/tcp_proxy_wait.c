@@ -72,7 +72,9 @@ wait_reject(struct proxy_wait *w, const char *result, const char *why)
 	    w->rule->listen, addr_format((const struct sockaddr *)&w->peer.ss,
 	    client, sizeof(client)), why,
 	    (unsigned long long)pw->counters->proxy_errors);
-	accesslog_session(w->rule, (const struct sockaddr *)&w->peer.ss, NULL,
+	/* rinetd names the rule's backend on such lines too. */
+	accesslog_session(w->rule, (const struct sockaddr *)&w->peer.ss,
+	    (const struct sockaddr *)&w->rule->upstream.backends[0].addr.ss,
 	    0, result, 0, 0, w->started, now);
 	event_close(pw->loop, w->fd);
 	close(w->fd);
@@ -87,7 +89,8 @@ wait_done(struct proxy_wait *w, const struct proxy_info *info)
 	struct sockaddr_any	 peer = w->peer, local;
 	const struct rule	*rule = w->rule;
 	int			 fd = w->fd;
-	bool			 has = info->has_addresses;
+	/* A datagram's addresses say nothing of this connection. */
+	bool			 has = info->has_addresses && info->stream;
 
 	if (has) {
 		memcpy(&peer.ss, &info->src, info->src_len);
@@ -126,7 +129,15 @@ wait_on_read(struct event_loop *loop, int fd, int events, void *data)
 	int			 rc;
 
 	(void)loop;
-	(void)events;
+	/*
+	 * No header has urgent data; and a peek would step over it, leaving
+	 * it to wake a level-triggered loop again and again.
+	 */
+	if (events & EV_URGENT) {
+		wait_reject(w, ACCESSLOG_PROXY_ERROR,
+		    "urgent data instead of a PROXY header");
+		return;
+	}
 	do
 		n = recv(fd, w->buf + w->got, sizeof(w->buf) - w->got,
 		    MSG_PEEK);
@@ -215,7 +226,8 @@ proxy_wait_start(struct proxy_waits *pw, int fd, const struct rule *rule,
 		    addr_format((const struct sockaddr *)&peer->ss, client,
 		    sizeof(client)));
 		accesslog_session(rule, (const struct sockaddr *)&peer->ss,
-		    NULL, 0, ACCESSLOG_DENIED, 0, 0, now, now);
+		    (const struct sockaddr *)&rule->upstream.backends[0].addr.ss,
+		    0, ACCESSLOG_DENIED, 0, 0, now, now);
 		close(fd);
 		return 0;
 	}
@@ -257,6 +269,10 @@ proxy_waits_close_all(struct proxy_waits *pw)
 	struct proxy_wait	*w;
 
 	while ((w = TAILQ_FIRST(&pw->list)) != NULL) {
+		accesslog_session(w->rule, (const struct sockaddr *)&w->peer.ss,
+		    (const struct sockaddr *)&w->rule->upstream.backends[0].
+		    addr.ss, 0, ACCESSLOG_SHUTDOWN, 0, 0, w->started,
+		    event_now(pw->loop));
 		event_close(pw->loop, w->fd);
 		close(w->fd);
 		wait_free(w);

@@ -143,11 +143,12 @@ usage(void)
 "      COUNT times: connect, send a request, close with a reset\n"
 "  pipes PID...\n"
 "      print pid=P ends=N min=BYTES sum=BYTES of the pipes each PID holds\n"
-"  proxyhello HOST PORT HEADER [--payload TEXT] [--bytewise]\n"
+"  proxyhello HOST PORT HEADER [--payload TEXT] [--bytewise] [--urgent]\n"
 "         [--expect echo|close]\n"
 "      send HEADER (escapes \\r \\n \\0 \\xHH) and the payload in one\n"
 "      segment, or a byte per segment; expect the payload echoed, or the\n"
-"      connection closed without a byte\n"
+"      connection closed without a byte; --urgent sends an urgent byte\n"
+"      after HEADER instead of the payload\n"
 "  proxyabuse HOST PORT COUNT\n"
 "      COUNT connections, each with a malformed PROXY header of a table\n"
 "      of known bug classes; each must be closed without a byte back\n"
@@ -2058,11 +2059,12 @@ cmd_proxyhello(int argc, char **argv)
 	uint64_t	 junk = 0;
 	size_t		 hlen, plen, i, got = 0;
 	ssize_t		 n;
-	int		 fd, err, bytewise = 0, res;
+	int		 fd, err, bytewise = 0, urgent = 0, res;
 	struct pollfd	 pfd;
 	const struct optdef opts[] = {
 		{ "payload", &payload, NULL }, { "expect", &expect, NULL },
-		{ "bytewise", NULL, &bytewise }, { NULL, NULL, NULL }
+		{ "bytewise", NULL, &bytewise }, { "urgent", NULL, &urgent },
+		{ NULL, NULL, NULL }
 	};
 
 	parse_args(argc, argv, opts, pos, 3);
@@ -2082,7 +2084,12 @@ cmd_proxyhello(int argc, char **argv)
 	}
 	if (err != 0)
 		die("connect to %s: %s", a.text, strerror(err));
-	if (bytewise) {
+	if (urgent) {
+		/* The header (or part of it), then an urgent byte. */
+		send_all(fd, hdr, hlen);
+		if (send(fd, "!", 1, MSG_NOSIGNAL | MSG_OOB) != 1)
+			die("send: %s", strerror(errno));
+	} else if (bytewise) {
 		/* A byte per segment, the header split every way there is. */
 		for (i = 0; i < hlen; i++) {
 			send_all(fd, hdr + i, 1);

@@ -343,6 +343,14 @@ static const struct bad_case bad_cases[] = {
 	{ "a bad accept_proxy_from pattern", "rules = ( { listen = "
 	    "\"127.0.0.1:18000\";\n  connect = \"127.0.0.1:18081\"; accept_proxy = true;\n"
 	    "  accept_proxy_from = \"10.0.0.0/33\"; } );\n", 3, "accept_proxy_from" },
+	{ "accept_proxy and allow without accept_proxy_from", "rules = (\n"
+	    " { listen = \"127.0.0.1:18000\"; connect = \"127.0.0.1:18081\";\n"
+	    "  accept_proxy = true; allow = \"10.0.0.0/8\"; } );\n", 2,
+	    "needs accept_proxy_from" },
+	{ "accept_proxy and a global deny without accept_proxy_from",
+	    "deny = \"10.0.0.0/8\";\nrules = (\n { listen = \"127.0.0.1:18000\";"
+	    " connect = \"127.0.0.1:18081\";\n  accept_proxy = true; } );\n", 3,
+	    "needs accept_proxy_from" },
 	/* send_proxy. */
 	{ "send_proxy v3", "rules = ( { listen = \"127.0.0.1:18000\";\n"
 	    "  connect = \"127.0.0.1:18081\"; send_proxy = \"v3\"; } );\n",
