@@ -104,8 +104,29 @@ wait_for() {
 	return 1
 }
 
+# free_port: a TCP port free now and not handed out before in this test
+# (two calls may otherwise get the same one: nothing holds it between).
+# free_udp_port [--tcp-too]: the same for UDP (and TCP too).
 free_port() {
-	"$TCPKIT" freeport
+	new_port "$TCPKIT" freeport
+}
+free_udp_port() {
+	new_port "$UDPKIT" freeport "$@"
+}
+# new_port COMMAND...: what COMMAND prints, once not handed out before.
+# The ports handed out are kept in a file: callers run this in $(...).
+new_port() {
+	local p i
+	for ((i = 0; i < 50; i++)); do
+		p=$("$@") || return 1
+		if ! grep -qx "$p" "$T/.ports" 2>/dev/null; then
+			echo "$p" >>"$T/.ports"
+			echo "$p"
+			return 0
+		fi
+	done
+	echo "no new free port from $*" >&2
+	return 1
 }
 
 # start_server VAR NAME [tcpkit server options]: start a backend and set
