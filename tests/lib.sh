@@ -113,6 +113,28 @@ free_port() {
 free_udp_port() {
 	new_port "$UDPKIT" freeport "$@"
 }
+# free_quiet_port: a port (TCP and UDP) below the kernel's ephemeral
+# range that no socket uses now, not even as a connection's local port:
+# for wildcard listeners ([::] or 0.0.0.0), which clash with any socket
+# on their port, and the ephemeral range is where other tests' clients
+# take theirs.
+free_quiet_port() {
+	new_port quiet_port
+}
+quiet_port() {
+	local lo hi p try r
+	read -r lo hi </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null ||
+	    lo=32768
+	for ((try = 0; try < 100; try++)); do
+		r=$(od -An -N2 -tu2 /dev/urandom)
+		p=$((10000 + r % (lo - 10000)))
+		if ! ss -Htuan "( sport = :$p )" | grep -q .; then
+			echo "$p"
+			return 0
+		fi
+	done
+	return 1
+}
 # new_port COMMAND...: what COMMAND prints, once not handed out before.
 # The ports handed out are kept in a file: callers run this in $(...).
 new_port() {
