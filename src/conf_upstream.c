@@ -20,7 +20,7 @@
 #define CHECK_INTERVAL_MAX	3600000
 #define CHECK_COUNT_MAX		100		/* rise, fall */
 
-static conf_key_parser parse_address, parse_check_text;
+static conf_key_parser parse_check_text;
 
 static const struct conf_key check_keys[] = {
 	{ "interval", conf_parse_duration, CHECK_INTERVAL_MIN,
@@ -60,7 +60,8 @@ static const struct conf_keys health_check_keys = {
 };
 
 static const struct conf_key item_keys[] = {
-	{ "address", parse_address, 0, 0,
+	/* First: a plain string item is parsed as this key. */
+	{ "address", conf_parse_string, 0, 0,
 	    offsetof(struct connect_item, address) },
 	{ "weight", conf_parse_int, 1, BACKEND_WEIGHT_MAX,
 	    offsetof(struct connect_item, weight) },
@@ -78,13 +79,6 @@ static const struct conf_keys connect_item_keys = {
 	item_keys, CONF_NKEYS(item_keys), "in a connect group",
 	"in a connect group", &conf_rule_keys
 };
-
-static int
-parse_address(struct conf_loader *ld, const struct conf_key *k,
-    const config_setting_t *s, void *base)
-{
-	return conf_parse_string(ld, k, s, base);
-}
 
 /* send and expect: a string that fits its array. */
 static int
@@ -158,12 +152,9 @@ static int
 parse_item(struct conf_loader *ld, const config_setting_t *e,
     struct connect_item *it)
 {
-	static const struct conf_key address = { "address", conf_parse_string,
-	    0, 0, offsetof(struct connect_item, address) };
-
 	item_defaults(it);
 	if (config_setting_type(e) == CONFIG_TYPE_STRING)
-		return conf_parse_string(ld, &address, e, it);
+		return conf_parse_string(ld, &item_keys[0], e, it);
 	if (!config_setting_is_group(e))
 		return conf_fail(ld, e, "items of \"connect\" must be \"host:port\" "
 		    "strings or groups { address = \"host:port\"; ... } (got %s)",

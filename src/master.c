@@ -121,11 +121,27 @@ child_close_chan(struct child *c)
 	c->accepting = false;
 }
 
+/*
+ * In a new child: close the master's ends of the other children's
+ * channels, which would otherwise keep their lifelines up.
+ */
+static void
+master_forget_chans(struct master *m)
+{
+	struct child *c;
+
+	TAILQ_FOREACH(c, &m->children, link)
+		if (c->chan != -1)
+			close(c->chan);
+	if (m->checker.chan != -1)
+		close(m->checker.chan);
+}
+
 /* Start a worker of the current generation for slot. */
 static void
 master_spawn(struct master *m, int slot)
 {
-	struct child        *c, *other;
+	struct child        *c;
 	struct worker_start  ws;
 	pid_t                pid, master = getpid();
 	int                  chan[2];
@@ -142,13 +158,8 @@ master_spawn(struct master *m, int slot)
 	sig_block_all(1);
 	pid = fork();
 	if (pid == 0) {
-		/* Another child's channel end would keep its lifeline up. */
 		close(chan[0]);
-		TAILQ_FOREACH(other, &m->children, link)
-			if (other->chan != -1)
-				close(other->chan);
-		if (m->checker.chan != -1)
-			close(m->checker.chan);
+		master_forget_chans(m);
 		ws.cfg = m->cfg;
 		ws.ls = m->ls;
 		ws.slot = slot;
@@ -254,7 +265,6 @@ static void
 master_spawn_checker(struct master *m)
 {
 	struct checker_proc *ck = &m->checker;
-	struct child        *c;
 	pid_t                pid, master = getpid();
 	int                  chan[2];
 
@@ -270,9 +280,7 @@ master_spawn_checker(struct master *m)
 	pid = fork();
 	if (pid == 0) {
 		close(chan[0]);
-		TAILQ_FOREACH(c, &m->children, link)
-			if (c->chan != -1)
-				close(c->chan);
+		master_forget_chans(m);
 		/* It needs no listening socket: binding is the master's. */
 		listen_set_close(m->ls);
 		checker_run(m->cfg, chan[1], master);
