@@ -355,7 +355,7 @@ checker_run(const struct conf *cfg, int chan, pid_t master)
 	log_set_role("health checker");
 	proctitle_set("ferryd: health checker");
 	accesslog_close();
-	child_begin(cfg, SIGTERM);
+	child_begin(cfg, SIGTERM, false);
 	ck.loop = event_loop_new(cfg->event_backend, 65536, err, sizeof(err));
 	if (ck.loop == NULL) {
 		log_err("%s", err);

@@ -1,8 +1,9 @@
 /*
  * child.c - what a child of the master (worker or health checker) does
  * first: let go of the master's pidfile and readiness pipe, catch its own
- * signals, take the configured user and group, and ask for a signal at
- * the master's death.
+ * signals, take the configured user and group (keeping CAP_NET_ADMIN
+ * alone where transparent rules need it), and ask for a signal at the
+ * master's death.
  */
 #include "ferryd.h"
 
@@ -14,6 +15,11 @@
 #ifdef HAVE_SYS_PRCTL_H
 #include <sys/prctl.h>
 #endif
+#ifdef HAVE_LINUX_CAPABILITY_H
+#include <linux/capability.h>
+#include <sys/syscall.h>
+#define CAN_KEEP_CAPS	1
+#endif
 
 #include "child.h"
 #include "daemon.h"
@@ -21,8 +27,67 @@
 #include "pidfile.h"
 #include "sig.h"
 
+#ifdef CAN_KEEP_CAPS
+#define CAP_BIT(c)	(1u << (c))
+
+/*
+ * Make caps (CAP_BIT()s, all below 32) the permitted and effective
+ * capabilities, and no other.  libc has no wrapper for capset, so it is
+ * the system call.  0, or -1 with errno.
+ */
 static int
-privs_drop(const struct conf *cfg)
+caps_set(uint32_t caps)
+{
+	struct __user_cap_header_struct	hdr;
+	struct __user_cap_data_struct	data[2];
+
+	memset(&hdr, 0, sizeof(hdr));
+	memset(data, 0, sizeof(data));
+	hdr.version = _LINUX_CAPABILITY_VERSION_3;
+	data[0].permitted = data[0].effective = caps;
+	return (int)syscall(SYS_capset, &hdr, data);
+}
+
+/*
+ * Before the switch to user: keep only what the switch needs and
+ * CAP_NET_ADMIN (IP_TRANSPARENT), and keep them through it.  false, with
+ * a warning, where this cannot be (a capability bounding set without
+ * CAP_NET_ADMIN, capset filtered): the switch then drops everything, as
+ * it does without transparent rules.
+ */
+static bool
+caps_keep_net_admin(const char *user)
+{
+	if (caps_set(CAP_BIT(CAP_NET_ADMIN) | CAP_BIT(CAP_SETUID) |
+	    CAP_BIT(CAP_SETGID)) == -1 || prctl(PR_SET_KEEPCAPS, 1) == -1) {
+		log_warn("cannot keep CAP_NET_ADMIN as user %s for transparent "
+		    "rules (%s): their backend connections will fail", user,
+		    strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+/* After the switch: CAP_NET_ADMIN alone, nothing else. */
+static int
+caps_net_admin_only(void)
+{
+	if (caps_set(CAP_BIT(CAP_NET_ADMIN)) == -1) {
+		log_err("cannot drop capabilities but CAP_NET_ADMIN: %s",
+		    strerror(errno));
+		return -1;
+	}
+	(void)prctl(PR_SET_KEEPCAPS, 0);
+	return 0;
+}
+#endif
+
+/*
+ * Take cfg's user and group; net_admin: keep CAP_NET_ADMIN alone
+ * through the switch.
+ */
+static int
+privs_drop(const struct conf *cfg, bool net_admin)
 {
 	if (cfg->user == NULL && cfg->group == NULL)
 		return 0;
@@ -30,6 +95,15 @@ privs_drop(const struct conf *cfg)
 		log_warn("not running as root: ignoring user/group settings");
 		return 0;
 	}
+	net_admin = net_admin && cfg->user != NULL;
+#ifdef CAN_KEEP_CAPS
+	if (net_admin)
+		net_admin = caps_keep_net_admin(cfg->user);
+#else
+	if (net_admin)
+		log_warn("transparent rules need CAP_NET_ADMIN, which this "
+		    "system cannot keep for user %s", cfg->user);
+#endif
 	if (cfg->user != NULL ?
 	    initgroups(cfg->user, cfg->gid) == -1 :
 	    setgroups(1, &cfg->gid) == -1) {
@@ -46,11 +120,15 @@ privs_drop(const struct conf *cfg)
 		    strerror(errno));
 		return -1;
 	}
+#ifdef CAN_KEEP_CAPS
+	if (net_admin && caps_net_admin_only() == -1)
+		return -1;
+#endif
 	return 0;
 }
 
 void
-child_begin(const struct conf *cfg, int death_signal)
+child_begin(const struct conf *cfg, int death_signal, bool net_admin)
 {
 	pidfile_forget();
 	daemon_forget();
@@ -58,7 +136,7 @@ child_begin(const struct conf *cfg, int death_signal)
 		log_err("cannot set up signals: %s", strerror(errno));
 		_exit(2);
 	}
-	if (privs_drop(cfg) == -1)
+	if (privs_drop(cfg, net_admin) == -1)
 		_exit(2);
 #if defined(HAVE_SYS_PRCTL_H) && HAVE_DECL_PR_SET_PDEATHSIG
 	/*

@@ -191,10 +191,11 @@ struct rule {
 	int                 rcvbuf;          /* SO_RCVBUF, 0 = system's */
 	char               *source;          /* as written, NULL = not set */
 	bool                ipv6_only;       /* IPV6_V6ONLY on IPv6 listeners */
-	int                 send_proxy;      /* enum proxy_version (TCP) */
+	int                 send_proxy;      /* enum proxy_version */
 	bool                accept_proxy;    /* clients start with a header */
 	int                 proxy_timeout;   /* ms, for that header */
 	struct acl          accept_proxy_from; /* who may send one; empty: all */
+	bool                transparent;     /* backends see the client's address */
 	struct acl          acl;             /* this rule's allow and deny */
 	char               *file;            /* file the rule is in */
 	int                 line;            /* line of the rule in the file */

@@ -14,6 +14,7 @@
 #include "addr.h"
 #include "conf_file.h"
 #include "conf_schema.h"
+#include "proxy_proto.h"
 
 static conf_key_parser parse_protocol, parse_framing, parse_send_proxy;
 
@@ -54,6 +55,8 @@ static const struct conf_key rule_keys[] = {
 	    offsetof(struct rule, send_proxy) },
 	{ "accept_proxy", conf_parse_bool, 0, 0,
 	    offsetof(struct rule, accept_proxy) },
+	{ "transparent", conf_parse_bool, 0, 0,
+	    offsetof(struct rule, transparent) },
 	{ "proxy_timeout", conf_parse_duration, PROXY_TIMEOUT_MIN,
 	    PROXY_TIMEOUT_MAX, offsetof(struct rule, proxy_timeout) },
 	{ "accept_proxy_from", conf_parse_allow, 0, 0,
@@ -147,7 +150,6 @@ rule_protocol_keys(struct conf_loader *ld, const config_setting_t *rule,
 		{ "session_timeout", KIND_UDP | KIND_UDP_TCP | KIND_TCP_UDP },
 		{ "max_sessions", KIND_UDP | KIND_UDP_TCP },
 		{ "framing", KIND_UDP_TCP | KIND_TCP_UDP },
-		{ "send_proxy", KIND_TCP },
 		{ "accept_proxy", KIND_TCP | KIND_TCP_UDP },
 		{ "proxy_timeout", KIND_TCP | KIND_TCP_UDP },
 		{ "accept_proxy_from", KIND_TCP | KIND_TCP_UDP },
@@ -172,7 +174,11 @@ rule_protocol_keys(struct conf_loader *ld, const config_setting_t *rule,
 	return 0;
 }
 
-/* proxy_timeout and accept_proxy_from go with accept_proxy = true. */
+/*
+ * proxy_timeout and accept_proxy_from go with accept_proxy = true.  A
+ * v1 header says TCP4 or TCP6 only, and goes once: on a rule with a UDP
+ * side, send_proxy must be v2.
+ */
 static int
 rule_proxy_keys(struct conf_loader *ld, const config_setting_t *rule,
     struct rule *r)
@@ -186,8 +192,55 @@ rule_proxy_keys(struct conf_loader *ld, const config_setting_t *rule,
 		if ((m = config_setting_get_member(rule, keys[i])) != NULL)
 			return conf_fail(ld, m, "\"%s\" needs accept_proxy = "
 			    "true in the same rule", keys[i]);
+	if (r->send_proxy == PROXY_V1 && rule_kind(r) != KIND_TCP)
+		return conf_fail(ld, config_setting_get_member(rule,
+		    "send_proxy"), "send_proxy = \"v1\" describes TCP "
+		    "clients of TCP backends only; a %s rule needs \"v2\"",
+		    rule_kind_name(rule_kind(r)));
 	if (r->proxy_timeout == UNSET)
 		r->proxy_timeout = DEFAULT_PROXY_TIMEOUT;
+	return 0;
+}
+
+/*
+ * transparent = true: the backend connection leaves from the client's
+ * address, so the rule's backends must be of the family its clients
+ * are (a dual-stack listener's IPv4 clients count as IPv4), and source
+ * cannot choose another address.
+ */
+static int
+rule_transparent(struct conf_loader *ld, const config_setting_t *rule,
+    const struct rule *r)
+{
+	const config_setting_t	*m = config_setting_get_member(rule,
+	    "transparent");
+	int			 family = r->listen_addr.ss.ss_family;
+	bool			 dual = family == AF_INET6 && !r->ipv6_only;
+	char			 backend[ADDR_STRLEN];
+	size_t			 i;
+
+	if (!r->transparent)
+		return 0;
+#if !defined(IP_TRANSPARENT) || !defined(IPV6_TRANSPARENT)
+	return conf_fail(ld, m, "\"transparent\" needs Linux's "
+	    "IP_TRANSPARENT, which this system does not have");
+#endif
+	if (r->source != NULL)
+		return conf_fail(ld, m, "\"transparent\" and \"source\" both "
+		    "choose the address backend connections leave from: set "
+		    "one of them");
+	for (i = 0; i < r->upstream.nbackends; i++) {
+		const struct sockaddr_any *a = &r->upstream.backends[i].addr;
+
+		if (a->ss.ss_family == family || dual)
+			continue;
+		return conf_fail(ld, m, "\"transparent\": backend %s is not "
+		    "of the clients' address family (listen is \"%s\"%s), "
+		    "so it cannot be reached from their addresses",
+		    addr_format((const struct sockaddr *)&a->ss, backend,
+		    sizeof(backend)), r->listen, family == AF_INET6 ?
+		    " with ipv6_only" : "");
+	}
 	return 0;
 }
 
@@ -623,7 +676,7 @@ parse_rule(struct conf_loader *ld, const config_setting_t *s,
 	if (rule_address(ld, s, "listen", r->listen, 1, &r->listen_addr) == -1 ||
 	    conf_rule_upstream(ld, s, r, nports) == -1 ||
 	    rule_ipv6_only(ld, s, r) == -1 || rule_protocol_keys(ld, s, r) == -1 ||
-	    rule_proxy_keys(ld, s, r) == -1)
+	    rule_proxy_keys(ld, s, r) == -1 || rule_transparent(ld, s, r) == -1)
 		return -1;
 	return 0;
 }

@@ -317,6 +317,51 @@ sock_dgram_rcvbuf(int fd, int rcvbuf)
 }
 
 int
+sock_bind_transparent(int fd, int family, const struct sockaddr *client)
+{
+#if defined(IP_TRANSPARENT) && defined(IPV6_TRANSPARENT)
+	const struct sockaddr_in6	*c6 = (const void *)client;
+	struct sockaddr_any		 src;
+	struct sockaddr_in		*sin = (void *)&src.ss;
+	struct sockaddr_in6		*sin6 = (void *)&src.ss;
+	bool				 mapped;
+	int				 on = 1;
+
+	mapped = client->sa_family == AF_INET6 &&
+	    IN6_IS_ADDR_V4MAPPED(&c6->sin6_addr);
+	memset(&src, 0, sizeof(src));
+	if (family == AF_INET && mapped) {
+		sin->sin_family = AF_INET;
+		memcpy(&sin->sin_addr, &c6->sin6_addr.s6_addr[12], 4);
+		src.len = sizeof(*sin);
+	} else if (family == AF_INET && client->sa_family == AF_INET) {
+		memcpy(sin, client, sizeof(*sin));
+		sin->sin_port = 0;
+		src.len = sizeof(*sin);
+	} else if (family == AF_INET6 && client->sa_family == AF_INET6 &&
+	    !mapped) {
+		*sin6 = *c6;
+		sin6->sin6_port = 0;
+		src.len = sizeof(*sin6);
+	} else {
+		errno = EAFNOSUPPORT;
+		return -1;
+	}
+	if (setsockopt(fd, family == AF_INET ? IPPROTO_IP : IPPROTO_IPV6,
+	    family == AF_INET ? IP_TRANSPARENT : IPV6_TRANSPARENT, &on,
+	    sizeof(on)) == -1)
+		return -1;
+	return sock_bind_source(fd, &src);
+#else
+	(void)fd;
+	(void)family;
+	(void)client;
+	errno = EOPNOTSUPP;
+	return -1;
+#endif
+}
+
+int
 sock_bind_source(int fd, const struct sockaddr_any *src)
 {
 #ifdef IP_BIND_ADDRESS_NO_PORT

@@ -37,6 +37,15 @@ int  sock_probe(const struct sockaddr_any *addr, int type, bool v6only);
 /* Bind fd to the local address src (port 0) before connecting; -1 and
  * errno on failure. */
 int  sock_bind_source(int fd, const struct sockaddr_any *src);
+/*
+ * transparent: bind fd, a socket of family towards a backend, to the
+ * client's address (port 0: connect picks one) with IP_TRANSPARENT, so
+ * that the backend sees the client.  An IPv4-mapped client counts as
+ * IPv4.  -1 and errno on failure: EAFNOSUPPORT when the client is not of
+ * family, EPERM without CAP_NET_ADMIN, EOPNOTSUPP where there is no
+ * IP_TRANSPARENT.
+ */
+int  sock_bind_transparent(int fd, int family, const struct sockaddr *client);
 /* Disable Nagle: a forwarder must not add latency. */
 void sock_nodelay(int fd);
 /* Set SO_SNDBUF and SO_RCVBUF where non-zero; sockets accepted from a

@@ -7,9 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "addr.h"
 #include "balance.h"
 #include "event.h"
 #include "health.h"
+#include "log.h"
 #include "sock.h"
 #include "tcp_connect.h"
 
@@ -38,18 +40,52 @@ attempt_failed(struct tcp_connect *tc, const struct rule *rule, int err,
 	tc->trial = false;
 }
 
+int
+backend_bind_client(int fd, const struct rule *rule, const struct backend *b,
+    const struct sockaddr *client)
+{
+	static struct log_limit	limit;
+	char			addr[ADDR_STRLEN], backend[ADDR_STRLEN];
+	int			err;
+
+	if (sock_bind_transparent(fd, b->addr.ss.ss_family, client) == 0)
+		return 0;
+	err = errno;
+	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: cannot reach backend "
+	    "%s from client address %s (transparent): %s%s", rule->listen,
+	    addr_format((const struct sockaddr *)&b->addr.ss, backend,
+	    sizeof(backend)), addr_host(client, addr, sizeof(addr)),
+	    strerror(err), err == EPERM ? " (it needs CAP_NET_ADMIN)" :
+	    err == EAFNOSUPPORT ? " (not of the backend's address family)" :
+	    "");
+	errno = err;
+	return -1;
+}
+
 /*
- * Open a socket to b and start connecting.  Returns the socket, or -1
- * with errno: a shortage, or why this backend failed at once.
+ * Open a socket to b for client and start connecting.  Returns the
+ * socket, or -1 with errno: a shortage, or why this backend failed at
+ * once; *ours: the failure is this host's (backend_bind_client), not the
+ * backend's.
  */
 static int
-backend_connect(const struct rule *rule, const struct backend *b)
+backend_connect(const struct rule *rule, const struct backend *b,
+    const struct sockaddr *client, bool *ours)
 {
 	const struct sockaddr_any *to = &b->addr;
 	int                        fd, err;
 
+	*ours = false;
 	if ((fd = sock_stream(to->ss.ss_family)) == -1)
 		return -1;
+	if (rule->transparent &&
+	    backend_bind_client(fd, rule, b, client) == -1) {
+		err = errno;
+		close(fd);
+		errno = err;
+		*ours = true;
+		return -1;
+	}
 	sock_nodelay(fd);
 	/* Reset, not FIN, if this side is abandoned (see tcp_relay.c). */
 	sock_abort_on_close(fd, true);
@@ -73,7 +109,7 @@ tcp_connect_next(struct tcp_connect *tc, const struct rule *rule,
     int64_t now, int64_t deadline, int *fd, int *err)
 {
 	const struct backend	*b;
-	bool			 trial;
+	bool			 trial, ours;
 
 	if (tc->backend != NULL && *err != 0)
 		attempt_failed(tc, rule, *err, now);
@@ -87,7 +123,7 @@ tcp_connect_next(struct tcp_connect *tc, const struct rule *rule,
 		tc->attempts++;
 		balance_acquire(b);
 		tc->held = true;
-		if ((*fd = backend_connect(rule, b)) != -1)
+		if ((*fd = backend_connect(rule, b, tc->client, &ours)) != -1)
 			return TCP_CONNECT_PENDING;
 		/*
 		 * Out of descriptors: the caller must know, and the backend
@@ -99,6 +135,12 @@ tcp_connect_next(struct tcp_connect *tc, const struct rule *rule,
 			return TCP_CONNECT_SHORTAGE;
 		}
 		*err = errno;
+		if (ours) {
+			/* Not the backend's fault: its health stands. */
+			tcp_connect_release(tc);
+			tc->trial = false;
+			continue;
+		}
 		attempt_failed(tc, rule, *err, now);
 	}
 	return TCP_CONNECT_NONE;

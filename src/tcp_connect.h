@@ -66,6 +66,14 @@ int	tcp_connect_finished(int fd, int events);
 /* The connect succeeded: health.h hears of it. */
 void	tcp_connect_succeeded(struct tcp_connect *tc, const struct rule *rule);
 
+/*
+ * transparent: bind fd, a socket towards b, to client's address, or say
+ * why not (logged, rate-limited): -1 and errno.  Such a failure is this
+ * host's, not b's, and does not count against its health.
+ */
+int	backend_bind_client(int fd, const struct rule *rule,
+    const struct backend *b, const struct sockaddr *client);
+
 /* The connection ends: its backend has one open connection less. */
 void	tcp_connect_release(struct tcp_connect *tc);
 

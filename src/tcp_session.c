@@ -328,25 +328,40 @@ session_on_timer(struct event_timer *t, void *data)
 }
 
 /*
+ * send_proxy: the header of rule for client connection fd from peer to
+ * to (NULL: fd's own local address), into buf (PROXY_HEADER_MAX); its
+ * length.
+ */
+static size_t
+client_proxy_header(int fd, const struct rule *rule,
+    const struct sockaddr_any *peer, const struct sockaddr_any *to,
+    unsigned char *buf)
+{
+	struct sockaddr_any	local;
+
+	local.len = sizeof(local.ss);
+	if (to != NULL)
+		local = *to;	/* as an accepted PROXY header said */
+	else if (getsockname(fd, (struct sockaddr *)&local.ss,
+	    &local.len) == -1)
+		local = rule->listen_addr;
+	return proxy_header(rule->send_proxy, true,
+	    (const struct sockaddr *)&peer->ss,
+	    (const struct sockaddr *)&local.ss, buf);
+}
+
+/*
  * send_proxy: the PROXY header goes first in the client's direction,
  * before any byte of the client (also where the rest is spliced).
  */
 static int
 session_proxy_header(struct tcp_session *ss, const struct sockaddr_any *to)
 {
-	struct sockaddr_any	local;
-	unsigned char		hdr[PROXY_HEADER_MAX];
-	size_t			len;
+	unsigned char	hdr[PROXY_HEADER_MAX];
+	size_t		len;
 
-	local.len = sizeof(local.ss);
-	if (to != NULL)
-		local = *to;	/* as an accepted PROXY header said */
-	else if (getsockname(ss->relay.fd[TCP_CLIENT],
-	    (struct sockaddr *)&local.ss, &local.len) == -1)
-		local = ss->rule->listen_addr;
-	len = proxy_header(ss->rule->send_proxy, true,
-	    (const struct sockaddr *)&ss->peer.ss,
-	    (const struct sockaddr *)&local.ss, hdr);
+	len = client_proxy_header(ss->relay.fd[TCP_CLIENT], ss->rule,
+	    &ss->peer, to, hdr);
 	return tcp_relay_preamble(&ss->owner->env, &ss->relay, hdr, len);
 }
 
@@ -376,9 +391,12 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 {
 	struct tcp_session *ss;
 	int64_t             now = event_now(ts->env.loop);
+	unsigned char       hdr[PROXY_HEADER_MAX];
 
 	if (rule->connect_protocol == RULE_UDP)
-		return tcp_to_udp_start(ts->to_udp, client_fd, rule, peer);
+		return tcp_to_udp_start(ts->to_udp, client_fd, rule, peer, hdr,
+		    rule->send_proxy != PROXY_OFF ? client_proxy_header(
+		    client_fd, rule, peer, local, hdr) : 0);
 	/* From the pool: no malloc per connection in steady state. */
 	if ((ss = pool_get(ts->env.pool, sizeof(*ss))) == NULL) {
 		close(client_fd);

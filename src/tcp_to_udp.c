@@ -21,6 +21,7 @@
 #include "event.h"
 #include "framing.h"
 #include "log.h"
+#include "proxy_proto.h"
 #include "scoreboard.h"
 #include "sock.h"
 #include "tcp_to_udp.h"
@@ -50,6 +51,8 @@ struct conn {
 	uint64_t		 bytes_in, bytes_out;
 	struct event_timer	 timer;
 	struct sockaddr_any	 peer;
+	size_t			 proxy_len;	/* send_proxy: its header */
+	unsigned char		 proxy[PROXY_HEADER_MAX];
 };
 
 struct tcp_to_udp {
@@ -159,22 +162,20 @@ backend_error(struct conn *c, int err)
 }
 
 /*
- * Send n datagrams to the backend.  Those its socket has no room for go
- * back to the frame_in, and the client waits.  A datagram too large for
- * UDP is lost, and counted.
+ * Send n datagrams to the backend, each after the PROXY header where the
+ * rule sends one.  Those its socket has no room for go back to the
+ * frame_in, and the client waits.  A datagram too large for UDP is
+ * lost, and counted.
  */
 static void
 conn_send(struct conn *c, const struct iovec *iov, int n)
 {
 	struct scoreboard_counters *counters = c->owner->counters;
 	struct mmsghdr	 m[BATCH];
+	struct iovec	 parts[2 * BATCH];
 	int		 i, sent = 0, r, errors = 0;
 
-	memset(m, 0, (size_t)n * sizeof(m[0]));
-	for (i = 0; i < n; i++) {
-		m[i].msg_hdr.msg_iov = (struct iovec *)(uintptr_t)&iov[i];
-		m[i].msg_hdr.msg_iovlen = 1;
-	}
+	udp_datagrams(m, parts, iov, n, c->proxy, c->proxy_len);
 	while (sent < n) {
 		r = sendmmsg(c->bfd, m + sent, (unsigned)(n - sent), 0);
 		if (r > 0) {
@@ -219,11 +220,12 @@ conn_send(struct conn *c, const struct iovec *iov, int n)
 	}
 }
 
-/* The largest datagram the backend can be sent. */
+/* The largest datagram the backend can be sent, after its header. */
 static size_t
 dgram_max(const struct conn *c)
 {
-	return c->backend->addr.ss.ss_family == AF_INET ? 65507 : 65527;
+	return (c->backend->addr.ss.ss_family == AF_INET ? 65507 : 65527) -
+	    c->proxy_len;
 }
 
 /* Read the client's stream into datagrams for the backend. */
@@ -340,7 +342,8 @@ conn_on_backend(struct event_loop *loop, int fd, int events, void *data)
 
 int
 tcp_to_udp_start(struct tcp_to_udp *tu, int client_fd,
-    const struct rule *rule, const struct sockaddr_any *peer)
+    const struct rule *rule, const struct sockaddr_any *peer,
+    const unsigned char *proxy, size_t proxy_len)
 {
 	static struct log_limit	 limit;
 	struct conn		*c;
@@ -357,6 +360,8 @@ tcp_to_udp_start(struct tcp_to_udp *tu, int client_fd,
 	c->rule = rule;
 	c->cfd = client_fd;
 	c->peer = *peer;
+	memcpy(c->proxy, proxy, proxy_len);
+	c->proxy_len = proxy_len;
 	c->started = c->last_active = event_now(tu->loop);
 	c->backend = &rule->upstream.backends[0];
 	event_timer_init(&c->timer, conn_on_timer, c);

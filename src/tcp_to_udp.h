@@ -22,12 +22,15 @@ struct tcp_to_udp *tcp_to_udp_new(struct event_loop *loop,
     struct scoreboard_counters *counters);
 
 /*
- * Take over client_fd (accepted, allowed in) from peer for rule.  0, also
- * when no backend could be had (logged, closed); -1 with errno when it
- * was closed for want of descriptors or memory.
+ * Take over client_fd (accepted, allowed in) from peer for rule; each
+ * datagram to the backend goes after proxy (proxy_len bytes, at most
+ * PROXY_HEADER_MAX; 0: no header).  0, also when no backend could be
+ * had (logged, closed); -1 with errno when it was closed for want of
+ * descriptors or memory.
  */
 int	tcp_to_udp_start(struct tcp_to_udp *tu, int client_fd,
-    const struct rule *rule, const struct sockaddr_any *peer);
+    const struct rule *rule, const struct sockaddr_any *peer,
+    const unsigned char *proxy, size_t proxy_len);
 
 /* How many connections are open. */
 int	tcp_to_udp_count(const struct tcp_to_udp *tu);

@@ -27,6 +27,7 @@
 #include "health.h"
 #include "ipc.h"
 #include "log.h"
+#include "proxy_proto.h"
 #include "scoreboard.h"
 #include "sock.h"
 #include "tcp_connect.h"
@@ -202,6 +203,17 @@ session_release_backend(struct udp_session *s)
 		balance_release(s->backend);
 }
 
+/* A UDP-to-TCP session's stream side, with what it holds; NULL: none. */
+static void
+stream_free(struct udp_stream *st)
+{
+	if (st == NULL)
+		return;
+	frame_out_free(&st->out);
+	frame_in_free(&st->in);
+	free(st);
+}
+
 static void
 session_free(struct udp_session *s)
 {
@@ -212,11 +224,7 @@ session_free(struct udp_session *s)
 	close(s->fd);
 	event_timer_cancel(us->loop, &s->timer);
 	session_release_backend(s);
-	if (s->stream != NULL) {
-		frame_out_free(&s->stream->out);
-		frame_in_free(&s->stream->in);
-		free(s->stream);
-	}
+	stream_free(s->stream);
 	if (!s->detached)
 		table_remove(us, s);
 	TAILQ_REMOVE(&ur->lru, s, lru);
@@ -366,6 +374,13 @@ udp_backend_socket(const struct rule *rule, const struct sockaddr *client,
 		tried |= BALANCE_TRIED((size_t)(b - rule->upstream.backends));
 		if ((fd = sock_dgram(b->addr.ss.ss_family)) == -1)
 			return -1;	/* out of descriptors */
+		if (rule->transparent &&
+		    backend_bind_client(fd, rule, b, client) == -1) {
+			/* This host's failure: b's health stands. */
+			err = errno;
+			close(fd);
+			continue;
+		}
 		sock_buffers(fd, rule->sndbuf, rule->rcvbuf);
 		if ((!b->has_source || sock_bind_source(fd, &b->source) == 0) &&
 		    connect(fd, (const struct sockaddr *)&b->addr.ss,
@@ -389,15 +404,21 @@ udp_backend_socket(const struct rule *rule, const struct sockaddr *client,
 	return -1;
 }
 
+static size_t session_proxy_header(const struct udp_session *,
+    unsigned char *);
+
 /*
  * The socket of new session s towards rule's backend: a UDP socket
  * connected to it, or for a UDP-to-TCP rule a TCP connection started
- * (s->stream).  -1 with errno.
+ * (s->stream), its PROXY header first in line where the rule sends one.
+ * -1 with errno.
  */
 static int
 session_backend(struct udp_session *s, const struct rule *rule)
 {
-	int fd;
+	unsigned char	hdr[PROXY_HEADER_MAX];
+	struct iovec	iov;
+	int		fd;
 
 	if (rule->connect_protocol == RULE_UDP) {
 		/* Replies: a run of equal size in one read (UDP_GRO). */
@@ -409,6 +430,15 @@ session_backend(struct udp_session *s, const struct rule *rule)
 	if ((s->stream = calloc(1, sizeof(*s->stream))) == NULL) {
 		errno = ENOMEM;
 		return -1;
+	}
+	if (rule->send_proxy != PROXY_OFF) {
+		iov.iov_base = hdr;
+		iov.iov_len = session_proxy_header(s, hdr);
+		if (frame_out_hold(&s->stream->out, FRAMING_NONE, &iov,
+		    1) != 1) {
+			errno = ENOMEM;
+			return -1;
+		}
 	}
 	tcp_connect_init(&s->stream->connect,
 	    (const struct sockaddr *)&s->client);
@@ -450,7 +480,7 @@ session_insert(struct udp_sessions *us, struct udp_session *s,
 	    s) == -1) {
 		close(s->fd);
 		session_release_backend(s);
-		free(s->stream);
+		stream_free(s->stream);
 		free(s);
 		return -1;
 	}
@@ -485,24 +515,27 @@ session_open(struct udp_sessions *us, const struct udp_from *from,
 		us->counters->evicted++;
 		session_close(TAILQ_FIRST(&ur->lru), ACCESSLOG_EVICTED);
 	}
-	if ((s = calloc(1, sizeof(*s))) != NULL)
+	if ((s = calloc(1, sizeof(*s))) != NULL) {
+		/* What picking its backend reads: the client, for a hash. */
 		s->owner = us;
+		s->rule = from->rule;
+		memcpy(&s->client, from->client, from->client_len);
+		s->client_len = from->client_len;
+		s->key = *k;
+	}
 	if (s == NULL || (s->fd = session_backend(s, from->rule)) == -1) {
 		log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: cannot open a "
 		    "UDP session for %s: %s", from->rule->listen,
 		    addr_format(from->client, client, sizeof(client)),
 		    s == NULL ? "out of memory" : strerror(errno));
 		if (s != NULL)
-			free(s->stream);
+			stream_free(s->stream);
 		free(s);
 		return NULL;
 	}
-	s->rule = from->rule;
 	s->lfd = from->lfd;
 	s->family = from->family;
 	s->ifindex = from->ifindex;
-	memcpy(&s->client, from->client, from->client_len);
-	s->client_len = from->client_len;
 	s->started = s->last_active = event_now(us->loop);
 	if (session_insert(us, s, k, h) == -1)
 		return NULL;
@@ -553,24 +586,36 @@ session_backend_error(struct udp_session *s, int err)
 /* Cleared for good the first time the kernel refuses UDP_SEGMENT. */
 static bool gso_works = true;
 
+/* The bytes of the datagram mh carries. */
+static size_t
+msg_size(const struct msghdr *mh)
+{
+	size_t	len = 0, i;
+
+	for (i = 0; i < mh->msg_iovlen; i++)
+		len += mh->msg_iov[i].iov_len;
+	return len;
+}
+
 /*
- * How many of the n datagrams (iov) can leave as one GSO send: a run of
- * equal sizes, the last possibly shorter, within the kernel's limits.
+ * How many of the n datagrams (m, as udp_datagrams lays them out) can
+ * leave as one GSO send: a run of equal sizes, the last possibly
+ * shorter, within the kernel's limits.
  */
 static int
-gso_run(const struct iovec *iov, int n)
+gso_run(const struct mmsghdr *m, int n)
 {
-	size_t	size = iov[0].iov_len, total = 0;
+	size_t	size = msg_size(&m[0].msg_hdr), len, total = 0;
 	int	k;
 
 	if (!gso_works || size == 0)
 		return 1;
 	for (k = 0; k < n && k < GSO_SEGMENTS_MAX; k++) {
-		if (iov[k].iov_len > size || total + iov[k].iov_len >
-		    GSO_BYTES_MAX)
+		len = msg_size(&m[k].msg_hdr);
+		if (len > size || total + len > GSO_BYTES_MAX)
 			break;
-		total += iov[k].iov_len;
-		if (iov[k].iov_len < size) {
+		total += len;
+		if (len < size) {
 			k++;		/* a shorter one ends the run */
 			break;
 		}
@@ -580,10 +625,11 @@ gso_run(const struct iovec *iov, int n)
 
 /*
  * Send the k datagrams of a run (gso_run) in one sendmsg that the kernel
- * cuts into them (UDP_SEGMENT).  0, or -1 with errno.
+ * cuts into them (UDP_SEGMENT): their iovecs follow each other.  0, or
+ * -1 with errno.
  */
 static int
-gso_send(int fd, const struct iovec *iov, int k)
+gso_send(int fd, const struct mmsghdr *m, int k)
 {
 	struct msghdr	mh;
 	union {
@@ -591,12 +637,12 @@ gso_send(int fd, const struct iovec *iov, int k)
 		char		buf[CMSG_SPACE(sizeof(uint16_t))];
 	}		ctl;
 	struct cmsghdr	*cm;
-	uint16_t	size = (uint16_t)iov[0].iov_len;
+	uint16_t	size = (uint16_t)msg_size(&m[0].msg_hdr);
 
 	memset(&mh, 0, sizeof(mh));
 	memset(&ctl, 0, sizeof(ctl));
-	mh.msg_iov = (struct iovec *)(uintptr_t)iov;
-	mh.msg_iovlen = (size_t)k;
+	mh.msg_iov = m[0].msg_hdr.msg_iov;
+	mh.msg_iovlen = (size_t)k * m[0].msg_hdr.msg_iovlen;
 	mh.msg_control = ctl.buf;
 	mh.msg_controllen = sizeof(ctl.buf);
 	cm = CMSG_FIRSTHDR(&mh);
@@ -630,36 +676,87 @@ gso_refused(struct udp_session *s, int err)
 }
 #endif
 
+void
+udp_datagrams(struct mmsghdr *m, struct iovec *parts, const struct iovec *iov,
+    int n, const unsigned char *hdr, size_t hlen)
+{
+	int	i, k = hlen > 0 ? 2 : 1;
+
+	memset(m, 0, (size_t)n * sizeof(m[0]));
+	for (i = 0; i < n; i++) {
+		if (hlen > 0) {
+			parts[2 * i].iov_base = (void *)(uintptr_t)hdr;
+			parts[2 * i].iov_len = hlen;
+		}
+		parts[k * i + k - 1] = iov[i];
+		m[i].msg_hdr.msg_iov = &parts[k * i];
+		m[i].msg_hdr.msg_iovlen = (size_t)k;
+	}
+}
+
 /*
- * Send n datagrams (iov) to s's backend in as few calls as the kernel
- * takes them: runs of equal size as one GSO send where the kernel has
- * UDP_SEGMENT, the rest in sendmmsg.  An ICMP error from an earlier
- * datagram comes back as a send's error, with the datagram not sent:
- * report it, send it again.
+ * send_proxy: the v2 header that tells s's backend of its client and of
+ * the address the client wrote to, into buf; its length.
+ */
+static size_t
+session_proxy_header(const struct udp_session *s, unsigned char *buf)
+{
+	struct sockaddr_in6	local;
+
+	memset(&local, 0, sizeof(local));
+	local.sin6_family = AF_INET6;
+	local.sin6_addr = s->key.local;		/* IPv4 mapped */
+	local.sin6_port = htons((uint16_t)addr_port((const struct sockaddr *)
+	    &s->rule->listen_addr.ss));
+	return proxy_header(PROXY_V2, false, (const struct sockaddr *)
+	    &s->client, (const struct sockaddr *)&local, buf);
+}
+
+/* k datagrams (iov) of s went to its backend. */
+static void
+session_sent(struct udp_session *s, const struct iovec *iov, int k)
+{
+	struct scoreboard_counters	*counters = s->owner->counters;
+	int				 i;
+
+	for (i = 0; i < k; i++) {
+		s->bytes_in += iov[i].iov_len;
+		counters->bytes_in += iov[i].iov_len;
+	}
+	counters->datagrams_in += (uint64_t)k;
+}
+
+/*
+ * Send n datagrams (iov) to s's backend, each after its PROXY header
+ * where the rule sends one, in as few calls as the kernel takes them:
+ * runs of equal size as one GSO send where the kernel has UDP_SEGMENT,
+ * the rest in sendmmsg.  An ICMP error from an earlier datagram comes
+ * back as a send's error, with the datagram not sent: report it, send it
+ * again.  A datagram too large for UDP with its header is lost, and
+ * counted.
  */
 static void
 session_send(struct udp_session *s, const struct iovec *iov, int n)
 {
 	struct udp_sessions	*us = s->owner;
 	struct mmsghdr		 m[UDP_BATCH];
-	int			 i, sent = 0, r, errors = 0;
+	struct iovec		 parts[2 * UDP_BATCH];
+	unsigned char		 hdr[PROXY_HEADER_MAX];
+	size_t			 hlen = 0;
+	int			 sent = 0, lost = 0, r, errors = 0;
 
 	if (s->stream != NULL) {
 		stream_send(s, iov, n);
 		return;
 	}
-	memset(m, 0, (size_t)n * sizeof(m[0]));
-	for (i = 0; i < n; i++) {
-		m[i].msg_hdr.msg_iov = (struct iovec *)(uintptr_t)&iov[i];
-		m[i].msg_hdr.msg_iovlen = 1;
-	}
+	if (s->rule->send_proxy != PROXY_OFF)
+		hlen = session_proxy_header(s, hdr);
+	udp_datagrams(m, parts, iov, n, hdr, hlen);
 	while (sent < n) {
 #ifdef UDP_SEGMENT
-		if (!s->no_gso && (r = gso_run(iov + sent, n - sent)) > 1) {
-			if (gso_send(s->fd, iov + sent, r) == 0) {
-				for (i = sent; i < sent + r; i++)
-					s->bytes_in += iov[i].iov_len;
-				us->counters->datagrams_in += (uint64_t)r;
+		if (!s->no_gso && (r = gso_run(m + sent, n - sent)) > 1) {
+			if (gso_send(s->fd, m + sent, r) == 0) {
+				session_sent(s, iov + sent, r);
 				sent += r;
 				continue;
 			}
@@ -675,9 +772,7 @@ session_send(struct udp_session *s, const struct iovec *iov, int n)
 #endif
 		r = sendmmsg(s->fd, m + sent, (unsigned)(n - sent), 0);
 		if (r > 0) {
-			for (i = sent; i < sent + r; i++)
-				s->bytes_in += iov[i].iov_len;
-			us->counters->datagrams_in += (uint64_t)r;
+			session_sent(s, iov + sent, r);
 			sent += r;
 			continue;
 		}
@@ -687,14 +782,16 @@ session_send(struct udp_session *s, const struct iovec *iov, int n)
 			session_backend_error(s, errno);
 			continue;
 		}
+		if (r == -1 && errno == EMSGSIZE) {
+			lost++;
+			sent++;
+			continue;
+		}
 		break;		/* full (EAGAIN): these are lost, and counted */
 	}
-	us->counters->dropped += (uint64_t)(n - sent);
-	if (sent > 0) {
-		for (i = 0; i < sent; i++)
-			us->counters->bytes_in += iov[i].iov_len;
+	us->counters->dropped += (uint64_t)(n - sent + lost);
+	if (sent > lost)
 		session_touch(s);
-	}
 }
 
 /*

@@ -71,6 +71,14 @@ bool	udp_unreachable(int err);
 void	udp_backend_error(struct scoreboard_counters *counters,
     const struct rule *rule, const struct backend *b, int err);
 
+/*
+ * Lay out the n datagrams iov for sendmmsg in m, each after hdr (hlen
+ * bytes; 0: none), in parts (room for 2n iovecs): the iovecs of
+ * consecutive messages follow each other.
+ */
+void	udp_datagrams(struct mmsghdr *m, struct iovec *parts,
+    const struct iovec *iov, int n, const unsigned char *hdr, size_t hlen);
+
 /* A datagram the kernel cut (no room for it): counted, logged, dropped. */
 void	udp_sessions_truncated(struct udp_sessions *us,
     const struct udp_from *from);

@@ -346,6 +346,18 @@ worker_max_fds(void)
 	return (int)rl.rlim_cur;
 }
 
+/* Whether a rule of cfg connects from its clients' addresses. */
+static bool
+wants_transparent(const struct conf *cfg)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->nrules; i++)
+		if (cfg->rules[i].transparent)
+			return true;
+	return false;
+}
+
 void
 worker_run(const struct worker_start *ws)
 {
@@ -363,7 +375,7 @@ worker_run(const struct worker_start *ws)
 	snprintf(role, sizeof(role), "worker %d", w.slot);
 	log_set_role(role);
 	proctitle_set("ferryd: worker %d (gen %u)", w.slot, w.generation);
-	child_begin(cfg, SIGQUIT);
+	child_begin(cfg, SIGQUIT, wants_transparent(cfg));
 	if (cfg->cpu_affinity)
 		worker_pin_cpu(w.slot);
 	w.loop = event_loop_new(cfg->event_backend, worker_max_fds(), err,

@@ -50,6 +50,8 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 
+#include "kit_netns.h"
+
 #include <netinet/in.h>
 #include <arpa/inet.h>
 
@@ -590,8 +592,9 @@ parse_addr(const char *host, const char *port, unsigned minport,
 	} else
 		usage_error("\"%s\" is not a numeric IPv4 or IPv6 address",
 		    host);
-	if (!is_loopback(&a->ss))
-		usage_error("refusing non-loopback address %s", host);
+	if (!is_loopback(&a->ss) && !in_own_netns())
+		usage_error("refusing non-loopback address %s outside a "
+		    "network namespace of its own", host);
 	addr_text(&a->ss, a->text, sizeof(a->text));
 }
 
@@ -1054,8 +1057,8 @@ proxy_v2(struct sconn *c, const unsigned char *h, size_t len)
 	inet_ntop(v6 ? AF_INET6 : AF_INET, h + 16 + alen, da, sizeof(da));
 	snprintf(c->peer, sizeof(c->peer), v6 ? "[%s]:%u" : "%s:%u", sa,
 	    (unsigned)(h[16 + 2 * alen] << 8 | h[17 + 2 * alen]));
-	snprintf(c->proxy, sizeof(c->proxy), v6 ? "v2 dst=[%s]:%u" :
-	    "v2 dst=%s:%u", da,
+	snprintf(c->proxy, sizeof(c->proxy), v6 ? "v2%s dst=[%s]:%u" :
+	    "v2%s dst=%s:%u", (h[13] & 0x0f) == 2 ? "-udp" : "", da,
 	    (unsigned)(h[18 + 2 * alen] << 8 | h[19 + 2 * alen]));
 	return 0;
 }

@@ -355,9 +355,23 @@ static const struct bad_case bad_cases[] = {
 	{ "send_proxy v3", "rules = ( { listen = \"127.0.0.1:18000\";\n"
 	    "  connect = \"127.0.0.1:18081\"; send_proxy = \"v3\"; } );\n",
 	    2, "send_proxy" },
-	{ "send_proxy on a UDP rule", "rules = ( { listen = \"127.0.0.1:18000\";\n"
+	{ "send_proxy v1 on a UDP rule", "rules = ( { listen = \"127.0.0.1:18000\";\n"
 	    "  connect = \"127.0.0.1:18081\"; protocol = \"udp\";\n"
-	    "  send_proxy = \"v2\"; } );\n", 3, "not a setting of UDP rules" },
+	    "  send_proxy = \"v1\"; } );\n", 3, "a UDP rule needs \"v2\"" },
+	{ "send_proxy v1 on a TCP-to-UDP rule", "rules = ( { listen = "
+	    "\"127.0.0.1:18000\";\n  connect = \"127.0.0.1:18081\"; "
+	    "connect_protocol = \"udp\";\n  send_proxy = \"v1\"; } );\n", 3,
+	    "a TCP-to-UDP rule needs \"v2\"" },
+	/* transparent. */
+	{ "transparent with source", "rules = ( { listen = \"127.0.0.1:18000\";\n"
+	    "  connect = \"127.0.0.1:18081\"; source = \"127.0.0.2\";\n"
+	    "  transparent = true; } );\n", 3, "set one of them" },
+	{ "transparent to a backend of another family", "rules = ( { listen = "
+	    "\"127.0.0.1:18000\";\n  connect = \"[::1]:18081\";\n"
+	    "  transparent = true; } );\n", 3, "not of the clients' address family" },
+	{ "transparent not a boolean", "rules = ( { listen = \"127.0.0.1:18000\";\n"
+	    "  connect = \"127.0.0.1:18081\";\n  transparent = \"yes\"; } );\n",
+	    3, "transparent" },
 	/* Rules whose connections would come back to them. */
 	{ "rule forwarding to itself",
 	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"

@@ -4,11 +4,16 @@
  * reply byte for byte, and a one-datagram question.
  *
  *   udpkit server --port-file FILE [--host H] [--port P]
- *                 [--mode echo|port|tag|gso]
+ *                 [--mode echo|port|peer|tag|gso|proxy|proxy-echo]
  *       runs until SIGTERM; "port" answers every datagram with the
  *       sender's port in decimal (what a backend sees of a session),
+ *       "peer" with its address and port (ADDR:PORT),
  *       "tag" echoes it after "PORT:"; "gso" echoes a run of equal-size
- *       datagrams from one sender in one UDP_SEGMENT send
+ *       datagrams from one sender in one UDP_SEGMENT send; "proxy"
+ *       reads a PROXY v2 header before each datagram's payload and
+ *       answers "UDP4 src=A:P dst=A:P PAYLOAD" (UDP6, TCP4, TCP6 with
+ *       brackets for IPv6), "proxy-echo" echoes the payload after the
+ *       header; both answer "bad-proxy" to a datagram without one
  *   udpkit flood HOST PORT CLIENTS COUNT [--max-size N] [--min-size N]
  *                [--timeout S]
  *                [--duration S] [--tagged [--count-moves]]
@@ -23,8 +28,9 @@
  *   udpkit burst HOST PORT COUNT SIZE
  *       COUNT datagrams of SIZE bytes at once from one socket (a run a
  *       forwarder may send with GSO); each must come back intact
- *   udpkit ask HOST PORT TEXT [--bind-port P] [--timeout S]
- *       (HOST may be an IPv6 address; --bind-port is IPv4's)
+ *   udpkit ask HOST PORT TEXT [--bind-port P] [--source A] [--timeout S]
+ *       (HOST may be an IPv6 address; --bind-port and --source,
+ *       a 127.0.0.0/8 address to send from, are IPv4's)
  *       send TEXT from a socket connected to HOST:PORT (so only a reply
  *       from that very address is taken), print the reply; exit 1 if
  *       none comes
@@ -48,6 +54,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kit_netns.h"
+
 #define MAX_DGRAM	65536
 
 static void
@@ -61,12 +69,12 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: udpkit server --port-file FILE [--host H] "
-	    "[--port P] [--mode echo|port|tag|gso]\n"
+	    "[--port P] [--mode echo|port|peer|tag|gso|proxy|proxy-echo]\n"
 	    "       udpkit flood HOST PORT CLIENTS COUNT [--max-size N] [--min-size N] "
 	    "[--timeout S] [--duration S]\n"
 	    "             [--tagged [--count-moves]]\n"
 	    "       udpkit burst HOST PORT COUNT SIZE\n"
-	    "       udpkit ask HOST PORT TEXT [--bind-port P] [--timeout S]\n"
+	    "       udpkit ask HOST PORT TEXT [--bind-port P] [--source A] [--timeout S]\n"
 	    "       udpkit freeport [--host H] [--tcp-too]\n");
 	exit(2);
 }
@@ -92,6 +100,13 @@ addr_of(const char *host, int port)
 	sin.sin_port = htons((unsigned short)port);
 	if (inet_pton(AF_INET, host, &sin.sin_addr) != 1) {
 		fprintf(stderr, "udpkit: %s is not an IPv4 address\n", host);
+		exit(2);
+	}
+	/* Binding to any address (0.0.0.0) sends nothing anywhere. */
+	if ((ntohl(sin.sin_addr.s_addr) >> 24) != 127 &&
+	    sin.sin_addr.s_addr != htonl(INADDR_ANY) && !in_own_netns()) {
+		fprintf(stderr, "udpkit: refusing non-loopback address %s "
+		    "outside a network namespace of its own\n", host);
 		exit(2);
 	}
 	return sin;
@@ -216,6 +231,65 @@ server_gso(int fd)
 	}
 }
 
+/*
+ * The PROXY v2 header at the start of datagram h (n bytes): its length,
+ * with what it says in text; 0 when there is none, or it is not whole
+ * or not of TCP or UDP over IPv4 or IPv6.
+ */
+static size_t
+proxy_v2_read(const unsigned char *h, size_t n, char *text, size_t tlen)
+{
+	static const unsigned char sig[12] = {
+		0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a, 0x51, 0x55, 0x49,
+		0x54, 0x0a
+	};
+	char	sa[INET6_ADDRSTRLEN], da[INET6_ADDRSTRLEN];
+	int	fam, proto;
+	size_t	len, alen;
+
+	if (n < 16 || memcmp(h, sig, 12) != 0 || h[12] != 0x21)
+		return 0;
+	len = 16 + (size_t)(h[14] << 8 | h[15]);
+	fam = h[13] >> 4;
+	proto = h[13] & 0x0f;
+	alen = fam == 1 ? 4 : 16;
+	if ((fam != 1 && fam != 2) || (proto != 1 && proto != 2) || len > n ||
+	    len < 16 + 2 * alen + 4)
+		return 0;
+	inet_ntop(fam == 1 ? AF_INET : AF_INET6, h + 16, sa, sizeof(sa));
+	inet_ntop(fam == 1 ? AF_INET : AF_INET6, h + 16 + alen, da,
+	    sizeof(da));
+	snprintf(text, tlen, fam == 1 ? "%s4 src=%s:%u dst=%s:%u" :
+	    "%s6 src=[%s]:%u dst=[%s]:%u", proto == 1 ? "TCP" : "UDP", sa,
+	    (unsigned)(h[16 + 2 * alen] << 8 | h[17 + 2 * alen]), da,
+	    (unsigned)(h[18 + 2 * alen] << 8 | h[19 + 2 * alen]));
+	return len;
+}
+
+/* The "proxy" and "proxy-echo" answer to datagram buf (n bytes), in place. */
+static ssize_t
+proxy_answer(bool echo, char *buf, ssize_t n)
+{
+	char	text[160];
+	size_t	hlen = proxy_v2_read((unsigned char *)buf, (size_t)n, text,
+		    sizeof(text));
+	size_t	tlen = strlen(text);
+
+	if (hlen == 0) {
+		memcpy(buf, "bad-proxy", 9);
+		return 9;
+	}
+	n -= (ssize_t)hlen;
+	if (!echo && (size_t)n + tlen + 1 > MAX_DGRAM)
+		n = (ssize_t)(MAX_DGRAM - tlen - 1);	/* the answer fits */
+	memmove(buf + (echo ? 0 : tlen + 1), buf + hlen, (size_t)n);
+	if (echo)
+		return n;
+	memcpy(buf, text, tlen);
+	buf[tlen] = ' ';
+	return n + (ssize_t)tlen + 1;
+}
+
 static void __attribute__((noreturn))
 cmd_server(int argc, char **argv)
 {
@@ -252,9 +326,19 @@ cmd_server(int argc, char **argv)
 				continue;
 			die("recvfrom");
 		}
-		if (strcmp(mode, "port") == 0)
+		if (strncmp(mode, "proxy", 5) == 0)
+			n = proxy_answer(strcmp(mode, "proxy-echo") == 0, buf,
+			    n);
+		else if (strcmp(mode, "port") == 0)
 			n = snprintf(buf, sizeof(buf), "%d",
 			    ntohs(from.sin_port));
+		else if (strcmp(mode, "peer") == 0) {
+			char a[INET_ADDRSTRLEN];
+
+			inet_ntop(AF_INET, &from.sin_addr, a, sizeof(a));
+			n = snprintf(buf, sizeof(buf), "%s:%d", a,
+			    ntohs(from.sin_port));
+		}
 		else if (strcmp(mode, "tag") == 0) {
 			char tag[8];
 			int  t = snprintf(tag, sizeof(tag), "%d:",
@@ -561,7 +645,7 @@ cmd_ask(int argc, char **argv)
 			die("connect");
 	} else {
 		to = addr_of(argv[0], atoi(argv[1]));
-		fd = bound_socket("0.0.0.0", bport);
+		fd = bound_socket(opt(argc, argv, "--source", "0.0.0.0"), bport);
 		if (connect(fd, (struct sockaddr *)&to, sizeof(to)) == -1)
 			die("connect");
 	}
