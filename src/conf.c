@@ -320,7 +320,8 @@ check_group(struct conf_loader *ld, const config_t *lc, const struct conf *cfg)
  * With accept_proxy, allow and deny judge the client a header names; if
  * any peer may send a header, any peer may name an allowed client.  So
  * allow/deny (the rule's or the top level's) on such a rule needs
- * accept_proxy_from, which judges the peer itself.
+ * accept_proxy_from, which judges the peer itself.  So does transparent,
+ * which would connect from whatever address a header names.
  */
 static int
 check_proxy_acl(struct conf_loader *ld, const config_t *lc,
@@ -334,12 +335,17 @@ check_proxy_acl(struct conf_loader *ld, const config_t *lc,
 		r = &cfg->rules[i];
 		if (!r->accept_proxy || r->range_first != NULL ||
 		    r->accept_proxy_from.nallow + r->accept_proxy_from.ndeny > 0 ||
-		    (!global && r->acl.nallow + r->acl.ndeny == 0))
+		    (!global && r->acl.nallow + r->acl.ndeny == 0 &&
+		    !r->transparent))
 			continue;
 		return conf_fail(ld, config_setting_get_elem(config_lookup(lc,
-		    "rules"), (unsigned)r->elem), "accept_proxy with allow or "
-		    "deny needs accept_proxy_from: otherwise any peer could "
-		    "name an allowed client in its PROXY header");
+		    "rules"), (unsigned)r->elem), r->transparent ?
+		    "accept_proxy with transparent needs accept_proxy_from: "
+		    "otherwise any peer could make ferryd connect from any "
+		    "address it names in its PROXY header" :
+		    "accept_proxy with allow or deny needs accept_proxy_from: "
+		    "otherwise any peer could name an allowed client in its "
+		    "PROXY header");
 	}
 	return 0;
 }

@@ -126,6 +126,18 @@ health_claim_trial(const struct backend *b, int64_t now)
 	    now + b->fail_timeout, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 }
 
+void
+health_unclaim_trial(const struct backend *b, int64_t now)
+{
+	struct health_cell	*c = health_cell(b->id);
+	int64_t			 claimed = now + b->fail_timeout;
+
+	/* Unless the trial's end has moved since: then it is not ours. */
+	if (c != NULL)
+		(void)__atomic_compare_exchange_n(&c->down_until, &claimed,
+		    now, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+}
+
 static const char *
 why_failed(int err)
 {

@@ -53,6 +53,11 @@ int	health_state(const struct backend *b, int64_t now);
 
 /* HEALTH_TRIAL: take the one trial connection; false if another did. */
 bool	health_claim_trial(const struct backend *b, int64_t now);
+/*
+ * The trial claimed at now was not made (this host could not even
+ * start it): another connection may make it at once.
+ */
+void	health_unclaim_trial(const struct backend *b, int64_t now);
 
 /*
  * A connect to b failed with err (errno; ETIMEDOUT for connect_timeout),

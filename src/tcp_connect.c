@@ -3,6 +3,7 @@
  */
 #include "ferryd.h"
 
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,6 +39,26 @@ attempt_failed(struct tcp_connect *tc, const struct rule *rule, int err,
 	health_failed(rule, tc->backend, err, tc->trial, now);
 	tcp_connect_release(tc);
 	tc->trial = false;
+}
+
+uint64_t
+backends_of_other_family(const struct rule *rule,
+    const struct sockaddr *client, bool *none_left)
+{
+	const struct sockaddr_in6	*c6 = (const void *)client;
+	int				 family = client->sa_family;
+	uint64_t			 bits = 0;
+	size_t				 i, same = 0;
+
+	if (family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&c6->sin6_addr))
+		family = AF_INET;
+	for (i = 0; i < rule->upstream.nbackends; i++)
+		if (rule->upstream.backends[i].addr.ss.ss_family != family)
+			bits |= BALANCE_TRIED(i);
+		else
+			same++;
+	*none_left = same == 0;
+	return bits;
 }
 
 int
@@ -109,10 +130,18 @@ tcp_connect_next(struct tcp_connect *tc, const struct rule *rule,
     int64_t now, int64_t deadline, int *fd, int *err)
 {
 	const struct backend	*b;
-	bool			 trial, ours;
+	bool			 trial, ours, none_left;
 
 	if (tc->backend != NULL && *err != 0)
 		attempt_failed(tc, rule, *err, now);
+	if (tc->attempts == 0 && rule->transparent) {
+		tc->tried |= backends_of_other_family(rule, tc->client,
+		    &none_left);
+		if (none_left) {
+			*err = EAFNOSUPPORT;	/* an IPv6 client, IPv4 ones */
+			return TCP_CONNECT_NONE;
+		}
+	}
 	while (tc->attempts == 0 || now < deadline) {
 		b = balance_pick(rule, tc->client, tc->tried, now, &trial);
 		if (b == NULL)
@@ -137,6 +166,8 @@ tcp_connect_next(struct tcp_connect *tc, const struct rule *rule,
 		*err = errno;
 		if (ours) {
 			/* Not the backend's fault: its health stands. */
+			if (tc->trial)
+				health_unclaim_trial(b, now);
 			tcp_connect_release(tc);
 			tc->trial = false;
 			continue;

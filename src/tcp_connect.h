@@ -67,6 +67,14 @@ int	tcp_connect_finished(int fd, int events);
 void	tcp_connect_succeeded(struct tcp_connect *tc, const struct rule *rule);
 
 /*
+ * transparent: the backends of rule that client's address cannot reach,
+ * being of the other family, as BALANCE_TRIED() bits: not to be picked;
+ * *none_left: that is all of them.
+ */
+uint64_t backends_of_other_family(const struct rule *rule,
+    const struct sockaddr *client, bool *none_left);
+
+/*
  * transparent: bind fd, a socket towards b, to client's address, or say
  * why not (logged, rate-limited): -1 and errno.  Such a failure is this
  * host's, not b's, and does not count against its health.

@@ -367,8 +367,15 @@ udp_backend_socket(const struct rule *rule, const struct sockaddr *client,
 	const struct backend	*b;
 	uint64_t		 tried = 0;
 	int64_t			 now = clock_ms();
-	bool			 trial;
+	bool			 trial, none_left = false;
 	int			 fd = -1, err = EBUSY;	/* all at the limit */
+
+	if (rule->transparent)
+		tried = backends_of_other_family(rule, client, &none_left);
+	if (none_left) {
+		errno = EAFNOSUPPORT;	/* an IPv6 client, IPv4 backends */
+		return -1;
+	}
 
 	while ((b = balance_pick(rule, client, tried, now, &trial)) != NULL) {
 		tried |= BALANCE_TRIED((size_t)(b - rule->upstream.backends));
@@ -379,6 +386,8 @@ udp_backend_socket(const struct rule *rule, const struct sockaddr *client,
 			/* This host's failure: b's health stands. */
 			err = errno;
 			close(fd);
+			if (trial)
+				health_unclaim_trial(b, now);
 			continue;
 		}
 		sock_buffers(fd, rule->sndbuf, rule->rcvbuf);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <arpa/inet.h>
@@ -362,7 +363,8 @@ static const struct bad_case bad_cases[] = {
 	    "\"127.0.0.1:18000\";\n  connect = \"127.0.0.1:18081\"; "
 	    "connect_protocol = \"udp\";\n  send_proxy = \"v1\"; } );\n", 3,
 	    "a TCP-to-UDP rule needs \"v2\"" },
-	/* transparent. */
+#if defined(IP_TRANSPARENT) && defined(IPV6_TRANSPARENT)
+	/* transparent (elsewhere, any use is refused first). */
 	{ "transparent with source", "rules = ( { listen = \"127.0.0.1:18000\";\n"
 	    "  connect = \"127.0.0.1:18081\"; source = \"127.0.0.2\";\n"
 	    "  transparent = true; } );\n", 3, "set one of them" },
@@ -372,6 +374,11 @@ static const struct bad_case bad_cases[] = {
 	{ "transparent not a boolean", "rules = ( { listen = \"127.0.0.1:18000\";\n"
 	    "  connect = \"127.0.0.1:18081\";\n  transparent = \"yes\"; } );\n",
 	    3, "transparent" },
+	{ "transparent and accept_proxy without accept_proxy_from",
+	    "rules = (\n { listen = \"127.0.0.1:18000\"; connect = "
+	    "\"127.0.0.1:18081\";\n  accept_proxy = true; transparent = true; } );\n",
+	    2, "accept_proxy with transparent needs accept_proxy_from" },
+#endif
 	/* Rules whose connections would come back to them. */
 	{ "rule forwarding to itself",
 	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"

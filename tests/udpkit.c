@@ -273,12 +273,13 @@ proxy_answer(bool echo, char *buf, ssize_t n)
 	char	text[160];
 	size_t	hlen = proxy_v2_read((unsigned char *)buf, (size_t)n, text,
 		    sizeof(text));
-	size_t	tlen = strlen(text);
+	size_t	tlen;
 
 	if (hlen == 0) {
 		memcpy(buf, "bad-proxy", 9);
 		return 9;
 	}
+	tlen = strlen(text);
 	n -= (ssize_t)hlen;
 	if (!echo && (size_t)n + tlen + 1 > MAX_DGRAM)
 		n = (ssize_t)(MAX_DGRAM - tlen - 1);	/* the answer fits */
@@ -638,6 +639,12 @@ cmd_ask(int argc, char **argv)
 	memset(&to6, 0, sizeof(to6));
 	if (inet_pton(AF_INET6, argv[0], &to6.sin6_addr) == 1) {
 		/* IPv6: from an unbound socket of its own. */
+		if (!IN6_IS_ADDR_LOOPBACK(&to6.sin6_addr) && !in_own_netns()) {
+			fprintf(stderr, "udpkit: refusing non-loopback address "
+			    "%s outside a network namespace of its own\n",
+			    argv[0]);
+			exit(2);
+		}
 		to6.sin6_family = AF_INET6;
 		to6.sin6_port = htons((unsigned short)atoi(argv[1]));
 		if ((fd = socket(AF_INET6, SOCK_DGRAM, 0)) == -1 ||
