@@ -93,15 +93,15 @@ probe_done(struct probe *p, bool ok, const char *why)
 			    sizeof(addr));
 			if (ok)
 				log_notice("backend %s of rule %s is up: %d "
-				    "check%s passed", addr, p->rule->listen,
+				    "check%s passed", addr, rule_log_name(p->rule),
 				    hc->rise, hc->rise == 1 ? "" : "s");
 			else
 				log_warn("backend %s of rule %s is down: %s "
-				    "(%d check%s)", addr, p->rule->listen, why,
+				    "(%d check%s)", addr, rule_log_name(p->rule), why,
 				    hc->fall, hc->fall == 1 ? "" : "s");
 			c->check_down = !ok;
 			c->streak = 0;
-			c->changed = (int64_t)time(NULL);
+			health_changed(c);
 		}
 	} else if (c != NULL && c->streak != 0)
 		c->streak = 0;

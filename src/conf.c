@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 
 #include <libconfig.h>
 
@@ -32,6 +33,7 @@
 #include "event.h"
 
 static conf_key_parser parse_path, parse_pidfile, parse_workers, parse_user;
+static conf_key_parser parse_stats_listen;
 static conf_key_parser parse_group, parse_log_level, parse_backend;
 static conf_key_parser parse_access_log_format;
 
@@ -73,6 +75,8 @@ static const struct conf_key global_keys[] = {
 	    offsetof(struct conf, cpu_affinity) },
 	{ "allow", conf_parse_allow, 0, 0, offsetof(struct conf, acl) },
 	{ "deny", conf_parse_deny, 0, 0, offsetof(struct conf, acl) },
+	{ "stats_listen", parse_stats_listen, 0, 0,
+	    offsetof(struct conf, stats_listen) },
 	{ "access_log", parse_path, 0, 0,
 	    offsetof(struct conf, access_log) },
 	{ "access_log_format", parse_access_log_format, 0, 0,
@@ -130,6 +134,41 @@ check_parent_dir(struct conf_loader *ld, const struct conf_key *k,
 }
 
 /* Files must be absolute: the daemon may chdir("/") before using them. */
+/*
+ * stats_listen: "host:port" (TCP), or "unix:" and an absolute path of a
+ * socket in a directory that is safe for it, as a log file's is.
+ */
+static int
+parse_stats_listen(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, void *base)
+{
+	struct conf	*cfg = base;
+	const char	*v = "";
+	char		 why[CONF_ERR_MAX];
+
+	if (conf_get_string(ld, k, s, &v) == -1)
+		return -1;
+	if (strncmp(v, "unix:", 5) == 0) {
+		if (v[5] != '/')
+			return conf_fail(ld, s, "\"%s\": the path after "
+			    "unix: must be absolute (got \"%s\")", k->name, v);
+		if (strlen(v + 5) >= sizeof(((struct sockaddr_un *)0)->sun_path))
+			return conf_fail(ld, s, "\"%s\": the path is too long "
+			    "for a socket (at most %zu bytes)", k->name,
+			    sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
+		if (check_parent_dir(ld, k, s, v + 5) == -1)
+			return -1;
+	} else if (addr_resolve(v, 1, &cfg->stats_addr, why,
+	    sizeof(why)) == -1)
+		return conf_fail(ld, s, "\"%s\": %s (write \"host:port\" or "
+		    "\"unix:/path\")", k->name, why);
+	if (conf_store_string(ld, s, conf_field(base, k), v) == -1)
+		return -1;
+	if (strncmp(v, "unix:", 5) == 0)
+		cfg->stats_path = cfg->stats_listen + 5;
+	return 0;
+}
+
 static int
 parse_path(struct conf_loader *ld, const struct conf_key *k,
     const config_setting_t *s, void *base)
@@ -316,6 +355,25 @@ check_group(struct conf_loader *ld, const config_t *lc, const struct conf *cfg)
 	    "\"user\" too");
 }
 
+/* stats_listen is not the address of a TCP rule. */
+static int
+check_stats_listen(struct conf_loader *ld, const config_t *lc,
+    const struct conf *cfg)
+{
+	size_t i;
+
+	if (cfg->stats_listen == NULL || cfg->stats_path != NULL)
+		return 0;
+	for (i = 0; i < cfg->nrules; i++)
+		if (cfg->rules[i].protocol == RULE_TCP &&
+		    addr_equal(&cfg->rules[i].listen_addr, &cfg->stats_addr))
+			return conf_fail(ld, config_lookup(lc, "stats_listen"),
+			    "\"stats_listen\" \"%s\" is the listen address of "
+			    "the rule at line %d", cfg->stats_listen,
+			    cfg->rules[i].line);
+	return 0;
+}
+
 /*
  * With accept_proxy, allow and deny judge the client a header names; if
  * any peer may send a header, any peer may name an allowed client.  So
@@ -378,6 +436,8 @@ load(struct conf_loader *ld, int syntax, struct conf_text *keep)
 		rc = check_group(ld, &lc, cfg);
 	if (rc == 0)
 		rc = check_proxy_acl(ld, &lc, cfg);
+	if (rc == 0)
+		rc = check_stats_listen(ld, &lc, cfg);
 	config_destroy(&lc);
 	if (rc == -1) {
 		conf_free(cfg);
@@ -601,6 +661,7 @@ conf_free(struct conf *cfg)
 		if (cfg->rules[i].range_first != NULL)
 			continue;
 		free(cfg->rules[i].file);
+		free(cfg->rules[i].name);
 		free(cfg->rules[i].connect);
 		conf_items_free(&cfg->rules[i]);
 		free(cfg->rules[i].upstream.maglev);
@@ -611,6 +672,7 @@ conf_free(struct conf *cfg)
 	free(cfg->rules);
 	acl_free(&cfg->acl);
 	free(cfg->access_log);
+	free(cfg->stats_listen);
 	free(cfg->path);
 	free(cfg->user);
 	free(cfg->group);

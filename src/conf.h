@@ -114,6 +114,8 @@ struct backend {
 	int                 fail_timeout;    /* ms */
 	int                 max_connections; /* per worker, 0 = no limit */
 	unsigned            id;              /* among all of the config's */
+	unsigned            stat;            /* its counters (stats.h); a
+					      * range's ports share them */
 };
 
 /*
@@ -168,8 +170,18 @@ struct connect_item {
 	bool    backup;
 };
 
+/* A rule's name: letters, digits and these; at most RULE_NAME_MAX bytes. */
+#define RULE_NAME_CHARS	"._-:/[]@+"
+#define RULE_NAME_MAX	64
+
 struct rule {
 	char               *listen;          /* as written, e.g. "[::]:8080" */
+	char               *name;            /* as written, or listen as
+					      * written (a range whole),
+					      * "/udp" after it for UDP */
+	bool                name_given;      /* name was written */
+	unsigned            stat;            /* its counters (stats.h): a
+					      * range's ports share them */
 	char               *connect;         /* as written, or the list's
 					      * addresses joined by ", " */
 	struct connect_item *items;          /* connect's items */
@@ -209,6 +221,13 @@ struct rule {
 	const struct rule  *range_first;
 };
 
+/* What log lines call rule r: its name if it has one, else its listen. */
+static inline const char *
+rule_log_name(const struct rule *r)
+{
+	return r->name_given ? r->name : r->listen;
+}
+
 struct conf_text;
 
 struct conf {
@@ -238,6 +257,9 @@ struct conf {
 	char          *access_log;       /* NULL = no access log */
 	int            access_log_format; /* enum access_log_format */
 	struct acl     acl;              /* global allow and deny */
+	char          *stats_listen;     /* as written; NULL = no endpoint */
+	struct sockaddr_any stats_addr;  /* its address, unless a path */
+	const char    *stats_path;       /* "unix:PATH": PATH, in it */
 	struct health_check health_check; /* default for rules */
 	struct keepalive keepalive;      /* default for rules */
 	int            resolve_interval; /* ms: names resolved again, 0 = no */
@@ -245,6 +267,8 @@ struct conf {
 	struct rule   *rules;
 	size_t         nrules;
 	size_t         nbackends;        /* of every rule: backend ids */
+	size_t         nrule_stats;      /* rules as written: stat ids */
+	size_t         nbackend_stats;   /* their backends: stat ids */
 	struct conf_text *text;          /* what it was loaded from */
 };
 

@@ -33,6 +33,7 @@ static const struct conf_key rule_keys[] = {
 	    CONNECT_TIMEOUT_MAX, offsetof(struct rule, connect_timeout) },
 	{ "idle_timeout", conf_parse_duration, 0, IDLE_TIMEOUT_MAX,
 	    offsetof(struct rule, idle_timeout) },
+	{ "name", conf_parse_string, 0, 0, offsetof(struct rule, name) },
 	{ "protocol", parse_protocol, 0, 0, offsetof(struct rule, protocol) },
 	{ "connect_protocol", parse_protocol, 0, 0,
 	    offsetof(struct rule, connect_protocol) },
@@ -244,6 +245,41 @@ rule_transparent(struct conf_loader *ld, const config_setting_t *rule,
 	return 0;
 }
 
+/*
+ * The rule's name: as written (letters, digits and RULE_NAME_CHARS), or
+ * its listen address as written, a range whole, with "/udp" after it
+ * for a UDP listener, as rinetd writes one.
+ */
+static int
+rule_name(struct conf_loader *ld, const config_setting_t *rule,
+    struct rule *r)
+{
+	const config_setting_t	*m = config_setting_get_member(rule, "name");
+	const char		*p;
+	size_t			 len;
+
+	if (r->name == NULL) {
+		len = strlen(r->listen) + sizeof("/udp");
+		if ((r->name = malloc(len)) == NULL)
+			return conf_fail(ld, rule, "out of memory");
+		snprintf(r->name, len, "%s%s", r->listen,
+		    r->protocol == RULE_UDP ? "/udp" : "");
+		return 0;
+	}
+	r->name_given = true;
+	if (r->name[0] == '\0' || strlen(r->name) > RULE_NAME_MAX)
+		return conf_fail(ld, m, "\"name\" must have 1 to %d "
+		    "characters", RULE_NAME_MAX);
+	for (p = r->name; *p != '\0'; p++)
+		if (!(*p >= 'a' && *p <= 'z') && !(*p >= 'A' && *p <= 'Z') &&
+		    !(*p >= '0' && *p <= '9') && strchr(RULE_NAME_CHARS,
+		    *p) == NULL)
+			return conf_fail(ld, m, "\"name\" \"%s\": '%c' is not "
+			    "allowed (letters, digits and %s only)", r->name,
+			    *p, RULE_NAME_CHARS);
+	return 0;
+}
+
 /* Resolve the rule's listen or connect address; spec NULL = not written. */
 static int
 rule_address(struct conf_loader *ld, const config_setting_t *rule,
@@ -413,6 +449,43 @@ check_unique(struct conf_loader *ld, const config_setting_t *list,
 			}
 	}
 	return 0;
+}
+
+static int
+by_name(const void *a, const void *b)
+{
+	const struct rule *const *x = a, *const *y = b;
+	int c = strcmp((*x)->name, (*y)->name);
+
+	/* Equal names: in file order, so the later one is reported. */
+	return c != 0 ? c : ((*x)->elem > (*y)->elem) - ((*x)->elem < (*y)->elem);
+}
+
+/* No two rules (a range counts once) of one name: it labels their counters. */
+static int
+check_names(struct conf_loader *ld, const config_setting_t *list,
+    const struct rule *rules, size_t n)
+{
+	const struct rule	**v;
+	size_t			  i, k = 0;
+	int			  rc = 0;
+
+	if ((v = malloc((n > 0 ? n : 1) * sizeof(*v))) == NULL)
+		return conf_fail(ld, list, "out of memory");
+	for (i = 0; i < n; i++)
+		if (rules[i].range_first == NULL)
+			v[k++] = &rules[i];
+	qsort(v, k, sizeof(*v), by_name);
+	for (i = 1; i < k && rc == 0; i++)
+		if (strcmp(v[i - 1]->name, v[i]->name) == 0)
+			rc = conf_fail(ld, config_setting_get_elem(list,
+			    (unsigned)v[i]->elem), "rule name \"%s\" is "
+			    "already that of the rule at line %d%s", v[i]->name,
+			    v[i - 1]->line, v[i]->name_given &&
+			    v[i - 1]->name_given ? "" : " (a rule without a "
+			    "name is named by its listen address)");
+	free(v);
+	return rc;
 }
 
 enum { UNVISITED, ON_PATH, DONE };
@@ -663,6 +736,8 @@ parse_rule(struct conf_loader *ld, const config_setting_t *s,
 		return -1;
 	if (r->connect_protocol == UNSET)
 		r->connect_protocol = r->protocol;
+	if (r->listen != NULL && rule_name(ld, s, r) == -1)
+		return -1;
 	/* A port range: this rule is its first port's. */
 	if (nports > 1) {
 		if (addr_split_range(r->listen, base, sizeof(base), &n, why,
@@ -756,6 +831,8 @@ conf_parse_rules(struct conf_loader *ld, const struct conf_key *k,
 		return conf_fail(ld, s, "out of memory");
 	rc = check_unique(ld, s, &pi);
 	if (rc == 0)
+		rc = check_names(ld, s, cfg->rules, cfg->nrules);
+	if (rc == 0)
 		rc = check_loops(ld, s, &pi);
 	free(pi.order);
 	return rc;
@@ -767,12 +844,19 @@ conf_rules_inherit(struct conf *cfg)
 	struct rule	*r;
 	size_t		 i, j;
 
-	cfg->nbackends = 0;
+	cfg->nbackends = cfg->nrule_stats = cfg->nbackend_stats = 0;
 	for (i = 0; i < cfg->nrules; i++) {
 		r = &cfg->rules[i];
 		/* Numbered across rules: a cell each in shared tables. */
 		for (j = 0; j < r->upstream.nbackends; j++)
 			r->upstream.backends[j].id = (unsigned)cfg->nbackends++;
+		/* Counters: a range's ports count as the range. */
+		r->stat = r->range_first != NULL ? r->range_first->stat :
+		    (unsigned)cfg->nrule_stats++;
+		for (j = 0; j < r->upstream.nbackends; j++)
+			r->upstream.backends[j].stat = r->range_first != NULL ?
+			    r->range_first->upstream.backends[j].stat :
+			    (unsigned)cfg->nbackend_stats++;
 		if (r->buffer_size == 0)
 			r->buffer_size = cfg->buffer_size;
 		if (r->connect_timeout == UNSET)

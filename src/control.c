@@ -9,7 +9,12 @@
 
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include "control.h"
 #include "pidfile.h"
@@ -61,4 +66,105 @@ control_send(const char *pidfile, int signo, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+/* How long "ferryd -s status" waits for the daemon, each way. */
+#define STATUS_TIMEOUT_S	5
+
+/* A blocking socket connected to cfg's stats_listen, or -1 (err set). */
+static int
+status_connect(const struct conf *cfg, char *err, size_t errlen)
+{
+	struct sockaddr_un	 sun;
+	struct timeval		 tv = { STATUS_TIMEOUT_S, 0 };
+	const struct sockaddr	*to;
+	socklen_t		 len;
+	int			 fd;
+
+	if (cfg->stats_path != NULL) {
+		memset(&sun, 0, sizeof(sun));
+		sun.sun_family = AF_UNIX;
+		snprintf(sun.sun_path, sizeof(sun.sun_path), "%s",
+		    cfg->stats_path);
+		to = (const struct sockaddr *)&sun;
+		len = sizeof(sun);
+	} else {
+		to = (const struct sockaddr *)&cfg->stats_addr.ss;
+		len = cfg->stats_addr.len;
+	}
+	if ((fd = socket(to->sa_family, SOCK_STREAM, 0)) == -1 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == -1 ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) == -1 ||
+	    connect(fd, to, len) == -1) {
+		snprintf(err, errlen, "cannot connect to the stats endpoint "
+		    "%s: %s (is ferryd running?)", cfg->stats_listen,
+		    strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int
+control_status(const struct conf *cfg, FILE *out, char *err, size_t errlen)
+{
+	static const char	 req[] = "GET /status.txt HTTP/1.0\r\n\r\n";
+	char			*buf = NULL, *p, *body;
+	size_t			 len = 0, cap = 0;
+	ssize_t			 n;
+	int			 fd;
+
+	if (cfg->stats_listen == NULL) {
+		snprintf(err, errlen, "%s has no stats_listen: ferryd -s status "
+		    "asks the running daemon through it", cfg->path);
+		return -1;
+	}
+	if ((fd = status_connect(cfg, err, errlen)) == -1)
+		return -1;
+	if (send(fd, req, sizeof(req) - 1, MSG_NOSIGNAL) !=
+	    (ssize_t)sizeof(req) - 1) {
+		snprintf(err, errlen, "cannot ask %s: %s", cfg->stats_listen,
+		    strerror(errno));
+		close(fd);
+		return -1;
+	}
+	for (;;) {
+		if (len + 4096 > cap) {
+			cap = (cap + 4096) * 2;
+			if ((p = realloc(buf, cap + 1)) == NULL) {
+				snprintf(err, errlen, "out of memory");
+				goto fail;
+			}
+			buf = p;
+		}
+		n = recv(fd, buf + len, cap - len, 0);
+		if (n == 0)
+			break;
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			snprintf(err, errlen, "no answer from %s: %s",
+			    cfg->stats_listen, errno == EAGAIN ?
+			    "timed out" : strerror(errno));
+			goto fail;
+		}
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	if (strncmp(buf, "HTTP/1.0 200 ", 13) != 0 ||
+	    (body = strstr(buf, "\r\n\r\n")) == NULL) {
+		snprintf(err, errlen, "%s answered: %.*s", cfg->stats_listen,
+		    (int)strcspn(buf, "\r\n"), buf);
+		goto fail;
+	}
+	body += 4;
+	fwrite(body, 1, len - (size_t)(body - buf), out);
+	close(fd);
+	free(buf);
+	return 0;
+fail:
+	close(fd);
+	free(buf);
+	return -1;
 }

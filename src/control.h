@@ -1,11 +1,15 @@
 /*
  * control.h - "ferryd -s ACTION": signal the running master, as nginx -s
- * does, finding it through its locked pidfile.
+ * does, finding it through its locked pidfile; or ask its stats endpoint
+ * how it is doing.
  */
 #ifndef FERRYD_CONTROL_H
 #define FERRYD_CONTROL_H
 
 #include <stddef.h>
+#include <stdio.h>
+
+#include "conf.h"
 
 /*
  * The signal for action ("reload", "stop", "quit" or "reopen"), or -1 if
@@ -19,5 +23,13 @@ int control_signo(const char *action);
  * with err set ("ferryd is not running (stale pidfile PATH)", ...).
  */
 int control_send(const char *pidfile, int signo, char *err, size_t errlen);
+
+/*
+ * "ferryd -s status": fetch the running daemon's status table from
+ * cfg's stats_listen (GET /status.txt) and write it to out.  Returns 0,
+ * or -1 with err set ("no stats_listen in FILE", "cannot connect ...").
+ */
+int control_status(const struct conf *cfg, FILE *out, char *err,
+    size_t errlen);
 
 #endif

@@ -90,6 +90,13 @@ health_table_new(const struct conf *cfg, const struct conf *old)
 	return 0;
 }
 
+void
+health_changed(struct health_cell *cell)
+{
+	cell->changed = (int64_t)time(NULL);
+	__atomic_add_fetch(&cell->changes, 1, __ATOMIC_RELAXED);
+}
+
 struct health_cell *
 health_cell(unsigned id)
 {
@@ -159,7 +166,7 @@ health_failed(const struct rule *rule, const struct backend *b, int err,
 	if (trial) {
 		c->down_until = now + b->fail_timeout;
 		log_info("backend %s of rule %s is still down: %s; next try "
-		    "in %d s", addr, rule->listen, why_failed(err),
+		    "in %d s", addr, rule_log_name(rule), why_failed(err),
 		    (b->fail_timeout + 999) / 1000);
 		return;
 	}
@@ -178,9 +185,9 @@ health_failed(const struct rule *rule, const struct backend *b, int err,
 	    now + b->fail_timeout, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 		return;
 	c->fails = 0;
-	c->changed = (int64_t)time(NULL);
+	health_changed(c);
 	log_warn("backend %s of rule %s is down: %s (%d failed connect%s "
-	    "within %d s); next try in %d s", addr, rule->listen,
+	    "within %d s); next try in %d s", addr, rule_log_name(rule),
 	    why_failed(err), b->max_fails, b->max_fails == 1 ? "" : "s",
 	    (b->fail_timeout + 999) / 1000, (b->fail_timeout + 999) / 1000);
 }
@@ -200,7 +207,7 @@ health_succeeded(const struct rule *rule, const struct backend *b,
 	if (!trial)
 		return;
 	c->down_until = 0;
-	c->changed = (int64_t)time(NULL);
+	health_changed(c);
 	log_notice("backend %s of rule %s is up again", addr_format(
-	    (const void *)&b->addr.ss, addr, sizeof(addr)), rule->listen);
+	    (const void *)&b->addr.ss, addr, sizeof(addr)), rule_log_name(rule));
 }

@@ -29,7 +29,11 @@ struct health_cell {
 	volatile uint8_t	pad;
 	volatile uint16_t	streak;		/* checker: same results in a row */
 	volatile int64_t	changed;	/* wall clock s of the last change */
+	volatile uint64_t	changes;	/* up to down and back, counted */
 } __attribute__((aligned(64)));
+
+/* cell's state changed (to up or down) now. */
+void	health_changed(struct health_cell *cell);
 
 enum health_state {
 	HEALTH_UP,

@@ -157,6 +157,35 @@ rule_open_shared(struct listen_set *ls, const struct conf *cfg, size_t r,
 	return 0;
 }
 
+/*
+ * stats_listen's socket: one for all workers, bound anew unless old has
+ * it (the same text in oldcfg): then taken over with the rest.
+ */
+static int
+stats_open(struct listen_set *ls, const struct conf *cfg,
+    const struct listen_set *old, const struct conf *oldcfg, char *err,
+    size_t errlen)
+{
+	if (cfg->stats_listen == NULL)
+		return 0;
+	if (old != NULL && old->stats_fd != -1 &&
+	    oldcfg->stats_listen != NULL &&
+	    strcmp(oldcfg->stats_listen, cfg->stats_listen) == 0)
+		return 0;
+	if (cfg->stats_path != NULL)
+		ls->stats_fd = sock_listen_unix(cfg->stats_path, cfg->backlog,
+		    err, errlen);
+	else if (sock_probe(&cfg->stats_addr, SOCK_STREAM, true) ==
+	    EADDRINUSE) {
+		snprintf(err, errlen, "cannot bind %s (stats_listen): address "
+		    "in use by another process", cfg->stats_listen);
+		return -1;
+	} else
+		ls->stats_fd = sock_listen(&cfg->stats_addr, SOCK_STREAM,
+		    cfg->backlog, true, false, err, errlen);
+	return ls->stats_fd == -1 ? -1 : 0;
+}
+
 struct listen_set *
 listen_set_open(const struct conf *cfg, struct listen_set *old,
     const struct conf *oldcfg, enum listen_mode mode, char *err,
@@ -181,6 +210,7 @@ listen_set_open(const struct conf *cfg, struct listen_set *old,
 	ls->nrules = cfg->nrules;
 	ls->nslots = cfg->workers;
 	ls->mode = mode;
+	ls->stats_fd = -1;
 	for (r = 0; r < n; r++)
 		ls->fds[r] = -1;
 	if (old != NULL && (map = conf_rule_map_new(oldcfg)) == NULL) {
@@ -201,6 +231,11 @@ listen_set_open(const struct conf *cfg, struct listen_set *old,
 			return NULL;
 		}
 	}
+	if (stats_open(ls, cfg, old, oldcfg, err, errlen) == -1) {
+		conf_rule_map_free(map);
+		listen_set_close(ls);
+		return NULL;
+	}
 	/* Then take over the rest from old: nothing can fail any more. */
 	for (r = 0; r < cfg->nrules && old != NULL; r++) {
 		o = rule_by_listen(map, oldcfg, &cfg->rules[r]);
@@ -212,6 +247,10 @@ listen_set_open(const struct conf *cfg, struct listen_set *old,
 			*fd = -1;
 			listen_buffers(LISTEN_FD(ls, r, s), &cfg->rules[r]);
 		}
+	}
+	if (ls->stats_fd == -1 && cfg->stats_listen != NULL) {
+		ls->stats_fd = old->stats_fd;	/* stats_open() kept it */
+		old->stats_fd = -1;
 	}
 	conf_rule_map_free(map);
 	return ls;
@@ -353,5 +392,7 @@ listen_set_close(struct listen_set *ls)
 	for (i = 0; i < ls->nrules * (size_t)ls->nsock; i++)
 		if (ls->fds[i] != -1)
 			close(ls->fds[i]);
+	if (ls->stats_fd != -1)
+		close(ls->stats_fd);
 	listen_set_free(ls);
 }

@@ -42,6 +42,7 @@ struct listen_set {
 	int              nsock;		/* per rule: nslots and the spares */
 	enum listen_mode mode;
 	int             *fds;	/* fds[rule * nsock + slot] */
+	int              stats_fd;	/* stats_listen's, shared; or -1 */
 };
 
 #define LISTEN_FD(ls, rule, slot) ((ls)->fds[(rule) * (ls)->nsock + (slot)])

@@ -36,6 +36,7 @@ usage(FILE *out)
 	fprintf(out,
 	    "usage: ferryd [-ftV] [-c file] [-l level] [-p pidfile] [--rinetd]\n"
 	    "       ferryd -s reload|stop|quit|reopen [-c file] [-p pidfile]\n"
+	    "       ferryd -s status [-c file]\n"
 	    "       ferryd --convert rinetd.conf\n"
 	    "\n"
 	    "Forward TCP connections as the rules of the configuration say.\n"
@@ -52,13 +53,33 @@ usage(FILE *out)
 	    "  -p, --pidfile FILE    write the master's pid to FILE\n"
 	    "  -s, --signal ACTION   tell the running master, found through\n"
 	    "                        its pidfile, to reload, stop, quit\n"
-	    "                        (gracefully) or reopen its logs\n"
+	    "                        (gracefully) or reopen its logs; status:\n"
+	    "                        print what it is doing, asked through\n"
+	    "                        the configuration's stats_listen\n"
 	    "  -h, --help            show this help and exit\n"
 	    "  -V, --version         show the version and exit\n"
 	    "\n"
 	    "Signals to the master: HUP reload, TERM/INT stop, QUIT stop after\n"
 	    "finishing connections, USR1 reopen log files.  See ferryd(8) and\n"
 	    "ferryd.conf(5).\n", DEFAULT_CONFIG);
+}
+
+/* -s status: what the running daemon is doing, from its stats endpoint. */
+static int
+print_status(const struct options *opt)
+{
+	struct conf	*cfg;
+	char		 err[CONF_ERR_MAX];
+	int		 rc = 0;
+
+	cfg = conf_load_syntax(opt->config_path, opt->config_syntax, err,
+	    sizeof(err));
+	if (cfg == NULL || control_status(cfg, stdout, err, sizeof(err)) == -1) {
+		fprintf(stderr, "ferryd: %s\n", err);
+		rc = 1;
+	}
+	conf_free(cfg);
+	return rc;
 }
 
 /*
@@ -193,7 +214,7 @@ main(int argc, char *argv[])
 	char            err[CONF_ERR_MAX], path[PATH_MAX];
 	char           *pidfile_copy = NULL;
 	const char     *convert_path = NULL;
-	bool            test = false;
+	bool            test = false, status = false;
 	int             ch, signo = 0;
 
 	while ((ch = getopt_long(argc, argv, "c:ftl:p:s:hV", longopts, NULL))
@@ -221,11 +242,15 @@ main(int argc, char *argv[])
 			opt.pidfile = optarg;
 			break;
 		case 's':
+			if (strcmp(optarg, "status") == 0) {
+				status = true;
+				break;
+			}
 			signo = control_signo(optarg);
 			if (signo == -1) {
 				fprintf(stderr, "ferryd: unknown action \"%s\" "
-				    "for -s (use reload, stop, quit or reopen)\n",
-				    optarg);
+				    "for -s (use reload, stop, quit, reopen or "
+				    "status)\n", optarg);
 				return 1;
 			}
 			break;
@@ -257,6 +282,8 @@ main(int argc, char *argv[])
 		return convert(convert_path);
 	if (signo != 0)
 		return signal_master(&opt, signo);
+	if (status)
+		return print_status(&opt);
 
 	cfg = conf_load_syntax(opt.config_path, opt.config_syntax, err,
 	    sizeof(err));

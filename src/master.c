@@ -31,6 +31,7 @@
 #include "master.h"
 #include "pidfile.h"
 #include "scoreboard.h"
+#include "stats.h"
 #include "sig.h"
 #include "udp_pass.h"
 #include "udp_session.h"
@@ -41,6 +42,7 @@
 #define RESPAWN_MAX_MS    5000
 #define STOP_GRACE_MS     5000	/* TERM: then SIGKILL the stragglers */
 #define RELOAD_STUCK_MS   10000	/* a generation not ready by then... */
+#define STATS_SAMPLE_MS   1000	/* the counters sampled for rates */
 #define WATCHDOG_CHECK_MS 1000	/* how often heartbeats are looked at */
 #define HANDOVER_PASS_MS  2000	/* a new worker's channel full that long */
 #define DATAGRAM_PASS_MS  200	/* ... for a passed datagram */
@@ -107,6 +109,7 @@ struct master {
 	int64_t               steer_at;
 	struct checker_proc   checker;
 	int64_t               resolve_at;	/* names resolved again */
+	int64_t               sample_at;	/* counters sampled for rates */
 	int                   status;	/* exit status */
 };
 
@@ -340,6 +343,19 @@ master_reap_checker(struct master *m, pid_t pid, int status)
 	return true;
 }
 
+/* Whether a worker of generation gen is still running. */
+static bool
+generation_alive(unsigned gen, void *arg)
+{
+	const struct master	*m = arg;
+	const struct child	*c;
+
+	TAILQ_FOREACH(c, &m->children, link)
+		if (c->gen == gen)
+			return true;
+	return false;
+}
+
 static void
 master_reap(struct master *m)
 {
@@ -366,6 +382,7 @@ master_reap(struct master *m)
 		master_pass_answered(m, c);
 		child_close_chan(c);
 		scoreboard_give(c->cell);
+		stats_worker_gone(c->gen, c->slot);
 		if (!m->started && !m->stopping)
 			master_start_failed(m, c, status);
 		else if (!m->stopping && c->gen == m->gen)
@@ -377,6 +394,7 @@ master_reap(struct master *m)
 		}
 		free(c);
 	}
+	stats_settle(generation_alive, m);
 }
 
 static void
@@ -388,6 +406,22 @@ master_signal_children(struct master *m, int signo)
 		kill(c->pid, signo);
 	if (m->checker.pid > 0)
 		kill(m->checker.pid, signo);
+}
+
+/*
+ * The file of old's unix: stats socket goes, unless cfg (NULL at a stop)
+ * keeps the same socket.
+ */
+static void
+stats_socket_forget(const struct conf *old, const struct conf *cfg)
+{
+	if (old->stats_path == NULL || (cfg != NULL &&
+	    cfg->stats_listen != NULL &&
+	    strcmp(cfg->stats_listen, old->stats_listen) == 0))
+		return;
+	if (unlink(old->stats_path) == -1 && errno != ENOENT)
+		log_warn("cannot remove %s: %s", old->stats_path,
+		    strerror(errno));
 }
 
 static void
@@ -409,6 +443,7 @@ master_stop(struct master *m, int signo)
 	 */
 	listen_set_close(m->ls);
 	m->ls = NULL;
+	stats_socket_forget(m->cfg, NULL);
 }
 
 /*
@@ -642,6 +677,9 @@ master_apply(struct master *m, struct conf *cfg)
 	if (health_table_new(cfg, m->cfg) == -1)
 		log_err("cannot map the health table: %s; every backend "
 		    "counts as up", strerror(errno));
+	if (stats_table_new(cfg, m->cfg, m->gen + 1) == -1)
+		log_err("cannot map the counters of generation %u: %s; they "
+		    "go uncounted", m->gen + 1, strerror(errno));
 	if (m->steer_pending)
 		master_steer(m);	/* the reload before this one's */
 	if (!master_pass_first(m, cfg) &&
@@ -667,6 +705,7 @@ master_apply(struct master *m, struct conf *cfg)
 	 * have emptied them, and the new workers must not inherit them.
 	 */
 	listen_set_close(m->ls);
+	stats_socket_forget(m->cfg, cfg);
 	master_map_udp_rules(m, cfg);
 	/* Re-resolved from the running text: it goes on with it. */
 	if (cfg->text == NULL)
@@ -1041,6 +1080,14 @@ master_timers(struct master *m)
 		} else
 			next = earliest(next, c->drain_deadline);
 	}
+	/* Rates for "ferryd -s status": only with a stats endpoint. */
+	if (m->cfg->stats_listen != NULL && !m->stopping) {
+		if (now >= m->sample_at) {
+			stats_sample(now);
+			m->sample_at = now + STATS_SAMPLE_MS;
+		}
+		next = earliest(next, m->sample_at);
+	}
 	if (m->cfg->resolve_interval > 0) {
 		if (now >= m->resolve_at) {
 			/* Not while a reload is on its way: after it. */
@@ -1200,6 +1247,7 @@ master_start(struct master *m, char *err, size_t errlen)
 	m->slots = calloc(cfg->workers, sizeof(*m->slots));
 	if (m->slots == NULL || scoreboard_open() == -1 ||
 	    health_table_new(cfg, NULL) == -1 ||
+	    stats_table_new(cfg, NULL, 1) == -1 ||
 	    master_signals_setup() == -1) {
 		snprintf(err, errlen, "cannot set up the master: %s",
 		    strerror(errno));

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "addr.h"
@@ -167,6 +169,60 @@ fail:
 	    strerror(errno));
 	if (fd != -1)
 		close(fd);
+	return -1;
+}
+
+int
+sock_listen_unix(const char *path, int backlog, char *err, size_t errlen)
+{
+	struct sockaddr_un	 sun;
+	struct stat		 st;
+	const char		*what = "create a socket for";
+	mode_t			 mask;
+	int			 fd, rc;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		errno = ENAMETOOLONG;
+		goto fail_early;
+	}
+	memcpy(sun.sun_path, path, strlen(path));
+	if ((fd = sock_new(AF_UNIX, SOCK_STREAM)) == -1)
+		goto fail_early;
+	/*
+	 * A socket file that nobody listens on is left over by a ferryd
+	 * that did not stop: take its place.  One that answers is in use.
+	 */
+	what = "bind";
+	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode)) {
+		rc = connect(fd, (const struct sockaddr *)&sun, sizeof(sun));
+		if (rc == 0 || errno == EINPROGRESS || errno == EAGAIN) {
+			close(fd);
+			snprintf(err, errlen, "cannot bind unix:%s: in use by "
+			    "another process", path);
+			return -1;
+		}
+		close(fd);
+		(void)unlink(path);
+		if ((fd = sock_new(AF_UNIX, SOCK_STREAM)) == -1)
+			goto fail_early;
+	}
+	/* Only root may connect: the socket is made mode 0600. */
+	mask = umask(0177);
+	rc = bind(fd, (const struct sockaddr *)&sun, sizeof(sun));
+	umask(mask);
+	if (rc == -1)
+		goto fail;
+	what = "listen on";
+	if (listen(fd, backlog) == -1)
+		goto fail;
+	return fd;
+fail:
+	close(fd);
+fail_early:
+	snprintf(err, errlen, "cannot %s unix:%s: %s", what, path,
+	    strerror(errno));
 	return -1;
 }
 

@@ -24,6 +24,13 @@ int  sock_accept(int lfd, struct sockaddr_any *peer);
 int  sock_listen(const struct sockaddr_any *addr, int type, int backlog,
     bool v6only, bool balanced, char *err, size_t errlen);
 /*
+ * A listening, non-blocking Unix stream socket at path, mode 0600, in
+ * place of a socket file nobody listens on; -1 with "cannot bind
+ * unix:PATH: reason" in err (also when another process listens there).
+ */
+int  sock_listen_unix(const char *path, int backlog, char *err,
+    size_t errlen);
+/*
  * Try to bind addr with a socket of type as a socket of nobody's group
  * would: without SO_REUSEPORT (TCP: with SO_REUSEADDR, so that
  * connections in TIME_WAIT do not count), without listen(), and close it

@@ -55,7 +55,7 @@ acceptor_watch(struct tcp_acceptor *acc, bool on)
 	STAILQ_FOREACH(l, &acc->listeners, link)
 		if (event_mask(acc->loop, l->fd, on ? EV_READ : 0) == -1)
 			log_err("%s: cannot watch listening socket: %s",
-			    l->rule->listen, strerror(errno));
+			    rule_log_name(l->rule), strerror(errno));
 }
 
 static void
@@ -94,7 +94,7 @@ acceptor_refuse_max(struct tcp_acceptor *acc, int fd,
 	static struct log_limit limit;
 
 	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: max_connections (%d) "
-	    "reached, refusing new connections", rule->listen,
+	    "reached, refusing new connections", rule_log_name(rule),
 	    acc->cfg->max_connections);
 	tcp_session_refuse(acc->sessions, fd, rule, peer,
 	    ACCESSLOG_REFUSED_MAX);
@@ -109,7 +109,7 @@ acceptor_deny(struct tcp_acceptor *acc, int fd, const struct rule *rule,
 	char			client[ADDR_STRLEN];
 
 	log_limited_at(&limit, LOG_LEVEL_INFO, "%s: client %s denied by "
-	    "allow/deny rules", rule->listen, addr_format((const struct
+	    "allow/deny rules", rule_log_name(rule), addr_format((const struct
 	    sockaddr *)&peer->ss, client, sizeof(client)));
 	tcp_session_refuse(acc->sessions, fd, rule, peer, ACCESSLOG_DENIED);
 }
@@ -127,7 +127,7 @@ acceptor_admit(struct tcp_acceptor *acc, int fd, const struct rule *rule,
 		acceptor_deny(acc, fd, rule, peer);
 	else if (tcp_session_start(acc->sessions, fd, rule, peer, local) ==
 	    -1) {
-		acceptor_starve(acc, rule->listen, "relay a connection", errno);
+		acceptor_starve(acc, rule_log_name(rule), "relay a connection", errno);
 		return false;
 	} else
 		acc->starved = false;	/* the episode is over */
@@ -171,11 +171,11 @@ listener_accept(struct tcp_listener *l, int max)
 			case ENFILE:
 			case ENOBUFS:
 			case ENOMEM:
-				acceptor_starve(acc, l->rule->listen, "accept",
+				acceptor_starve(acc, rule_log_name(l->rule), "accept",
 				    errno);
 				return;
 			default:
-				log_err("%s: cannot accept: %s", l->rule->listen,
+				log_err("%s: cannot accept: %s", rule_log_name(l->rule),
 				    strerror(errno));
 				return;
 			}
@@ -187,7 +187,7 @@ listener_accept(struct tcp_listener *l, int max)
 			/* allow/deny wait for the client the header names. */
 			if (proxy_wait_start(acc->waits, cfd, l->rule,
 			    &peer) == -1) {
-				acceptor_starve(acc, l->rule->listen,
+				acceptor_starve(acc, rule_log_name(l->rule),
 				    "wait for a PROXY header", errno);
 				return;
 			}

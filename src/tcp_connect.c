@@ -14,6 +14,7 @@
 #include "health.h"
 #include "log.h"
 #include "sock.h"
+#include "stats.h"
 #include "tcp_connect.h"
 
 void
@@ -29,6 +30,23 @@ tcp_connect_release(struct tcp_connect *tc)
 	if (tc->held)
 		balance_release(tc->backend);
 	tc->held = false;
+	if (tc->connected)
+		stats_backend(tc->backend)->active--;
+	tc->connected = false;
+}
+
+/* The attempt at tc->backend failed with err: counted by why. */
+static void
+attempt_count_failure(const struct tcp_connect *tc, int err)
+{
+	struct stats_backend *st = stats_backend(tc->backend);
+
+	if (err == ECONNREFUSED)
+		st->refused++;
+	else if (err == ETIMEDOUT)
+		st->timeouts++;
+	else
+		st->failed++;
 }
 
 /* The attempt at tc->backend failed with err. */
@@ -36,6 +54,7 @@ static void
 attempt_failed(struct tcp_connect *tc, const struct rule *rule, int err,
     int64_t now)
 {
+	attempt_count_failure(tc, err);
 	health_failed(rule, tc->backend, err, tc->trial, now);
 	tcp_connect_release(tc);
 	tc->trial = false;
@@ -73,7 +92,7 @@ backend_bind_client(int fd, const struct rule *rule, const struct backend *b,
 		return 0;
 	err = errno;
 	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: cannot reach backend "
-	    "%s from client address %s (transparent): %s%s", rule->listen,
+	    "%s from client address %s (transparent): %s%s", rule_log_name(rule),
 	    addr_format((const struct sockaddr *)&b->addr.ss, backend,
 	    sizeof(backend)), addr_host(client, addr, sizeof(addr)),
 	    strerror(err), err == EPERM ? " (it needs CAP_NET_ADMIN)" :
@@ -152,6 +171,8 @@ tcp_connect_next(struct tcp_connect *tc, const struct rule *rule,
 		tc->attempts++;
 		balance_acquire(b);
 		tc->held = true;
+		stats_backend(b)->attempts++;
+		tc->attempt_us = stats_now_us();
 		if ((*fd = backend_connect(rule, b, tc->client, &ours)) != -1)
 			return TCP_CONNECT_PENDING;
 		/*
@@ -166,6 +187,7 @@ tcp_connect_next(struct tcp_connect *tc, const struct rule *rule,
 		*err = errno;
 		if (ours) {
 			/* Not the backend's fault: its health stands. */
+			attempt_count_failure(tc, *err);
 			if (tc->trial)
 				health_unclaim_trial(b, now);
 			tcp_connect_release(tc);
@@ -189,11 +211,19 @@ tcp_connect_attempt_end(const struct rule *rule, int64_t now,
 	return now + share < deadline ? now + share : deadline;
 }
 
-void
+int64_t
 tcp_connect_succeeded(struct tcp_connect *tc, const struct rule *rule)
 {
+	struct stats_backend	*st = stats_backend(tc->backend);
+	int64_t			 now = stats_now_us();
+
 	health_succeeded(rule, tc->backend, tc->trial);
 	tc->trial = false;
+	tc->connected = true;
+	st->opened++;
+	st->active++;
+	hist_add(&st->connect, (uint64_t)(now - tc->attempt_us));
+	return now;
 }
 
 int

@@ -19,9 +19,11 @@ struct tcp_connect {
 	const struct backend	*backend;	/* NULL before the first */
 	const struct sockaddr	*client;	/* balance = "hash" reads it */
 	uint64_t		 tried;		/* BALANCE_TRIED() bits */
+	int64_t			 attempt_us;	/* the last one's start */
 	uint16_t		 attempts;
 	bool			 trial;		/* of a backend that was down */
 	bool			 held;		/* counted open (balance.h) */
+	bool			 connected;	/* counted open (stats.h) */
 };
 
 enum tcp_connect_result {
@@ -63,8 +65,11 @@ int64_t	tcp_connect_attempt_end(const struct rule *rule, int64_t now,
  */
 int	tcp_connect_finished(int fd, int events);
 
-/* The connect succeeded: health.h hears of it. */
-void	tcp_connect_succeeded(struct tcp_connect *tc, const struct rule *rule);
+/*
+ * The connect succeeded: health.h and the backend's counters hear of
+ * it.  Returns the time (stats_now_us()).
+ */
+int64_t	tcp_connect_succeeded(struct tcp_connect *tc, const struct rule *rule);
 
 /*
  * transparent: the backends of rule that client's address cannot reach,
@@ -82,7 +87,10 @@ uint64_t backends_of_other_family(const struct rule *rule,
 int	backend_bind_client(int fd, const struct rule *rule,
     const struct backend *b, const struct sockaddr *client);
 
-/* The connection ends: its backend has one open connection less. */
+/*
+ * The connection ends, or the attempt failed: its backend has one open
+ * connection less.
+ */
 void	tcp_connect_release(struct tcp_connect *tc);
 
 #endif

@@ -22,6 +22,7 @@
 #include "log.h"
 #include "proxy_proto.h"
 #include "scoreboard.h"
+#include "stats.h"
 #include "tcp_proxy_wait.h"
 
 struct proxy_wait {
@@ -67,9 +68,10 @@ wait_reject(struct proxy_wait *w, const char *result, const char *why)
 	int64_t			 now = event_now(pw->loop);
 
 	pw->counters->proxy_errors++;
+	stats_rule(w->rule)->proxy_errors++;
 	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: client %s: %s; "
 	    "closed (%llu PROXY header errors in this slot so far)",
-	    w->rule->listen, addr_format((const struct sockaddr *)&w->peer.ss,
+	    rule_log_name(w->rule), addr_format((const struct sockaddr *)&w->peer.ss,
 	    client, sizeof(client)), why,
 	    (unsigned long long)pw->counters->proxy_errors);
 	/* rinetd names the rule's backend on such lines too. */
@@ -221,8 +223,9 @@ proxy_wait_start(struct proxy_waits *pw, int fd, const struct rule *rule,
 	    rule->accept_proxy_from.ndeny > 0) && !acl_permits(&none,
 	    &rule->accept_proxy_from, (const struct sockaddr *)&peer->ss)) {
 		pw->counters->refused++;
+		stats_rule(rule)->denied++;
 		log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: client %s is "
-		    "not in accept_proxy_from; closed", rule->listen,
+		    "not in accept_proxy_from; closed", rule_log_name(rule),
 		    addr_format((const struct sockaddr *)&peer->ss, client,
 		    sizeof(client)));
 		accesslog_session(rule, (const struct sockaddr *)&peer->ss,

@@ -20,6 +20,7 @@
 #include "scoreboard.h"
 #include "sock.h"
 #include "proxy_proto.h"
+#include "stats.h"
 #include "tcp_connect.h"
 #include "tcp_relay.h"
 #include "tcp_session.h"
@@ -47,6 +48,11 @@ struct tcp_session {
 	struct tcp_connect	 connect;
 	struct tcp_relay	 relay;
 	int64_t			 started;
+	/*
+	 * For the histograms (us): the accept until connected, then the
+	 * connect until the backend's first byte, then 0.
+	 */
+	int64_t			 mark_us;
 	struct event_timer	 timer;		/* connect, then idle timeout */
 	struct sockaddr_any	 peer;
 };
@@ -108,7 +114,7 @@ session_fail(struct tcp_session *ss, const char *result, const char *why,
 	char			 backend[ADDR_STRLEN], client[ADDR_STRLEN];
 
 	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: cannot connect to %s "
-	    "for client %s: %s%s", rule->listen, several ||
+	    "for client %s: %s%s", rule_log_name(rule), several ||
 	    ss->connect.backend == NULL ? rule->connect :
 	    addr_format((const struct sockaddr *)&ss->connect.backend->addr.ss,
 	    backend, sizeof(backend)),
@@ -131,6 +137,39 @@ session_log_access(struct tcp_sessions *ts, const struct rule *rule,
 	    event_now(ts->env.loop));
 }
 
+/* What the rule's and the backend's counters keep of a session of ms. */
+static void
+session_count_end(const struct tcp_session *ss, int64_t ms)
+{
+	const struct tcp_relay	*r = &ss->relay;
+	struct stats_rule	*sr = stats_rule(ss->rule);
+	struct stats_backend	*sb;
+	uint64_t		 us = stats_elapsed_us(0, ms);
+
+	sr->closed++;
+	sr->active--;
+	sr->bytes_in += r->dir[TCP_CLIENT].bytes;
+	sr->bytes_out += r->dir[TCP_BACKEND].bytes;
+	hist_add(&sr->duration, us);
+	if (!ss->connect.connected)
+		return;
+	sb = stats_backend(ss->connect.backend);
+	sb->bytes_in += r->dir[TCP_CLIENT].bytes;
+	sb->bytes_out += r->dir[TCP_BACKEND].bytes;
+	hist_add(&sb->duration, us);
+}
+
+/* The backend's first byte reached the relay: how long it took. */
+static void
+session_first_byte(struct tcp_session *ss)
+{
+	uint64_t us = (uint64_t)(stats_now_us() - ss->mark_us);
+
+	hist_add(&stats_rule(ss->rule)->first_byte, us);
+	hist_add(&stats_backend(ss->connect.backend)->first_byte, us);
+	ss->mark_us = 0;
+}
+
 /* Close a CLOSING session and free it: log, access log, sockets. */
 static void
 session_free(struct tcp_session *ss)
@@ -148,7 +187,7 @@ session_free(struct tcp_session *ss)
 		    side_name[ss->err_side] : ss->why, strerror(ss->err));
 	log_debug("%s -> %s: connection from %s closed (%s): "
 	    "%llu bytes in, %llu bytes out, %lld.%03lld s",
-	    ss->rule->listen, ss->rule->connect,
+	    rule_log_name(ss->rule), ss->rule->connect,
 	    addr_format((const struct sockaddr *)&ss->peer.ss, client,
 	    sizeof(client)), why,
 	    (unsigned long long)r->dir[TCP_CLIENT].bytes,
@@ -161,6 +200,7 @@ session_free(struct tcp_session *ss)
 	ts->counters->closed++;
 	ts->counters->bytes_in += r->dir[TCP_CLIENT].bytes;
 	ts->counters->bytes_out += r->dir[TCP_BACKEND].bytes;
+	session_count_end(ss, ms);
 	tcp_connect_release(&ss->connect);
 	tcp_relay_close(&ts->env, r, ss->reset_side);
 	event_timer_cancel(ts->env.loop, &ss->timer);
@@ -221,6 +261,7 @@ session_connect(struct tcp_session *ss, int err)
 		break;
 	case TCP_CONNECT_NONE:
 		ss->owner->counters->connect_failed++;
+		stats_rule(ss->rule)->no_backend++;
 		if (err == ETIMEDOUT) {
 			snprintf(why, sizeof(why), "timed out after %d ms",
 			    ss->rule->connect_timeout);
@@ -240,7 +281,7 @@ session_connect_done(struct tcp_session *ss, int events)
 	struct tcp_sessions *ts = ss->owner;
 	struct tcp_relay    *r = &ss->relay;
 	int                  err, fd = r->fd[TCP_BACKEND];
-	int64_t              now = event_now(ts->env.loop);
+	int64_t              now = event_now(ts->env.loop), now_us;
 
 	if ((err = tcp_connect_finished(fd, events)) != 0) {
 		event_close(ts->env.loop, fd);
@@ -250,7 +291,10 @@ session_connect_done(struct tcp_session *ss, int events)
 		return;
 	}
 	ss->state = TCP_RELAYING;
-	tcp_connect_succeeded(&ss->connect, ss->rule);
+	now_us = tcp_connect_succeeded(&ss->connect, ss->rule);
+	hist_add(&stats_rule(ss->rule)->connect, (uint64_t)(now_us -
+	    ss->mark_us));
+	ss->mark_us = now_us;
 	tcp_relay_connected(r, now);
 	/* From now on the timer is the idle timeout's, re-armed lazily. */
 	if (ss->rule->idle_timeout > 0)
@@ -264,9 +308,13 @@ session_connect_done(struct tcp_session *ss, int events)
 static void
 session_relay(struct tcp_session *ss)
 {
-	struct tcp_relay *r = &ss->relay;
+	struct tcp_relay	*r = &ss->relay;
+	enum tcp_relay_status	 res = tcp_relay_run(&ss->owner->env, r);
 
-	switch (tcp_relay_run(&ss->owner->env, r)) {
+	if (ss->mark_us != 0 && r->dir[TCP_BACKEND].bytes > 0 &&
+	    ss->state == TCP_RELAYING)
+		session_first_byte(ss);
+	switch (res) {
 	case TCP_RELAY_OPEN:
 		break;
 	case TCP_RELAY_DONE:
@@ -375,11 +423,15 @@ tcp_session_refuse(struct tcp_sessions *ts, int client_fd,
 
 	close(client_fd);
 	ts->counters->refused++;
+	if (strcmp(result, ACCESSLOG_DENIED) == 0)
+		stats_rule(rule)->denied++;
+	else
+		stats_rule(rule)->refused_max++;
 	/* rinetd names the rule's backend on these lines too. */
 	session_log_access(ts, rule, &rule->upstream.backends[0], 0, peer,
 	    result, 0, 0, now);
 	log_debug("%s: %s client %s (%llu refused in this slot so far)",
-	    rule->listen, result,
+	    rule_log_name(rule), result,
 	    addr_format((const struct sockaddr *)&peer->ss, client,
 	    sizeof(client)), (unsigned long long)ts->counters->refused);
 }
@@ -417,6 +469,9 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 	TAILQ_INSERT_TAIL(&ts->list, ss, link);
 	ts->count++;
 	ts->counters->accepted++;
+	stats_rule(rule)->accepted++;
+	stats_rule(rule)->active++;
+	ss->mark_us = stats_now_us();
 #ifndef __linux__
 	/* Linux copies these from the listening socket; others may not. */
 	sock_nodelay(client_fd);

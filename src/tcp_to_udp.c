@@ -24,6 +24,7 @@
 #include "proxy_proto.h"
 #include "scoreboard.h"
 #include "sock.h"
+#include "stats.h"
 #include "tcp_to_udp.h"
 #include "udp_session.h"
 
@@ -77,6 +78,28 @@ conn_end(struct conn *c, const char *result, int err)
 	}
 }
 
+/* What the counters of c's rule and backend keep of c, which ends. */
+static void
+conn_count_end(const struct conn *c, int64_t now)
+{
+	struct stats_rule	*sr = stats_rule(c->rule);
+	struct stats_backend	*sb;
+	uint64_t		 us = stats_elapsed_us(c->started, now);
+
+	sr->closed++;
+	sr->active--;
+	sr->bytes_in += c->bytes_in;
+	sr->bytes_out += c->bytes_out;
+	hist_add(&sr->duration, us);
+	if (c->bfd == -1)
+		return;
+	sb = stats_backend(c->backend);
+	sb->active--;
+	sb->bytes_in += c->bytes_in;
+	sb->bytes_out += c->bytes_out;
+	hist_add(&sb->duration, us);
+}
+
 static void
 conn_free(struct conn *c)
 {
@@ -84,7 +107,7 @@ conn_free(struct conn *c)
 	char			 client[ADDR_STRLEN];
 
 	log_debug("%s -> %s: connection from %s closed (%s%s%s): %llu bytes "
-	    "in, %llu bytes out", c->rule->listen, c->rule->connect,
+	    "in, %llu bytes out", rule_log_name(c->rule), c->rule->connect,
 	    addr_format((const struct sockaddr *)&c->peer.ss, client,
 	    sizeof(client)), c->result, c->err != 0 ? ": " : "",
 	    c->err != 0 ? strerror(c->err) : "",
@@ -93,6 +116,7 @@ conn_free(struct conn *c)
 	    (const struct sockaddr *)&c->backend->addr.ss, 1, c->result,
 	    c->bytes_in, c->bytes_out, c->started, event_now(tu->loop));
 	tu->counters->closed++;
+	conn_count_end(c, event_now(tu->loop));
 	event_close(tu->loop, c->cfd);
 	/* A FIN when it ends well; the socket was made to reset otherwise. */
 	if (c->err == 0)
@@ -161,6 +185,14 @@ backend_error(struct conn *c, int err)
 	udp_backend_error(c->owner->counters, c->rule, c->backend, err);
 }
 
+/* n datagrams of c were not sent on. */
+static void
+conn_dropped(struct conn *c, uint64_t n)
+{
+	c->owner->counters->dropped += n;
+	stats_rule(c->rule)->dropped += n;
+}
+
 /*
  * Send n datagrams to the backend, each after the PROXY header where the
  * rule sends one.  Those its socket has no room for go back to the
@@ -182,6 +214,7 @@ conn_send(struct conn *c, const struct iovec *iov, int n)
 			for (i = sent; i < sent + r; i++)
 				c->bytes_in += iov[i].iov_len;
 			counters->datagrams_in += (uint64_t)r;
+			stats_rule(c->rule)->datagrams_in += (uint64_t)r;
 			sent += r;
 			continue;
 		}
@@ -193,7 +226,7 @@ conn_send(struct conn *c, const struct iovec *iov, int n)
 			continue;
 		}
 		if (errno == EMSGSIZE) {
-			counters->dropped++;
+			conn_dropped(c, 1);
 			sent++;
 			continue;
 		}
@@ -210,11 +243,11 @@ conn_send(struct conn *c, const struct iovec *iov, int n)
 			return;
 		}
 		if (errno == ENOBUFS) {
-			counters->dropped++;
+			conn_dropped(c, 1);
 			sent++;
 			continue;
 		}
-		counters->dropped += (uint64_t)(n - sent);
+		conn_dropped(c, (uint64_t)(n - sent));
 		conn_end(c, ACCESSLOG_RESET, errno);
 		return;
 	}
@@ -318,8 +351,10 @@ conn_on_backend(struct event_loop *loop, int fd, int events, void *data)
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		if (m[i].msg_hdr.msg_flags & MSG_TRUNC)
+		if (m[i].msg_hdr.msg_flags & MSG_TRUNC) {
 			tu->counters->truncated++;
+			stats_rule(c->rule)->truncated++;
+		}
 		iov[i].iov_len = m[i].msg_len;
 	}
 	if ((taken = frame_out_write(&c->out, c->cfd, c->rule->framing, iov,
@@ -333,7 +368,8 @@ conn_on_backend(struct event_loop *loop, int fd, int events, void *data)
 		tu->counters->bytes_out += iov[i].iov_len;
 	}
 	tu->counters->datagrams_out += (uint64_t)taken;
-	tu->counters->dropped += (uint64_t)(n - taken);
+	stats_rule(c->rule)->datagrams_out += (uint64_t)taken;
+	conn_dropped(c, (uint64_t)(n - taken));
 	c->last_active = event_now(tu->loop);
 	if (n == BATCH)
 		event_defer(tu->loop, fd);
@@ -368,12 +404,15 @@ tcp_to_udp_start(struct tcp_to_udp *tu, int client_fd,
 	TAILQ_INSERT_TAIL(&tu->list, c, link);
 	tu->count++;
 	tu->counters->accepted++;
+	stats_rule(rule)->accepted++;
+	stats_rule(rule)->active++;
 	if ((c->bfd = udp_backend_socket(rule,
 	    (const struct sockaddr *)&peer->ss, &c->backend)) == -1) {
 		err = errno;
 		tu->counters->connect_failed++;
+		stats_rule(rule)->no_backend++;
 		log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: cannot open a "
-		    "UDP socket to %s for client %s: %s", rule->listen,
+		    "UDP socket to %s for client %s: %s", rule_log_name(rule),
 		    rule->connect, addr_format((const struct sockaddr *)
 		    &peer->ss, client, sizeof(client)), strerror(err));
 		conn_end(c, ACCESSLOG_CONNECT_FAILED, err);
@@ -383,6 +422,8 @@ tcp_to_udp_start(struct tcp_to_udp *tu, int client_fd,
 		errno = err;
 		return -1;
 	}
+	stats_backend(c->backend)->opened++;
+	stats_backend(c->backend)->active++;
 	if (event_set(tu->loop, c->cfd, EV_READ, conn_on_client, c) == -1 ||
 	    event_set(tu->loop, c->bfd, EV_READ, conn_on_backend, c) == -1 ||
 	    event_timer_arm(tu->loop, &c->timer, c->started +

@@ -108,7 +108,7 @@ listener_receive(struct udp_listener *l, int rounds)
 			if (errno != EAGAIN && errno != EWOULDBLOCK &&
 			    errno != EINTR)
 				log_err("%s: cannot receive: %s",
-				    l->rule->listen, strerror(errno));
+				    rule_log_name(l->rule), strerror(errno));
 			return false;
 		}
 		for (i = k = 0; i < n; i++) {
@@ -188,7 +188,7 @@ udp_listeners_start(struct udp_listeners *ul)
 	STAILQ_FOREACH(l, &ul->list, link)
 		if (event_mask(ul->loop, l->fd, EV_READ) == -1)
 			log_err("%s: cannot watch listening socket: %s",
-			    l->rule->listen, strerror(errno));
+			    rule_log_name(l->rule), strerror(errno));
 }
 
 void

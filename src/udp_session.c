@@ -30,6 +30,7 @@
 #include "proxy_proto.h"
 #include "scoreboard.h"
 #include "sock.h"
+#include "stats.h"
 #include "tcp_connect.h"
 #include "udp_pass.h"
 #include "udp_session.h"
@@ -81,6 +82,8 @@ struct udp_session {
 	bool			 stranger;
 	int64_t			 started, last_active;
 	int64_t			 until;		/* detached: its end */
+	int64_t			 asked_us;	/* sent to the backend since
+						 * its last reply, or 0 */
 	uint64_t		 bytes_in, bytes_out;
 	struct event_timer	 timer;
 };
@@ -194,13 +197,19 @@ table_remove(struct udp_sessions *us, struct udp_session *s)
 
 /* Take s out of the table and lists, close its socket, free it. */
 /* s no longer counts as open on its backend (balance.h). */
+/*
+ * s no longer holds its backend here (closed, or handed over): one
+ * session less on it, for the balance and the gauges.
+ */
 static void
 session_release_backend(struct udp_session *s)
 {
 	if (s->stream != NULL)
 		tcp_connect_release(&s->stream->connect);
-	else if (s->backend != NULL && !s->stranger)
+	else if (s->backend != NULL && !s->stranger) {
 		balance_release(s->backend);
+		stats_backend(s->backend)->active--;
+	}
 }
 
 /* A UDP-to-TCP session's stream side, with what it holds; NULL: none. */
@@ -224,6 +233,7 @@ session_free(struct udp_session *s)
 	close(s->fd);
 	event_timer_cancel(us->loop, &s->timer);
 	session_release_backend(s);
+	stats_rule(s->rule)->active_sessions--;
 	stream_free(s->stream);
 	if (!s->detached)
 		table_remove(us, s);
@@ -231,6 +241,40 @@ session_free(struct udp_session *s)
 	ur->count--;
 	us->count--;
 	free(s);
+}
+
+/*
+ * The counters of s's backend, or NULL: a backend the rule lost at a
+ * reload, or a TCP one not connected yet (its datagrams wait).
+ */
+static struct stats_backend *
+session_stats_backend(const struct udp_session *s)
+{
+	if (s->backend == NULL || s->stranger || (s->stream != NULL &&
+	    !s->stream->connect.connected))
+		return NULL;
+	return stats_backend(s->backend);
+}
+
+/* n datagrams of rule were not sent on. */
+static void
+count_dropped(struct udp_sessions *us, const struct rule *rule, uint64_t n)
+{
+	us->counters->dropped += n;
+	stats_rule(rule)->dropped += n;
+}
+
+/* What the counters of s's rule and backend keep of s, which ends. */
+static void
+session_count_end(const struct udp_session *s, int64_t now)
+{
+	struct stats_rule	*sr = stats_rule(s->rule);
+	struct stats_backend	*sb;
+	uint64_t		 us = stats_elapsed_us(s->started, now);
+
+	hist_add(&sr->duration, us);
+	if ((sb = session_stats_backend(s)) != NULL)
+		hist_add(&sb->duration, us);
 }
 
 /* The session ends: access log, counters, socket, memory. */
@@ -241,7 +285,7 @@ session_close(struct udp_session *s, const char *result)
 	char			 client[ADDR_STRLEN];
 
 	log_debug("%s -> %s: UDP session of %s closed (%s): %llu bytes in, "
-	    "%llu bytes out", s->rule->listen, s->rule->connect,
+	    "%llu bytes out", rule_log_name(s->rule), s->rule->connect,
 	    addr_format((const struct sockaddr *)&s->client, client,
 	    sizeof(client)), result, (unsigned long long)s->bytes_in,
 	    (unsigned long long)s->bytes_out);
@@ -249,6 +293,7 @@ session_close(struct udp_session *s, const char *result)
 	    s->backend != NULL ? (const struct sockaddr *)&s->backend->addr.ss :
 	    NULL, s->stream != NULL ? s->stream->connect.attempts : 1, result,
 	    s->bytes_in, s->bytes_out, s->started, event_now(us->loop));
+	session_count_end(s, event_now(us->loop));
 	session_free(s);
 }
 
@@ -284,8 +329,9 @@ session_connect_failed(struct udp_session *s, int err)
 	char			backend[ADDR_STRLEN], client[ADDR_STRLEN];
 
 	s->owner->counters->connect_failed++;
+	stats_rule(s->rule)->no_backend++;
 	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: cannot connect to %s "
-	    "for UDP client %s: %s", s->rule->listen, s->backend == NULL ||
+	    "for UDP client %s: %s", rule_log_name(s->rule), s->backend == NULL ||
 	    s->rule->upstream.nbackends > 1 ? s->rule->connect : addr_format(
 	    (const struct sockaddr *)&s->backend->addr.ss, backend,
 	    sizeof(backend)), addr_format((const struct sockaddr *)&s->client,
@@ -466,9 +512,10 @@ session_allowed(struct udp_sessions *us, const struct udp_from *from)
 	if (acl_permits(&us->cfg->acl, &from->rule->acl, from->client))
 		return true;
 	log_limited_at(&limit, LOG_LEVEL_INFO, "%s: client %s denied by "
-	    "allow/deny rules", from->rule->listen,
+	    "allow/deny rules", rule_log_name(from->rule),
 	    addr_format(from->client, client, sizeof(client)));
 	us->counters->refused++;
+	stats_rule(from->rule)->denied++;
 	return false;
 }
 
@@ -484,6 +531,9 @@ session_insert(struct udp_sessions *us, struct udp_session *s,
 	struct udp_rule *ur = &us->rules[k->rule];
 
 	s->owner = us;
+	/* Held here: session_release_backend() lets go of it. */
+	if (s->stream == NULL && !s->stranger)
+		stats_backend(s->backend)->active++;
 	if (event_set(us->loop, s->fd, s->stream != NULL &&
 	    s->stream->connecting ? EV_WRITE : EV_READ, session_on_backend,
 	    s) == -1) {
@@ -504,6 +554,7 @@ session_insert(struct udp_sessions *us, struct udp_session *s,
 	TAILQ_INSERT_TAIL(&ur->lru, s, lru);
 	ur->count++;
 	us->count++;
+	stats_rule(s->rule)->active_sessions++;
 	if ((size_t)us->count > us->nbuckets)
 		table_grow(us);
 	return 0;
@@ -534,7 +585,7 @@ session_open(struct udp_sessions *us, const struct udp_from *from,
 	}
 	if (s == NULL || (s->fd = session_backend(s, from->rule)) == -1) {
 		log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: cannot open a "
-		    "UDP session for %s: %s", from->rule->listen,
+		    "UDP session for %s: %s", rule_log_name(from->rule),
 		    addr_format(from->client, client, sizeof(client)),
 		    s == NULL ? "out of memory" : strerror(errno));
 		if (s != NULL)
@@ -549,7 +600,10 @@ session_open(struct udp_sessions *us, const struct udp_from *from,
 	if (session_insert(us, s, k, h) == -1)
 		return NULL;
 	us->counters->sessions++;
-	log_debug("%s -> %s: UDP session of %s opened", s->rule->listen,
+	stats_rule(s->rule)->sessions++;
+	if (s->stream == NULL)
+		stats_backend(s->backend)->opened++;
+	log_debug("%s -> %s: UDP session of %s opened", rule_log_name(s->rule),
 	    s->rule->connect, addr_format(from->client, client,
 	    sizeof(client)));
 	return s;
@@ -567,7 +621,7 @@ udp_backend_error(struct scoreboard_counters *counters,
 	if (b != NULL)
 		health_failed(rule, b, err, false, clock_ms());
 	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: backend %s: %s",
-	    rule->listen, b != NULL ? addr_format((const struct sockaddr *)
+	    rule_log_name(rule), b != NULL ? addr_format((const struct sockaddr *)
 	    &b->addr.ss, backend, sizeof(backend)) : "(gone since a reload)",
 	    strerror(err));
 }
@@ -721,18 +775,30 @@ session_proxy_header(const struct udp_session *s, unsigned char *buf)
 	    &s->client, (const struct sockaddr *)&local, buf);
 }
 
-/* k datagrams (iov) of s went to its backend. */
+/*
+ * k datagrams (iov) of s went to its backend: counted, and the wait for
+ * its reply starts unless it had started.
+ */
 static void
 session_sent(struct udp_session *s, const struct iovec *iov, int k)
 {
 	struct scoreboard_counters	*counters = s->owner->counters;
+	struct stats_rule		*sr = stats_rule(s->rule);
+	struct stats_backend		*sb = session_stats_backend(s);
+	uint64_t			 bytes = 0;
 	int				 i;
 
-	for (i = 0; i < k; i++) {
-		s->bytes_in += iov[i].iov_len;
-		counters->bytes_in += iov[i].iov_len;
-	}
+	for (i = 0; i < k; i++)
+		bytes += iov[i].iov_len;
+	s->bytes_in += bytes;
+	counters->bytes_in += bytes;
 	counters->datagrams_in += (uint64_t)k;
+	sr->datagrams_in += (uint64_t)k;
+	sr->bytes_in += bytes;
+	if (sb != NULL)
+		sb->bytes_in += bytes;
+	if (s->asked_us == 0 && k > 0)
+		s->asked_us = stats_now_us();
 }
 
 /*
@@ -798,7 +864,7 @@ session_send(struct udp_session *s, const struct iovec *iov, int n)
 		}
 		break;		/* full (EAGAIN): these are lost, and counted */
 	}
-	us->counters->dropped += (uint64_t)(n - sent + lost);
+	count_dropped(us, s->rule, (uint64_t)(n - sent + lost));
 	if (sent > lost)
 		session_touch(s);
 }
@@ -866,7 +932,7 @@ udp_sessions_forward(struct udp_sessions *us, const struct udp_from *from,
 		if (s != NULL)
 			session_send(s, iov + i, j - i);
 		else if (us->pass.chan == -1)
-			us->counters->dropped += (uint64_t)(j - i);
+			count_dropped(us, from[i].rule, (uint64_t)(j - i));
 	}
 }
 
@@ -1032,6 +1098,20 @@ reply_split(struct udp_session *s, const struct iovec *run, uint16_t seg)
 	}
 }
 
+/* k datagrams of bytes went to s's client. */
+static void
+count_replies(struct udp_session *s, uint64_t k, uint64_t bytes)
+{
+	struct stats_rule	*sr = stats_rule(s->rule);
+	struct stats_backend	*sb = session_stats_backend(s);
+
+	s->owner->counters->datagrams_out += k;
+	sr->datagrams_out += k;
+	sr->bytes_out += bytes;
+	if (sb != NULL)
+		sb->bytes_out += bytes;
+}
+
 /*
  * Send n replies (iov) to s's client through the listening socket, in
  * sendmmsg batches.  seg[i] (seg may be NULL), where not 0, says iov[i]
@@ -1049,7 +1129,16 @@ session_reply(struct udp_session *s, const struct iovec *iov,
 	union reply_control	 ctl, gso[UDP_BATCH];
 	size_t			 ctl_len = reply_control(s, &ctl);
 	int			 i, sent, r;
+	uint64_t		 us_since;
 
+	if (s->asked_us != 0) {
+		/* The first reply since the client's datagram. */
+		us_since = (uint64_t)(stats_now_us() - s->asked_us);
+		hist_add(&stats_rule(s->rule)->reply, us_since);
+		if (s->backend != NULL && !s->stranger)
+			hist_add(&stats_backend(s->backend)->reply, us_since);
+		s->asked_us = 0;
+	}
 	memset(out, 0, (size_t)n * sizeof(out[0]));
 	for (i = 0; i < n; i++) {
 		out[i].msg_hdr.msg_name = &s->client;
@@ -1067,8 +1156,8 @@ session_reply(struct udp_session *s, const struct iovec *iov,
 		if ((r = sendmmsg(s->lfd, out + sent, (unsigned)(n - sent),
 		    MSG_DONTWAIT)) > 0) {
 			for (i = sent; i < sent + r; i++)
-				us->counters->datagrams_out += reply_count(
-				    iov[i].iov_len, seg != NULL ? seg[i] : 0);
+				count_replies(s, reply_count(iov[i].iov_len,
+				    seg != NULL ? seg[i] : 0), iov[i].iov_len);
 			continue;
 		}
 		if (r == -1 && errno == EINTR) {
@@ -1082,14 +1171,14 @@ session_reply(struct udp_session *s, const struct iovec *iov,
 			continue;
 		}
 		if (r == -1 && errno == EMSGSIZE) {
-			us->counters->dropped++;	/* this one only */
+			count_dropped(us, s->rule, 1);	/* this one only */
 			r = 1;
 			continue;
 		}
 		/* The client's side is full: lose these. */
 		for (i = sent; i < n; i++)
-			us->counters->dropped += reply_count(iov[i].iov_len,
-			    seg != NULL ? seg[i] : 0);
+			count_dropped(us, s->rule, reply_count(iov[i].iov_len,
+			    seg != NULL ? seg[i] : 0));
 		break;
 	}
 	session_touch(s);
@@ -1111,7 +1200,7 @@ stream_ended(struct udp_session *s, int err)
 
 	if (err != 0)
 		log_debug("%s: backend %s of a UDP session: %s",
-		    s->rule->listen, addr_format((const struct sockaddr *)
+		    rule_log_name(s->rule), addr_format((const struct sockaddr *)
 		    &s->backend->addr.ss, backend, sizeof(backend)),
 		    strerror(err));
 	session_close(s, err != 0 ? ACCESSLOG_RESET : ACCESSLOG_DONE);
@@ -1127,22 +1216,18 @@ stream_send(struct udp_session *s, const struct iovec *iov, int n)
 {
 	struct udp_sessions	*us = s->owner;
 	struct udp_stream	*st = s->stream;
-	int			 taken, i;
+	int			 taken;
 
 	taken = st->connecting ? frame_out_hold(&st->out, s->rule->framing,
 	    iov, n) : frame_out_write(&st->out, s->fd, s->rule->framing, iov,
 	    n);
 	if (taken == -1) {
-		us->counters->dropped += (uint64_t)n;
+		count_dropped(us, s->rule, (uint64_t)n);
 		stream_ended(s, errno);
 		return;
 	}
-	for (i = 0; i < taken; i++) {
-		s->bytes_in += iov[i].iov_len;
-		us->counters->bytes_in += iov[i].iov_len;
-	}
-	us->counters->datagrams_in += (uint64_t)taken;
-	us->counters->dropped += (uint64_t)(n - taken);
+	session_sent(s, iov, taken);
+	count_dropped(us, s->rule, (uint64_t)(n - taken));
 	if (!st->connecting && frame_out_held(&st->out))
 		(void)event_mask(us->loop, s->fd, EV_READ | EV_WRITE);
 	session_touch(s);
@@ -1242,8 +1327,10 @@ session_on_backend(struct event_loop *loop, int fd, int events, void *data)
 		 * the kernel cuts it again for us, else one by one, in order.
 		 */
 		for (i = 0, first = 0; i < n; i++) {
-			if (in[i].msg_hdr.msg_flags & MSG_TRUNC)
+			if (in[i].msg_hdr.msg_flags & MSG_TRUNC) {
 				us->counters->truncated++;
+				stats_rule(s->rule)->truncated++;
+			}
 			iov[i].iov_len = in[i].msg_len;
 			size = sock_gro_size(&in[i].msg_hdr);
 			seg[i] = size == 0 || in[i].msg_len <= size ||
@@ -1271,8 +1358,9 @@ udp_sessions_truncated(struct udp_sessions *us, const struct udp_from *from)
 	char			client[ADDR_STRLEN];
 
 	us->counters->truncated++;
+	stats_rule(from->rule)->truncated++;
 	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: a datagram from %s "
-	    "was cut by the kernel: dropped", from->rule->listen,
+	    "was cut by the kernel: dropped", rule_log_name(from->rule),
 	    addr_format(from->client, client, sizeof(client)));
 }
 
@@ -1456,7 +1544,7 @@ udp_session_adopt(struct udp_sessions *us, const struct udp_handover *h,
 	 */
 	s->detached = session_find(us, &k, hash) != NULL;
 	log_debug("%s: UDP session of port %u taken over%s",
-	    from.rule->listen, udp_handover_port(h),
+	    rule_log_name(from.rule), udp_handover_port(h),
 	    s->detached ? " (a second one: replies only)" : "");
 	s->fd = fd;
 	s->rule = from.rule;
@@ -1473,6 +1561,8 @@ udp_session_adopt(struct udp_sessions *us, const struct udp_handover *h,
 		s->stream->connect.backend = s->backend;
 		s->stream->connect.attempts = 1;
 		s->stream->connect.held = true;
+		s->stream->connect.connected = true;
+		stats_backend(s->backend)->active++;
 	}
 	s->lfd = ur->lfd;
 	s->family = ur->family;

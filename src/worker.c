@@ -25,6 +25,8 @@
 #include "pool.h"
 #include "proctitle.h"
 #include "scoreboard.h"
+#include "stats.h"
+#include "stats_http.h"
 #include "sig.h"
 #include "sock.h"
 #include "tcp_accept.h"
@@ -44,6 +46,7 @@ struct worker {
 	struct tcp_acceptor *acceptor;	/* the stream listeners */
 	struct udp_sessions *udp;	/* the datagram sessions */
 	struct udp_listeners *udp_listeners;
+	struct stats_http   *stats;	/* stats_listen's clients */
 	bool                 draining;	/* stopped accepting for good */
 	struct event_timer   drain_end;	/* shutdown_timeout from then */
 	bool                 drain_over;	/* ... ran out */
@@ -89,6 +92,7 @@ worker_close_listeners(struct worker *w)
 
 	tcp_acceptor_close(w->acceptor);
 	udp_listeners_stop(w->udp_listeners);
+	stats_http_stop(w->stats);
 	if (w->handover && w->chan != -1 && (n = udp_sessions_hand_over(w->udp,
 	    w->chan)) > 0)
 		log_info("handed %d UDP session(s) over to the new workers", n);
@@ -123,10 +127,16 @@ worker_take_listeners(struct worker *w, struct listen_set *ls)
 			    udp_listener_add(w->udp_listeners, fd, rule) :
 			    tcp_acceptor_add(w->acceptor, fd, rule)) == -1) {
 				log_err("%s: cannot watch listening socket: %s",
-				    rule->listen, strerror(errno));
+				    rule_log_name(rule), strerror(errno));
 				return -1;
 			}
 		}
+	/* stats_listen's one socket: every worker serves it. */
+	if ((w->stats = stats_http_new(w->loop, w->cfg, ls->stats_fd)) ==
+	    NULL) {
+		log_err("cannot watch the stats socket: %s", strerror(errno));
+		return -1;
+	}
 	return 0;
 }
 
@@ -376,6 +386,7 @@ worker_run(const struct worker_start *ws)
 	log_set_role(role);
 	proctitle_set("ferryd: worker %d (gen %u)", w.slot, w.generation);
 	child_begin(cfg, SIGQUIT, wants_transparent(cfg));
+	stats_worker_begin(cfg, w.slot);
 	if (cfg->cpu_affinity)
 		worker_pin_cpu(w.slot);
 	w.loop = event_loop_new(cfg->event_backend, worker_max_fds(), err,
@@ -414,6 +425,8 @@ worker_run(const struct worker_start *ws)
 	if (getppid() != w.master)
 		worker_orphaned(&w, "the parent changed");
 	while (worker_handle_signals(&w)) {
+		if (stats_here.worker != NULL)
+			stats_here.worker->iterations++;
 		if (event_loop_run_once(w.loop) == -1) {
 			log_err("event loop failed: %s", strerror(errno));
 			worker_close_all(&w, "event loop failure");

@@ -363,6 +363,23 @@ static const struct bad_case bad_cases[] = {
 	    "\"127.0.0.1:18000\";\n  connect = \"127.0.0.1:18081\"; "
 	    "connect_protocol = \"udp\";\n  send_proxy = \"v1\"; } );\n", 3,
 	    "a TCP-to-UDP rule needs \"v2\"" },
+	/* name. */
+	{ "two rules of one name", "rules = (\n { name = \"a\"; listen = "
+	    "\"127.0.0.1:18000\"; connect = \"127.0.0.1:18081\"; },\n"
+	    " { name = \"a\"; listen = \"127.0.0.1:18001\"; connect = "
+	    "\"127.0.0.1:18081\"; } );\n", 3,
+	    "rule name \"a\" is already that of the rule at line 2" },
+	{ "a name that is another rule's listen", "rules = (\n { listen = "
+	    "\"127.0.0.1:18000\"; connect = \"127.0.0.1:18081\"; },\n"
+	    " { name = \"127.0.0.1:18000\"; listen = \"127.0.0.1:18001\"; "
+	    "connect = \"127.0.0.1:18081\"; } );\n", 3,
+	    "named by its listen address" },
+	{ "a name with a space", "rules = ( { name = \"my rule\";\n"
+	    "  listen = \"127.0.0.1:18000\"; connect = \"127.0.0.1:18081\"; } );\n",
+	    1, "' ' is not allowed" },
+	{ "an empty name", "rules = ( { name = \"\";\n"
+	    "  listen = \"127.0.0.1:18000\"; connect = \"127.0.0.1:18081\"; } );\n",
+	    1, "1 to 64 characters" },
 #if defined(IP_TRANSPARENT) && defined(IPV6_TRANSPARENT)
 	/* transparent (elsewhere, any use is refused first). */
 	{ "transparent with source", "rules = ( { listen = \"127.0.0.1:18000\";\n"
@@ -607,6 +624,41 @@ test_port_ranges(void)
 	    "each port's backends are backends of their own");
 	check(cfg->rules[1000].range_first == NULL &&
 	    cfg->rules[1000].line == 3, "the next rule is itself");
+	check(strcmp(r->name, "127.0.0.1:20000-20999") == 0 && !r->name_given &&
+	    strcmp(rule_log_name(r), "127.0.0.1:20999") == 0,
+	    "a range is named by its listen as written; its ports log as "
+	    "themselves");
+	check(cfg->nrule_stats == 2 && r->stat == 0 && cfg->rules[1000].stat == 1,
+	    "a range counts as one rule");
+	check(cfg->nbackend_stats == 3 && r->upstream.backends[1].stat == 1 &&
+	    cfg->rules[1000].upstream.backends[0].stat == 2,
+	    "... and its ports' backends as the range's");
+	conf_free(cfg);
+}
+
+static void
+test_names(void)
+{
+	struct conf	*cfg;
+	char		 path[1024];
+
+	cfg = load_good("names.conf", "rules = (\n"
+	    "  { name = \"web-1\"; listen = \"127.0.0.1:20000\"; "
+	    "connect = \"127.0.0.1:80\"; },\n"
+	    "  { listen = \"127.0.0.1:20001\"; connect = \"127.0.0.1:80\"; },\n"
+	    "  { listen = \"127.0.0.1:20001\"; connect = \"127.0.0.1:80\"; "
+	    "protocol = \"udp\"; } );\n",
+	    path, sizeof(path), "rule names");
+	if (cfg == NULL)
+		return;
+	check(strcmp(cfg->rules[0].name, "web-1") == 0 &&
+	    cfg->rules[0].name_given &&
+	    strcmp(rule_log_name(&cfg->rules[0]), "web-1") == 0,
+	    "a name as written, in log lines too");
+	check(strcmp(cfg->rules[1].name, "127.0.0.1:20001") == 0 &&
+	    strcmp(cfg->rules[2].name, "127.0.0.1:20001/udp") == 0,
+	    "no name: the listen address, /udp for UDP (%s, %s)",
+	    cfg->rules[1].name, cfg->rules[2].name);
 	conf_free(cfg);
 }
 
@@ -1190,6 +1242,7 @@ main(void)
 	test_missing_file();
 	test_bad_cases();
 	test_port_ranges();
+	test_names();
 	test_udp();
 	remove_tmpdir();
 	return test_summary();

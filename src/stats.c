@@ -1,0 +1,540 @@
+/*
+ * stats.c - the shared tables of counters and histograms (stats.h).
+ */
+#include "ferryd.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "addr.h"
+#include "stats.h"
+
+#ifndef MAP_ANONYMOUS
+#define MAP_ANONYMOUS MAP_ANON
+#endif
+
+/*
+ * One configuration's table, at the start of its own mapping; the maps
+ * and columns follow it in the same mapping.  Of rules and backends,
+ * column c of id is at [c * n + id], and column slots is the master's
+ * base; a worker slot's base is worker_base[slot].
+ */
+struct stats_table {
+	volatile uint64_t	 seq;		/* odd while the master folds */
+	volatile int		 prev_alive;	/* prev is still to be read */
+	struct stats_table	*prev;		/* the table before, or NULL */
+	unsigned		 gen;
+	int			 slots;		/* worker columns */
+	size_t			 nrules, nbackends;
+	size_t			 size;		/* of the mapping */
+	int32_t			*rule_map;	/* id -> prev's, or -1 */
+	int32_t			*backend_map;
+	struct stats_worker	*workers;	/* slots */
+	struct stats_worker	*worker_base;	/* slots */
+	struct stats_rule	*rules;		/* (slots + 1) x nrules */
+	struct stats_backend	*backends;	/* (slots + 1) x nbackends */
+	/* The master's samples for rates: ring[id * STATS_RING + i]. */
+	struct stats_sample	*ring;
+	volatile uint64_t	 ring_seq;	/* odd while it writes */
+	volatile unsigned	 ring_next;	/* the slot written next */
+	volatile unsigned	 ring_count;	/* samples so far, at most
+						 * STATS_RING */
+};
+
+/* A rule's totals at a moment, for rates. */
+struct stats_sample {
+	int64_t		at_ms;
+	uint64_t	connections, sessions, bytes, datagrams;
+};
+
+/* The kinds of counters, for the code that reads and folds them all. */
+enum kind { RULES, BACKENDS, WORKERS };
+
+struct stats_here	 stats_here;
+struct stats_rule	 stats_sink_rule;
+struct stats_backend	 stats_sink_backend;
+
+/* The newest table (the master's, or the one a worker was forked with). */
+static struct stats_table *current;
+
+#define WORDS(type)	(sizeof(type) / sizeof(uint64_t))
+/* The largest kind, for buffers of any. */
+#define WORDS_MAX	WORDS(struct stats_rule)
+
+int64_t
+stats_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Add n counters at from to those at to: a struct of uint64_t as an array. */
+static void
+add_words(volatile uint64_t *to, const volatile uint64_t *from, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		to[i] += from[i];
+}
+
+static size_t
+align_up(size_t n)
+{
+	return (n + 63) & ~(size_t)63;
+}
+
+static int
+by_name(const void *a, const void *b)
+{
+	return strcmp((*(const struct rule *const *)a)->name,
+	    (*(const struct rule *const *)b)->name);
+}
+
+/* The rules of cfg as written (a range once), sorted by name. */
+static const struct rule **
+rules_by_name(const struct conf *cfg, size_t *n)
+{
+	const struct rule	**v;
+	size_t			  i;
+
+	*n = 0;
+	if ((v = malloc((cfg->nrules + 1) * sizeof(*v))) == NULL)
+		return NULL;
+	for (i = 0; i < cfg->nrules; i++)
+		if (cfg->rules[i].range_first == NULL)
+			v[(*n)++] = &cfg->rules[i];
+	qsort(v, *n, sizeof(*v), by_name);
+	return v;
+}
+
+/*
+ * Point t's rules and backends at old's of the same name (a rule) and
+ * address (its backends): what the table before counted of them.
+ * Without memory for the search, nothing carries over.
+ */
+static void
+map_ids(struct stats_table *t, const struct conf *cfg, const struct conf *old)
+{
+	const struct rule	**v, **hit, *r, *o;
+	size_t			  n, i, j, k;
+
+	for (i = 0; i < t->nrules; i++)
+		t->rule_map[i] = -1;
+	for (i = 0; i < t->nbackends; i++)
+		t->backend_map[i] = -1;
+	if (old == NULL || (v = rules_by_name(old, &n)) == NULL)
+		return;
+	for (i = 0; i < cfg->nrules; i++) {
+		r = &cfg->rules[i];
+		if (r->range_first != NULL || (hit = bsearch(&r, v, n,
+		    sizeof(*v), by_name)) == NULL)
+			continue;
+		o = *hit;
+		t->rule_map[r->stat] = (int32_t)o->stat;
+		for (j = 0; j < r->upstream.nbackends; j++)
+			for (k = 0; k < o->upstream.nbackends; k++)
+				if (addr_equal(&r->upstream.backends[j].addr,
+				    &o->upstream.backends[k].addr)) {
+					t->backend_map[r->upstream.backends[j].
+					    stat] = (int32_t)o->upstream.
+					    backends[k].stat;
+					break;
+				}
+	}
+	free(v);
+}
+
+/* The samples of the rules t has of old: rates go on across a reload. */
+static void
+ring_carry(struct stats_table *t, const struct stats_table *old)
+{
+	size_t i;
+
+	for (i = 0; i < t->nrules; i++)
+		if (t->rule_map[i] >= 0)
+			memcpy(&t->ring[i * STATS_RING], &old->ring[(size_t)
+			    t->rule_map[i] * STATS_RING], STATS_RING *
+			    sizeof(*t->ring));
+	t->ring_next = old->ring_next;
+	t->ring_count = old->ring_count;
+}
+
+int
+stats_table_new(const struct conf *cfg, const struct conf *old, unsigned gen)
+{
+	struct stats_table	*t;
+	size_t			 slots = (size_t)cfg->workers, size, page;
+	size_t			 nr = cfg->nrule_stats, nb = cfg->nbackend_stats;
+	size_t			 o_rmap, o_bmap, o_w, o_wb, o_r, o_b, o_ring, end;
+	char			*p;
+
+	o_rmap = align_up(sizeof(*t));
+	o_bmap = align_up(o_rmap + nr * sizeof(int32_t));
+	o_w = align_up(o_bmap + nb * sizeof(int32_t));
+	o_wb = align_up(o_w + slots * sizeof(struct stats_worker));
+	o_r = align_up(o_wb + slots * sizeof(struct stats_worker));
+	o_b = align_up(o_r + (slots + 1) * nr * sizeof(struct stats_rule));
+	o_ring = align_up(o_b + (slots + 1) * nb * sizeof(struct stats_backend));
+	end = o_ring + nr * STATS_RING * sizeof(struct stats_sample);
+	page = (size_t)getpagesize();
+	size = (end + page - 1) & ~(page - 1);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED |
+	    MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	t = (struct stats_table *)(void *)p;
+	t->gen = gen;
+	t->slots = cfg->workers;
+	t->nrules = nr;
+	t->nbackends = nb;
+	t->size = size;
+	t->rule_map = (int32_t *)(void *)(p + o_rmap);
+	t->backend_map = (int32_t *)(void *)(p + o_bmap);
+	t->workers = (struct stats_worker *)(void *)(p + o_w);
+	t->worker_base = (struct stats_worker *)(void *)(p + o_wb);
+	t->rules = (struct stats_rule *)(void *)(p + o_r);
+	t->backends = (struct stats_backend *)(void *)(p + o_b);
+	t->ring = (struct stats_sample *)(void *)(p + o_ring);
+	map_ids(t, cfg, current != NULL ? old : NULL);
+	if (current != NULL)
+		ring_carry(t, current);
+	t->prev = current;
+	t->prev_alive = current != NULL;
+	current = t;
+	return 0;
+}
+
+/*
+ * Where kind's counters of t are: their columns, how many ids a column
+ * has, their size in words, and the map of t's ids to prev's (NULL:
+ * the same id).
+ */
+static void
+kind_of(const struct stats_table *t, enum kind kind,
+    const volatile uint64_t **cols, size_t *n, size_t *words,
+    const int32_t **map)
+{
+	switch (kind) {
+	case RULES:
+		*cols = (const volatile uint64_t *)t->rules;
+		*n = t->nrules;
+		*words = WORDS(struct stats_rule);
+		*map = t->rule_map;
+		break;
+	case BACKENDS:
+		*cols = (const volatile uint64_t *)t->backends;
+		*n = t->nbackends;
+		*words = WORDS(struct stats_backend);
+		*map = t->backend_map;
+		break;
+	default:
+		*cols = (const volatile uint64_t *)t->workers;
+		*n = (size_t)t->slots;
+		*words = WORDS(struct stats_worker);
+		*map = NULL;
+		break;
+	}
+}
+
+/* Add t's own counters (its columns and base) of kind for id to out. */
+static void
+add_own(const struct stats_table *t, enum kind kind, size_t id,
+    volatile uint64_t *out)
+{
+	const volatile uint64_t	*cols;
+	const int32_t		*map;
+	size_t			 n, words, c;
+
+	kind_of(t, kind, &cols, &n, &words, &map);
+	if (kind == WORKERS) {
+		add_words(out, cols + id * words, words);
+		add_words(out, (const volatile uint64_t *)&t->worker_base[id],
+		    words);
+		return;
+	}
+	for (c = 0; c <= (size_t)t->slots; c++)
+		add_words(out, cols + (c * n + id) * words, words);
+}
+
+/* The id of t's id in t->prev, or -1. */
+static int64_t
+prev_id(const struct stats_table *t, enum kind kind, size_t id)
+{
+	if (kind == RULES)
+		return t->rule_map[id];
+	if (kind == BACKENDS)
+		return t->backend_map[id];
+	return t->prev != NULL && id < (size_t)t->prev->slots ?
+	    (int64_t)id : -1;
+}
+
+/*
+ * The totals of kind's counters for id in t and the tables before it,
+ * into out: read again while a fold moved counters between them.
+ */
+static void
+read_total(const struct stats_table *t, enum kind kind, size_t id,
+    volatile uint64_t *out, size_t words)
+{
+	volatile uint64_t	more[WORDS_MAX];
+	uint64_t		seq;
+	int64_t			pid;
+
+	do {
+		while ((seq = __atomic_load_n(&t->seq, __ATOMIC_ACQUIRE)) & 1)
+			;	/* a fold is under way: a few stores */
+		memset((void *)out, 0, words * sizeof(uint64_t));
+		add_own(t, kind, id, out);
+		if (t->prev_alive && (pid = prev_id(t, kind, id)) >= 0) {
+			read_total(t->prev, kind, (size_t)pid, more, words);
+			add_words(out, more, words);
+		}
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	} while (__atomic_load_n(&t->seq, __ATOMIC_ACQUIRE) != seq);
+}
+
+bool
+stats_read_rule(unsigned id, struct stats_rule *out)
+{
+	if (current == NULL || id >= current->nrules)
+		return false;
+	read_total(current, RULES, id, (volatile uint64_t *)out,
+	    WORDS(struct stats_rule));
+	return true;
+}
+
+bool
+stats_read_backend(unsigned id, struct stats_backend *out)
+{
+	if (current == NULL || id >= current->nbackends)
+		return false;
+	read_total(current, BACKENDS, id, (volatile uint64_t *)out,
+	    WORDS(struct stats_backend));
+	return true;
+}
+
+bool
+stats_read_worker(int slot, struct stats_worker *out)
+{
+	if (current == NULL || slot < 0 || slot >= current->slots)
+		return false;
+	read_total(current, WORKERS, (size_t)slot, (volatile uint64_t *)out,
+	    WORDS(struct stats_worker));
+	out->pid = current->workers[slot].pid;	/* not a sum */
+	return true;
+}
+
+unsigned
+stats_generation(void)
+{
+	return current != NULL ? current->gen : 0;
+}
+
+int
+stats_slots(void)
+{
+	return current != NULL ? current->slots : 0;
+}
+
+void
+stats_worker_begin(const struct conf *cfg, int slot)
+{
+	struct stats_table *t = current;
+
+	if (t == NULL || slot < 0 || slot >= t->slots) {
+		/* Counted where nobody reads: the code needs no test. */
+		stats_here.rules = calloc(cfg->nrule_stats + 1,
+		    sizeof(struct stats_rule));
+		stats_here.backends = calloc(cfg->nbackend_stats + 1,
+		    sizeof(struct stats_backend));
+		stats_here.worker = calloc(1, sizeof(struct stats_worker));
+		if (stats_here.rules == NULL || stats_here.backends == NULL ||
+		    stats_here.worker == NULL) {
+			free(stats_here.rules);
+			free(stats_here.backends);
+			free(stats_here.worker);
+			memset(&stats_here, 0, sizeof(stats_here));
+		}
+		return;
+	}
+	stats_here.rules = &t->rules[(size_t)slot * t->nrules];
+	stats_here.backends = &t->backends[(size_t)slot * t->nbackends];
+	stats_here.worker = &t->workers[slot];
+	stats_here.worker->pid = (uint64_t)getpid();
+}
+
+/* The table of generation gen, among those still read. */
+static struct stats_table *
+table_of(unsigned gen)
+{
+	struct stats_table *t;
+
+	for (t = current; t != NULL; t = t->prev_alive ? t->prev : NULL)
+		if (t->gen == gen)
+			return t;
+	return NULL;
+}
+
+void
+stats_worker_gone(unsigned gen, int slot)
+{
+	struct stats_table	*t = table_of(gen);
+	struct stats_rule	*r;
+	struct stats_backend	*b;
+	size_t			 i;
+
+	if (t == NULL || slot < 0 || slot >= t->slots)
+		return;
+	/* Its open connections and sessions went with it. */
+	for (i = 0; i < t->nrules; i++) {
+		r = &t->rules[(size_t)slot * t->nrules + i];
+		r->active = 0;
+		r->active_sessions = 0;
+	}
+	for (i = 0; i < t->nbackends; i++) {
+		b = &t->backends[(size_t)slot * t->nbackends + i];
+		b->active = 0;
+	}
+	t->workers[slot].pid = 0;
+}
+
+/*
+ * Add what old holds (its own prev folded already) into the base of t,
+ * whose prev it is, and stop reading it.
+ */
+static void
+fold(struct stats_table *t, struct stats_table *old)
+{
+	static const enum kind	 kinds[] = { RULES, BACKENDS, WORKERS };
+	volatile uint64_t	 sum[WORDS_MAX];
+	volatile uint64_t	*base;
+	const volatile uint64_t	*cols;
+	const int32_t		*map;
+	size_t			 n, words, i, k;
+	int64_t			 pid;
+
+	__atomic_add_fetch(&t->seq, 1, __ATOMIC_ACQ_REL);
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		kind_of(t, kinds[k], &cols, &n, &words, &map);
+		for (i = 0; i < n; i++) {
+			if ((pid = prev_id(t, kinds[k], i)) < 0)
+				continue;
+			memset((void *)sum, 0, sizeof(sum));
+			add_own(old, kinds[k], (size_t)pid, sum);
+			base = kinds[k] == WORKERS ?
+			    (volatile uint64_t *)&t->worker_base[i] :
+			    (volatile uint64_t *)cols + ((size_t)t->slots * n +
+			    i) * words;
+			/* A slot's pid is its own: not carried. */
+			add_words(base, sum, kinds[k] == WORKERS ?
+			    offsetof(struct stats_worker, pid) /
+			    sizeof(uint64_t) : words);
+		}
+	}
+	t->prev_alive = 0;
+	__atomic_add_fetch(&t->seq, 1, __ATOMIC_ACQ_REL);
+}
+
+void
+stats_settle(bool (*alive)(unsigned gen, void *arg), void *arg)
+{
+	struct stats_table *newer, *oldest;
+
+	for (;;) {
+		/* Only the oldest folds: it reads no table before it. */
+		newer = NULL;
+		for (oldest = current; oldest != NULL && oldest->prev_alive;
+		    oldest = oldest->prev)
+			newer = oldest;
+		if (newer == NULL || alive(oldest->gen, arg))
+			return;
+		fold(newer, oldest);
+		munmap(oldest, oldest->size);
+	}
+}
+
+uint64_t
+stats_slot_open(int slot)
+{
+	const struct stats_rule	*r;
+	uint64_t		 n = 0;
+	size_t			 i;
+
+	if (current == NULL || slot < 0 || slot >= current->slots)
+		return 0;
+	for (i = 0; i < current->nrules; i++) {
+		r = &current->rules[(size_t)slot * current->nrules + i];
+		n += r->active + r->active_sessions;
+	}
+	return n;
+}
+
+void
+stats_sample(int64_t now_ms)
+{
+	struct stats_table	*t = current;
+	struct stats_rule	 r;
+	struct stats_sample	*smp;
+	size_t			 i;
+
+	if (t == NULL)
+		return;
+	__atomic_add_fetch(&t->ring_seq, 1, __ATOMIC_ACQ_REL);
+	for (i = 0; i < t->nrules; i++) {
+		read_total(t, RULES, i, (volatile uint64_t *)&r,
+		    WORDS(struct stats_rule));
+		smp = &t->ring[i * STATS_RING + t->ring_next];
+		smp->at_ms = now_ms;
+		smp->connections = r.accepted;
+		smp->sessions = r.sessions;
+		smp->bytes = r.bytes_in + r.bytes_out;
+		smp->datagrams = r.datagrams_in + r.datagrams_out;
+	}
+	t->ring_next = (t->ring_next + 1) % STATS_RING;
+	if (t->ring_count < STATS_RING)
+		t->ring_count++;
+	__atomic_add_fetch(&t->ring_seq, 1, __ATOMIC_ACQ_REL);
+}
+
+void
+stats_read_rates(unsigned id, struct stats_rates *out)
+{
+	const struct stats_table	*t = current;
+	struct stats_sample		 new, old;
+	uint64_t			 seq;
+	unsigned			 last, first;
+	double				 s;
+
+	memset(out, 0, sizeof(*out));
+	if (t == NULL || id >= t->nrules)
+		return;
+	do {
+		while ((seq = __atomic_load_n(&t->ring_seq,
+		    __ATOMIC_ACQUIRE)) & 1)
+			;
+		if (t->ring_count < 2)
+			return;
+		last = (t->ring_next + STATS_RING - 1) % STATS_RING;
+		first = (t->ring_next + STATS_RING - t->ring_count) % STATS_RING;
+		new = t->ring[id * STATS_RING + last];
+		/* A rule new since a reload has samples from then on only. */
+		while ((old = t->ring[id * STATS_RING + first]).at_ms == 0 &&
+		    first != last)
+			first = (first + 1) % STATS_RING;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	} while (__atomic_load_n(&t->ring_seq, __ATOMIC_ACQUIRE) != seq);
+	if (old.at_ms == 0 || new.at_ms <= old.at_ms)
+		return;
+	s = (double)(new.at_ms - old.at_ms) / 1000.0;
+	out->seconds = s;
+	out->connections = (double)(new.connections - old.connections) / s;
+	out->sessions = (double)(new.sessions - old.sessions) / s;
+	out->bytes = (double)(new.bytes - old.bytes) / s;
+	out->datagrams = (double)(new.datagrams - old.datagrams) / s;
+}

@@ -1,0 +1,167 @@
+/*
+ * stats.h - counters and latency histograms per rule, per backend and
+ * per worker, in memory shared by the master and the workers.
+ *
+ * The master maps a table per configuration before it forks that
+ * configuration's workers.  A table has a column per worker slot, written
+ * by that slot's worker alone with plain stores (no lock, no atomic
+ * read-modify-write, no system call), and a base column the master
+ * writes.  A respawned worker goes on in its slot's column, so nothing
+ * it counted is lost; its gauges (open connections and sessions, going
+ * up and down in the column of whoever holds them now: a UDP session
+ * handed over at a reload moves) are zeroed when the master reaps it.
+ *
+ * A reload maps a new table whose rules and backends point at those of
+ * the table before (by rule name, then by backend address): readers add
+ * what the old table holds while its generation drains, and once its
+ * last worker is gone the master folds it into the new table's base.
+ * Counters of rules and backends that stay are therefore monotonic
+ * across respawns and reloads.  Readers sum the columns; a sequence
+ * number tells them to read again when they met a fold half-way.
+ */
+#ifndef FERRYD_STATS_H
+#define FERRYD_STATS_H
+
+#include <stdint.h>
+
+#include "conf.h"
+#include "stats_hist.h"
+
+/*
+ * What is counted of a rule (a port range counts as one rule).  Only
+ * volatile uint64_t counters and struct hist: summed as arrays.
+ */
+struct stats_rule {
+	volatile uint64_t	accepted;	/* TCP connections taken on */
+	volatile uint64_t	closed;		/* ... and closed */
+	volatile uint64_t	active;		/* gauge: ... open now */
+	volatile uint64_t	denied;		/* by allow/deny */
+	volatile uint64_t	refused_max;	/* max_connections reached */
+	volatile uint64_t	no_backend;	/* no backend could be had */
+	volatile uint64_t	bytes_in;	/* from clients */
+	volatile uint64_t	bytes_out;	/* to clients */
+	volatile uint64_t	sessions;	/* UDP sessions opened */
+	volatile uint64_t	active_sessions; /* gauge: open now */
+	volatile uint64_t	datagrams_in;	/* from clients, forwarded */
+	volatile uint64_t	datagrams_out;	/* to clients */
+	volatile uint64_t	truncated;	/* datagrams the kernel cut */
+	volatile uint64_t	dropped;	/* datagrams not sent on */
+	volatile uint64_t	proxy_errors;	/* accept_proxy: bad header */
+	struct hist		connect;	/* accept to backend connected */
+	struct hist		first_byte;	/* connected to its first byte */
+	struct hist		duration;	/* accept (or session) to close */
+	struct hist		reply;		/* UDP: datagram to its reply */
+};
+
+/* What is counted of a backend (a range's ports' count as the range's). */
+struct stats_backend {
+	volatile uint64_t	attempts;	/* connects started (TCP) */
+	volatile uint64_t	refused;	/* ... refused */
+	volatile uint64_t	timeouts;	/* ... timed out */
+	volatile uint64_t	failed;		/* ... failed otherwise */
+	volatile uint64_t	opened;		/* connections and sessions */
+	volatile uint64_t	active;		/* gauge: open now */
+	volatile uint64_t	bytes_in;	/* from clients, to it */
+	volatile uint64_t	bytes_out;	/* from it, to clients */
+	struct hist		connect;	/* the connect that succeeded */
+	struct hist		first_byte;
+	struct hist		duration;
+	struct hist		reply;
+};
+
+/* What is counted of a worker slot. */
+struct stats_worker {
+	volatile uint64_t	iterations;	/* of its event loop */
+	volatile uint64_t	pid;		/* the worker's, 0 before */
+};
+
+/* The counters this worker writes: its slot's column of its table. */
+struct stats_here {
+	struct stats_rule	*rules;
+	struct stats_backend	*backends;
+	struct stats_worker	*worker;
+};
+extern struct stats_here stats_here;
+extern struct stats_rule stats_sink_rule;
+extern struct stats_backend stats_sink_backend;
+
+/* Rule r's counters in this worker (a sink outside a worker). */
+static inline struct stats_rule *
+stats_rule(const struct rule *r)
+{
+	return stats_here.rules != NULL ? &stats_here.rules[r->stat] :
+	    &stats_sink_rule;
+}
+
+/* Backend b's counters in this worker. */
+static inline struct stats_backend *
+stats_backend(const struct backend *b)
+{
+	return stats_here.backends != NULL ? &stats_here.backends[b->stat] :
+	    &stats_sink_backend;
+}
+
+/* Microseconds on the monotonic clock, for the histograms. */
+int64_t	stats_now_us(void);
+
+/* From from_ms to to_ms (the loop's clock) in microseconds, never < 0. */
+static inline uint64_t
+stats_elapsed_us(int64_t from_ms, int64_t to_ms)
+{
+	return to_ms > from_ms ? (uint64_t)(to_ms - from_ms) * 1000 : 0;
+}
+
+/*
+ * Master: map the table of cfg, generation gen, and use it from now on
+ * (children forked later inherit it); old is the running configuration
+ * (NULL at start), whose table the new one points at.  0, or -1 with
+ * errno: then workers count in private memory nobody reads.
+ */
+int	stats_table_new(const struct conf *cfg, const struct conf *old,
+    unsigned gen);
+
+/*
+ * Master: fold the tables of generations that have no worker left
+ * (alive(gen, arg) false) into the newer ones, oldest first.
+ */
+void	stats_settle(bool (*alive)(unsigned gen, void *arg), void *arg);
+
+/*
+ * Master: the worker of generation gen in slot died (or exited): what it
+ * had open is closed now, whatever it counted stays.
+ */
+void	stats_worker_gone(unsigned gen, int slot);
+
+/* Worker: write into slot's column of the current table (or a sink). */
+void	stats_worker_begin(const struct conf *cfg, int slot);
+
+/*
+ * Readers: the totals of rule stat id, of backend stat id, of worker
+ * slot, in the current table, with what the tables before it hold
+ * (0 and a false return when there is no table).
+ */
+bool	stats_read_rule(unsigned id, struct stats_rule *out);
+bool	stats_read_backend(unsigned id, struct stats_backend *out);
+bool	stats_read_worker(int slot, struct stats_worker *out);
+/* The current table's generation and number of worker slots. */
+unsigned stats_generation(void);
+int	stats_slots(void);
+/* Connections and UDP sessions open now in worker slot's column. */
+uint64_t stats_slot_open(int slot);
+
+/*
+ * Rates for "ferryd -s status": the master samples each rule's totals
+ * once a second (stats_sample) while stats_listen is set, and keeps the
+ * last STATS_RING samples.
+ */
+#define STATS_RING	11
+struct stats_rates {
+	double	connections, sessions;	/* per second */
+	double	bytes, datagrams;	/* both ways, per second */
+	double	seconds;		/* over this long; 0: no rates yet */
+};
+void	stats_sample(int64_t now_ms);
+/* Rule stat id's rates over the samples there are (at most 10 s). */
+void	stats_read_rates(unsigned id, struct stats_rates *out);
+
+#endif

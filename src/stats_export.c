@@ -1,0 +1,711 @@
+/*
+ * stats_export.c - the counters as Prometheus text, JSON and a table
+ * (stats_export.h).
+ *
+ * A document is made whole in memory from one reading of every counter,
+ * then sent: a scrape is rare next to the connections it counts, and a
+ * reader that holds nothing of the workers' cannot slow them.
+ */
+#include "ferryd.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "addr.h"
+#include "clock.h"
+#include "health.h"
+#include "stats.h"
+#include "stats_export.h"
+
+/* A document being written; failed once memory ran out. */
+struct text {
+	char	*p;
+	size_t	 len, cap;
+	bool	 failed;
+};
+
+static void __attribute__((format(printf, 2, 3)))
+put(struct text *t, const char *fmt, ...)
+{
+	va_list	 ap;
+	size_t	 room;
+	char	*p;
+	int	 n;
+
+	for (;;) {
+		if (t->failed)
+			return;
+		room = t->cap - t->len;
+		va_start(ap, fmt);
+		n = vsnprintf(t->p != NULL ? t->p + t->len : NULL, room, fmt,
+		    ap);
+		va_end(ap);
+		if (n < 0) {
+			t->failed = true;
+			return;
+		}
+		if ((size_t)n < room) {
+			t->len += (size_t)n;
+			return;
+		}
+		t->cap = (t->cap + (size_t)n + 1) * 2;
+		if ((p = realloc(t->p, t->cap)) == NULL) {
+			t->failed = true;
+			return;
+		}
+		t->p = p;
+	}
+}
+
+/* What is shown of a rule, read once. */
+struct view_rule {
+	const struct rule	*rule;
+	struct stats_rule	 st;
+	struct stats_rates	 rates;
+};
+
+/* What is shown of a backend: its counters and its health. */
+struct view_backend {
+	const struct rule	*rule;		/* the range's first port's */
+	const struct backend	*b;
+	char			 label[ADDR_STRLEN + 8];
+	struct stats_backend	 st;
+	uint64_t		 up;		/* 1 or 0 */
+	uint64_t		 changes;
+	uint64_t		 changed;	/* wall clock s; 0: never */
+};
+
+struct view {
+	const struct conf	*cfg;
+	struct view_rule	*rules;
+	size_t			 nrules;
+	struct view_backend	*backends;
+	size_t			 nbackends;
+};
+
+/* How many ports rule r (a range's first port, or alone) has. */
+static unsigned
+ports_of(const struct conf *cfg, const struct rule *r)
+{
+	size_t i = (size_t)(r - cfg->rules) + 1;
+
+	while (i < cfg->nrules && cfg->rules[i].range_first == r)
+		i++;
+	return (unsigned)(i - (size_t)(r - cfg->rules));
+}
+
+/* "addr:port", or for a backend whose port follows a range "addr:lo-hi". */
+static void
+backend_label(const struct backend *b, unsigned ports, char *buf, size_t len)
+{
+	size_t n;
+
+	addr_format((const struct sockaddr *)&b->addr.ss, buf, len);
+	if (b->ranged && ports > 1 && (n = strlen(buf)) < len)
+		snprintf(buf + n, len - n, "-%u", addr_port((const struct
+		    sockaddr *)&b->addr.ss) + ports - 1);
+}
+
+static void
+view_backend(struct view_backend *v, const struct rule *r,
+    const struct backend *b, unsigned ports, int64_t now)
+{
+	const struct health_cell *c = health_cell(b->id);
+
+	v->rule = r;
+	v->b = b;
+	backend_label(b, ports, v->label, sizeof(v->label));
+	(void)stats_read_backend(b->stat, &v->st);
+	v->up = health_state(b, now) == HEALTH_UP;
+	v->changes = c != NULL ? c->changes : 0;
+	v->changed = c != NULL && c->changes > 0 ? (uint64_t)c->changed : 0;
+}
+
+/* Read every counter of cfg's rules and backends once. */
+static int
+view_read(struct view *v, const struct conf *cfg)
+{
+	const struct rule	*r;
+	int64_t			 now = clock_ms();
+	size_t			 i, j;
+	unsigned		 ports;
+
+	memset(v, 0, sizeof(*v));
+	v->cfg = cfg;
+	v->rules = calloc(cfg->nrule_stats + 1, sizeof(*v->rules));
+	v->backends = calloc(cfg->nbackend_stats + 1, sizeof(*v->backends));
+	if (v->rules == NULL || v->backends == NULL)
+		return -1;
+	for (i = 0; i < cfg->nrules; i++) {
+		r = &cfg->rules[i];
+		if (r->range_first != NULL)
+			continue;
+		ports = ports_of(cfg, r);
+		v->rules[v->nrules].rule = r;
+		(void)stats_read_rule(r->stat, &v->rules[v->nrules].st);
+		stats_read_rates(r->stat, &v->rules[v->nrules].rates);
+		v->nrules++;
+		for (j = 0; j < r->upstream.nbackends; j++)
+			view_backend(&v->backends[v->nbackends++], r,
+			    &r->upstream.backends[j], ports, now);
+	}
+	return 0;
+}
+
+static void
+view_free(struct view *v)
+{
+	free(v->rules);
+	free(v->backends);
+}
+
+/* A label value, escaped as the exposition format says. */
+static void
+put_label(struct text *t, const char *s)
+{
+	for (; *s != '\0'; s++)
+		if (*s == '\\' || *s == '"')
+			put(t, "\\%c", *s);
+		else if (*s == '\n')
+			put(t, "\\n");
+		else
+			put(t, "%c", *s);
+}
+
+/* A family of samples: a counter or gauge at off in a view. */
+struct family {
+	const char	*name, *type, *help;
+	size_t		 off;		/* a uint64_t in the view */
+	const char	*extra;		/* another label, or NULL */
+};
+
+#define RULE_AT(f)	offsetof(struct view_rule, st.f)
+#define BACKEND_AT(f)	offsetof(struct view_backend, st.f)
+
+static const struct family rule_families[] = {
+	{ "ferryd_rule_connections_accepted_total", "counter",
+	    "TCP connections the rule accepted.", RULE_AT(accepted), NULL },
+	{ "ferryd_rule_connections_closed_total", "counter",
+	    "TCP connections of the rule that ended.", RULE_AT(closed), NULL },
+	{ "ferryd_rule_connections_active", "gauge",
+	    "TCP connections of the rule open now.", RULE_AT(active), NULL },
+	{ "ferryd_rule_refused_total", "counter",
+	    "Clients refused: by allow and deny, at max_connections, or for "
+	    "want of a backend.", RULE_AT(denied), "reason=\"denied\"" },
+	{ "ferryd_rule_refused_total", NULL, NULL, RULE_AT(refused_max),
+	    "reason=\"max_connections\"" },
+	{ "ferryd_rule_refused_total", NULL, NULL, RULE_AT(no_backend),
+	    "reason=\"no_backend\"" },
+	{ "ferryd_rule_received_bytes_total", "counter",
+	    "Bytes from the rule's clients, counted as each connection or "
+	    "session ends.", RULE_AT(bytes_in), NULL },
+	{ "ferryd_rule_sent_bytes_total", "counter",
+	    "Bytes to the rule's clients, counted as each connection or "
+	    "session ends.", RULE_AT(bytes_out), NULL },
+	{ "ferryd_rule_udp_sessions_total", "counter",
+	    "UDP sessions the rule opened.", RULE_AT(sessions), NULL },
+	{ "ferryd_rule_udp_sessions_active", "gauge",
+	    "UDP sessions of the rule open now.", RULE_AT(active_sessions),
+	    NULL },
+	{ "ferryd_rule_received_datagrams_total", "counter",
+	    "Datagrams from the rule's clients sent on to a backend.",
+	    RULE_AT(datagrams_in), NULL },
+	{ "ferryd_rule_sent_datagrams_total", "counter",
+	    "Datagrams sent to the rule's clients.", RULE_AT(datagrams_out),
+	    NULL },
+	{ "ferryd_rule_truncated_datagrams_total", "counter",
+	    "Datagrams the kernel cut for want of room, dropped.",
+	    RULE_AT(truncated), NULL },
+	{ "ferryd_rule_dropped_datagrams_total", "counter",
+	    "Datagrams that could not be sent on.", RULE_AT(dropped), NULL },
+	{ "ferryd_rule_proxy_header_errors_total", "counter",
+	    "Clients of an accept_proxy rule closed for a bad, missing or "
+	    "late PROXY header.", RULE_AT(proxy_errors), NULL },
+};
+
+static const struct family backend_families[] = {
+	{ "ferryd_backend_connect_attempts_total", "counter",
+	    "TCP connects started to the backend.", BACKEND_AT(attempts),
+	    NULL },
+	{ "ferryd_backend_connect_failures_total", "counter",
+	    "TCP connects to the backend that failed: refused, timed out, or "
+	    "otherwise.", BACKEND_AT(refused), "reason=\"refused\"" },
+	{ "ferryd_backend_connect_failures_total", NULL, NULL,
+	    BACKEND_AT(timeouts), "reason=\"timeout\"" },
+	{ "ferryd_backend_connect_failures_total", NULL, NULL,
+	    BACKEND_AT(failed), "reason=\"other\"" },
+	{ "ferryd_backend_connections_total", "counter",
+	    "Connections and UDP sessions made to the backend.",
+	    BACKEND_AT(opened), NULL },
+	{ "ferryd_backend_connections_active", "gauge",
+	    "Connections and UDP sessions to the backend open now.",
+	    BACKEND_AT(active), NULL },
+	{ "ferryd_backend_sent_bytes_total", "counter",
+	    "Bytes sent to the backend, counted as each connection or "
+	    "session ends.", BACKEND_AT(bytes_in), NULL },
+	{ "ferryd_backend_received_bytes_total", "counter",
+	    "Bytes from the backend, counted as each connection or session "
+	    "ends.", BACKEND_AT(bytes_out), NULL },
+	{ "ferryd_backend_up", "gauge",
+	    "1 while the backend takes new connections, 0 while it is down.",
+	    offsetof(struct view_backend, up), NULL },
+	{ "ferryd_backend_state_changes_total", "counter",
+	    "Times the backend went down or came back up.",
+	    offsetof(struct view_backend, changes), NULL },
+	{ "ferryd_backend_last_change_timestamp_seconds", "gauge",
+	    "When the backend last went down or came back up (0: never).",
+	    offsetof(struct view_backend, changed), NULL },
+};
+
+/* A histogram of each rule or backend, at off in its view. */
+struct hist_family {
+	const char	*name, *help;
+	size_t		 off;
+};
+
+static const struct hist_family rule_hists[] = {
+	{ "ferryd_rule_connect_seconds", "From accepting a connection to "
+	    "its backend connected, failovers included.",
+	    offsetof(struct view_rule, st.connect) },
+	{ "ferryd_rule_first_byte_seconds", "From the backend connected to "
+	    "its first byte.", offsetof(struct view_rule, st.first_byte) },
+	{ "ferryd_rule_duration_seconds", "How long connections and UDP "
+	    "sessions lasted.", offsetof(struct view_rule, st.duration) },
+	{ "ferryd_rule_udp_reply_seconds", "From a client's datagram to the "
+	    "backend's first reply after it.", offsetof(struct view_rule,
+	    st.reply) },
+};
+
+static const struct hist_family backend_hists[] = {
+	{ "ferryd_backend_connect_seconds", "How long the connects to the "
+	    "backend that succeeded took.", offsetof(struct view_backend,
+	    st.connect) },
+	{ "ferryd_backend_first_byte_seconds", "From connected to the "
+	    "backend's first byte.", offsetof(struct view_backend,
+	    st.first_byte) },
+	{ "ferryd_backend_duration_seconds", "How long connections and UDP "
+	    "sessions to the backend lasted.", offsetof(struct view_backend,
+	    st.duration) },
+	{ "ferryd_backend_udp_reply_seconds", "From a client's datagram to "
+	    "the backend's first reply after it.",
+	    offsetof(struct view_backend, st.reply) },
+};
+
+static uint64_t
+word_at(const void *view, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)view + off, sizeof(v));
+	return v;
+}
+
+static const struct hist *
+hist_at(const void *view, size_t off)
+{
+	return (const struct hist *)(const void *)((const char *)view + off);
+}
+
+/* The labels of a rule's series, or of a backend's, without braces. */
+static void
+put_labels(struct text *t, const struct rule *r, const char *backend)
+{
+	put(t, "rule=\"");
+	put_label(t, r->name);
+	put(t, "\"");
+	if (backend != NULL) {
+		put(t, ",backend=\"");
+		put_label(t, backend);
+		put(t, "\"");
+	}
+}
+
+static void
+put_header(struct text *t, const char *name, const char *type,
+    const char *help)
+{
+	put(t, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/*
+ * A histogram's series: the bucket of every power of two of
+ * microseconds, cumulative (each one is a bound of the finer buckets
+ * kept, so each count is exact), +Inf, _sum and _count.
+ */
+static void
+put_hist(struct text *t, const char *name, const struct hist *h,
+    const struct rule *r, const char *backend)
+{
+	uint64_t	cum = 0, bound;
+	unsigned	i;
+	char		le[32];
+
+	for (i = 0; i < HIST_FINITE; i++) {
+		cum += h->bucket[i];
+		bound = hist_bound(i);
+		if ((bound & (bound - 1)) != 0)
+			continue;	/* not a power of two */
+		hist_seconds(bound, le, sizeof(le));
+		put(t, "%s_bucket{", name);
+		put_labels(t, r, backend);
+		put(t, ",le=\"%s\"} %llu\n", le, (unsigned long long)cum);
+	}
+	cum += h->bucket[HIST_FINITE];
+	put(t, "%s_bucket{", name);
+	put_labels(t, r, backend);
+	put(t, ",le=\"+Inf\"} %llu\n", (unsigned long long)cum);
+	hist_seconds(h->sum, le, sizeof(le));
+	put(t, "%s_sum{", name);
+	put_labels(t, r, backend);
+	put(t, "} %s\n%s_count{", le, name);
+	put_labels(t, r, backend);
+	put(t, "} %llu\n", (unsigned long long)cum);
+}
+
+static void
+prometheus(struct text *t, const struct view *v)
+{
+	const struct family	*f;
+	struct stats_worker	 w;
+	size_t			 i, k;
+	int			 s;
+
+	put_header(t, "ferryd_build_info", "gauge", "The version of ferryd "
+	    "that serves these metrics.");
+	put(t, "ferryd_build_info{version=\"%s\"} 1\n", PACKAGE_VERSION);
+	for (k = 0; k < sizeof(rule_families) / sizeof(*rule_families); k++) {
+		f = &rule_families[k];
+		if (f->type != NULL)
+			put_header(t, f->name, f->type, f->help);
+		for (i = 0; i < v->nrules; i++) {
+			put(t, "%s{", f->name);
+			put_labels(t, v->rules[i].rule, NULL);
+			put(t, "%s%s} %llu\n", f->extra != NULL ? "," : "",
+			    f->extra != NULL ? f->extra : "",
+			    (unsigned long long)word_at(&v->rules[i], f->off));
+		}
+	}
+	for (k = 0; k < sizeof(rule_hists) / sizeof(*rule_hists); k++) {
+		put_header(t, rule_hists[k].name, "histogram",
+		    rule_hists[k].help);
+		for (i = 0; i < v->nrules; i++)
+			put_hist(t, rule_hists[k].name, hist_at(&v->rules[i],
+			    rule_hists[k].off), v->rules[i].rule, NULL);
+	}
+	for (k = 0; k < sizeof(backend_families) / sizeof(*backend_families);
+	    k++) {
+		f = &backend_families[k];
+		if (f->type != NULL)
+			put_header(t, f->name, f->type, f->help);
+		for (i = 0; i < v->nbackends; i++) {
+			put(t, "%s{", f->name);
+			put_labels(t, v->backends[i].rule, v->backends[i].label);
+			put(t, "%s%s} %llu\n", f->extra != NULL ? "," : "",
+			    f->extra != NULL ? f->extra : "",
+			    (unsigned long long)word_at(&v->backends[i],
+			    f->off));
+		}
+	}
+	for (k = 0; k < sizeof(backend_hists) / sizeof(*backend_hists); k++) {
+		put_header(t, backend_hists[k].name, "histogram",
+		    backend_hists[k].help);
+		for (i = 0; i < v->nbackends; i++)
+			put_hist(t, backend_hists[k].name,
+			    hist_at(&v->backends[i], backend_hists[k].off),
+			    v->backends[i].rule, v->backends[i].label);
+	}
+	put_header(t, "ferryd_worker_generation", "gauge", "The configuration "
+	    "generation each worker slot runs (one more at every reload).");
+	for (s = 0; s < stats_slots(); s++)
+		put(t, "ferryd_worker_generation{worker=\"%d\"} %u\n", s,
+		    stats_generation());
+	put_header(t, "ferryd_worker_connections", "gauge", "Connections and "
+	    "UDP sessions each worker slot holds now.");
+	for (s = 0; s < stats_slots(); s++)
+		put(t, "ferryd_worker_connections{worker=\"%d\"} %llu\n", s,
+		    (unsigned long long)stats_slot_open(s));
+	put_header(t, "ferryd_worker_loop_iterations_total", "counter",
+	    "Turns of each worker slot's event loop.");
+	for (s = 0; s < stats_slots(); s++)
+		if (stats_read_worker(s, &w))
+			put(t, "ferryd_worker_loop_iterations_total{worker=\"%d\"}"
+			    " %llu\n", s, (unsigned long long)w.iterations);
+}
+
+/* A JSON string of s (names and addresses: no control characters). */
+static void
+put_json_string(struct text *t, const char *s)
+{
+	put(t, "\"");
+	for (; *s != '\0'; s++)
+		if (*s == '\\' || *s == '"')
+			put(t, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			put(t, "\\u%04x", (unsigned)(unsigned char)*s);
+		else
+			put(t, "%c", *s);
+	put(t, "\"");
+}
+
+/* A quantile in seconds, or null past the last bucket or when empty. */
+static void
+put_json_quantile(struct text *t, const char *key, const struct hist *h,
+    double q)
+{
+	uint64_t	us = hist_quantile(h, q);
+	char		buf[32];
+
+	if (us == 0 || us == UINT64_MAX)
+		put(t, "\"%s\":null", key);
+	else {
+		hist_seconds(us, buf, sizeof(buf));
+		put(t, "\"%s\":%s", key, buf);
+	}
+}
+
+static void
+put_json_hist(struct text *t, const char *key, const struct hist *h)
+{
+	char buf[32];
+
+	hist_seconds(h->sum, buf, sizeof(buf));
+	put(t, "\"%s\":{\"count\":%llu,\"sum\":%s,", key,
+	    (unsigned long long)hist_count(h), buf);
+	put_json_quantile(t, "p50", h, 0.5);
+	put(t, ",");
+	put_json_quantile(t, "p90", h, 0.9);
+	put(t, ",");
+	put_json_quantile(t, "p99", h, 0.99);
+	put(t, "}");
+}
+
+static void
+put_json_hists(struct text *t, const void *view,
+    const struct hist_family *f, size_t n, const char *const *keys)
+{
+	size_t i;
+
+	put(t, "\"latency\":{");
+	for (i = 0; i < n; i++) {
+		put_json_hist(t, keys[i], hist_at(view, f[i].off));
+		put(t, i + 1 < n ? "," : "}");
+	}
+}
+
+static const char *const hist_keys[] = {
+	"connect", "first_byte", "duration", "udp_reply"
+};
+
+static void
+json_backend(struct text *t, const struct view_backend *b)
+{
+	const struct stats_backend *st = &b->st;
+
+	put(t, "{\"address\":");
+	put_json_string(t, b->label);
+	put(t, ",\"up\":%s,\"state_changes\":%llu,\"last_change\":%llu,"
+	    "\"connects\":{\"attempts\":%llu,\"refused\":%llu,"
+	    "\"timeouts\":%llu,\"failed\":%llu},\"connections\":"
+	    "{\"opened\":%llu,\"active\":%llu},\"bytes\":{\"in\":%llu,"
+	    "\"out\":%llu},", b->up ? "true" : "false",
+	    (unsigned long long)b->changes, (unsigned long long)b->changed,
+	    (unsigned long long)st->attempts, (unsigned long long)st->refused,
+	    (unsigned long long)st->timeouts, (unsigned long long)st->failed,
+	    (unsigned long long)st->opened, (unsigned long long)st->active,
+	    (unsigned long long)st->bytes_in, (unsigned long long)st->bytes_out);
+	put_json_hists(t, b, backend_hists, 4, hist_keys);
+	put(t, "}");
+}
+
+static void
+json_rule(struct text *t, const struct view *v, const struct view_rule *vr)
+{
+	const struct stats_rule	*st = &vr->st;
+	const struct rule	*r = vr->rule;
+	bool			 first = true;
+	size_t			 i;
+
+	put(t, "{\"name\":");
+	put_json_string(t, r->name);
+	put(t, ",\"listen\":");
+	put_json_string(t, r->listen);
+	put(t, ",\"protocol\":\"%s\",\"connect_protocol\":\"%s\","
+	    "\"connections\":{\"accepted\":%llu,\"closed\":%llu,"
+	    "\"active\":%llu},\"refused\":{\"denied\":%llu,"
+	    "\"max_connections\":%llu,\"no_backend\":%llu},"
+	    "\"bytes\":{\"in\":%llu,\"out\":%llu},"
+	    "\"udp\":{\"sessions\":%llu,\"active_sessions\":%llu,"
+	    "\"datagrams_in\":%llu,\"datagrams_out\":%llu,\"truncated\":%llu,"
+	    "\"dropped\":%llu},\"proxy_header_errors\":%llu,"
+	    "\"rates\":{\"seconds\":%.1f,\"connections\":%.2f,"
+	    "\"sessions\":%.2f,\"bytes\":%.0f,\"datagrams\":%.2f},",
+	    r->protocol == RULE_UDP ? "udp" : "tcp",
+	    r->connect_protocol == RULE_UDP ? "udp" : "tcp",
+	    (unsigned long long)st->accepted, (unsigned long long)st->closed,
+	    (unsigned long long)st->active, (unsigned long long)st->denied,
+	    (unsigned long long)st->refused_max,
+	    (unsigned long long)st->no_backend,
+	    (unsigned long long)st->bytes_in, (unsigned long long)st->bytes_out,
+	    (unsigned long long)st->sessions,
+	    (unsigned long long)st->active_sessions,
+	    (unsigned long long)st->datagrams_in,
+	    (unsigned long long)st->datagrams_out,
+	    (unsigned long long)st->truncated, (unsigned long long)st->dropped,
+	    (unsigned long long)st->proxy_errors, vr->rates.seconds,
+	    vr->rates.connections, vr->rates.sessions, vr->rates.bytes,
+	    vr->rates.datagrams);
+	put_json_hists(t, vr, rule_hists, 4, hist_keys);
+	put(t, ",\"backends\":[");
+	for (i = 0; i < v->nbackends; i++)
+		if (v->backends[i].rule == r) {
+			if (!first)
+				put(t, ",");
+			first = false;
+			json_backend(t, &v->backends[i]);
+		}
+	put(t, "]}");
+}
+
+static void
+json(struct text *t, const struct view *v)
+{
+	struct stats_worker	w;
+	size_t			i;
+	int			s;
+
+	put(t, "{\"version\":\"%s\",\"generation\":%u,\"time\":%lld,"
+	    "\"workers\":[", PACKAGE_VERSION, stats_generation(),
+	    (long long)time(NULL));
+	for (s = 0; s < stats_slots(); s++) {
+		if (!stats_read_worker(s, &w))
+			continue;
+		put(t, "%s{\"slot\":%d,\"pid\":%llu,\"connections\":%llu,"
+		    "\"loop_iterations\":%llu}", s > 0 ? "," : "", s,
+		    (unsigned long long)w.pid,
+		    (unsigned long long)stats_slot_open(s),
+		    (unsigned long long)w.iterations);
+	}
+	put(t, "],\"rules\":[");
+	for (i = 0; i < v->nrules; i++) {
+		if (i > 0)
+			put(t, ",");
+		json_rule(t, v, &v->rules[i]);
+	}
+	put(t, "]}\n");
+}
+
+/* A duration for a person: "850us", "12.5ms", "3.20s", or "-". */
+static const char *
+human_time(uint64_t us, char *buf, size_t len)
+{
+	if (us == 0)
+		snprintf(buf, len, "-");
+	else if (us == UINT64_MAX)
+		snprintf(buf, len, ">19h");
+	else if (us < 1000)
+		snprintf(buf, len, "%lluus", (unsigned long long)us);
+	else if (us < 1000000)
+		snprintf(buf, len, "%.1fms", (double)us / 1000.0);
+	else
+		snprintf(buf, len, "%.2fs", (double)us / 1000000.0);
+	return buf;
+}
+
+/* A rate for a person: "0", "950", "12.3k", "4.56M". */
+static const char *
+human_rate(double r, char *buf, size_t len)
+{
+	if (r < 1000.0)
+		snprintf(buf, len, r < 10.0 && r > 0.0 ? "%.1f" : "%.0f", r);
+	else if (r < 1e6)
+		snprintf(buf, len, "%.1fk", r / 1e3);
+	else if (r < 1e9)
+		snprintf(buf, len, "%.2fM", r / 1e6);
+	else
+		snprintf(buf, len, "%.2fG", r / 1e9);
+	return buf;
+}
+
+static void
+table(struct text *t, const struct view *v)
+{
+	const struct view_rule		*vr;
+	const struct view_backend	*vb;
+	const struct hist		*lat;
+	char				 a[24], b[24], c[24], d[24];
+	size_t				 i, j;
+	bool				 udp;
+
+	put(t, "ferryd %s, generation %u, %d worker(s); rates over the last "
+	    "%.0f s\n\n", PACKAGE_VERSION, stats_generation(), stats_slots(),
+	    v->nrules > 0 ? v->rules[0].rates.seconds : 0.0);
+	put(t, "%-24s %-5s %8s %8s %8s %9s %8s %8s\n", "RULE", "PROTO",
+	    "OPEN", "NEW/s", "BYTES/s", "REFUSED", "LAT p50", "LAT p99");
+	for (i = 0; i < v->nrules; i++) {
+		vr = &v->rules[i];
+		udp = vr->rule->protocol == RULE_UDP;
+		lat = udp && vr->rule->connect_protocol == RULE_UDP ?
+		    &vr->st.reply : &vr->st.connect;
+		put(t, "%-24s %-5s %8llu %8s %8s %9llu %8s %8s\n",
+		    vr->rule->name, udp ? "udp" : "tcp",
+		    (unsigned long long)(udp ? vr->st.active_sessions :
+		    vr->st.active), human_rate(udp ? vr->rates.sessions :
+		    vr->rates.connections, a, sizeof(a)),
+		    human_rate(vr->rates.bytes, b, sizeof(b)),
+		    (unsigned long long)(vr->st.denied + vr->st.refused_max +
+		    vr->st.no_backend),
+		    human_time(hist_quantile(lat, 0.5), c, sizeof(c)),
+		    human_time(hist_quantile(lat, 0.99), d, sizeof(d)));
+		for (j = 0; j < v->nbackends; j++) {
+			vb = &v->backends[j];
+			if (vb->rule != vr->rule)
+				continue;
+			lat = udp && vr->rule->connect_protocol == RULE_UDP ?
+			    &vb->st.reply : &vb->st.connect;
+			put(t, "  %-22s %-5s %8llu %8s %8s %9llu %8s %8s\n",
+			    vb->label, vb->up ? "up" : "DOWN",
+			    (unsigned long long)vb->st.active, "", "",
+			    (unsigned long long)(vb->st.refused +
+			    vb->st.timeouts + vb->st.failed),
+			    human_time(hist_quantile(lat, 0.5), c, sizeof(c)),
+			    human_time(hist_quantile(lat, 0.99), d, sizeof(d)));
+		}
+	}
+	put(t, "\nOPEN: connections (UDP: sessions) open now.  NEW/s, BYTES/s: "
+	    "over the last seconds (TCP bytes count\nas connections end).  "
+	    "REFUSED: clients refused (rule), failed connects (backend).\n"
+	    "LAT: connect time; for UDP backends, the time to a reply.\n");
+}
+
+int
+stats_render(const struct conf *cfg, enum stats_format format, char **out,
+    size_t *len)
+{
+	struct view	v;
+	struct text	t;
+
+	memset(&t, 0, sizeof(t));
+	if (view_read(&v, cfg) == -1) {
+		view_free(&v);
+		return -1;
+	}
+	if (format == STATS_PROMETHEUS)
+		prometheus(&t, &v);
+	else if (format == STATS_JSON)
+		json(&t, &v);
+	else
+		table(&t, &v);
+	view_free(&v);
+	if (t.failed || t.p == NULL) {
+		free(t.p);
+		return -1;
+	}
+	*out = t.p;
+	*len = t.len;
+	return 0;
+}

@@ -1,0 +1,166 @@
+/*
+ * test_stats.c - unit tests of the counters (stats.c, stats_hist.c):
+ * every histogram bound is exact and inclusive (a value equal to a bound
+ * lands in its bucket, one more in the next), powers of two are bounds,
+ * quantiles and seconds are written exactly; and the shared tables keep
+ * counters monotonic across a worker that dies and across reloads, with
+ * a table read while its generation drains and folded once it is gone.
+ */
+#include "ferryd.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "stats.h"
+#include "testlib.h"
+
+static void
+test_buckets(void)
+{
+	uint64_t	b, prev = 0;
+	unsigned	i, wrong = 0, pow2 = 0;
+
+	for (i = 0; i < HIST_FINITE; i++) {
+		b = hist_bound(i);
+		if (b <= prev || hist_index(b) != i || hist_index(b + 1) !=
+		    i + 1 || (prev > 0 && hist_index(prev + 1) != i))
+			wrong++;
+		if ((b & (b - 1)) == 0)
+			pow2++;
+		prev = b;
+	}
+	check(wrong == 0, "%u bounds rising, each inclusive: bound in its "
+	    "bucket, bound + 1 in the next (%u wrong)", HIST_FINITE, wrong);
+	check(pow2 == 37 && hist_bound(0) == 1 &&
+	    hist_bound(HIST_FINITE - 1) == UINT64_C(1) << 36,
+	    "every power of two from 1 us to 2^36 us is a bound (%u)", pow2);
+	check(hist_index(0) == 0 && hist_index((UINT64_C(1) << 36) + 1) ==
+	    HIST_FINITE && hist_index(UINT64_MAX) == HIST_FINITE,
+	    "0 in the first bucket, past 2^36 us in +Inf");
+	check(hist_bound(4) == 5 && hist_bound(7) == 8 && hist_bound(8) == 10 &&
+	    hist_bound(11) == 16, "four buckets per power of two: 5 6 7 8, "
+	    "10 12 14 16");
+}
+
+static void
+test_quantiles(void)
+{
+	struct hist	h;
+	char		buf[32];
+	unsigned	i;
+
+	memset(&h, 0, sizeof(h));
+	check(hist_quantile(&h, 0.5) == 0 && hist_count(&h) == 0,
+	    "an empty histogram has no quantile");
+	for (i = 1; i <= 100; i++)
+		hist_add(&h, i * 10);	/* 10 us .. 1000 us */
+	check(hist_count(&h) == 100 && h.sum == 50500, "100 values, their "
+	    "sum exact");
+	check(hist_quantile(&h, 0.5) == 512 && hist_quantile(&h, 0.99) ==
+	    1024 && hist_quantile(&h, 0.01) == 10, "p50 512 us, p99 1024 us, "
+	    "p1 10 us (upper bounds of their buckets)");
+	hist_add(&h, UINT64_C(1) << 40);
+	check(hist_quantile(&h, 1.0) == UINT64_MAX, "a value past the last "
+	    "bound is +Inf");
+	hist_seconds(128, buf, sizeof(buf));
+	check(strcmp(buf, "0.000128") == 0, "128 us is \"%s\"", buf);
+	hist_seconds(UINT64_C(1) << 20, buf, sizeof(buf));
+	check(strcmp(buf, "1.048576") == 0, "2^20 us is \"%s\"", buf);
+	hist_seconds(3000000, buf, sizeof(buf));
+	check(strcmp(buf, "3") == 0, "3 s is \"%s\"", buf);
+	hist_seconds(1500, buf, sizeof(buf));
+	check(strcmp(buf, "0.0015") == 0, "1500 us is \"%s\"", buf);
+}
+
+/* The total accepted of rule stat id 0 now. */
+static uint64_t
+accepted(void)
+{
+	struct stats_rule r;
+
+	return stats_read_rule(0, &r) ? r.accepted : UINT64_MAX;
+}
+
+static bool	gen_alive[8];
+
+static bool
+alive(unsigned gen, void *arg)
+{
+	(void)arg;
+	return gen < 8 && gen_alive[gen];
+}
+
+static void
+test_tables(void)
+{
+	struct conf	*a, *b;
+	char		 path[1024];
+	struct stats_rule r;
+
+	a = load_good("a.conf", "workers = 2;\nrules = (\n"
+	    " { name = \"web\"; listen = \"127.0.0.1:18000\"; connect = "
+	    "\"127.0.0.1:18081\"; },\n { listen = \"127.0.0.1:18001\"; "
+	    "connect = \"127.0.0.1:18082\"; } );\n", path, sizeof(path),
+	    "two rules");
+	/* The next configuration has a rule before "web": ids move. */
+	b = load_good("b.conf", "workers = 1;\nrules = (\n"
+	    " { name = \"new\"; listen = \"127.0.0.1:18002\"; connect = "
+	    "\"127.0.0.1:18083\"; },\n { name = \"web\"; listen = "
+	    "\"127.0.0.1:18000\"; connect = \"127.0.0.1:18081\"; } );\n",
+	    path, sizeof(path), "web, after another rule");
+	if (a == NULL || b == NULL)
+		return;
+	check(stats_table_new(a, NULL, 1) == 0, "a table for generation 1");
+	gen_alive[1] = true;
+	stats_worker_begin(a, 0);
+	stats_rule(&a->rules[0])->accepted += 5;
+	stats_rule(&a->rules[0])->active += 2;
+	stats_worker_begin(a, 1);
+	stats_rule(&a->rules[0])->accepted += 3;
+	stats_rule(&a->rules[0])->active += 1;
+	check(accepted() == 8, "two workers' columns summed: %llu",
+	    (unsigned long long)accepted());
+	/* Slot 1's worker dies: its count stays, its open ones are gone. */
+	stats_worker_gone(1, 1);
+	(void)stats_read_rule(0, &r);
+	check(r.accepted == 8 && r.active == 2, "a dead worker's counts stay "
+	    "(%llu), its open connections go (%llu open)",
+	    (unsigned long long)r.accepted, (unsigned long long)r.active);
+	/* A reload: web is rule 1 of b, its old counts still read. */
+	check(stats_table_new(b, a, 2) == 0, "a table for generation 2");
+	gen_alive[2] = true;
+	stats_worker_begin(b, 0);
+	stats_rule(&b->rules[1])->accepted += 10;
+	(void)stats_read_rule(1, &r);
+	check(r.accepted == 18, "while generation 1 drains, web reads its old "
+	    "counts too: %llu", (unsigned long long)r.accepted);
+	(void)stats_read_rule(0, &r);
+	check(r.accepted == 0, "the new rule starts at 0: %llu",
+	    (unsigned long long)r.accepted);
+	stats_settle(alive, NULL);
+	(void)stats_read_rule(1, &r);
+	check(r.accepted == 18, "nothing folds while generation 1 lives");
+	/* Generation 1's worker 0 still counts while it drains. */
+	gen_alive[1] = false;
+	stats_settle(alive, NULL);
+	(void)stats_read_rule(1, &r);
+	check(r.accepted == 18 && r.active == 2, "folded into generation 2's "
+	    "base once it is gone: %llu, %llu open (gauges of a worker that "
+	    "was not reaped stay until it is)", (unsigned long long)r.accepted,
+	    (unsigned long long)r.active);
+	check(stats_generation() == 2 && stats_slots() == 1,
+	    "generation 2 with 1 slot");
+	conf_free(a);
+	conf_free(b);
+}
+
+int
+main(void)
+{
+	make_tmpdir("test_stats");
+	test_buckets();
+	test_quantiles();
+	test_tables();
+	remove_tmpdir();
+	return test_summary();
+}
