@@ -23,6 +23,10 @@
 
 static int	al_fd = -1;
 static int	al_format = ACCESS_LOG_RINETD;
+static int	al_fields[ACCESS_FIELDS];	/* access_log_fields */
+static int	al_nfields;
+
+const struct accesslog_times accesslog_no_times = { -1, -1 };
 static char	al_path[PATH_MAX];
 
 /* Month names of the C locale, whatever locale the process runs in. */
@@ -119,8 +123,10 @@ accesslog_close(void)
 }
 
 void
-accesslog_set_format(int format)
+accesslog_set_format(int format, const int *fields, int n)
 {
+	al_nfields = n > 0 && n <= ACCESS_FIELDS ? n : 0;
+	memcpy(al_fields, fields, (size_t)al_nfields * sizeof(*fields));
 	al_format = format;
 }
 
@@ -165,20 +171,60 @@ fields_fill(struct fields *f, const struct accesslog_entry *e)
 	f->msec = (int)(ms % 1000);
 }
 
+/* A time in seconds with microseconds ("0.000128"), or "-". */
+static void
+put_time(char *buf, size_t len, int64_t us)
+{
+	if (us < 0)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%lld.%06lld", (long long)(us / 1000000),
+		    (long long)(us % 1000000));
+}
+
+/* access_log_fields: each after sep, into buf. */
+static void
+extra_fields(const struct accesslog_entry *e, char sep, char *buf,
+    size_t len)
+{
+	size_t	used = 0;
+	char	v[RULE_NAME_MAX + 8];
+	int	i;
+
+	buf[0] = '\0';
+	for (i = 0; i < al_nfields && used < len; i++) {
+		switch (al_fields[i]) {
+		case ACCESS_FIELD_RULE:
+			snprintf(v, sizeof(v), "%s", e->rule != NULL &&
+			    e->rule->name != NULL ? e->rule->name : "-");
+			break;
+		case ACCESS_FIELD_CONNECT_TIME:
+			put_time(v, sizeof(v), e->connect_us);
+			break;
+		default:
+			put_time(v, sizeof(v), e->first_byte_us);
+			break;
+		}
+		used += (size_t)snprintf(buf + used, len - used, "%c%s", sep,
+		    v);
+	}
+}
+
 size_t
 accesslog_format(const struct accesslog_entry *e, int format, char *buf,
     size_t len)
 {
 	struct fields	 f;
 	const char	*result = e->result != NULL ? e->result : "unknown";
-	char		 attempts[16] = "";
+	char		 attempts[16] = "", extra[3 * (RULE_NAME_MAX + 8)];
+	char		 sep = format == ACCESS_LOG_COMMON ? ' ' : '\t';
 	int		 n;
 
 	fields_fill(&f, e);
 	/* Several backends: how many were tried, as one more field. */
 	if (e->attempts_field)
-		snprintf(attempts, sizeof(attempts), "%c%u",
-		    format == ACCESS_LOG_COMMON ? ' ' : '\t', e->attempts);
+		snprintf(attempts, sizeof(attempts), "%c%u", sep, e->attempts);
+	extra_fields(e, sep, extra, sizeof(extra));
 	if (format == ACCESS_LOG_COMMON)
 		/*
 		 * rinetd's logcommon: a fake HTTP request whose "URL" holds
@@ -187,17 +233,18 @@ accesslog_format(const struct accesslog_entry *e, int format, char *buf,
 		 * placeholders for referrer, user agent and server name.
 		 */
 		n = snprintf(buf, len, "%s - - [%s %s] \"GET /rinetd-services/"
-		    "%s/%u/%s/%u/%s HTTP/1.0\" 200 %llu - - - %llu %lld.%03d%s\n",
+		    "%s/%u/%s/%u/%s HTTP/1.0\" 200 %llu - - - %llu %lld.%03d%s%s\n",
 		    f.client, f.date, f.zone, f.lhost, f.lport, f.chost,
 		    f.cport, result, (unsigned long long)e->bytes_out,
-		    (unsigned long long)e->bytes_in, f.sec, f.msec, attempts);
+		    (unsigned long long)e->bytes_in, f.sec, f.msec, attempts,
+		    extra);
 	else
 		/* rinetd ends its date with a space, then the tab. */
 		n = snprintf(buf, len, "%s \t%s\t%s\t%u\t%s\t%u\t%llu\t%llu\t"
-		    "%s\t%lld.%03d%s\n", f.date, f.client, f.lhost, f.lport,
+		    "%s\t%lld.%03d%s%s\n", f.date, f.client, f.lhost, f.lport,
 		    f.chost, f.cport, (unsigned long long)e->bytes_in,
 		    (unsigned long long)e->bytes_out, result, f.sec, f.msec,
-		    attempts);
+		    attempts, extra);
 	if (n < 0 || len < 2)
 		return 0;
 	if ((size_t)n >= len) {
@@ -211,7 +258,8 @@ accesslog_format(const struct accesslog_entry *e, int format, char *buf,
 void
 accesslog_session(const struct rule *rule, const struct sockaddr *client,
     const struct sockaddr *backend, unsigned attempts, const char *result,
-    uint64_t in, uint64_t out, int64_t start_ms, int64_t end_ms)
+    uint64_t in, uint64_t out, int64_t start_ms, int64_t end_ms,
+    const struct accesslog_times *times)
 {
 	struct accesslog_entry e;
 
@@ -229,6 +277,8 @@ accesslog_session(const struct rule *rule, const struct sockaddr *client,
 	e.result = result;
 	e.start_ms = start_ms;
 	e.end_ms = end_ms;
+	e.connect_us = times->connect_us;
+	e.first_byte_us = times->first_byte_us;
 	accesslog_write(&e);
 }
 

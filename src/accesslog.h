@@ -47,6 +47,8 @@ struct accesslog_entry {
 	int64_t			 end_ms;	/* ... for the duration field */
 	unsigned		 attempts;	/* backends tried ... */
 	bool			 attempts_field; /* ... as a field of its own */
+	int64_t			 connect_us;	/* accept to connected, or -1 */
+	int64_t			 first_byte_us;	/* then the first byte, or -1 */
 };
 
 /*
@@ -67,8 +69,11 @@ void accesslog_adopt_fd(int fd);
 /* Close the log; accesslog_write() does nothing until the next open. */
 void accesslog_close(void);
 
-/* enum access_log_format; ACCESS_LOG_RINETD until set. */
-void accesslog_set_format(int format);
+/*
+ * enum access_log_format (ACCESS_LOG_RINETD until set), and the fields
+ * (n of enum access_log_field) added at the end of each line.
+ */
+void accesslog_set_format(int format, const int *fields, int n);
 
 /* Whether a log is open: callers may skip gathering an entry otherwise. */
 bool accesslog_enabled(void);
@@ -76,13 +81,21 @@ bool accesslog_enabled(void);
 /* Append e as one line; does nothing when no log is open. */
 void accesslog_write(const struct accesslog_entry *e);
 
+/* How long a connection took to connect, then to its first byte (us). */
+struct accesslog_times {
+	int64_t	connect_us, first_byte_us;	/* -1: never */
+};
+/* No connect, no first byte (a refusal, a UDP backend). */
+extern const struct accesslog_times accesslog_no_times;
+
 /*
  * The line of a session of rule, from client to backend, that ended with
- * result: in and out bytes, start and end in monotonic ms.
+ * result: in and out bytes, start and end in monotonic ms, its times.
  */
 void accesslog_session(const struct rule *rule, const struct sockaddr *client,
     const struct sockaddr *backend, unsigned attempts, const char *result,
-    uint64_t in, uint64_t out, int64_t start_ms, int64_t end_ms);
+    uint64_t in, uint64_t out, int64_t start_ms, int64_t end_ms,
+    const struct accesslog_times *times);
 
 /*
  * Format e as a line in format, with its newline, into buf (at most len

@@ -33,7 +33,7 @@
 #include "event.h"
 
 static conf_key_parser parse_path, parse_pidfile, parse_workers, parse_user;
-static conf_key_parser parse_stats_listen;
+static conf_key_parser parse_stats_listen, parse_access_log_fields;
 static conf_key_parser parse_group, parse_log_level, parse_backend;
 static conf_key_parser parse_access_log_format;
 
@@ -81,6 +81,7 @@ static const struct conf_key global_keys[] = {
 	    offsetof(struct conf, access_log) },
 	{ "access_log_format", parse_access_log_format, 0, 0,
 	    offsetof(struct conf, access_log_format) },
+	{ "access_log_fields", parse_access_log_fields, 0, 0, 0 },
 	{ "health_check", conf_parse_health_check, 0, 0,
 	    offsetof(struct conf, health_check) },
 	{ "resolve_interval", conf_parse_duration, 0, RESOLVE_INTERVAL_MAX,
@@ -276,6 +277,41 @@ parse_access_log_format(struct conf_loader *ld, const struct conf_key *k,
     const config_setting_t *s, void *base)
 {
 	return conf_store_choice(ld, k, s, base, access_log_format_names);
+}
+
+/* access_log_fields: a list of the names of enum access_log_field. */
+static int
+parse_access_log_fields(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, void *base)
+{
+	/* In enum access_log_field order. */
+	static const char *const names[] = { "rule", "connect_time",
+	    "first_byte_time", NULL };
+	struct conf		*cfg = base;
+	const config_setting_t	*e;
+	const char		*v;
+	int			 i, j, n, f;
+
+	if (!config_setting_is_list(s) && !config_setting_is_array(s))
+		return conf_fail(ld, s, "\"%s\" must be a list of field names, "
+		    "such as [ \"rule\", \"connect_time\" ] (got %s)", k->name,
+		    conf_type_name(s));
+	n = config_setting_length(s);
+	for (i = 0; i < n; i++) {
+		e = config_setting_get_elem(s, (unsigned)i);
+		if ((v = config_setting_get_string(e)) == NULL ||
+		    (f = conf_name_index(names, v)) == -1)
+			return conf_fail(ld, e, "\"%s\": %s%s%s is not a field "
+			    "(rule, connect_time or first_byte_time)", k->name,
+			    v != NULL ? "\"" : "", v != NULL ? v : "an item that "
+			    "is not a string", v != NULL ? "\"" : "");
+		for (j = 0; j < cfg->naccess_log_fields; j++)
+			if (cfg->access_log_fields[j] == f)
+				return conf_fail(ld, e, "\"%s\": \"%s\" is "
+				    "there twice", k->name, v);
+		cfg->access_log_fields[cfg->naccess_log_fields++] = f;
+	}
+	return 0;
 }
 
 static int

@@ -56,6 +56,14 @@ enum access_log_format {
 	ACCESS_LOG_COMMON	/* web servers' common log format (logcommon) */
 };
 
+/* Fields access_log_fields adds at the end of each line, in its order. */
+enum access_log_field {
+	ACCESS_FIELD_RULE = 0,		/* the rule's name */
+	ACCESS_FIELD_CONNECT_TIME,	/* accept to backend connected, s */
+	ACCESS_FIELD_FIRST_BYTE_TIME,	/* connected to its first byte, s */
+	ACCESS_FIELDS			/* how many there are */
+};
+
 /* The syntax a file is read in. */
 enum conf_syntax {
 	CONF_SYNTAX_AUTO = 0,	/* libconfig, else rinetd if it looks like it */
@@ -256,6 +264,8 @@ struct conf {
 	bool           cpu_affinity;     /* pin worker i to CPU i */
 	char          *access_log;       /* NULL = no access log */
 	int            access_log_format; /* enum access_log_format */
+	int            access_log_fields[ACCESS_FIELDS]; /* enum ...field */
+	int            naccess_log_fields; /* ... written in the file */
 	struct acl     acl;              /* global allow and deny */
 	char          *stats_listen;     /* as written; NULL = no endpoint */
 	struct sockaddr_any stats_addr;  /* its address, unless a path */

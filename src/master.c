@@ -454,7 +454,8 @@ static int
 master_open_access_log(const struct conf *cfg, const struct conf *old,
     char *err, size_t errlen)
 {
-	accesslog_set_format(cfg->access_log_format);
+	accesslog_set_format(cfg->access_log_format, cfg->access_log_fields,
+	    cfg->naccess_log_fields);
 	if (cfg->access_log == NULL) {
 		accesslog_close();
 		return 0;

@@ -77,7 +77,7 @@ wait_reject(struct proxy_wait *w, const char *result, const char *why)
 	/* rinetd names the rule's backend on such lines too. */
 	accesslog_session(w->rule, (const struct sockaddr *)&w->peer.ss,
 	    (const struct sockaddr *)&w->rule->upstream.backends[0].addr.ss,
-	    0, result, 0, 0, w->started, now);
+	    0, result, 0, 0, w->started, now, &accesslog_no_times);
 	event_close(pw->loop, w->fd);
 	close(w->fd);
 	wait_free(w);
@@ -230,7 +230,7 @@ proxy_wait_start(struct proxy_waits *pw, int fd, const struct rule *rule,
 		    sizeof(client)));
 		accesslog_session(rule, (const struct sockaddr *)&peer->ss,
 		    (const struct sockaddr *)&rule->upstream.backends[0].addr.ss,
-		    0, ACCESSLOG_DENIED, 0, 0, now, now);
+		    0, ACCESSLOG_DENIED, 0, 0, now, now, &accesslog_no_times);
 		close(fd);
 		return 0;
 	}
@@ -275,7 +275,7 @@ proxy_waits_close_all(struct proxy_waits *pw)
 		accesslog_session(w->rule, (const struct sockaddr *)&w->peer.ss,
 		    (const struct sockaddr *)&w->rule->upstream.backends[0].
 		    addr.ss, 0, ACCESSLOG_SHUTDOWN, 0, 0, w->started,
-		    event_now(pw->loop));
+		    event_now(pw->loop), &accesslog_no_times);
 		event_close(pw->loop, w->fd);
 		close(w->fd);
 		wait_free(w);

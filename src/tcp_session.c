@@ -53,6 +53,8 @@ struct tcp_session {
 	 * connect until the backend's first byte, then 0.
 	 */
 	int64_t			 mark_us;
+	/* For the access log: us, or TIME_NONE. */
+	uint32_t		 connect_us, first_byte_us;
 	struct event_timer	 timer;		/* connect, then idle timeout */
 	struct sockaddr_any	 peer;
 };
@@ -67,6 +69,16 @@ struct tcp_sessions {
 };
 
 static const char *const side_name[] = { "client", "backend" };
+
+/* A time not taken (no connect, no first byte). */
+#define TIME_NONE	UINT32_MAX
+
+/* us as a session keeps it: at most TIME_NONE - 1 (71 minutes). */
+static uint32_t
+time_kept(uint64_t us)
+{
+	return us < TIME_NONE ? (uint32_t)us : TIME_NONE - 1;
+}
 
 static void session_io(struct event_loop *, int, int, void *);
 
@@ -129,12 +141,12 @@ static void
 session_log_access(struct tcp_sessions *ts, const struct rule *rule,
     const struct backend *backend, unsigned attempts,
     const struct sockaddr_any *peer, const char *result, uint64_t in,
-    uint64_t out, int64_t started)
+    uint64_t out, int64_t started, const struct accesslog_times *times)
 {
 	accesslog_session(rule, (const struct sockaddr *)&peer->ss,
 	    backend != NULL ? (const struct sockaddr *)&backend->addr.ss :
 	    NULL, attempts, result, in, out, started,
-	    event_now(ts->env.loop));
+	    event_now(ts->env.loop), times);
 }
 
 /* What the rule's and the backend's counters keep of a session of ms. */
@@ -165,6 +177,7 @@ session_first_byte(struct tcp_session *ss)
 {
 	uint64_t us = (uint64_t)(stats_now_us() - ss->mark_us);
 
+	ss->first_byte_us = time_kept(us);
 	hist_add(&stats_rule(ss->rule)->first_byte, us);
 	hist_add(&stats_backend(ss->connect.backend)->first_byte, us);
 	ss->mark_us = 0;
@@ -176,6 +189,7 @@ session_free(struct tcp_session *ss)
 {
 	struct tcp_sessions *ts = ss->owner;
 	struct tcp_relay    *r = &ss->relay;
+	struct accesslog_times times;
 	char                 client[ADDR_STRLEN], why[128];
 	int64_t              ms = event_now(ts->env.loop) - ss->started;
 
@@ -193,9 +207,14 @@ session_free(struct tcp_session *ss)
 	    (unsigned long long)r->dir[TCP_CLIENT].bytes,
 	    (unsigned long long)r->dir[TCP_BACKEND].bytes,
 	    (long long)(ms / 1000), (long long)(ms % 1000));
+	times.connect_us = ss->connect_us == TIME_NONE ? -1 :
+	    (int64_t)ss->connect_us;
+	times.first_byte_us = ss->first_byte_us == TIME_NONE ? -1 :
+	    (int64_t)ss->first_byte_us;
 	session_log_access(ts, ss->rule, ss->connect.backend,
-	    ss->connect.attempts, &ss->peer, ss->result, r->dir[TCP_CLIENT].bytes, r->dir[TCP_BACKEND].bytes,
-	    ss->started);
+	    ss->connect.attempts, &ss->peer, ss->result,
+	    r->dir[TCP_CLIENT].bytes, r->dir[TCP_BACKEND].bytes, ss->started,
+	    &times);
 	/* Plain stores: this worker is the cell's only writer. */
 	ts->counters->closed++;
 	ts->counters->bytes_in += r->dir[TCP_CLIENT].bytes;
@@ -292,8 +311,8 @@ session_connect_done(struct tcp_session *ss, int events)
 	}
 	ss->state = TCP_RELAYING;
 	now_us = tcp_connect_succeeded(&ss->connect, ss->rule);
-	hist_add(&stats_rule(ss->rule)->connect, (uint64_t)(now_us -
-	    ss->mark_us));
+	ss->connect_us = time_kept((uint64_t)(now_us - ss->mark_us));
+	hist_add(&stats_rule(ss->rule)->connect, ss->connect_us);
 	ss->mark_us = now_us;
 	tcp_relay_connected(r, now);
 	/* From now on the timer is the idle timeout's, re-armed lazily. */
@@ -429,7 +448,7 @@ tcp_session_refuse(struct tcp_sessions *ts, int client_fd,
 		stats_rule(rule)->refused_max++;
 	/* rinetd names the rule's backend on these lines too. */
 	session_log_access(ts, rule, &rule->upstream.backends[0], 0, peer,
-	    result, 0, 0, now);
+	    result, 0, 0, now, &accesslog_no_times);
 	log_debug("%s: %s client %s (%llu refused in this slot so far)",
 	    rule_log_name(rule), result,
 	    addr_format((const struct sockaddr *)&peer->ss, client,
@@ -472,6 +491,7 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 	stats_rule(rule)->accepted++;
 	stats_rule(rule)->active++;
 	ss->mark_us = stats_now_us();
+	ss->connect_us = ss->first_byte_us = TIME_NONE;
 #ifndef __linux__
 	/* Linux copies these from the listening socket; others may not. */
 	sock_nodelay(client_fd);

@@ -114,7 +114,8 @@ conn_free(struct conn *c)
 	    (unsigned long long)c->bytes_in, (unsigned long long)c->bytes_out);
 	accesslog_session(c->rule, (const struct sockaddr *)&c->peer.ss,
 	    (const struct sockaddr *)&c->backend->addr.ss, 1, c->result,
-	    c->bytes_in, c->bytes_out, c->started, event_now(tu->loop));
+	    c->bytes_in, c->bytes_out, c->started, event_now(tu->loop),
+	    &accesslog_no_times);
 	tu->counters->closed++;
 	conn_count_end(c, event_now(tu->loop));
 	event_close(tu->loop, c->cfd);

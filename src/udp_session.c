@@ -292,7 +292,8 @@ session_close(struct udp_session *s, const char *result)
 	accesslog_session(s->rule, (const struct sockaddr *)&s->client,
 	    s->backend != NULL ? (const struct sockaddr *)&s->backend->addr.ss :
 	    NULL, s->stream != NULL ? s->stream->connect.attempts : 1, result,
-	    s->bytes_in, s->bytes_out, s->started, event_now(us->loop));
+	    s->bytes_in, s->bytes_out, s->started, event_now(us->loop),
+	    &accesslog_no_times);
 	session_count_end(s, event_now(us->loop));
 	session_free(s);
 }

@@ -216,7 +216,7 @@ test_file(void)
 	write_conf("access.log", "earlier line\n", path, sizeof(path));
 	check(accesslog_open(path, err, sizeof(err)) == 0 &&
 	    accesslog_enabled(), "open an existing log");
-	accesslog_set_format(ACCESS_LOG_COMMON);
+	accesslog_set_format(ACCESS_LOG_COMMON, NULL, 0);
 	accesslog_write(&e);
 	slurp(path, got, sizeof(got));
 	check(strcmp(got, "earlier line\n192.0.2.7 - - [14/Nov/2023:22:13:20 "
@@ -226,7 +226,7 @@ test_file(void)
 	snprintf(moved, sizeof(moved), "%s.1", path);
 	if (rename(path, moved) == -1)
 		perror(moved);
-	accesslog_set_format(ACCESS_LOG_RINETD);
+	accesslog_set_format(ACCESS_LOG_RINETD, NULL, 0);
 	check(accesslog_reopen() == 0, "reopen after the log was moved");
 	accesslog_write(&e);
 	slurp(path, got, sizeof(got));
@@ -236,6 +236,32 @@ test_file(void)
 	slurp(moved, got, sizeof(got));
 	check(strchr(got, '\t') == NULL && strstr(got, "earlier") == got,
 	    "the moved file keeps what it had");
+	/* access_log_fields, in the order given. */
+	{
+		static const int fields[] = { ACCESS_FIELD_FIRST_BYTE_TIME,
+		    ACCESS_FIELD_RULE, ACCESS_FIELD_CONNECT_TIME };
+		size_t len0;
+
+		rule4.name = (char *)"web";
+		e.connect_us = 1500128;
+		e.first_byte_us = -1;
+		slurp(path, got, sizeof(got));
+		len0 = strlen(got);
+		accesslog_set_format(ACCESS_LOG_RINETD, fields, 3);
+		accesslog_write(&e);
+		slurp(path, got, sizeof(got));
+		check(strcmp(got + len0, "14/Nov/2023:22:13:20 \t192.0.2.7\t"
+		    "0.0.0.0\t8080\t10.0.0.2\t80\t1234\t56789\tdone\t0.001\t"
+		    "-\tweb\t1.500128\n") == 0, "access_log_fields at the end, "
+		    "in their order: %s", got + len0);
+		accesslog_set_format(ACCESS_LOG_COMMON, fields + 1, 1);
+		accesslog_write(&e);
+		slurp(path, got, sizeof(got));
+		check(strstr(got, "1234 0.001 web\n") != NULL, "in the common "
+		    "format, after a space");
+		accesslog_set_format(ACCESS_LOG_RINETD, NULL, 0);
+		rule4.name = NULL;
+	}
 	accesslog_close();
 	check(!accesslog_enabled() && accesslog_reopen() == 0,
 	    "closed: reopening does nothing");
