@@ -152,6 +152,12 @@ control_status(const struct conf *cfg, FILE *out, char *err, size_t errlen)
 		len += (size_t)n;
 	}
 	buf[len] = '\0';
+	if (len == 0) {
+		snprintf(err, errlen, "%s closed the connection without an "
+		    "answer (is this host denied by allow/deny?)",
+		    cfg->stats_listen);
+		goto fail;
+	}
 	if (strncmp(buf, "HTTP/1.0 200 ", 13) != 0 ||
 	    (body = strstr(buf, "\r\n\r\n")) == NULL) {
 		snprintf(err, errlen, "%s answered: %.*s", cfg->stats_listen,

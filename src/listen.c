@@ -157,9 +157,21 @@ rule_open_shared(struct listen_set *ls, const struct conf *cfg, size_t r,
 	return 0;
 }
 
+/* Whether a and b's stats_listen are one socket: one path, one address. */
+static bool
+same_stats_socket(const struct conf *a, const struct conf *b)
+{
+	if (a->stats_listen == NULL || b->stats_listen == NULL)
+		return false;
+	if (a->stats_path != NULL || b->stats_path != NULL)
+		return a->stats_path != NULL && b->stats_path != NULL &&
+		    strcmp(a->stats_path, b->stats_path) == 0;
+	return addr_equal(&a->stats_addr, &b->stats_addr);
+}
+
 /*
  * stats_listen's socket: one for all workers, bound anew unless old has
- * it (the same text in oldcfg): then taken over with the rest.
+ * it (the same address in oldcfg): then taken over with the rest.
  */
 static int
 stats_open(struct listen_set *ls, const struct conf *cfg,
@@ -169,8 +181,7 @@ stats_open(struct listen_set *ls, const struct conf *cfg,
 	if (cfg->stats_listen == NULL)
 		return 0;
 	if (old != NULL && old->stats_fd != -1 &&
-	    oldcfg->stats_listen != NULL &&
-	    strcmp(oldcfg->stats_listen, cfg->stats_listen) == 0)
+	    same_stats_socket(cfg, oldcfg))
 		return 0;
 	if (cfg->stats_path != NULL)
 		ls->stats_fd = sock_listen_unix(cfg->stats_path, cfg->backlog,

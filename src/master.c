@@ -416,8 +416,8 @@ static void
 stats_socket_forget(const struct conf *old, const struct conf *cfg)
 {
 	if (old->stats_path == NULL || (cfg != NULL &&
-	    cfg->stats_listen != NULL &&
-	    strcmp(cfg->stats_listen, old->stats_listen) == 0))
+	    cfg->stats_path != NULL &&
+	    strcmp(cfg->stats_path, old->stats_path) == 0))
 		return;
 	if (unlink(old->stats_path) == -1 && errno != ENOENT)
 		log_warn("cannot remove %s: %s", old->stats_path,

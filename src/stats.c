@@ -25,7 +25,9 @@
 struct stats_table {
 	volatile uint64_t	 seq;		/* odd while the master folds */
 	volatile int		 prev_alive;	/* prev is still to be read */
-	struct stats_table	*prev;		/* the table before, or NULL */
+	volatile int		 superseded;	/* a newer table is there */
+	struct stats_table	*prev;		/* an older table, or NULL */
+	int			 prev_slots;	/* slots both have */
 	unsigned		 gen;
 	int			 slots;		/* worker columns */
 	size_t			 nrules, nbackends;
@@ -186,8 +188,15 @@ stats_table_new(const struct conf *cfg, const struct conf *old, unsigned gen)
 	size = (end + page - 1) & ~(page - 1);
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED |
 	    MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
+	if (p == MAP_FAILED) {
+		/*
+		 * The tables there are are of other configurations: none
+		 * rather than wrong.  Workers count where nobody reads, and
+		 * counters start again at the next table.
+		 */
+		current = NULL;
 		return -1;
+	}
 	t = (struct stats_table *)(void *)p;
 	t->gen = gen;
 	t->slots = cfg->workers;
@@ -206,6 +215,10 @@ stats_table_new(const struct conf *cfg, const struct conf *old, unsigned gen)
 		ring_carry(t, current);
 	t->prev = current;
 	t->prev_alive = current != NULL;
+	if (current != NULL)
+		current->superseded = 1;
+	t->prev_slots = current != NULL && current->slots < t->slots ?
+	    current->slots : t->slots;
 	current = t;
 	return 0;
 }
@@ -270,8 +283,39 @@ prev_id(const struct stats_table *t, enum kind kind, size_t id)
 		return t->rule_map[id];
 	if (kind == BACKENDS)
 		return t->backend_map[id];
-	return t->prev != NULL && id < (size_t)t->prev->slots ?
-	    (int64_t)id : -1;
+	return id < (size_t)t->prev_slots ? (int64_t)id : -1;
+}
+
+/*
+ * A reader's start: the sequence number once it is even (no fold under
+ * way).  A fold is a few thousand stores; should the master die in
+ * the middle of one, reading goes on after a while rather than never.
+ */
+static uint64_t
+seq_begin(const volatile uint64_t *seq)
+{
+	uint64_t	s;
+	unsigned	spins = 0;
+
+	while (((s = __atomic_load_n(seq, __ATOMIC_ACQUIRE)) & 1) &&
+	    ++spins < 10000000)
+		;
+	return s & ~(uint64_t)1;
+}
+
+/* The master's start and end of a change readers must not see half of. */
+static void
+seq_write_begin(volatile uint64_t *seq)
+{
+	__atomic_add_fetch(seq, 1, __ATOMIC_RELAXED);
+	/* The stores that follow are not seen before the odd number. */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static void
+seq_write_end(volatile uint64_t *seq)
+{
+	__atomic_add_fetch(seq, 1, __ATOMIC_RELEASE);
 }
 
 /*
@@ -287,8 +331,7 @@ read_total(const struct stats_table *t, enum kind kind, size_t id,
 	int64_t			pid;
 
 	do {
-		while ((seq = __atomic_load_n(&t->seq, __ATOMIC_ACQUIRE)) & 1)
-			;	/* a fold is under way: a few stores */
+		seq = seq_begin(&t->seq);
 		memset((void *)out, 0, words * sizeof(uint64_t));
 		add_own(t, kind, id, out);
 		if (t->prev_alive && (pid = prev_id(t, kind, id)) >= 0) {
@@ -330,6 +373,12 @@ stats_read_worker(int slot, struct stats_worker *out)
 	return true;
 }
 
+bool
+stats_superseded(void)
+{
+	return current != NULL && current->superseded;
+}
+
 unsigned
 stats_generation(void)
 {
@@ -347,7 +396,10 @@ stats_worker_begin(const struct conf *cfg, int slot)
 {
 	struct stats_table *t = current;
 
-	if (t == NULL || slot < 0 || slot >= t->slots) {
+	/* Only the table of cfg: another's ids are not cfg's. */
+	if (t == NULL || slot < 0 || slot >= t->slots ||
+	    t->slots != cfg->workers || t->nrules != cfg->nrule_stats ||
+	    t->nbackends != cfg->nbackend_stats) {
 		/* Counted where nobody reads: the code needs no test. */
 		stats_here.rules = calloc(cfg->nrule_stats + 1,
 		    sizeof(struct stats_rule));
@@ -394,6 +446,7 @@ stats_worker_gone(unsigned gen, int slot)
 	/* Its open connections and sessions went with it. */
 	for (i = 0; i < t->nrules; i++) {
 		r = &t->rules[(size_t)slot * t->nrules + i];
+		r->closed += r->active;		/* closed by its death */
 		r->active = 0;
 		r->active_sessions = 0;
 	}
@@ -405,8 +458,9 @@ stats_worker_gone(unsigned gen, int slot)
 }
 
 /*
- * Add what old holds (its own prev folded already) into the base of t,
- * whose prev it is, and stop reading it.
+ * old, whose workers are gone, is t's prev: add what old holds itself
+ * (its columns and base) into t's base, and read what old read instead
+ * of it (old's prev through maps composed of both), or nothing more.
  */
 static void
 fold(struct stats_table *t, struct stats_table *old)
@@ -419,7 +473,7 @@ fold(struct stats_table *t, struct stats_table *old)
 	size_t			 n, words, i, k;
 	int64_t			 pid;
 
-	__atomic_add_fetch(&t->seq, 1, __ATOMIC_ACQ_REL);
+	seq_write_begin(&t->seq);
 	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
 		kind_of(t, kinds[k], &cols, &n, &words, &map);
 		for (i = 0; i < n; i++) {
@@ -437,25 +491,44 @@ fold(struct stats_table *t, struct stats_table *old)
 			    sizeof(uint64_t) : words);
 		}
 	}
-	t->prev_alive = 0;
-	__atomic_add_fetch(&t->seq, 1, __ATOMIC_ACQ_REL);
+	/* t's ids now point where old's pointed. */
+	for (i = 0; i < t->nrules; i++)
+		if (t->rule_map[i] >= 0)
+			t->rule_map[i] = old->prev_alive ?
+			    old->rule_map[t->rule_map[i]] : -1;
+	for (i = 0; i < t->nbackends; i++)
+		if (t->backend_map[i] >= 0)
+			t->backend_map[i] = old->prev_alive ?
+			    old->backend_map[t->backend_map[i]] : -1;
+	if (old->prev_slots < t->prev_slots)
+		t->prev_slots = old->prev_slots;
+	t->prev = old->prev;
+	t->prev_alive = old->prev_alive;
+	seq_write_end(&t->seq);
 }
 
 void
 stats_settle(bool (*alive)(unsigned gen, void *arg), void *arg)
 {
-	struct stats_table *newer, *oldest;
+	struct stats_table	*t, *old;
+	bool			 again = true;
 
-	for (;;) {
-		/* Only the oldest folds: it reads no table before it. */
-		newer = NULL;
-		for (oldest = current; oldest != NULL && oldest->prev_alive;
-		    oldest = oldest->prev)
-			newer = oldest;
-		if (newer == NULL || alive(oldest->gen, arg))
-			return;
-		fold(newer, oldest);
-		munmap(oldest, oldest->size);
+	/*
+	 * Any table but the newest whose generation has no worker left
+	 * folds into the one after it, oldest or not: the chain readers
+	 * walk is as long as the generations still running.
+	 */
+	while (again) {
+		again = false;
+		for (t = current; t != NULL && t->prev_alive; t = t->prev) {
+			old = t->prev;
+			if (alive(old->gen, arg))
+				continue;
+			fold(t, old);
+			munmap(old, old->size);
+			again = true;
+			break;
+		}
 	}
 }
 
@@ -485,7 +558,7 @@ stats_sample(int64_t now_ms)
 
 	if (t == NULL)
 		return;
-	__atomic_add_fetch(&t->ring_seq, 1, __ATOMIC_ACQ_REL);
+	seq_write_begin(&t->ring_seq);
 	for (i = 0; i < t->nrules; i++) {
 		read_total(t, RULES, i, (volatile uint64_t *)&r,
 		    WORDS(struct stats_rule));
@@ -499,7 +572,7 @@ stats_sample(int64_t now_ms)
 	t->ring_next = (t->ring_next + 1) % STATS_RING;
 	if (t->ring_count < STATS_RING)
 		t->ring_count++;
-	__atomic_add_fetch(&t->ring_seq, 1, __ATOMIC_ACQ_REL);
+	seq_write_end(&t->ring_seq);
 }
 
 void
@@ -515,9 +588,7 @@ stats_read_rates(unsigned id, struct stats_rates *out)
 	if (t == NULL || id >= t->nrules)
 		return;
 	do {
-		while ((seq = __atomic_load_n(&t->ring_seq,
-		    __ATOMIC_ACQUIRE)) & 1)
-			;
+		seq = seq_begin(&t->ring_seq);
 		if (t->ring_count < 2)
 			return;
 		last = (t->ring_next + STATS_RING - 1) % STATS_RING;

@@ -51,7 +51,7 @@ struct stats_rule {
 	struct hist		first_byte;	/* connected to its first byte */
 	struct hist		duration;	/* accept (or session) to close */
 	struct hist		reply;		/* UDP: datagram to its reply */
-};
+} __attribute__((aligned(64)));		/* slots share no cache line */
 
 /* What is counted of a backend (a range's ports' count as the range's). */
 struct stats_backend {
@@ -67,13 +67,13 @@ struct stats_backend {
 	struct hist		first_byte;
 	struct hist		duration;
 	struct hist		reply;
-};
+} __attribute__((aligned(64)));
 
 /* What is counted of a worker slot. */
 struct stats_worker {
 	volatile uint64_t	iterations;	/* of its event loop */
 	volatile uint64_t	pid;		/* the worker's, 0 before */
-};
+} __attribute__((aligned(64)));		/* bumped every loop turn */
 
 /* The counters this worker writes: its slot's column of its table. */
 struct stats_here {
@@ -143,6 +143,12 @@ void	stats_worker_begin(const struct conf *cfg, int slot);
 bool	stats_read_rule(unsigned id, struct stats_rule *out);
 bool	stats_read_backend(unsigned id, struct stats_backend *out);
 bool	stats_read_worker(int slot, struct stats_worker *out);
+/*
+ * Worker: a reload made a newer table, whose workers read this one's
+ * counts too; this one's do not read theirs, and must leave readers to
+ * them, or a counter read here after one read there would fall.
+ */
+bool	stats_superseded(void);
 /* The current table's generation and number of worker slots. */
 unsigned stats_generation(void);
 int	stats_slots(void);

@@ -62,6 +62,54 @@ put(struct text *t, const char *fmt, ...)
 	}
 }
 
+/* Room for n more bytes (and a NUL) in t: false once memory ran out. */
+static bool
+room(struct text *t, size_t n)
+{
+	char	*p;
+	size_t	 cap;
+
+	if (t->failed)
+		return false;
+	if (t->len + n + 1 <= t->cap)
+		return true;
+	cap = (t->cap + n + 1) * 2;
+	if ((p = realloc(t->p, cap)) == NULL) {
+		t->failed = true;
+		return false;
+	}
+	t->p = p;
+	t->cap = cap;
+	return true;
+}
+
+/* The fast ways, for what a scrape writes thousands of times. */
+static void
+put_str(struct text *t, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (room(t, n)) {
+		memcpy(t->p + t->len, s, n);
+		t->len += n;
+	}
+}
+
+static void
+put_u64(struct text *t, uint64_t v)
+{
+	char	buf[24];
+	int	i = (int)sizeof(buf);
+
+	do
+		buf[--i] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	if (room(t, sizeof(buf) - (size_t)i)) {
+		memcpy(t->p + t->len, buf + i, sizeof(buf) - (size_t)i);
+		t->len += sizeof(buf) - (size_t)i;
+	}
+}
+
 /* What is shown of a rule, read once. */
 struct view_rule {
 	const struct rule	*rule;
@@ -168,6 +216,11 @@ view_free(struct view *v)
 static void
 put_label(struct text *t, const char *s)
 {
+	/* Names and addresses have nothing to escape: the usual case. */
+	if (strpbrk(s, "\\\"\n") == NULL) {
+		put_str(t, s);
+		return;
+	}
 	for (; *s != '\0'; s++)
 		if (*s == '\\' || *s == '"')
 			put(t, "\\%c", *s);
@@ -195,18 +248,19 @@ static const struct family rule_families[] = {
 	{ "ferryd_rule_connections_active", "gauge",
 	    "TCP connections of the rule open now.", RULE_AT(active), NULL },
 	{ "ferryd_rule_refused_total", "counter",
-	    "Clients refused: by allow and deny, at max_connections, or for "
-	    "want of a backend.", RULE_AT(denied), "reason=\"denied\"" },
+	    "Clients refused: by allow and deny (UDP: each run of datagrams "
+	    "of a client), at max_connections, or for want of a backend.",
+	    RULE_AT(denied), "reason=\"denied\"" },
 	{ "ferryd_rule_refused_total", NULL, NULL, RULE_AT(refused_max),
 	    "reason=\"max_connections\"" },
 	{ "ferryd_rule_refused_total", NULL, NULL, RULE_AT(no_backend),
 	    "reason=\"no_backend\"" },
 	{ "ferryd_rule_received_bytes_total", "counter",
-	    "Bytes from the rule's clients, counted as each connection or "
-	    "session ends.", RULE_AT(bytes_in), NULL },
+	    "Bytes from the rule's clients: TCP counted as each connection "
+	    "ends, UDP as datagrams pass.", RULE_AT(bytes_in), NULL },
 	{ "ferryd_rule_sent_bytes_total", "counter",
-	    "Bytes to the rule's clients, counted as each connection or "
-	    "session ends.", RULE_AT(bytes_out), NULL },
+	    "Bytes to the rule's clients: TCP counted as each connection "
+	    "ends, UDP as datagrams pass.", RULE_AT(bytes_out), NULL },
 	{ "ferryd_rule_udp_sessions_total", "counter",
 	    "UDP sessions the rule opened.", RULE_AT(sessions), NULL },
 	{ "ferryd_rule_udp_sessions_active", "gauge",
@@ -246,11 +300,11 @@ static const struct family backend_families[] = {
 	    "Connections and UDP sessions to the backend open now.",
 	    BACKEND_AT(active), NULL },
 	{ "ferryd_backend_sent_bytes_total", "counter",
-	    "Bytes sent to the backend, counted as each connection or "
-	    "session ends.", BACKEND_AT(bytes_in), NULL },
+	    "Bytes sent to the backend: TCP counted as each connection ends, "
+	    "UDP as datagrams pass.", BACKEND_AT(bytes_in), NULL },
 	{ "ferryd_backend_received_bytes_total", "counter",
-	    "Bytes from the backend, counted as each connection or session "
-	    "ends.", BACKEND_AT(bytes_out), NULL },
+	    "Bytes from the backend: TCP counted as each connection ends, UDP "
+	    "as datagrams pass.", BACKEND_AT(bytes_out), NULL },
 	{ "ferryd_backend_up", "gauge",
 	    "1 while the backend takes new connections, 0 while it is down.",
 	    offsetof(struct view_backend, up), NULL },
@@ -315,14 +369,31 @@ hist_at(const void *view, size_t off)
 static void
 put_labels(struct text *t, const struct rule *r, const char *backend)
 {
-	put(t, "rule=\"");
+	put_str(t, "rule=\"");
 	put_label(t, r->name);
-	put(t, "\"");
+	put_str(t, "\"");
 	if (backend != NULL) {
-		put(t, ",backend=\"");
+		put_str(t, ",backend=\"");
 		put_label(t, backend);
-		put(t, "\"");
+		put_str(t, "\"");
 	}
+}
+
+/* One sample: name{labels[,extra]} value */
+static void
+put_sample(struct text *t, const char *name, const struct rule *r,
+    const char *backend, const char *extra, uint64_t v)
+{
+	put_str(t, name);
+	put_str(t, "{");
+	put_labels(t, r, backend);
+	if (extra != NULL) {
+		put_str(t, ",");
+		put_str(t, extra);
+	}
+	put_str(t, "} ");
+	put_u64(t, v);
+	put_str(t, "\n");
 }
 
 static void
@@ -335,36 +406,61 @@ put_header(struct text *t, const char *name, const char *type,
 /*
  * A histogram's series: the bucket of every power of two of
  * microseconds, cumulative (each one is a bound of the finer buckets
- * kept, so each count is exact), +Inf, _sum and _count.
+ * kept, so each count is exact), +Inf, _sum and _count.  A histogram
+ * nothing was recorded in is left out, as client libraries leave out a
+ * series until it is first observed.
  */
 static void
 put_hist(struct text *t, const char *name, const struct hist *h,
     const struct rule *r, const char *backend)
 {
+	static char	le[HIST_FINITE][32];
+	static bool	le_made;
+	char		sum[32];
 	uint64_t	cum = 0, bound;
 	unsigned	i;
-	char		le[32];
 
+	if (hist_count(h) == 0)
+		return;
+	if (!le_made) {
+		for (i = 0; i < HIST_FINITE; i++)
+			hist_seconds(hist_bound(i), le[i], sizeof(le[i]));
+		le_made = true;
+	}
 	for (i = 0; i < HIST_FINITE; i++) {
 		cum += h->bucket[i];
 		bound = hist_bound(i);
 		if ((bound & (bound - 1)) != 0)
 			continue;	/* not a power of two */
-		hist_seconds(bound, le, sizeof(le));
-		put(t, "%s_bucket{", name);
+		put_str(t, name);
+		put_str(t, "_bucket{");
 		put_labels(t, r, backend);
-		put(t, ",le=\"%s\"} %llu\n", le, (unsigned long long)cum);
+		put_str(t, ",le=\"");
+		put_str(t, le[i]);
+		put_str(t, "\"} ");
+		put_u64(t, cum);
+		put_str(t, "\n");
 	}
 	cum += h->bucket[HIST_FINITE];
-	put(t, "%s_bucket{", name);
+	put_str(t, name);
+	put_str(t, "_bucket{");
 	put_labels(t, r, backend);
-	put(t, ",le=\"+Inf\"} %llu\n", (unsigned long long)cum);
-	hist_seconds(h->sum, le, sizeof(le));
-	put(t, "%s_sum{", name);
+	put_str(t, ",le=\"+Inf\"} ");
+	put_u64(t, cum);
+	put_str(t, "\n");
+	hist_seconds(h->sum, sum, sizeof(sum));
+	put_str(t, name);
+	put_str(t, "_sum{");
 	put_labels(t, r, backend);
-	put(t, "} %s\n%s_count{", le, name);
+	put_str(t, "} ");
+	put_str(t, sum);
+	put_str(t, "\n");
+	put_str(t, name);
+	put_str(t, "_count{");
 	put_labels(t, r, backend);
-	put(t, "} %llu\n", (unsigned long long)cum);
+	put_str(t, "} ");
+	put_u64(t, cum);
+	put_str(t, "\n");
 }
 
 static void
@@ -382,13 +478,9 @@ prometheus(struct text *t, const struct view *v)
 		f = &rule_families[k];
 		if (f->type != NULL)
 			put_header(t, f->name, f->type, f->help);
-		for (i = 0; i < v->nrules; i++) {
-			put(t, "%s{", f->name);
-			put_labels(t, v->rules[i].rule, NULL);
-			put(t, "%s%s} %llu\n", f->extra != NULL ? "," : "",
-			    f->extra != NULL ? f->extra : "",
-			    (unsigned long long)word_at(&v->rules[i], f->off));
-		}
+		for (i = 0; i < v->nrules; i++)
+			put_sample(t, f->name, v->rules[i].rule, NULL, f->extra,
+			    word_at(&v->rules[i], f->off));
 	}
 	for (k = 0; k < sizeof(rule_hists) / sizeof(*rule_hists); k++) {
 		put_header(t, rule_hists[k].name, "histogram",
@@ -402,14 +494,10 @@ prometheus(struct text *t, const struct view *v)
 		f = &backend_families[k];
 		if (f->type != NULL)
 			put_header(t, f->name, f->type, f->help);
-		for (i = 0; i < v->nbackends; i++) {
-			put(t, "%s{", f->name);
-			put_labels(t, v->backends[i].rule, v->backends[i].label);
-			put(t, "%s%s} %llu\n", f->extra != NULL ? "," : "",
-			    f->extra != NULL ? f->extra : "",
-			    (unsigned long long)word_at(&v->backends[i],
-			    f->off));
-		}
+		for (i = 0; i < v->nbackends; i++)
+			put_sample(t, f->name, v->backends[i].rule,
+			    v->backends[i].label, f->extra,
+			    word_at(&v->backends[i], f->off));
 	}
 	for (k = 0; k < sizeof(backend_hists) / sizeof(*backend_hists); k++) {
 		put_header(t, backend_hists[k].name, "histogram",

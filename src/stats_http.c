@@ -20,6 +20,7 @@
 #include "event.h"
 #include "log.h"
 #include "sock.h"
+#include "stats.h"
 #include "stats_export.h"
 #include "stats_http.h"
 
@@ -39,6 +40,7 @@ struct stats_http {
 	const struct conf	*cfg;
 	int			 fd;		/* listening, or -1 */
 	int			 count;
+	bool			 full;		/* not watching fd: at the most */
 	TAILQ_HEAD(, client)	 clients;
 };
 
@@ -58,6 +60,10 @@ client_close(struct client *c)
 	sh->count--;
 	free(c->out);
 	free(c);
+	/* Room again: take new clients from the other workers' share. */
+	if (sh->full && sh->fd != -1 &&
+	    event_mask(sh->loop, sh->fd, EV_READ) == 0)
+		sh->full = false;
 }
 
 static void
@@ -135,11 +141,14 @@ client_serve(struct client *c)
 	char	*sp, *path, *end, *body;
 	size_t	 i, len;
 
-	/* "GET /path HTTP/1.x" */
-	if ((end = memchr(c->req, '\r', c->got)) == NULL ||
-	    (sp = memchr(c->req, ' ', (size_t)(end - c->req))) == NULL)
+	/* "GET /path HTTP/1.x", ended by CRLF or a bare LF. */
+	if ((end = memchr(c->req, '\n', c->got)) == NULL)
 		return client_error(c, "400 Bad Request");
+	if (end > c->req && end[-1] == '\r')
+		end--;
 	*end = '\0';
+	if ((sp = strchr(c->req, ' ')) == NULL)
+		return client_error(c, "400 Bad Request");
 	path = sp + 1;
 	if ((sp = strchr(path, ' ')) == NULL ||
 	    strncmp(sp + 1, "HTTP/1.", 7) != 0)
@@ -206,6 +215,9 @@ client_write(struct client *c)
 			return;
 		}
 		c->out_off += (size_t)n;
+		/* A large document to a slow reader: 3 s of no progress. */
+		(void)event_timer_arm(c->owner->loop, &c->timer,
+		    event_now(c->owner->loop) + STATS_HTTP_TIMEOUT_MS);
 	}
 	client_close(c);
 }
@@ -238,6 +250,11 @@ stats_accept(struct event_loop *loop, int fd, int events, void *data)
 
 	(void)loop;
 	(void)events;
+	if (stats_superseded()) {
+		/* A newer generation answers: what is queued is theirs. */
+		stats_http_stop(sh);
+		return;
+	}
 	for (n = 0; n < 16; n++) {
 		if ((cfd = sock_accept(fd, &peer)) == -1)
 			return;		/* none left, or another took it */
@@ -250,11 +267,9 @@ stats_accept(struct event_loop *loop, int fd, int events, void *data)
 			close(cfd);
 			continue;
 		}
-		if (sh->count >= STATS_HTTP_MAX ||
-		    (c = calloc(1, sizeof(*c))) == NULL) {
-			log_limited_at(&limit, LOG_LEVEL_WARNING, "stats: %d "
-			    "clients at once already; one more closed",
-			    sh->count);
+		if ((c = calloc(1, sizeof(*c))) == NULL) {
+			log_limited_at(&limit, LOG_LEVEL_WARNING, "stats: out "
+			    "of memory; a client closed");
 			close(cfd);
 			continue;
 		}
@@ -265,8 +280,16 @@ stats_accept(struct event_loop *loop, int fd, int events, void *data)
 		sh->count++;
 		if (event_set(sh->loop, cfd, EV_READ, client_io, c) == -1 ||
 		    event_timer_arm(sh->loop, &c->timer, event_now(sh->loop) +
-		    STATS_HTTP_TIMEOUT_MS) == -1)
+		    STATS_HTTP_TIMEOUT_MS) == -1) {
 			client_close(c);
+			continue;
+		}
+		/* At the most: leave new clients to the other workers. */
+		if (sh->count >= STATS_HTTP_MAX) {
+			if (event_mask(sh->loop, fd, 0) == 0)
+				sh->full = true;
+			return;
+		}
 	}
 }
 

@@ -4,8 +4,9 @@
  * /metrics (Prometheus text), /status (JSON) and /status.txt (the table
  * "ferryd -s status" prints); 404 for any other path, 405 for another
  * method, 400 for what is not a request.  One request per connection;
- * a client that takes longer than STATS_HTTP_TIMEOUT_MS in all is
- * closed.  The top level's allow and deny apply to TCP clients.
+ * a client that takes longer than STATS_HTTP_TIMEOUT_MS to send it, or
+ * to take the next part of the answer, is closed.  The top level's
+ * allow and deny apply to TCP clients.
  */
 #ifndef FERRYD_STATS_HTTP_H
 #define FERRYD_STATS_HTTP_H
@@ -13,7 +14,7 @@
 #include "conf.h"
 
 #define STATS_HTTP_TIMEOUT_MS	3000
-/* Connections served at once per worker; more are closed at once. */
+/* Clients served at once per worker; more wait for another worker. */
 #define STATS_HTTP_MAX		16
 /* The longest request taken (request line and headers). */
 #define STATS_HTTP_REQUEST_MAX	4096

@@ -48,12 +48,8 @@ struct tcp_session {
 	struct tcp_connect	 connect;
 	struct tcp_relay	 relay;
 	int64_t			 started;
-	/*
-	 * For the histograms (us): the accept until connected, then the
-	 * connect until the backend's first byte, then 0.
-	 */
-	int64_t			 mark_us;
-	/* For the access log: us, or TIME_NONE. */
+	int64_t			 accepted_us;	/* stats_now_us() */
+	/* From then to connected, then to the first byte: us, or TIME_NONE. */
 	uint32_t		 connect_us, first_byte_us;
 	struct event_timer	 timer;		/* connect, then idle timeout */
 	struct sockaddr_any	 peer;
@@ -149,14 +145,14 @@ session_log_access(struct tcp_sessions *ts, const struct rule *rule,
 	    event_now(ts->env.loop), times);
 }
 
-/* What the rule's and the backend's counters keep of a session of ms. */
+/* What the rule's and the backend's counters keep of a session. */
 static void
-session_count_end(const struct tcp_session *ss, int64_t ms)
+session_count_end(const struct tcp_session *ss)
 {
 	const struct tcp_relay	*r = &ss->relay;
 	struct stats_rule	*sr = stats_rule(ss->rule);
 	struct stats_backend	*sb;
-	uint64_t		 us = stats_elapsed_us(0, ms);
+	uint64_t		 us = (uint64_t)(stats_now_us() - ss->accepted_us);
 
 	sr->closed++;
 	sr->active--;
@@ -175,12 +171,12 @@ session_count_end(const struct tcp_session *ss, int64_t ms)
 static void
 session_first_byte(struct tcp_session *ss)
 {
-	uint64_t us = (uint64_t)(stats_now_us() - ss->mark_us);
+	uint64_t us = (uint64_t)(stats_now_us() - ss->accepted_us) -
+	    ss->connect_us;
 
 	ss->first_byte_us = time_kept(us);
 	hist_add(&stats_rule(ss->rule)->first_byte, us);
 	hist_add(&stats_backend(ss->connect.backend)->first_byte, us);
-	ss->mark_us = 0;
 }
 
 /* Close a CLOSING session and free it: log, access log, sockets. */
@@ -219,7 +215,7 @@ session_free(struct tcp_session *ss)
 	ts->counters->closed++;
 	ts->counters->bytes_in += r->dir[TCP_CLIENT].bytes;
 	ts->counters->bytes_out += r->dir[TCP_BACKEND].bytes;
-	session_count_end(ss, ms);
+	session_count_end(ss);
 	tcp_connect_release(&ss->connect);
 	tcp_relay_close(&ts->env, r, ss->reset_side);
 	event_timer_cancel(ts->env.loop, &ss->timer);
@@ -311,9 +307,8 @@ session_connect_done(struct tcp_session *ss, int events)
 	}
 	ss->state = TCP_RELAYING;
 	now_us = tcp_connect_succeeded(&ss->connect, ss->rule);
-	ss->connect_us = time_kept((uint64_t)(now_us - ss->mark_us));
+	ss->connect_us = time_kept((uint64_t)(now_us - ss->accepted_us));
 	hist_add(&stats_rule(ss->rule)->connect, ss->connect_us);
-	ss->mark_us = now_us;
 	tcp_relay_connected(r, now);
 	/* From now on the timer is the idle timeout's, re-armed lazily. */
 	if (ss->rule->idle_timeout > 0)
@@ -330,7 +325,7 @@ session_relay(struct tcp_session *ss)
 	struct tcp_relay	*r = &ss->relay;
 	enum tcp_relay_status	 res = tcp_relay_run(&ss->owner->env, r);
 
-	if (ss->mark_us != 0 && r->dir[TCP_BACKEND].bytes > 0 &&
+	if (ss->first_byte_us == TIME_NONE && r->dir[TCP_BACKEND].bytes > 0 &&
 	    ss->state == TCP_RELAYING)
 		session_first_byte(ss);
 	switch (res) {
@@ -490,7 +485,7 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 	ts->counters->accepted++;
 	stats_rule(rule)->accepted++;
 	stats_rule(rule)->active++;
-	ss->mark_us = stats_now_us();
+	ss->accepted_us = stats_now_us();
 	ss->connect_us = ss->first_byte_us = TIME_NONE;
 #ifndef __linux__
 	/* Linux copies these from the listening socket; others may not. */

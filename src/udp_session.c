@@ -245,13 +245,13 @@ session_free(struct udp_session *s)
 
 /*
  * The counters of s's backend, or NULL: a backend the rule lost at a
- * reload, or a TCP one not connected yet (its datagrams wait).
+ * reload.  A TCP backend still connecting counts the datagrams that
+ * wait for it.
  */
 static struct stats_backend *
 session_stats_backend(const struct udp_session *s)
 {
-	if (s->backend == NULL || s->stranger || (s->stream != NULL &&
-	    !s->stream->connect.connected))
+	if (s->backend == NULL || s->stranger)
 		return NULL;
 	return stats_backend(s->backend);
 }
@@ -273,7 +273,8 @@ session_count_end(const struct udp_session *s, int64_t now)
 	uint64_t		 us = stats_elapsed_us(s->started, now);
 
 	hist_add(&sr->duration, us);
-	if ((sb = session_stats_backend(s)) != NULL)
+	if ((sb = session_stats_backend(s)) != NULL && (s->stream == NULL ||
+	    s->stream->connect.connected))
 		hist_add(&sb->duration, us);
 }
 

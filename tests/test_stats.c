@@ -93,9 +93,9 @@ alive(unsigned gen, void *arg)
 static void
 test_tables(void)
 {
-	struct conf	*a, *b;
-	char		 path[1024];
-	struct stats_rule r;
+	struct conf		*a, *b, *c;
+	char			 path[1024];
+	struct stats_rule	 r;
 
 	a = load_good("a.conf", "workers = 2;\nrules = (\n"
 	    " { name = \"web\"; listen = \"127.0.0.1:18000\"; connect = "
@@ -108,7 +108,10 @@ test_tables(void)
 	    "\"127.0.0.1:18083\"; },\n { name = \"web\"; listen = "
 	    "\"127.0.0.1:18000\"; connect = \"127.0.0.1:18081\"; } );\n",
 	    path, sizeof(path), "web, after another rule");
-	if (a == NULL || b == NULL)
+	c = load_good("c.conf", "workers = 3;\nrules = (\n"
+	    " { name = \"web\"; listen = \"127.0.0.1:18000\"; connect = "
+	    "\"127.0.0.1:18081\"; } );\n", path, sizeof(path), "web alone");
+	if (a == NULL || b == NULL || c == NULL)
 		return;
 	check(stats_table_new(a, NULL, 1) == 0, "a table for generation 1");
 	gen_alive[1] = true;
@@ -120,14 +123,17 @@ test_tables(void)
 	stats_rule(&a->rules[0])->active += 1;
 	check(accepted() == 8, "two workers' columns summed: %llu",
 	    (unsigned long long)accepted());
-	/* Slot 1's worker dies: its count stays, its open ones are gone. */
+	/* Slot 1's worker dies: its count stays, its open one is closed. */
 	stats_worker_gone(1, 1);
 	(void)stats_read_rule(0, &r);
-	check(r.accepted == 8 && r.active == 2, "a dead worker's counts stay "
-	    "(%llu), its open connections go (%llu open)",
-	    (unsigned long long)r.accepted, (unsigned long long)r.active);
+	check(r.accepted == 8 && r.active == 2 && r.closed == 1,
+	    "a dead worker's counts stay (%llu); what it had open counts as "
+	    "closed (%llu open, %llu closed)", (unsigned long long)r.accepted,
+	    (unsigned long long)r.active, (unsigned long long)r.closed);
 	/* A reload: web is rule 1 of b, its old counts still read. */
 	check(stats_table_new(b, a, 2) == 0, "a table for generation 2");
+	check(stats_superseded() == false, "the newest table is not "
+	    "superseded");
 	gen_alive[2] = true;
 	stats_worker_begin(b, 0);
 	stats_rule(&b->rules[1])->accepted += 10;
@@ -137,21 +143,34 @@ test_tables(void)
 	(void)stats_read_rule(0, &r);
 	check(r.accepted == 0, "the new rule starts at 0: %llu",
 	    (unsigned long long)r.accepted);
+	/* Another reload while generation 1 still drains. */
+	check(stats_table_new(c, b, 3) == 0, "a table for generation 3");
+	gen_alive[3] = true;
+	stats_worker_begin(c, 2);
+	stats_rule(&c->rules[0])->accepted += 100;
+	check(accepted() == 118, "three generations read: %llu",
+	    (unsigned long long)accepted());
 	stats_settle(alive, NULL);
-	(void)stats_read_rule(1, &r);
-	check(r.accepted == 18, "nothing folds while generation 1 lives");
-	/* Generation 1's worker 0 still counts while it drains. */
+	check(accepted() == 118, "nothing folds while they live");
+	/* Generation 2, in the middle, ends first. */
+	stats_worker_gone(2, 0);
+	gen_alive[2] = false;
+	stats_settle(alive, NULL);
+	check(accepted() == 118, "generation 2 folded into 3, which reads 1 "
+	    "through it: %llu", (unsigned long long)accepted());
+	stats_worker_gone(1, 0);
 	gen_alive[1] = false;
 	stats_settle(alive, NULL);
-	(void)stats_read_rule(1, &r);
-	check(r.accepted == 18 && r.active == 2, "folded into generation 2's "
-	    "base once it is gone: %llu, %llu open (gauges of a worker that "
-	    "was not reaped stay until it is)", (unsigned long long)r.accepted,
-	    (unsigned long long)r.active);
-	check(stats_generation() == 2 && stats_slots() == 1,
-	    "generation 2 with 1 slot");
+	(void)stats_read_rule(0, &r);
+	check(r.accepted == 118 && r.active == 0 && r.closed == 3,
+	    "then generation 1: %llu accepted, %llu open, %llu closed",
+	    (unsigned long long)r.accepted, (unsigned long long)r.active,
+	    (unsigned long long)r.closed);
+	check(stats_generation() == 3 && stats_slots() == 3,
+	    "generation 3 with 3 slots");
 	conf_free(a);
 	conf_free(b);
+	conf_free(c);
 }
 
 int
