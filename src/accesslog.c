@@ -126,7 +126,8 @@ void
 accesslog_set_format(int format, const int *fields, int n)
 {
 	al_nfields = n > 0 && n <= ACCESS_FIELDS ? n : 0;
-	memcpy(al_fields, fields, (size_t)al_nfields * sizeof(*fields));
+	if (al_nfields > 0)
+		memcpy(al_fields, fields, (size_t)al_nfields * sizeof(*fields));
 	al_format = format;
 }
 
