@@ -65,6 +65,16 @@ addr_split(const char *spec, char *host, size_t hostlen, char *port,
 	return 0;
 }
 
+/*
+ * The fuzzing harnesses' build (-DFERRYD_FUZZING) resolves no name: a
+ * fuzzed configuration must not send queries to the resolver.
+ */
+#ifdef FERRYD_FUZZING
+#define NUMERIC_ONLY	1
+#else
+#define NUMERIC_ONLY	0
+#endif
+
 /* Say why getaddrinfo() could not resolve what was written as spec. */
 static int
 resolve_error(int rc, const char *spec, char *err, size_t errlen)
@@ -134,7 +144,7 @@ resolve_spec(const char *spec, int passive, struct addrinfo **res, char *err,
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
 	hints.ai_flags = passive ? AI_PASSIVE : 0;
-	if (spec[0] == '[')
+	if (spec[0] == '[' || NUMERIC_ONLY)
 		hints.ai_flags |= AI_NUMERICHOST;
 	rc = getaddrinfo(host, port, &hints, res);
 	if (rc != 0)
@@ -238,7 +248,7 @@ addr_resolve_host(const char *host, int family, struct sockaddr_any *out,
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = host[0] == '[' ? AF_INET6 : AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = host[0] == '[' ? AI_NUMERICHOST : 0;
+	hints.ai_flags = host[0] == '[' || NUMERIC_ONLY ? AI_NUMERICHOST : 0;
 	rc = getaddrinfo(name, NULL, &hints, &res);
 	if (rc != 0)
 		return resolve_error(rc, host, err, errlen);

@@ -23,6 +23,7 @@
 #include "stats.h"
 #include "stats_export.h"
 #include "stats_http.h"
+#include "stats_request.h"
 
 struct client {
 	TAILQ_ENTRY(client)	 link;
@@ -128,42 +129,23 @@ client_error(struct client *c, const char *status)
 static int
 client_serve(struct client *c)
 {
-	static const struct {
-		const char		*path;
-		enum stats_format	 format;
-		const char		*type;
-	} docs[] = {
-		{ "/metrics", STATS_PROMETHEUS,
-		    "text/plain; version=0.0.4; charset=utf-8" },
-		{ "/status", STATS_JSON, "application/json" },
-		{ "/status.txt", STATS_TABLE, "text/plain; charset=utf-8" },
-	};
-	char	*sp, *path, *end, *body;
-	size_t	 i, len;
+	const struct stats_doc	*doc = NULL;
+	char			*body;
+	size_t			 len;
 
-	/* "GET /path HTTP/1.x", ended by CRLF or a bare LF. */
-	if ((end = memchr(c->req, '\n', c->got)) == NULL)
+	switch (stats_request_parse(c->req, c->got, &doc)) {
+	case STATS_REQ_BAD:
 		return client_error(c, "400 Bad Request");
-	if (end > c->req && end[-1] == '\r')
-		end--;
-	*end = '\0';
-	if ((sp = strchr(c->req, ' ')) == NULL)
-		return client_error(c, "400 Bad Request");
-	path = sp + 1;
-	if ((sp = strchr(path, ' ')) == NULL ||
-	    strncmp(sp + 1, "HTTP/1.", 7) != 0)
-		return client_error(c, "400 Bad Request");
-	*sp = '\0';
-	if (path - 1 - c->req != 3 || memcmp(c->req, "GET", 3) != 0)
+	case STATS_REQ_METHOD:
 		return client_error(c, "405 Method Not Allowed");
-	for (i = 0; i < sizeof(docs) / sizeof(docs[0]); i++)
-		if (strcmp(path, docs[i].path) == 0)
-			break;
-	if (i == sizeof(docs) / sizeof(docs[0]))
+	case STATS_REQ_NOT_FOUND:
 		return client_error(c, "404 Not Found");
-	if (stats_render(c->owner->cfg, docs[i].format, &body, &len) == -1)
+	default:
+		break;
+	}
+	if (stats_render(c->owner->cfg, doc->format, &body, &len) == -1)
 		return client_error(c, "503 Service Unavailable");
-	return client_respond(c, "200 OK", docs[i].type, body, len);
+	return client_respond(c, "200 OK", doc->type, body, len);
 }
 
 /*
@@ -188,8 +170,7 @@ client_read(struct client *c)
 			return -1;
 		}
 		c->got += (size_t)n;
-		if (memmem(c->req, c->got, "\r\n\r\n", 4) != NULL ||
-		    memmem(c->req, c->got, "\n\n", 2) != NULL)
+		if (stats_request_whole(c->req, c->got))
 			return client_serve(c);
 	}
 }
