@@ -25,6 +25,7 @@ static int	al_fd = -1;
 static int	al_format = ACCESS_LOG_RINETD;
 static int	al_fields[ACCESS_FIELDS];	/* access_log_fields */
 static int	al_nfields;
+static uint64_t	al_lost;	/* lines lost here since writes failed */
 
 const struct accesslog_times accesslog_no_times = { -1, -1 };
 static char	al_path[PATH_MAX];
@@ -299,7 +300,18 @@ accesslog_write(const struct accesslog_entry *e)
 	while (rc == -1 && errno == EINTR);
 	/*
 	 * A full disk or a FIFO nobody reads loses the line: the relay must
-	 * not wait for the log, and there is nowhere better to report it.
+	 * not wait for the log.  Said once when it starts, and once with
+	 * the count when lines are written again.
 	 */
+	if (rc == -1 || (size_t)rc != len) {
+		if (al_lost++ == 0)
+			log_warn("cannot write to access log %s: %s; its lines "
+			    "are lost until it can be written again", al_path,
+			    rc == -1 ? strerror(errno) : "short write");
+	} else if (al_lost > 0) {
+		log_notice("access log %s is written again; %llu line(s) were "
+		    "lost", al_path, (unsigned long long)al_lost);
+		al_lost = 0;
+	}
 	errno = saved_errno;
 }

@@ -6,6 +6,7 @@
  */
 #include "ferryd.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -319,6 +320,53 @@ test_no_interleaving(void)
 	    "%d processes, %d whole lines, %d broken", WRITERS, whole, broken);
 }
 
+/*
+ * A log that cannot be written (a full pipe standing in for a full
+ * disk): the lines are lost, said once; once it takes lines again, that
+ * is said with how many were lost.
+ */
+static void
+test_full(void)
+{
+	struct sockaddr_any	c;
+	struct accesslog_entry	e;
+	char			path[PATH_MAX], logpath[PATH_MAX], err[256];
+	char			got[8192], sink[65536];
+	int			p[2], i;
+
+	write_conf("full.log", "", path, sizeof(path));
+	write_conf("ferryd.log", "", logpath, sizeof(logpath));
+	if (accesslog_open(path, err, sizeof(err)) == -1 || pipe(p) == -1 ||
+	    fcntl(p[1], F_SETFL, O_NONBLOCK) == -1 ||
+	    fcntl(p[0], F_SETFL, O_NONBLOCK) == -1 ||
+	    log_open(LOG_TO_FILE, logpath, err, sizeof(err)) == -1) {
+		check(0, "set up a full log: %s", err);
+		return;
+	}
+	log_set_level(LOG_LEVEL_INFO);
+	accesslog_set_format(ACCESS_LOG_RINETD, NULL, 0);
+	accesslog_adopt_fd(p[1]);
+	while (write(p[1], sink, sizeof(sink)) > 0)
+		;	/* the pipe is full */
+	e = entry(&rule4, &c, "192.0.2.7:1", ACCESSLOG_DONE, 1);
+	for (i = 0; i < 5; i++)
+		accesslog_write(&e);
+	while (read(p[0], sink, sizeof(sink)) > 0)
+		;	/* emptied */
+	accesslog_write(&e);
+	slurp(logpath, got, sizeof(got));
+	check(strstr(got, "cannot write to access log") != NULL &&
+	    strstr(strstr(got, "cannot write to access log") + 1,
+	    "cannot write to access log") == NULL,
+	    "5 lines lost: said once");
+	check(strstr(got, "is written again; 5 line(s) were lost") != NULL,
+	    "then written again, with the count: %s", got);
+	accesslog_close();
+	close(p[0]);
+	log_open(LOG_TO_STDERR, NULL, NULL, 0);
+	log_set_level(LOG_LEVEL_ERR);
+}
+
 int
 main(void)
 {
@@ -328,6 +376,7 @@ main(void)
 	test_formats();
 	test_corners();
 	test_file();
+	test_full();
 	test_no_interleaving();
 	remove_tmpdir();
 	return test_summary();
