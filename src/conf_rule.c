@@ -223,9 +223,13 @@ rule_transparent(struct conf_loader *ld, const config_setting_t *rule,
 	if (!r->transparent)
 		return 0;
 #if !defined(IP_TRANSPARENT) || !defined(IPV6_TRANSPARENT)
+	(void)family;
+	(void)dual;
+	(void)backend;
+	(void)i;
 	return conf_fail(ld, m, "\"transparent\" needs Linux's "
 	    "IP_TRANSPARENT, which this system does not have");
-#endif
+#else
 	if (r->source != NULL)
 		return conf_fail(ld, m, "\"transparent\" and \"source\" both "
 		    "choose the address backend connections leave from: set "
@@ -243,6 +247,7 @@ rule_transparent(struct conf_loader *ld, const config_setting_t *rule,
 		    " with ipv6_only" : "");
 	}
 	return 0;
+#endif
 }
 
 /*

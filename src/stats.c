@@ -342,33 +342,40 @@ read_total(const struct stats_table *t, enum kind kind, size_t id,
 	} while (__atomic_load_n(&t->seq, __ATOMIC_ACQUIRE) != seq);
 }
 
+/* The totals of kind's counters for id in the current table: false if none. */
+static bool
+read_kind(enum kind kind, size_t id, void *out)
+{
+	const volatile uint64_t	*cols;
+	const int32_t		*map;
+	size_t			 n, words;
+
+	if (current == NULL)
+		return false;
+	kind_of(current, kind, &cols, &n, &words, &map);
+	if (id >= n)
+		return false;
+	read_total(current, kind, id, out, words);
+	return true;
+}
+
 bool
 stats_read_rule(unsigned id, struct stats_rule *out)
 {
-	if (current == NULL || id >= current->nrules)
-		return false;
-	read_total(current, RULES, id, (volatile uint64_t *)out,
-	    WORDS(struct stats_rule));
-	return true;
+	return read_kind(RULES, id, out);
 }
 
 bool
 stats_read_backend(unsigned id, struct stats_backend *out)
 {
-	if (current == NULL || id >= current->nbackends)
-		return false;
-	read_total(current, BACKENDS, id, (volatile uint64_t *)out,
-	    WORDS(struct stats_backend));
-	return true;
+	return read_kind(BACKENDS, id, out);
 }
 
 bool
 stats_read_worker(int slot, struct stats_worker *out)
 {
-	if (current == NULL || slot < 0 || slot >= current->slots)
+	if (slot < 0 || !read_kind(WORKERS, (size_t)slot, out))
 		return false;
-	read_total(current, WORKERS, (size_t)slot, (volatile uint64_t *)out,
-	    WORDS(struct stats_worker));
 	out->pid = current->workers[slot].pid;	/* not a sum */
 	return true;
 }

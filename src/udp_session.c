@@ -745,17 +745,21 @@ void
 udp_datagrams(struct mmsghdr *m, struct iovec *parts, const struct iovec *iov,
     int n, const unsigned char *hdr, size_t hlen)
 {
-	int	i, k = hlen > 0 ? 2 : 1;
+	int	i;
 
 	memset(m, 0, (size_t)n * sizeof(m[0]));
 	for (i = 0; i < n; i++) {
-		if (hlen > 0) {
-			parts[2 * i].iov_base = (void *)(uintptr_t)hdr;
-			parts[2 * i].iov_len = hlen;
+		if (hlen == 0) {
+			/* No header: the datagrams' own iovecs, no copy. */
+			m[i].msg_hdr.msg_iov = (struct iovec *)(uintptr_t)&iov[i];
+			m[i].msg_hdr.msg_iovlen = 1;
+			continue;
 		}
-		parts[k * i + k - 1] = iov[i];
-		m[i].msg_hdr.msg_iov = &parts[k * i];
-		m[i].msg_hdr.msg_iovlen = (size_t)k;
+		parts[2 * i].iov_base = (void *)(uintptr_t)hdr;
+		parts[2 * i].iov_len = hlen;
+		parts[2 * i + 1] = iov[i];
+		m[i].msg_hdr.msg_iov = &parts[2 * i];
+		m[i].msg_hdr.msg_iovlen = 2;
 	}
 }
 

@@ -73,8 +73,9 @@ void	udp_backend_error(struct scoreboard_counters *counters,
 
 /*
  * Lay out the n datagrams iov for sendmmsg in m, each after hdr (hlen
- * bytes; 0: none), in parts (room for 2n iovecs): the iovecs of
- * consecutive messages follow each other.
+ * bytes) in parts (room for 2n iovecs); with hlen 0, m points at iov
+ * itself.  Either way the iovecs of consecutive messages follow each
+ * other.
  */
 void	udp_datagrams(struct mmsghdr *m, struct iovec *parts,
     const struct iovec *iov, int n, const unsigned char *hdr, size_t hlen);
