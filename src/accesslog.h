@@ -29,6 +29,8 @@
 #define ACCESSLOG_IDLE_TIMEOUT		"idle-timeout"
 #define ACCESSLOG_RESET			"reset"
 #define ACCESSLOG_REFUSED_MAX		"refused-max-connections"
+#define ACCESSLOG_REFUSED_PER_CLIENT	"refused-per-client"
+#define ACCESSLOG_REFUSED_RATE		"refused-rate"
 #define ACCESSLOG_SHUTDOWN		"shutdown"
 #define ACCESSLOG_EVICTED		"evicted"	/* UDP: max_sessions */
 #define ACCESSLOG_PROXY_ERROR		"proxy-error"	/* accept_proxy */

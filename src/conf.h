@@ -206,6 +206,14 @@ struct rule {
 	int                 idle_timeout;    /* ms, 0 = never */
 	int                 session_timeout; /* ms, either side UDP: silence */
 	int                 max_sessions;    /* UDP listeners, per worker */
+	int                 max_connections_per_client; /* TCP listeners:
+					      * open from one address, over
+					      * all workers; 0 = no limit */
+	int                 connection_rate; /* TCP listeners: new per second
+					      * from one address; 0 = none */
+	uint64_t            client_key;      /* its name hashed: the rule in
+					      * client_limit.c's tables,
+					      * across reloads */
 	int                 splice;          /* enum splice_mode */
 	int                 sndbuf;          /* SO_SNDBUF, 0 = system's */
 	int                 rcvbuf;          /* SO_RCVBUF, 0 = system's */
@@ -256,6 +264,8 @@ struct conf {
 	int            watchdog_timeout; /* ms, 0 = no watchdog */
 	int            backlog;
 	int            max_connections;  /* per worker */
+	int            max_connections_per_client; /* default for TCP rules */
+	int            connection_rate;  /* default for TCP rules */
 	int            session_timeout;  /* ms, default for UDP rules */
 	int            max_sessions;     /* default for UDP rules */
 	int            splice;           /* enum splice_mode, default for rules */

@@ -42,6 +42,10 @@ static const struct conf_key rule_keys[] = {
 	    SESSION_TIMEOUT_MAX, offsetof(struct rule, session_timeout) },
 	{ "max_sessions", conf_parse_int, 1, MAX_SESSIONS_MAX,
 	    offsetof(struct rule, max_sessions) },
+	{ "max_connections_per_client", conf_parse_int, 0, MAX_CONNECTIONS_MAX,
+	    offsetof(struct rule, max_connections_per_client) },
+	{ "connection_rate", conf_parse_int, 0, CONNECTION_RATE_MAX,
+	    offsetof(struct rule, connection_rate) },
 	{ "splice", conf_parse_splice, 0, 0, offsetof(struct rule, splice) },
 	{ "sndbuf", conf_parse_int, 0, SOCKBUF_MAX,
 	    offsetof(struct rule, sndbuf) },
@@ -152,6 +156,8 @@ rule_protocol_keys(struct conf_loader *ld, const config_setting_t *rule,
 		{ "max_sessions", KIND_UDP | KIND_UDP_TCP },
 		{ "framing", KIND_UDP_TCP | KIND_TCP_UDP },
 		{ "accept_proxy", KIND_TCP | KIND_TCP_UDP },
+		{ "max_connections_per_client", KIND_TCP | KIND_TCP_UDP },
+		{ "connection_rate", KIND_TCP | KIND_TCP_UDP },
 		{ "proxy_timeout", KIND_TCP | KIND_TCP_UDP },
 		{ "accept_proxy_from", KIND_TCP | KIND_TCP_UDP },
 		{ "keepalive", KIND_TCP | KIND_UDP_TCP | KIND_TCP_UDP },
@@ -737,6 +743,7 @@ parse_rule(struct conf_loader *ld, const config_setting_t *s,
 	r->splice = r->sndbuf = r->rcvbuf = UNSET;
 	r->connect_protocol = UNSET;
 	r->proxy_timeout = UNSET;
+	r->max_connections_per_client = r->connection_rate = UNSET;
 	if (conf_parse_members(ld, s, &conf_rule_keys, r) == -1)
 		return -1;
 	if (r->connect_protocol == UNSET)
@@ -843,6 +850,21 @@ conf_parse_rules(struct conf_loader *ld, const struct conf_key *k,
 	return rc;
 }
 
+/*
+ * FNV-1a of a rule's name: the rule in client_limit.c's tables, which
+ * workers of two generations share across a reload.  Never 0, which
+ * marks an empty entry.
+ */
+static uint64_t
+rule_client_key(const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *name != '\0'; name++)
+		h = (h ^ (unsigned char)*name) * 0x100000001b3ULL;
+	return h != 0 ? h : 1;
+}
+
 void
 conf_rules_inherit(struct conf *cfg)
 {
@@ -874,6 +896,15 @@ conf_rules_inherit(struct conf *cfg)
 			r->max_sessions = cfg->max_sessions;
 		if (r->splice == UNSET)
 			r->splice = cfg->splice;
+		/* Clients are counted by connection: UDP listeners have none. */
+		if (r->protocol == RULE_UDP)
+			r->max_connections_per_client = r->connection_rate = 0;
+		if (r->max_connections_per_client == UNSET)
+			r->max_connections_per_client =
+			    cfg->max_connections_per_client;
+		if (r->connection_rate == UNSET)
+			r->connection_rate = cfg->connection_rate;
+		r->client_key = rule_client_key(r->name);
 		if (r->sndbuf == UNSET)
 			r->sndbuf = cfg->sndbuf;
 		if (r->rcvbuf == UNSET)

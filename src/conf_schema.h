@@ -29,6 +29,8 @@ struct conf_text;
 #define WATCHDOG_TIMEOUT_MAX	3600000		/* one hour */
 #define BACKLOG_MAX		65535
 #define MAX_CONNECTIONS_MAX	1000000
+/* New connections per second from one client: counted in 16 bits. */
+#define CONNECTION_RATE_MAX	65535
 #define SESSION_TIMEOUT_MIN	1000		/* a second */
 #define SESSION_TIMEOUT_MAX	86400000	/* one day */
 #define MAX_SESSIONS_MAX	10000000

@@ -22,6 +22,7 @@
 #include "addr.h"
 #include "clock.h"
 #include "checker.h"
+#include "client_limit.h"
 #include "daemon.h"
 #include "fdlimit.h"
 #include "health.h"
@@ -157,6 +158,7 @@ master_spawn(struct master *m, int slot)
 		return;
 	}
 	c->cell = scoreboard_take();
+	client_limit_table_start(c->cell);
 	/* No signal may reach the child before it has its own pipe. */
 	sig_block_all(1);
 	pid = fork();
@@ -178,6 +180,7 @@ master_spawn(struct master *m, int slot)
 		log_err("cannot start worker %d: fork: %s", slot,
 		    strerror(errno));
 		close(chan[0]);
+		client_limit_table_gone(c->cell);
 		scoreboard_give(c->cell);
 		free(c);
 		m->slots[slot].respawn_at = clock_ms() + RESPAWN_MAX_MS;
@@ -381,6 +384,8 @@ master_reap(struct master *m)
 		TAILQ_REMOVE(&m->children, c, link);
 		master_pass_answered(m, c);
 		child_close_chan(c);
+		/* Its connections are gone: so are its clients' counts. */
+		client_limit_table_gone(c->cell);
 		scoreboard_give(c->cell);
 		stats_worker_gone(c->gen, c->slot);
 		if (!m->started && !m->stopping)
@@ -1247,6 +1252,7 @@ master_start(struct master *m, char *err, size_t errlen)
 		return -1;
 	m->slots = calloc(cfg->workers, sizeof(*m->slots));
 	if (m->slots == NULL || scoreboard_open() == -1 ||
+	    client_limit_open() == -1 ||
 	    health_table_new(cfg, NULL) == -1 ||
 	    stats_table_new(cfg, NULL, 1) == -1 ||
 	    master_signals_setup() == -1) {

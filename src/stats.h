@@ -37,6 +37,8 @@ struct stats_rule {
 	volatile uint64_t	active;		/* gauge: ... open now */
 	volatile uint64_t	denied;		/* by allow/deny */
 	volatile uint64_t	refused_max;	/* max_connections reached */
+	volatile uint64_t	refused_per_client; /* max_connections_per_client */
+	volatile uint64_t	refused_rate;	/* connection_rate */
 	volatile uint64_t	no_backend;	/* no backend could be had */
 	volatile uint64_t	bytes_in;	/* from clients */
 	volatile uint64_t	bytes_out;	/* to clients */

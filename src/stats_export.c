@@ -249,10 +249,16 @@ static const struct family rule_families[] = {
 	    "TCP connections of the rule open now.", RULE_AT(active), NULL },
 	{ "ferryd_rule_refused_total", "counter",
 	    "Clients refused: by allow and deny (UDP: each run of datagrams "
-	    "of a client), at max_connections, or for want of a backend.",
+	    "of a client), at max_connections, at max_connections_per_client "
+	    "(per_client), over connection_rate (rate), or for want of a "
+	    "backend.",
 	    RULE_AT(denied), "reason=\"denied\"" },
 	{ "ferryd_rule_refused_total", NULL, NULL, RULE_AT(refused_max),
 	    "reason=\"max_connections\"" },
+	{ "ferryd_rule_refused_total", NULL, NULL,
+	    RULE_AT(refused_per_client), "reason=\"per_client\"" },
+	{ "ferryd_rule_refused_total", NULL, NULL, RULE_AT(refused_rate),
+	    "reason=\"rate\"" },
 	{ "ferryd_rule_refused_total", NULL, NULL, RULE_AT(no_backend),
 	    "reason=\"no_backend\"" },
 	{ "ferryd_rule_received_bytes_total", "counter",
@@ -625,7 +631,8 @@ json_rule(struct text *t, const struct view *v, const struct view_rule *vr)
 	put(t, ",\"protocol\":\"%s\",\"connect_protocol\":\"%s\","
 	    "\"connections\":{\"accepted\":%llu,\"closed\":%llu,"
 	    "\"active\":%llu},\"refused\":{\"denied\":%llu,"
-	    "\"max_connections\":%llu,\"no_backend\":%llu},"
+	    "\"max_connections\":%llu,\"per_client\":%llu,\"rate\":%llu,"
+	    "\"no_backend\":%llu},"
 	    "\"bytes\":{\"in\":%llu,\"out\":%llu},"
 	    "\"udp\":{\"sessions\":%llu,\"active_sessions\":%llu,"
 	    "\"datagrams_in\":%llu,\"datagrams_out\":%llu,\"truncated\":%llu,"
@@ -637,6 +644,8 @@ json_rule(struct text *t, const struct view *v, const struct view_rule *vr)
 	    (unsigned long long)st->accepted, (unsigned long long)st->closed,
 	    (unsigned long long)st->active, (unsigned long long)st->denied,
 	    (unsigned long long)st->refused_max,
+	    (unsigned long long)st->refused_per_client,
+	    (unsigned long long)st->refused_rate,
 	    (unsigned long long)st->no_backend,
 	    (unsigned long long)st->bytes_in, (unsigned long long)st->bytes_out,
 	    (unsigned long long)st->sessions,
@@ -746,6 +755,7 @@ table(struct text *t, const struct view *v)
 		    vr->rates.connections, a, sizeof(a)),
 		    human_rate(vr->rates.bytes, b, sizeof(b)),
 		    (unsigned long long)(vr->st.denied + vr->st.refused_max +
+		    vr->st.refused_per_client + vr->st.refused_rate +
 		    vr->st.no_backend),
 		    human_time(hist_quantile(lat, 0.5), c, sizeof(c)),
 		    human_time(hist_quantile(lat, 0.99), d, sizeof(d)));

@@ -1,8 +1,8 @@
 /*
  * tcp_accept.c - accepting connections on a worker's stream listeners.
  *
- * A connection is accepted, checked against max_connections and
- * allow/deny, and handed to a session.  When descriptors or memory run
+ * A connection is accepted, checked against max_connections, allow/deny
+ * and the limits per client (client_limit.c), and handed to a session.  When descriptors or memory run
  * out, accepting pauses for a moment (EMFILE_PAUSE_MS) rather than spin
  * on a queue that stays readable; the queued connections wait in the
  * kernel, and the episode is logged once.
@@ -17,6 +17,7 @@
 #include "accesslog.h"
 #include "acl.h"
 #include "addr.h"
+#include "client_limit.h"
 #include "event.h"
 #include "log.h"
 #include "sock.h"
@@ -115,16 +116,57 @@ acceptor_deny(struct tcp_acceptor *acc, int fd, const struct rule *rule,
 }
 
 /*
- * A connection is in, from peer to local (NULL: its socket's address):
- * allow/deny, then a session.  False when accepting must pause.
+ * Over max_connections_per_client or connection_rate (verdict), with
+ * seen against the limit: close at once, say so now and then.  A log
+ * limit per reason, so that a flood of one hides no line of the other.
+ */
+static void
+acceptor_refuse_client(struct tcp_acceptor *acc, int fd,
+    const struct rule *rule, const struct sockaddr_any *peer,
+    enum client_verdict verdict, unsigned seen)
+{
+	static struct log_limit	per_client, rate;
+	char			client[ADDR_STRLEN];
+
+	/* The address alone: the limits are per address, not per port. */
+	addr_host((const struct sockaddr *)&peer->ss, client,
+	    sizeof(client));
+	if (verdict == CLIENT_OVER_MAX) {
+		log_limited_at(&per_client, LOG_LEVEL_WARNING, "%s: refused "
+		    "%s: %u connection%s from it already "
+		    "(max_connections_per_client %d)", rule_log_name(rule),
+		    client, seen, seen == 1 ? "" : "s",
+		    rule->max_connections_per_client);
+		tcp_session_refuse(acc->sessions, fd, rule, peer,
+		    ACCESSLOG_REFUSED_PER_CLIENT);
+	} else {
+		log_limited_at(&rate, LOG_LEVEL_WARNING, "%s: refused %s: "
+		    "%u new connection%s from it in the last second "
+		    "(connection_rate %d)", rule_log_name(rule), client, seen,
+		    seen == 1 ? "" : "s", rule->connection_rate);
+		tcp_session_refuse(acc->sessions, fd, rule, peer,
+		    ACCESSLOG_REFUSED_RATE);
+	}
+}
+
+/*
+ * A connection is in, from peer to local (NULL: its socket's address;
+ * with accept_proxy, both as the header said): allow/deny, the limits
+ * per client, then a session.  False when accepting must pause.
  */
 static bool
 acceptor_admit(struct tcp_acceptor *acc, int fd, const struct rule *rule,
     const struct sockaddr_any *peer, const struct sockaddr_any *local)
 {
+	enum client_verdict	verdict = CLIENT_ADMIT;
+	unsigned		seen = 0;
+
 	if (!acl_permits(&acc->cfg->acl, &rule->acl,
 	    (const struct sockaddr *)&peer->ss))
 		acceptor_deny(acc, fd, rule, peer);
+	else if (client_limited(rule) && (verdict = client_limit_check(rule,
+	    peer, event_now(acc->loop), &seen)) != CLIENT_ADMIT)
+		acceptor_refuse_client(acc, fd, rule, peer, verdict, seen);
 	else if (tcp_session_start(acc->sessions, fd, rule, peer, local) ==
 	    -1) {
 		acceptor_starve(acc, rule_log_name(rule), "relay a connection", errno);

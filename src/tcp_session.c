@@ -14,6 +14,7 @@
 
 #include "accesslog.h"
 #include "addr.h"
+#include "client_limit.h"
 #include "event.h"
 #include "log.h"
 #include "pool.h"
@@ -53,6 +54,7 @@ struct tcp_session {
 	uint32_t		 connect_us, first_byte_us;
 	struct event_timer	 timer;		/* connect, then idle timeout */
 	struct sockaddr_any	 peer;
+	int			 client_hold;	/* client_limit_hold()'s */
 };
 
 struct tcp_sessions {
@@ -216,6 +218,9 @@ session_free(struct tcp_session *ss)
 	ts->counters->bytes_in += r->dir[TCP_CLIENT].bytes;
 	ts->counters->bytes_out += r->dir[TCP_BACKEND].bytes;
 	session_count_end(ss);
+	/* Counted out before the sockets close: whoever sees them gone
+	 * sees the client's count fall too. */
+	client_limit_release(ss->client_hold);
 	tcp_connect_release(&ss->connect);
 	tcp_relay_close(&ts->env, r, ss->reset_side);
 	event_timer_cancel(ts->env.loop, &ss->timer);
@@ -439,6 +444,10 @@ tcp_session_refuse(struct tcp_sessions *ts, int client_fd,
 	ts->counters->refused++;
 	if (strcmp(result, ACCESSLOG_DENIED) == 0)
 		stats_rule(rule)->denied++;
+	else if (strcmp(result, ACCESSLOG_REFUSED_PER_CLIENT) == 0)
+		stats_rule(rule)->refused_per_client++;
+	else if (strcmp(result, ACCESSLOG_REFUSED_RATE) == 0)
+		stats_rule(rule)->refused_rate++;
 	else
 		stats_rule(rule)->refused_max++;
 	/* rinetd names the rule's backend on these lines too. */
@@ -475,6 +484,8 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 	ss->state = TCP_CONNECTING;
 	ss->reset_side = ss->err_side = -1;
 	ss->peer = *peer;
+	ss->client_hold = client_limited(rule) ?
+	    client_limit_hold(rule, peer, now) : -1;
 	ss->started = now;
 	tcp_connect_init(&ss->connect, (const struct sockaddr *)&ss->peer.ss);
 	tcp_relay_init(&ss->relay, client_fd, rule->buffer_size, rule->splice,

@@ -50,7 +50,8 @@ int	tcp_session_start(struct tcp_sessions *ts, int client_fd,
 
 /*
  * Close client_fd at once, without a backend: denied by allow/deny, or
- * over max_connections (result, an ACCESSLOG_ word, says which).
+ * over max_connections, max_connections_per_client or connection_rate
+ * (result, an ACCESSLOG_ word, says which).
  * Counted, logged at debug level, and written to the access log.
  */
 void	tcp_session_refuse(struct tcp_sessions *ts, int client_fd,

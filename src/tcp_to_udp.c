@@ -18,6 +18,7 @@
 #include "accesslog.h"
 #include "balance.h"
 #include "addr.h"
+#include "client_limit.h"
 #include "event.h"
 #include "framing.h"
 #include "log.h"
@@ -52,6 +53,7 @@ struct conn {
 	uint64_t		 bytes_in, bytes_out;
 	struct event_timer	 timer;
 	struct sockaddr_any	 peer;
+	int			 client_hold;	/* client_limit_hold()'s */
 	size_t			 proxy_len;	/* send_proxy: its header */
 	unsigned char		 proxy[PROXY_HEADER_MAX];
 };
@@ -118,6 +120,7 @@ conn_free(struct conn *c)
 	    &accesslog_no_times);
 	tu->counters->closed++;
 	conn_count_end(c, event_now(tu->loop));
+	client_limit_release(c->client_hold);
 	event_close(tu->loop, c->cfd);
 	/* A FIN when it ends well; the socket was made to reset otherwise. */
 	if (c->err == 0)
@@ -400,6 +403,8 @@ tcp_to_udp_start(struct tcp_to_udp *tu, int client_fd,
 	memcpy(c->proxy, proxy, proxy_len);
 	c->proxy_len = proxy_len;
 	c->started = c->last_active = event_now(tu->loop);
+	c->client_hold = client_limited(rule) ?
+	    client_limit_hold(rule, peer, c->started) : -1;
 	c->backend = &rule->upstream.backends[0];
 	event_timer_init(&c->timer, conn_on_timer, c);
 	TAILQ_INSERT_TAIL(&tu->list, c, link);

@@ -17,6 +17,7 @@
 #include "accesslog.h"
 #include "balance.h"
 #include "child.h"
+#include "client_limit.h"
 #include "event.h"
 #include "fdlimit.h"
 #include "ipc.h"
@@ -387,6 +388,7 @@ worker_run(const struct worker_start *ws)
 	proctitle_set("ferryd: worker %d (gen %u)", w.slot, w.generation);
 	child_begin(cfg, SIGQUIT, wants_transparent(cfg));
 	stats_worker_begin(cfg, w.slot);
+	client_limit_worker_begin(ws->cell);
 	if (cfg->cpu_affinity)
 		worker_pin_cpu(w.slot);
 	w.loop = event_loop_new(cfg->event_backend, worker_max_fds(), err,

@@ -525,6 +525,26 @@ static const struct bad_case bad_cases[] = {
 	    1, "\"session_timeout\" must be between 1 and 86400 seconds" },
 	{ "max_sessions zero", RULES "max_sessions = 0;\n",
 	    2, "\"max_sessions\" must be between 1 and" },
+	{ "max_connections_per_client below 0",
+	    "max_connections_per_client = -1;\n" RULES,
+	    1, "\"max_connections_per_client\" must be between 0 and" },
+	{ "connection_rate over its 16 bits",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
+	    "    connect = \"127.0.0.1:18081\";\n"
+	    "    connection_rate = 65536; }\n);\n",
+	    4, "\"connection_rate\" must be between 0 and 65535" },
+	{ "connection_rate not a number",
+	    "connection_rate = \"fast\";\n" RULES, 1, "\"connection_rate\"" },
+	{ "max_connections_per_client in a UDP rule",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\"; protocol = \"udp\";\n"
+	    "    connect = \"127.0.0.1:18081\";\n"
+	    "    max_connections_per_client = 2; }\n);\n",
+	    4, "\"max_connections_per_client\" is not a setting of UDP rules" },
+	{ "connection_rate in a UDP-to-TCP rule",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\"; protocol = \"udp\";\n"
+	    "    connect = \"127.0.0.1:18081\"; connect_protocol = \"tcp\";\n"
+	    "    connection_rate = 2; }\n);\n",
+	    4, "\"connection_rate\" is not a setting of UDP-to-TCP rules" },
 };
 
 /* Who we run as, copied: getpwnam() in conf_load() reuses static storage. */
@@ -593,6 +613,63 @@ test_udp(void)
 	    cfg->rules[1].framing == FRAMING_NONE &&
 	    cfg->rules[1].session_timeout == 4000,
 	    "TCP to UDP: raw by default, session_timeout");
+	conf_free(cfg);
+}
+
+/*
+ * max_connections_per_client and connection_rate: top-level defaults
+ * that TCP rules inherit and may set to 0; UDP listeners take none.
+ */
+static void
+test_client_limits(void)
+{
+	struct conf	*cfg;
+	char		 path[1024];
+	uint64_t	 web_key;
+
+	cfg = load_good("clientlimit.conf",
+	    "rules = (\n"
+	    "  { name = \"web\"; listen = \"127.0.0.1:18080\";\n"
+	    "    connect = \"127.0.0.1:18090\"; },\n"
+	    "  { listen = \"127.0.0.1:18081\"; connect = \"127.0.0.1:18090\";\n"
+	    "    max_connections_per_client = 0; connection_rate = 7; },\n"
+	    "  { listen = \"127.0.0.1:18080\"; connect = \"127.0.0.1:18095\";\n"
+	    "    protocol = \"udp\"; },\n"
+	    "  { listen = \"127.0.0.1:18082\"; connect = \"127.0.0.1:18095\";\n"
+	    "    connect_protocol = \"udp\"; }\n"
+	    ");\n"
+	    "max_connections_per_client = 4;\n"
+	    "connection_rate = 20;\n", path, sizeof(path),
+	    "limits per client at the top level and in rules");
+	if (cfg == NULL)
+		return;
+	check(cfg->rules[0].max_connections_per_client == 4 &&
+	    cfg->rules[0].connection_rate == 20,
+	    "a TCP rule inherits the limits per client");
+	check(cfg->rules[1].max_connections_per_client == 0 &&
+	    cfg->rules[1].connection_rate == 7, "... or sets its own, 0 too");
+	check(cfg->rules[2].max_connections_per_client == 0 &&
+	    cfg->rules[2].connection_rate == 0,
+	    "a UDP listener takes no limit per client");
+	check(cfg->rules[3].max_connections_per_client == 4 &&
+	    cfg->rules[3].connection_rate == 20,
+	    "a TCP-to-UDP rule inherits them");
+	check(cfg->rules[0].client_key != 0 &&
+	    cfg->rules[0].client_key != cfg->rules[1].client_key,
+	    "each rule has its own key in the tables");
+	web_key = cfg->rules[0].client_key;
+	conf_free(cfg);
+
+	cfg = load_good("clientlimit2.conf",
+	    "rules = ( { name = \"web\"; listen = \"127.0.0.1:18083\";\n"
+	    "    connect = \"127.0.0.1:18091\"; } );\n", path, sizeof(path),
+	    "the same name elsewhere");
+	if (cfg == NULL)
+		return;
+	check(cfg->rules[0].max_connections_per_client == 0 &&
+	    cfg->rules[0].connection_rate == 0, "no limit per client by default");
+	check(cfg->rules[0].client_key == web_key,
+	    "a rule is known by its name: the same key at another address");
 	conf_free(cfg);
 }
 
@@ -1244,6 +1321,7 @@ main(void)
 	test_port_ranges();
 	test_names();
 	test_udp();
+	test_client_limits();
 	remove_tmpdir();
 	return test_summary();
 }
