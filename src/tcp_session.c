@@ -218,8 +218,10 @@ session_free(struct tcp_session *ss)
 	ts->counters->bytes_in += r->dir[TCP_CLIENT].bytes;
 	ts->counters->bytes_out += r->dir[TCP_BACKEND].bytes;
 	session_count_end(ss);
-	/* Counted out before the sockets close: whoever sees them gone
-	 * sees the client's count fall too. */
+	/*
+	 * Counted out before the sockets close: whoever sees them gone
+	 * sees the client's count fall too.
+	 */
 	client_limit_release(ss->client_hold);
 	tcp_connect_release(&ss->connect);
 	tcp_relay_close(&ts->env, r, ss->reset_side);
