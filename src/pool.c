@@ -124,21 +124,32 @@ pool_put(struct pool *pool, void *buf, size_t size)
 	c->nfree++;
 }
 
+/* The system's soft pipe limit per user, in pages; 0 if none. */
+static unsigned long pipe_pages_soft;
+static bool          pipe_pages_read;
+
+void
+pool_read_limits(void)
+{
+	FILE *fp;
+
+	pipe_pages_read = true;
+	if ((fp = fopen("/proc/sys/fs/pipe-user-pages-soft", "r")) == NULL)
+		return;
+	if (fscanf(fp, "%lu", &pipe_pages_soft) != 1)
+		pipe_pages_soft = 0;
+	fclose(fp);
+}
+
 /* Pages of the soft pipe limit of an unprivileged user, or 0 if none. */
 static size_t
 user_pipe_pages(void)
 {
-	FILE          *fp;
-	unsigned long  pages = 0;
-
 	if (geteuid() == 0)
 		return 0;	/* root is not charged (CAP_SYS_RESOURCE) */
-	if ((fp = fopen("/proc/sys/fs/pipe-user-pages-soft", "r")) == NULL)
-		return 0;
-	if (fscanf(fp, "%lu", &pages) != 1)
-		pages = 0;
-	fclose(fp);
-	return pages;
+	if (!pipe_pages_read)
+		pool_read_limits();
+	return pipe_pages_soft;
 }
 
 void
