@@ -155,6 +155,32 @@ log_limited(struct log_limit *lim, int level, const char *fmt, ...)
 }
 
 void
+log_episode_hit(struct log_episode *ep, const char *fmt, ...)
+{
+	char	line[1024];
+	va_list	ap;
+
+	if (ep->hits++ > 0)
+		return;
+	ep->since = clock_ms();
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	log_msg(LOG_LEVEL_WARNING, "%s", line);
+}
+
+uint64_t
+log_episode_end(struct log_episode *ep, int64_t *ms)
+{
+	uint64_t hits = ep->hits;
+
+	if (hits > 0)
+		*ms = clock_ms() - ep->since;
+	ep->hits = 0;
+	return hits;
+}
+
+void
 log_msg(int level, const char *fmt, ...)
 {
 	char       line[2048];
