@@ -25,7 +25,7 @@ static int	al_fd = -1;
 static int	al_format = ACCESS_LOG_RINETD;
 static int	al_fields[ACCESS_FIELDS];	/* access_log_fields */
 static int	al_nfields;
-static uint64_t	al_lost;	/* lines lost here since writes failed */
+static struct log_episode al_lost;	/* lines lost while writes fail */
 
 const struct accesslog_times accesslog_no_times = { -1, -1 };
 static char	al_path[PATH_MAX];
@@ -291,6 +291,8 @@ accesslog_write(const struct accesslog_entry *e)
 	size_t	len;
 	ssize_t	rc;
 	int	saved_errno = errno;
+	uint64_t lost;
+	int64_t	ms;
 
 	if (al_fd == -1)
 		return;
@@ -303,15 +305,14 @@ accesslog_write(const struct accesslog_entry *e)
 	 * not wait for the log.  Said once when it starts, and once with
 	 * the count when lines are written again.
 	 */
-	if (rc == -1 || (size_t)rc != len) {
-		if (al_lost++ == 0)
-			log_warn("cannot write to access log %s: %s; its lines "
-			    "are lost until it can be written again", al_path,
-			    rc == -1 ? strerror(errno) : "short write");
-	} else if (al_lost > 0) {
+	if (rc == -1 || (size_t)rc != len)
+		log_episode_hit(&al_lost, "cannot write to access log %s: %s; "
+		    "its lines are lost until it can be written again",
+		    al_path, rc == -1 ? strerror(errno) : "short write");
+	else if (al_lost.hits > 0 && (lost = log_episode_end(&al_lost,
+	    &ms)) > 0)
 		log_notice("access log %s is written again; %llu line(s) were "
-		    "lost", al_path, (unsigned long long)al_lost);
-		al_lost = 0;
-	}
+		    "lost over %.1f s", al_path, (unsigned long long)lost,
+		    (double)ms / 1000);
 	errno = saved_errno;
 }

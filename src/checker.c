@@ -26,6 +26,7 @@
 #include "health.h"
 #include "log.h"
 #include "proctitle.h"
+#include "sandbox.h"
 #include "sig.h"
 #include "sock.h"
 #include "tcp_connect.h"
@@ -367,6 +368,8 @@ checker_run(const struct conf *cfg, int chan, pid_t master)
 		log_err("cannot start: %s", strerror(errno));
 		_exit(2);
 	}
+	if (sandbox_enter(cfg->seccomp, "health checker") == -1)
+		_exit(2);
 	if (getppid() != master)
 		_exit(0);
 	log_debug("started: %zu backend(s) to check", ck.nprobes);

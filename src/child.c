@@ -1,9 +1,9 @@
 /*
  * child.c - what a child of the master (worker or health checker) does
  * first: let go of the master's pidfile and readiness pipe, catch its own
- * signals, take the configured user and group (keeping CAP_NET_ADMIN
- * alone where transparent rules need it), and ask for a signal at the
- * master's death.
+ * signals, take the configured user, group and chroot (keeping
+ * CAP_NET_ADMIN alone where transparent rules need it), and ask for a
+ * signal at the master's death.
  */
 #include "ferryd.h"
 
@@ -11,6 +11,7 @@
 #include <pwd.h>
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef HAVE_SYS_PRCTL_H
 #include <sys/prctl.h>
@@ -83,18 +84,37 @@ caps_net_admin_only(void)
 #endif
 
 /*
- * Take cfg's user and group; net_admin: keep CAP_NET_ADMIN alone
- * through the switch.
+ * chroot: what the child reads by name from now on is under dir.  Root's
+ * to do, after the user's groups were looked up and before the user is
+ * taken.  The local time zone is read first, for log lines.
+ */
+static int
+enter_chroot(const char *dir)
+{
+	tzset();
+	if (chroot(dir) == -1 || chdir("/") == -1) {
+		log_err("cannot chroot to %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Take cfg's user and group and its chroot; net_admin: keep
+ * CAP_NET_ADMIN alone through the switch.
  */
 static int
 privs_drop(const struct conf *cfg, bool net_admin)
 {
-	if (cfg->user == NULL && cfg->group == NULL)
+	if (cfg->user == NULL && cfg->group == NULL && cfg->chroot_dir == NULL)
 		return 0;
 	if (getuid() != 0 && geteuid() != 0) {
-		log_warn("not running as root: ignoring user/group settings");
+		log_warn("not running as root: ignoring user, group and chroot "
+		    "settings");
 		return 0;
 	}
+	if (cfg->user == NULL && cfg->group == NULL)
+		return enter_chroot(cfg->chroot_dir);
 	net_admin = net_admin && cfg->user != NULL;
 #ifdef CAN_KEEP_CAPS
 	if (net_admin)
@@ -115,6 +135,8 @@ privs_drop(const struct conf *cfg, bool net_admin)
 		    strerror(errno));
 		return -1;
 	}
+	if (cfg->chroot_dir != NULL && enter_chroot(cfg->chroot_dir) == -1)
+		return -1;
 	if (cfg->user != NULL && setuid(cfg->uid) == -1) {
 		log_err("cannot change user to %s: %s", cfg->user,
 		    strerror(errno));

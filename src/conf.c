@@ -32,7 +32,8 @@
 #include "conf_rinetd.h"
 #include "event.h"
 
-static conf_key_parser parse_path, parse_pidfile, parse_workers, parse_user;
+static conf_key_parser parse_path, parse_chroot, parse_pidfile, parse_workers;
+static conf_key_parser parse_user;
 static conf_key_parser parse_stats_listen, parse_access_log_fields;
 static conf_key_parser parse_group, parse_log_level, parse_backend;
 static conf_key_parser parse_access_log_format;
@@ -77,6 +78,8 @@ static const struct conf_key global_keys[] = {
 	    offsetof(struct conf, rcvbuf) },
 	{ "cpu_affinity", conf_parse_bool, 0, 0,
 	    offsetof(struct conf, cpu_affinity) },
+	{ "seccomp", conf_parse_bool, 0, 0, offsetof(struct conf, seccomp) },
+	{ "chroot", parse_chroot, 0, 0, offsetof(struct conf, chroot_dir) },
 	{ "allow", conf_parse_allow, 0, 0, offsetof(struct conf, acl) },
 	{ "deny", conf_parse_deny, 0, 0, offsetof(struct conf, acl) },
 	{ "stats_listen", parse_stats_listen, 0, 0,
@@ -187,6 +190,31 @@ parse_path(struct conf_loader *ld, const struct conf_key *k,
 		    "(got \"%s\")", k->name, v);
 	if (check_parent_dir(ld, k, s, v) == -1)
 		return -1;
+	return conf_store_string(ld, s, conf_field(base, k), v);
+}
+
+/*
+ * The directory children chroot into: absolute, a directory now (a
+ * typo is an error at its line, not a worker that cannot start).
+ */
+static int
+parse_chroot(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, void *base)
+{
+	const char	*v = "";
+	struct stat	 st;
+
+	if (conf_get_string(ld, k, s, &v) == -1)
+		return -1;
+	if (v[0] != '/')
+		return conf_fail(ld, s, "\"%s\" must be an absolute path "
+		    "(got \"%s\")", k->name, v);
+	if (stat(v, &st) == -1)
+		return conf_fail(ld, s, "\"%s\": cannot use %s: %s", k->name,
+		    v, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return conf_fail(ld, s, "\"%s\": %s is not a directory",
+		    k->name, v);
 	return conf_store_string(ld, s, conf_field(base, k), v);
 }
 
@@ -367,6 +395,7 @@ conf_new(const char *path)
 	cfg->backlog = DEFAULT_BACKLOG;
 	cfg->max_connections = DEFAULT_MAX_CONNECTIONS;
 	cfg->resolve_interval = DEFAULT_RESOLVE_INTERVAL;
+	cfg->seccomp = true;
 	return cfg;
 }
 
@@ -718,6 +747,7 @@ conf_free(struct conf *cfg)
 	free(cfg->group);
 	free(cfg->pidfile);
 	free(cfg->log_file);
+	free(cfg->chroot_dir);
 	free(cfg->event_backend);
 	if (cfg->text != NULL) {
 		conf_text_free(cfg->text);

@@ -272,6 +272,8 @@ struct conf {
 	int            sndbuf;           /* bytes, default for rules */
 	int            rcvbuf;           /* bytes, default for rules */
 	bool           cpu_affinity;     /* pin worker i to CPU i */
+	bool           seccomp;          /* children filter system calls */
+	char          *chroot_dir;       /* NULL = children keep "/" */
 	char          *access_log;       /* NULL = no access log */
 	int            access_log_format; /* enum access_log_format */
 	int            access_log_fields[ACCESS_FIELDS]; /* enum ...field */

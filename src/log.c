@@ -24,6 +24,9 @@ static int             log_level = LOG_LEVEL_INFO;
 static int             log_fd = -1;
 static char            log_path[1024];
 static char            log_role[32] = "ferryd";
+/* Lines a full disk took, said at the first line written again. */
+static unsigned long    log_lost;
+static int              log_lost_errno;
 
 static const char *const level_names[] = {
 	"error", "warning", "notice", "info", "debug"
@@ -152,6 +155,32 @@ log_limited(struct log_limit *lim, int level, const char *fmt, ...)
 }
 
 void
+log_episode_hit(struct log_episode *ep, const char *fmt, ...)
+{
+	char	line[1024];
+	va_list	ap;
+
+	if (ep->hits++ > 0)
+		return;
+	ep->since = clock_ms();
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	log_msg(LOG_LEVEL_WARNING, "%s", line);
+}
+
+uint64_t
+log_episode_end(struct log_episode *ep, int64_t *ms)
+{
+	uint64_t hits = ep->hits;
+
+	if (hits > 0)
+		*ms = clock_ms() - ep->since;
+	ep->hits = 0;
+	return hits;
+}
+
+void
 log_msg(int level, const char *fmt, ...)
 {
 	char       line[2048];
@@ -185,8 +214,20 @@ log_msg(int level, const char *fmt, ...)
 		len--;		/* make room for the newline of a cut line */
 	line[len++] = '\n';
 	if (write(log_target == LOG_TO_FILE ? log_fd : STDERR_FILENO,
-	    line, len) == -1) {
-		/* Nowhere left to report it; do not let it change errno. */
+	    line, len) != (ssize_t)len) {
+		/*
+		 * A full disk: nowhere to say it now.  Counted, and said
+		 * with the count by the first line that is written again.
+		 */
+		if (log_lost++ == 0)
+			log_lost_errno = errno;
+	} else if (log_lost > 0) {
+		unsigned long lost = log_lost;
+
+		log_lost = 0;
+		log_msg(LOG_LEVEL_WARNING, "%lu log line(s) before this one "
+		    "could not be written (%s) and were lost", lost,
+		    strerror(log_lost_errno));
 	}
 	errno = saved_errno;
 }

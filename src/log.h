@@ -57,6 +57,25 @@ void log_limited(struct log_limit *lim, int level, const char *fmt, ...)
 	do { if (log_get_level() >= (level)) \
 		log_limited((lim), (level), __VA_ARGS__); } while (0)
 
+/*
+ * An episode of shortage (descriptors, memory, disk): said once when it
+ * starts, counted while it lasts, and its end said by the caller with
+ * the count and how long it lasted.  Zero-initialized.
+ */
+struct log_episode {
+	uint64_t	hits;		/* 0: no episode */
+	int64_t		since;		/* clock_ms() at its start */
+};
+
+/* Count a hit; the first of an episode logs the warning fmt. */
+void log_episode_hit(struct log_episode *ep, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/*
+ * The resource is back: the episode's hits (0 when there was none, and
+ * then nothing to say) and its length in ms; the episode is over.
+ */
+uint64_t log_episode_end(struct log_episode *ep, int64_t *ms);
+
 #define log_err(...)     log_msg(LOG_LEVEL_ERR, __VA_ARGS__)
 #define log_warn(...)    log_msg(LOG_LEVEL_WARNING, __VA_ARGS__)
 /*

@@ -33,6 +33,7 @@
 #include "pidfile.h"
 #include "scoreboard.h"
 #include "stats.h"
+#include "sandbox.h"
 #include "sig.h"
 #include "udp_pass.h"
 #include "udp_session.h"
@@ -199,10 +200,18 @@ master_spawn(struct master *m, int slot)
 	    (long)pid, m->gen);
 }
 
+/* How process pid ended, for a log line; with the call a filter stopped. */
 static void
-describe_status(int status, char *buf, size_t len)
+describe_status(pid_t pid, int status, char *buf, size_t len)
 {
-	if (WIFSIGNALED(status))
+	char call[64];
+
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS &&
+	    sandbox_report(pid, call, sizeof(call)))
+		snprintf(buf, len, "killed by the seccomp filter for %s, "
+		    "which ferryd never makes there (a bug to report, or an "
+		    "attack; seccomp = false turns the filter off)", call);
+	else if (WIFSIGNALED(status))
 		snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(status),
 		    strsignal(WTERMSIG(status)));
 	else
@@ -232,9 +241,9 @@ static void
 master_schedule_respawn(struct master *m, const struct child *c, int status)
 {
 	struct slot *s = &m->slots[c->slot];
-	char         how[96];
+	char         how[256];
 
-	describe_status(status, how, sizeof(how));
+	describe_status(c->pid, status, how, sizeof(how));
 	slot_backoff(s, c->started);
 	if (s->delay_ms == 0)
 		log_err("worker %d (pid %ld) %s; respawning", c->slot,
@@ -255,9 +264,9 @@ static void master_read_channel(struct master *, struct child *);
 static void
 master_start_failed(struct master *m, const struct child *c, int status)
 {
-	char how[96], why[CONF_ERR_MAX];
+	char how[256], why[CONF_ERR_MAX];
 
-	describe_status(status, how, sizeof(how));
+	describe_status(c->pid, status, how, sizeof(how));
 	snprintf(why, sizeof(why), "worker %d (pid %ld) %s while starting; "
 	    "see the log", c->slot, (long)c->pid, how);
 	log_err("%s", why);
@@ -328,7 +337,7 @@ static bool
 master_reap_checker(struct master *m, pid_t pid, int status)
 {
 	struct checker_proc *ck = &m->checker;
-	char                 how[96];
+	char                 how[256];
 
 	if (ck->pid <= 0 || pid != ck->pid)
 		return false;
@@ -338,7 +347,7 @@ master_reap_checker(struct master *m, pid_t pid, int status)
 	ck->chan = -1;
 	if (m->stopping)
 		return true;
-	describe_status(status, how, sizeof(how));
+	describe_status(pid, status, how, sizeof(how));
 	slot_backoff(&ck->respawn, ck->started);
 	log_err("health checker (pid %ld) %s; respawning%s; workers keep the "
 	    "last known health", (long)pid, how,
@@ -365,7 +374,7 @@ master_reap(struct master *m)
 	struct child *c;
 	pid_t         pid;
 	int           status;
-	char          how[96];
+	char          how[256];
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 		if (master_reap_checker(m, pid, status))
@@ -393,7 +402,7 @@ master_reap(struct master *m)
 		else if (!m->stopping && c->gen == m->gen)
 			master_schedule_respawn(m, c, status);
 		else {
-			describe_status(status, how, sizeof(how));
+			describe_status(c->pid, status, how, sizeof(how));
 			log_debug("worker %d (pid %ld, generation %u) %s",
 			    c->slot, (long)c->pid, c->gen, how);
 		}
@@ -1252,7 +1261,7 @@ master_start(struct master *m, char *err, size_t errlen)
 		return -1;
 	m->slots = calloc(cfg->workers, sizeof(*m->slots));
 	if (m->slots == NULL || scoreboard_open() == -1 ||
-	    client_limit_open() == -1 ||
+	    client_limit_open() == -1 || sandbox_open() == -1 ||
 	    health_table_new(cfg, NULL) == -1 ||
 	    stats_table_new(cfg, NULL, 1) == -1 ||
 	    master_signals_setup() == -1) {

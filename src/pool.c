@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "pool.h"
 
 #define POOL_CLASSES 8
@@ -49,6 +50,7 @@ struct pool {
 	size_t            budget;	/* pipe pages we may hold; 0: no limit */
 	size_t            held;		/* pages of our pipes, in use and idle */
 	size_t            pipe_size;	/* bytes per pipe under a budget */
+	struct log_episode no_memory;	/* buffers malloc() refused */
 };
 
 struct pool *
@@ -100,9 +102,27 @@ pool_get(struct pool *pool, size_t size)
 {
 	struct pool_class *c = pool_class(pool, size);
 	struct pool_buf   *b;
+	uint64_t           failed;
+	int64_t            ms;
 
-	if (c == NULL || c->free == NULL)
-		return malloc(size);
+	if (c == NULL || c->free == NULL) {
+		/*
+		 * Out of memory (an address space limit, overcommit off): the
+		 * connection that asked is reset, the others go on.  Said
+		 * once, and with the count when memory is back.
+		 */
+		if ((b = malloc(size)) == NULL)
+			log_episode_hit(&pool->no_memory, "out of memory for "
+			    "a %zu-byte buffer: connections that need one are "
+			    "reset until memory is free", size);
+		else if ((failed = log_episode_end(&pool->no_memory,
+		    &ms)) > 0)
+			log_notice("memory for buffers is back after %.1f s; "
+			    "%llu buffer(s) could not be had, their "
+			    "connections reset", (double)ms / 1000,
+			    (unsigned long long)failed);
+		return b;
+	}
 	b = c->free;
 	c->free = b->next;
 	c->nfree--;
@@ -124,21 +144,32 @@ pool_put(struct pool *pool, void *buf, size_t size)
 	c->nfree++;
 }
 
+/* The system's soft pipe limit per user, in pages; 0 if none. */
+static unsigned long pipe_pages_soft;
+static bool          pipe_pages_read;
+
+void
+pool_read_limits(void)
+{
+	FILE *fp;
+
+	pipe_pages_read = true;
+	if ((fp = fopen("/proc/sys/fs/pipe-user-pages-soft", "r")) == NULL)
+		return;
+	if (fscanf(fp, "%lu", &pipe_pages_soft) != 1)
+		pipe_pages_soft = 0;
+	fclose(fp);
+}
+
 /* Pages of the soft pipe limit of an unprivileged user, or 0 if none. */
 static size_t
 user_pipe_pages(void)
 {
-	FILE          *fp;
-	unsigned long  pages = 0;
-
 	if (geteuid() == 0)
 		return 0;	/* root is not charged (CAP_SYS_RESOURCE) */
-	if ((fp = fopen("/proc/sys/fs/pipe-user-pages-soft", "r")) == NULL)
-		return 0;
-	if (fscanf(fp, "%lu", &pages) != 1)
-		pages = 0;
-	fclose(fp);
-	return pages;
+	if (!pipe_pages_read)
+		pool_read_limits();
+	return pipe_pages_soft;
 }
 
 void

@@ -31,6 +31,11 @@ void         pool_put(struct pool *pool, void *buf, size_t size);
  */
 void         pool_fit_user_pipes(struct pool *pool, int workers);
 /*
+ * Read that limit from /proc now, while the process can (before a
+ * chroot); pool_fit_user_pipes() reads it itself otherwise.
+ */
+void         pool_read_limits(void);
+/*
  * Hold at most max pipes, in use and idle (descriptors reserved for
  * sockets are not theirs to take); past it pool_get_pipe() fails with
  * EMFILE and the caller copies.

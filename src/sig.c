@@ -146,7 +146,12 @@ sig_open_catching(const int *signals, size_t n)
 int
 sig_child_setup(void)
 {
-	static const int caught[] = { SIGTERM, SIGINT, SIGQUIT };
+	static const int caught[] = {
+		SIGTERM, SIGINT, SIGQUIT,
+#ifdef FERRYD_DEBUG
+		SIGUSR2,	/* test triggers (worker_handle_signals) */
+#endif
+	};
 
 	if (sig_open_catching(caught, sizeof(caught) / sizeof(caught[0])) == -1)
 		return -1;

@@ -28,6 +28,7 @@
 #include "scoreboard.h"
 #include "stats.h"
 #include "stats_http.h"
+#include "sandbox.h"
 #include "sig.h"
 #include "sock.h"
 #include "tcp_accept.h"
@@ -313,6 +314,10 @@ worker_handle_signals(struct worker *w)
 	}
 	if (sig_take(SIGQUIT))
 		worker_drain(w);
+#ifdef FERRYD_DEBUG
+	if (sig_take(SIGUSR2))
+		sandbox_debug_violate();
+#endif
 	if (w->draining && worker_sessions(w) == 0)
 		return false;
 	if (w->drain_over) {
@@ -386,6 +391,7 @@ worker_run(const struct worker_start *ws)
 	snprintf(role, sizeof(role), "worker %d", w.slot);
 	log_set_role(role);
 	proctitle_set("ferryd: worker %d (gen %u)", w.slot, w.generation);
+	pool_read_limits();
 	child_begin(cfg, SIGQUIT, wants_transparent(cfg));
 	stats_worker_begin(cfg, w.slot);
 	client_limit_worker_begin(ws->cell);
@@ -417,6 +423,8 @@ worker_run(const struct worker_start *ws)
 		    strerror(errno));
 		_exit(2);
 	}
+	if (sandbox_enter(cfg->seccomp, role) == -1)
+		_exit(2);
 	worker_beat(&w);
 	if (ipc_send(w.chan, IPC_READY, NULL, 0, NULL, 0) == -1)
 		log_warn("cannot tell the master we are ready: %s",

@@ -1,0 +1,360 @@
+/*
+ * sandbox.c - a child's last step before its loop: PR_SET_NO_NEW_PRIVS
+ * and a seccomp filter in classic BPF, installed with prctl (libc only).
+ *
+ * The filter lets through the system calls a worker's and the checker's
+ * loops make: reading and writing sockets, pipes and logs, the event
+ * mechanism, memory, clocks, their own signals, exit.  A few are allowed
+ * with their arguments checked: socket() for IPv4, IPv6 and AF_UNIX
+ * (syslog's reconnect) only; mmap() and mprotect() never executable;
+ * kill() and tgkill() to the process itself only (abort()).  Nothing
+ * that opens a file, starts a process, changes credentials or traces.
+ * A system call of another architecture (x32 on x86_64 too) kills the
+ * process; any other call not in the list traps: a SIGSYS handler
+ * writes the call's number where the master reads it (a shared ring),
+ * then lets SIGSYS kill the process.  The master logs the number and
+ * respawns the slot.  A compromised child that catches SIGSYS itself
+ * gains nothing: the forbidden call was not made.
+ *
+ * Only 64-bit architectures whose numbers are the ones <sys/syscall.h>
+ * gives are filtered; elsewhere, and in sanitizer builds (whose runtime
+ * makes calls of its own: /proc reads, ptrace for the leak check), the
+ * child runs with no_new_privs alone and says so.
+ */
+#include "ferryd.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/utsname.h>
+#ifdef HAVE_SYS_PRCTL_H
+#include <sys/prctl.h>
+#endif
+#if defined(HAVE_LINUX_SECCOMP_H) && defined(HAVE_LINUX_FILTER_H) && \
+    defined(HAVE_LINUX_AUDIT_H)
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/syscall.h>
+#if defined(__x86_64__)
+#define SANDBOX_ARCH		AUDIT_ARCH_X86_64
+#define SANDBOX_ARCH_NAME	"x86_64"
+#elif defined(__aarch64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SANDBOX_ARCH		AUDIT_ARCH_AARCH64
+#define SANDBOX_ARCH_NAME	"aarch64"
+#elif defined(__riscv) && __riscv_xlen == 64
+#define SANDBOX_ARCH		AUDIT_ARCH_RISCV64
+#define SANDBOX_ARCH_NAME	"riscv64"
+#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SANDBOX_ARCH		AUDIT_ARCH_PPC64LE
+#define SANDBOX_ARCH_NAME	"ppc64le"
+#elif defined(__s390x__)
+#define SANDBOX_ARCH		AUDIT_ARCH_S390X
+#define SANDBOX_ARCH_NAME	"s390x"
+#endif
+#endif
+#if defined(SANDBOX_ARCH) && !defined(FERRYD_SANITIZERS) && \
+    defined(PR_SET_NO_NEW_PRIVS)
+#define CAN_FILTER	1
+#endif
+
+#include "log.h"
+#include "sandbox.h"
+
+/* What filtered children wrote, newest last; a ring the master reads. */
+#define REPORTS	64
+
+struct report {
+	volatile pid_t		pid;	/* written last; 0 = empty */
+	volatile int		nr;	/* the system call */
+};
+
+struct reports {
+	volatile unsigned	next;
+	struct report		r[REPORTS];
+};
+
+static struct reports *reports;
+
+int
+sandbox_open(void)
+{
+	void *p;
+
+	p = mmap(NULL, sizeof(*reports), PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	reports = p;
+	return 0;
+}
+
+bool
+sandbox_report(pid_t pid, char *buf, size_t len)
+{
+	unsigned i;
+
+	if (reports == NULL)
+		return false;
+	for (i = 0; i < REPORTS; i++)
+		if (reports->r[i].pid == pid) {
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			snprintf(buf, len, "system call %d%s%s%s",
+			    reports->r[i].nr,
+#ifdef SANDBOX_ARCH_NAME
+			    " (", SANDBOX_ARCH_NAME, ")"
+#else
+			    "", "", ""
+#endif
+			    );
+			reports->r[i].pid = 0;
+			return true;
+		}
+	return false;
+}
+
+#ifdef CAN_FILTER
+
+#define ARG_LOW(i)	(offsetof(struct seccomp_data, args[i]) + \
+    (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? 4 : 0))
+
+#ifdef SECCOMP_RET_KILL_PROCESS
+#define RET_KILL	SECCOMP_RET_KILL_PROCESS
+#else
+#define RET_KILL	SECCOMP_RET_KILL	/* the thread: we have one */
+#endif
+
+/* Allowed whatever their arguments. */
+static const int allowed[] = {
+	/* descriptors */
+	SYS_read, SYS_write, SYS_readv, SYS_writev, SYS_close, SYS_fcntl,
+	SYS_dup3, SYS_pipe2, SYS_splice,
+#ifdef SYS_pipe
+	SYS_pipe,
+#endif
+#ifdef SYS_dup2
+	SYS_dup2,
+#endif
+	/* sockets (socket() itself below) */
+	SYS_connect, SYS_bind, SYS_accept4, SYS_shutdown,
+	SYS_setsockopt, SYS_getsockopt, SYS_getsockname, SYS_getpeername,
+	SYS_sendto, SYS_recvfrom, SYS_sendmsg, SYS_recvmsg,
+	SYS_sendmmsg, SYS_recvmmsg,
+#ifdef SYS_accept
+	SYS_accept,
+#endif
+	/* the event loop */
+	SYS_epoll_ctl, SYS_epoll_pwait, SYS_ppoll,
+#ifdef SYS_epoll_wait
+	SYS_epoll_wait,
+#endif
+#ifdef SYS_poll
+	SYS_poll,
+#endif
+	/* memory (mmap and mprotect below) */
+	SYS_brk, SYS_munmap, SYS_mremap, SYS_madvise,
+	/* time */
+	SYS_clock_gettime, SYS_gettimeofday, SYS_nanosleep,
+	SYS_clock_nanosleep,
+#ifdef SYS_time
+	SYS_time,
+#endif
+	/* signals, itself (kill and tgkill below) */
+	SYS_rt_sigreturn, SYS_rt_sigprocmask, SYS_rt_sigaction,
+	SYS_restart_syscall, SYS_getpid, SYS_gettid, SYS_getppid,
+	SYS_futex, SYS_sched_yield, SYS_getrandom,
+	SYS_exit, SYS_exit_group,
+};
+
+/* A program being written, with jumps to its last two instructions. */
+struct prog {
+	struct sock_filter	f[160];
+	unsigned char		to[160];	/* TO_ALLOW, TO_TRAP or 0 */
+	size_t			n;
+	bool			overflow;
+};
+
+enum { TO_NONE, TO_ALLOW, TO_TRAP };
+
+static void
+emit(struct prog *p, unsigned short code, uint32_t k, unsigned char jt,
+    unsigned char jf, unsigned char to)
+{
+	if (p->n == sizeof(p->f) / sizeof(p->f[0])) {
+		p->overflow = true;
+		return;
+	}
+	p->f[p->n] = (struct sock_filter)BPF_JUMP(code, k, jt, jf);
+	p->to[p->n++] = to;
+}
+
+/* if (nr == k) allow */
+static void
+allow_nr(struct prog *p, int nr)
+{
+	emit(p, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, 0, TO_ALLOW);
+}
+
+/*
+ * if (nr == k) { allow when the low word of argument arg equals one of
+ * values[0..n) (jset: has none of the bits of values[0]); else trap }
+ */
+static void
+allow_nr_if(struct prog *p, int nr, int arg, bool bits_clear,
+    const uint32_t *values, size_t n)
+{
+	size_t i;
+
+	/* Past this block when nr differs: the load, n tests, the return. */
+	emit(p, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0,
+	    (unsigned char)(n + 2), TO_NONE);
+	emit(p, BPF_LD | BPF_W | BPF_ABS, (uint32_t)ARG_LOW(arg), 0, 0,
+	    TO_NONE);
+	for (i = 0; i < n; i++)
+		if (bits_clear)
+			emit(p, BPF_JMP | BPF_JSET | BPF_K, values[i], 0, 0,
+			    TO_ALLOW);	/* jt set below: trap */
+		else
+			emit(p, BPF_JMP | BPF_JEQ | BPF_K, values[i], 0, 0,
+			    TO_ALLOW);
+	if (bits_clear)		/* a bit set: trap; none: allow */
+		p->to[p->n - 1] = TO_TRAP;
+	emit(p, BPF_RET | BPF_K, bits_clear ? SECCOMP_RET_ALLOW :
+	    SECCOMP_RET_TRAP, 0, 0, TO_NONE);
+}
+
+/* The filter for a process whose pid is self. */
+static bool
+build(struct prog *p, pid_t self)
+{
+	static const uint32_t families[] = { AF_INET, AF_INET6, AF_UNIX };
+	static const uint32_t exec[] = { PROT_EXEC };
+	const uint32_t pid[] = { (uint32_t)self };
+	size_t	i, allow, trap;
+
+	memset(p, 0, sizeof(*p));
+	emit(p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch),
+	    0, 0, TO_NONE);
+	emit(p, BPF_JMP | BPF_JEQ | BPF_K, SANDBOX_ARCH, 1, 0, TO_NONE);
+	emit(p, BPF_RET | BPF_K, RET_KILL, 0, 0, TO_NONE);
+	emit(p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr),
+	    0, 0, TO_NONE);
+#ifdef __x86_64__
+	/* x32's numbers carry this bit, and are another ABI: never. */
+	emit(p, BPF_JMP | BPF_JSET | BPF_K, 0x40000000, 0, 1, TO_NONE);
+	emit(p, BPF_RET | BPF_K, RET_KILL, 0, 0, TO_NONE);
+#endif
+	for (i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
+		allow_nr(p, allowed[i]);
+	allow_nr_if(p, SYS_socket, 0, false, families, 3);
+	allow_nr_if(p, SYS_mmap, 2, true, exec, 1);
+	allow_nr_if(p, SYS_mprotect, 2, true, exec, 1);
+	allow_nr_if(p, SYS_kill, 0, false, pid, 1);
+	allow_nr_if(p, SYS_tgkill, 0, false, pid, 1);
+	trap = p->n;
+	emit(p, BPF_RET | BPF_K, SECCOMP_RET_TRAP, 0, 0, TO_NONE);
+	allow = p->n;
+	emit(p, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0, TO_NONE);
+	if (p->overflow)
+		return false;
+	for (i = 0; i < p->n; i++) {
+		size_t to = p->to[i] == TO_ALLOW ? allow :
+		    p->to[i] == TO_TRAP ? trap : 0;
+
+		if (to == 0)
+			continue;
+		if (to - i - 1 > 255)
+			return false;
+		p->f[i].jt = (unsigned char)(to - i - 1);
+	}
+	return true;
+}
+
+/*
+ * The filter trapped a call: say which in the ring, then die of SIGSYS
+ * (SA_RESETHAND made the action the default again; SA_NODEFER leaves the
+ * signal unblocked).  Only plain stores and kill() to ourselves.
+ */
+static void
+on_sigsys(int signo, siginfo_t *si, void *uc)
+{
+	unsigned i;
+
+	(void)uc;
+	if (reports != NULL) {
+		i = __atomic_fetch_add(&reports->next, 1, __ATOMIC_RELAXED) %
+		    REPORTS;
+		reports->r[i].nr = si->si_syscall;
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		reports->r[i].pid = getpid();
+	}
+	kill(getpid(), signo);
+}
+
+static int
+install(const char *who)
+{
+	struct prog		p;
+	struct sock_fprog	fp;
+	struct sigaction	sa;
+
+	if (!build(&p, getpid())) {
+		log_err("%s: the seccomp filter does not fit (a bug)", who);
+		return -1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigsys;
+	sa.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGSYS, &sa, NULL) == -1) {
+		log_err("%s: cannot catch SIGSYS: %s", who, strerror(errno));
+		return -1;
+	}
+	fp.len = (unsigned short)p.n;
+	fp.filter = p.f;
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp, 0, 0) == -1) {
+		log_err("%s: cannot install the seccomp filter: %s (seccomp = "
+		    "false runs without it)", who, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+#endif /* CAN_FILTER */
+
+int
+sandbox_enter(bool seccomp, const char *who)
+{
+	if (!seccomp)
+		return 0;
+	tzset();	/* log lines' local time: /etc/localtime read now */
+#if defined(HAVE_SYS_PRCTL_H) && defined(PR_SET_NO_NEW_PRIVS)
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1) {
+		log_err("%s: cannot set no_new_privs: %s", who,
+		    strerror(errno));
+		return -1;
+	}
+#endif
+#ifdef CAN_FILTER
+	return install(who);
+#else
+	log_debug("%s: no seccomp filter in this build or on this system",
+	    who);
+	return 0;
+#endif
+}
+
+void
+sandbox_debug_violate(void)
+{
+#if defined(FERRYD_DEBUG) && defined(CAN_FILTER)
+	struct utsname u;
+
+	log_notice("debug: making system call %d (uname), which the filter "
+	    "forbids", (int)SYS_uname);
+	(void)syscall(SYS_uname, &u);
+#endif
+}

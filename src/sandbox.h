@@ -1,0 +1,40 @@
+/*
+ * sandbox.h - what a worker or the health checker may still do once it
+ * is set up: no new privileges, and a seccomp filter (Linux) that lets
+ * through only the system calls a forwarding loop makes.
+ */
+#ifndef FERRYD_SANDBOX_H
+#define FERRYD_SANDBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/*
+ * The master, before its first fork: shared memory in which a child the
+ * filter stops writes which system call it was.  -1 with errno set.
+ */
+int	sandbox_open(void);
+
+/*
+ * A child, after its setup and before its loop: no_new_privs and the
+ * filter (seccomp: false leaves both off).  Where the system cannot
+ * filter, a notice says so and the child goes on.  -1 after logging why
+ * when the filter was wanted and could not be installed.
+ */
+int	sandbox_enter(bool seccomp, const char *who);
+
+/*
+ * The master, for a child pid killed by SIGSYS: which system call the
+ * filter stopped ("system call 63 (x86_64)") into buf; false when the
+ * child left no word (not stopped by the filter).
+ */
+bool	sandbox_report(pid_t pid, char *buf, size_t len);
+
+/*
+ * --enable-debug builds only: make a system call the filter forbids, as
+ * a compromised worker would (the test of the SIGSYS path).
+ */
+void	sandbox_debug_violate(void);
+
+#endif

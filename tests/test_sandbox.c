@@ -1,0 +1,191 @@
+/*
+ * test_sandbox.c - unit tests of the seccomp filter, each in a child
+ * that enters the sandbox: what a worker does passes (sockets of its
+ * families, memory, pipes, its own signals, exit), what it never does
+ * kills it with SIGSYS (a netlink or packet socket, executable memory,
+ * a signal to another process, opening a file, forking), and the master
+ * learns the call's number from the report ring.  Where this build does
+ * not filter (sanitizers, another architecture) only no_new_privs is
+ * checked.
+ */
+#include "ferryd.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "sandbox.h"
+#include "testlib.h"
+
+/* Whether this build and machine filter (sandbox.c's CAN_FILTER). */
+static bool filters;
+
+static int
+allowed_calls(void)
+{
+	int   fds[2], s4, s6, su;
+	void *p;
+
+	s4 = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	s6 = socket(AF_INET6, SOCK_DGRAM, 0);
+	su = socket(AF_UNIX, SOCK_DGRAM, 0);
+	if (s4 == -1 || s6 == -1 || su == -1)
+		return 10;
+	close(s4);
+	close(s6);
+	close(su);
+	if (pipe2(fds, O_NONBLOCK) == -1 || write(fds[1], "x", 1) != 1)
+		return 11;
+	close(fds[0]);
+	close(fds[1]);
+	p = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED || mprotect(p, 4096, PROT_READ) == -1)
+		return 12;
+	munmap(p, 1 << 20);
+	free(malloc(1 << 22));		/* mmap'd by malloc */
+	if (kill(getpid(), 0) == -1)	/* its own pid */
+		return 13;
+	return 0;	/* (prctl is forbidden: no_new_privs is seen in /proc) */
+}
+
+enum forbidden {
+	F_NETLINK, F_PACKET, F_EXEC_MMAP, F_EXEC_MPROTECT, F_KILL_OTHER,
+	F_OPEN, F_FORK, F_COUNT
+};
+
+static const char *const forbidden_names[] = {
+	"socket(AF_NETLINK)", "socket(AF_PACKET)", "mmap(PROT_EXEC)",
+	"mprotect(PROT_EXEC)", "kill(the parent)", "openat", "fork",
+};
+
+/* The number the filter must report for each. */
+static long
+forbidden_nr(enum forbidden f)
+{
+	switch (f) {
+	case F_NETLINK: case F_PACKET:	return SYS_socket;
+	case F_EXEC_MMAP:		return SYS_mmap;
+	case F_EXEC_MPROTECT:		return SYS_mprotect;
+	case F_KILL_OTHER:		return SYS_kill;
+	case F_OPEN:			return SYS_openat;
+#ifdef SYS_fork
+	case F_FORK:			return SYS_fork;
+#else
+	case F_FORK:			return SYS_clone;
+#endif
+	default:			return -1;
+	}
+}
+
+static void
+do_forbidden(enum forbidden f)
+{
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	switch (f) {
+	case F_NETLINK: (void)socket(AF_NETLINK, SOCK_RAW, 0); break;
+	case F_PACKET: (void)socket(AF_PACKET, SOCK_RAW, 0); break;
+	case F_EXEC_MMAP:
+		(void)mmap(NULL, 4096, PROT_READ | PROT_EXEC,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		break;
+	case F_EXEC_MPROTECT:
+		(void)mprotect(p, 4096, PROT_READ | PROT_EXEC);
+		break;
+	case F_KILL_OTHER: (void)syscall(SYS_kill, getppid(), 0); break;
+	case F_OPEN: (void)syscall(SYS_openat, AT_FDCWD, "/etc/passwd",
+	    O_RDONLY); break;
+#ifdef SYS_fork
+	case F_FORK: (void)syscall(SYS_fork); break;
+#else
+	case F_FORK: (void)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0); break;
+#endif
+	default: break;
+	}
+}
+
+/*
+ * In a sandboxed child: the allowed calls (what < 0) or a forbidden one.
+ * Its wait status; -1 when it died of SIGSYS without the report naming
+ * the expected call.
+ */
+static int
+in_sandbox(int what)
+{
+	pid_t pid;
+	int   status;
+
+	fflush(stdout);
+	if ((pid = fork()) == -1) {
+		perror("fork");
+		exit(2);
+	}
+	if (pid == 0) {
+		if (sandbox_enter(true, "test") == -1)
+			_exit(3);
+		if (what < 0)
+			_exit(allowed_calls());
+		do_forbidden((enum forbidden)what);
+		_exit(filters ? 4 : 0);	/* survived the forbidden call */
+	}
+	if (waitpid(pid, &status, 0) == -1) {
+		perror("waitpid");
+		exit(2);
+	}
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS) {
+		char  what_nr[64], want[64];
+
+		if (!sandbox_report(pid, what_nr, sizeof(what_nr)))
+			return -1;
+		snprintf(want, sizeof(want), "system call %ld ",
+		    forbidden_nr((enum forbidden)what));
+		if (strncmp(what_nr, want, strlen(want)) != 0) {
+			printf("# reported \"%s\", wanted \"%s\"\n", what_nr,
+			    want);
+			return -1;
+		}
+	}
+	return status;
+}
+
+int
+main(void)
+{
+	int f, status;
+
+#if defined(__x86_64__) || defined(__aarch64__)
+	filters = true;
+#endif
+#ifdef FERRYD_SANITIZERS
+	filters = false;
+#endif
+	log_set_level(LOG_LEVEL_ERR);
+	check(sandbox_open() == 0, "the report ring is mapped");
+	status = in_sandbox(-1);
+	check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "a sandboxed child does what workers do (status %d)", status);
+	for (f = 0; f < F_COUNT; f++) {
+		status = in_sandbox(f);
+		if (filters)
+			check(status != -1 && WIFSIGNALED(status) &&
+			    WTERMSIG(status) == SIGSYS,
+			    "%s is killed with SIGSYS, the call reported "
+			    "(status %d)", forbidden_names[f], status);
+		else
+			check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			    "%s: no filter in this build", forbidden_names[f]);
+	}
+	check(!sandbox_report(getpid(), (char[64]){0}, 64),
+	    "no report for a process the filter did not stop");
+	return test_summary();
+}
