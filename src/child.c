@@ -50,17 +50,19 @@ caps_set(uint32_t caps)
 }
 
 /*
- * Before the switch to user: keep only what the switch needs and
+ * Before the switch to user: keep only what the switch (and a chroot
+ * before it) needs and
  * CAP_NET_ADMIN (IP_TRANSPARENT), and keep them through it.  false, with
  * a warning, where this cannot be (a capability bounding set without
  * CAP_NET_ADMIN, capset filtered): the switch then drops everything, as
  * it does without transparent rules.
  */
 static bool
-caps_keep_net_admin(const char *user)
+caps_keep_net_admin(const char *user, bool chroot_too)
 {
 	if (caps_set(CAP_BIT(CAP_NET_ADMIN) | CAP_BIT(CAP_SETUID) |
-	    CAP_BIT(CAP_SETGID)) == -1 || prctl(PR_SET_KEEPCAPS, 1) == -1) {
+	    CAP_BIT(CAP_SETGID) | (chroot_too ? CAP_BIT(CAP_SYS_CHROOT) :
+	    0)) == -1 || prctl(PR_SET_KEEPCAPS, 1) == -1) {
 		log_warn("cannot keep CAP_NET_ADMIN as user %s for transparent "
 		    "rules (%s): their backend connections will fail", user,
 		    strerror(errno));
@@ -86,12 +88,11 @@ caps_net_admin_only(void)
 /*
  * chroot: what the child reads by name from now on is under dir.  Root's
  * to do, after the user's groups were looked up and before the user is
- * taken.  The local time zone is read first, for log lines.
+ * taken.
  */
 static int
 enter_chroot(const char *dir)
 {
-	tzset();
 	if (chroot(dir) == -1 || chdir("/") == -1) {
 		log_err("cannot chroot to %s: %s", dir, strerror(errno));
 		return -1;
@@ -118,7 +119,8 @@ privs_drop(const struct conf *cfg, bool net_admin)
 	net_admin = net_admin && cfg->user != NULL;
 #ifdef CAN_KEEP_CAPS
 	if (net_admin)
-		net_admin = caps_keep_net_admin(cfg->user);
+		net_admin = caps_keep_net_admin(cfg->user,
+		    cfg->chroot_dir != NULL);
 #else
 	if (net_admin)
 		log_warn("transparent rules need CAP_NET_ADMIN, which this "
@@ -158,6 +160,12 @@ child_begin(const struct conf *cfg, int death_signal, bool net_admin)
 		log_err("cannot set up signals: %s", strerror(errno));
 		_exit(2);
 	}
+	/*
+	 * The local time zone of log lines, read now: neither a chroot
+	 * nor the seccomp filter lets /etc/localtime be read later, and
+	 * localtime_r() does not read it again once it has.
+	 */
+	tzset();
 	if (privs_drop(cfg, net_admin) == -1)
 		_exit(2);
 #if defined(HAVE_SYS_PRCTL_H) && HAVE_DECL_PR_SET_PDEATHSIG

@@ -106,6 +106,12 @@ log_adopt_fd(int fd)
 	log_info("reopened log file %s", log_path);
 }
 
+bool
+log_to_syslog(void)
+{
+	return log_target == LOG_TO_SYSLOG;
+}
+
 void
 log_set_level(int level)
 {
@@ -122,6 +128,7 @@ void
 log_set_role(const char *role)
 {
 	snprintf(log_role, sizeof(log_role), "%s", role);
+	log_lost = 0;	/* a new process: the master's losses are its own */
 }
 
 void
@@ -185,7 +192,7 @@ log_msg(int level, const char *fmt, ...)
 {
 	char       line[2048];
 	char       stamp[32];
-	int        n, saved_errno = errno;
+	int        n, fd, saved_errno = errno;
 	size_t     len;
 	va_list    ap;
 	time_t     now;
@@ -213,19 +220,25 @@ log_msg(int level, const char *fmt, ...)
 	if (len == sizeof(line) - 1)
 		len--;		/* make room for the newline of a cut line */
 	line[len++] = '\n';
-	if (write(log_target == LOG_TO_FILE ? log_fd : STDERR_FILENO,
-	    line, len) != (ssize_t)len) {
+	fd = log_target == LOG_TO_FILE ? log_fd : STDERR_FILENO;
+	if ((n = (int)write(fd, line, len)) != (int)len) {
 		/*
 		 * A full disk: nowhere to say it now.  Counted, and said
 		 * with the count by the first line that is written again.
+		 * A line cut short is ended, if a byte still fits, so that
+		 * the next one starts a line of its own.
 		 */
+		if (n >= 0) {
+			(void)!write(fd, "\n", 1);
+			errno = ENOSPC;
+		}
 		if (log_lost++ == 0)
 			log_lost_errno = errno;
 	} else if (log_lost > 0) {
 		unsigned long lost = log_lost;
 
-		log_lost = 0;
-		log_msg(LOG_LEVEL_WARNING, "%lu log line(s) before this one "
+		log_lost = 0;	/* at error: said whatever the log_level */
+		log_msg(LOG_LEVEL_ERR, "%lu log line(s) before this one "
 		    "could not be written (%s) and were lost", lost,
 		    strerror(log_lost_errno));
 	}

@@ -22,6 +22,8 @@ int  log_open(enum log_target target, const char *path, char *err,
 int  log_reopen(void);
 /* The log file's descriptor, or -1 when not logging to a file. */
 int  log_file_fd(void);
+/* Whether lines go to syslog (its socket may need making again). */
+bool log_to_syslog(void);
 /*
  * Log to fd from now on, a reopened log file the master passed on (a
  * worker running as another user cannot open it itself); the old file

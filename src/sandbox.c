@@ -5,8 +5,8 @@
  * The filter lets through the system calls a worker's and the checker's
  * loops make: reading and writing sockets, pipes and logs, the event
  * mechanism, memory, clocks, their own signals, exit.  A few are allowed
- * with their arguments checked: socket() for IPv4, IPv6 and AF_UNIX
- * (syslog's reconnect) only; mmap() and mprotect() never executable;
+ * with their arguments checked: socket() for IPv4 and IPv6 only (and
+ * AF_UNIX when logging to syslog, for its reconnect); mmap() and mprotect() never executable;
  * kill() and tgkill() to the process itself only (abort()).  Nothing
  * that opens a file, starts a process, changes credentials or traces.
  * A system call of another architecture (x32 on x86_64 too) kills the
@@ -16,8 +16,7 @@
  * respawns the slot.  A compromised child that catches SIGSYS itself
  * gains nothing: the forbidden call was not made.
  *
- * Only 64-bit architectures whose numbers are the ones <sys/syscall.h>
- * gives are filtered; elsewhere, and in sanitizer builds (whose runtime
+ * Only x86_64, aarch64 and riscv64 are filtered (below); elsewhere, and in sanitizer builds (whose runtime
  * makes calls of its own: /proc reads, ptrace for the leak check), the
  * child runs with no_new_privs alone and says so.
  */
@@ -26,7 +25,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -40,7 +38,11 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sys/syscall.h>
-#if defined(__x86_64__)
+/*
+ * Architectures whose libc makes every socket call directly (no
+ * socketcall(2)) and whose mmap(2) takes its arguments in registers.
+ */
+#if defined(__x86_64__) && !defined(__ILP32__)
 #define SANDBOX_ARCH		AUDIT_ARCH_X86_64
 #define SANDBOX_ARCH_NAME	"x86_64"
 #elif defined(__aarch64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -49,12 +51,6 @@
 #elif defined(__riscv) && __riscv_xlen == 64
 #define SANDBOX_ARCH		AUDIT_ARCH_RISCV64
 #define SANDBOX_ARCH_NAME	"riscv64"
-#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define SANDBOX_ARCH		AUDIT_ARCH_PPC64LE
-#define SANDBOX_ARCH_NAME	"ppc64le"
-#elif defined(__s390x__)
-#define SANDBOX_ARCH		AUDIT_ARCH_S390X
-#define SANDBOX_ARCH_NAME	"s390x"
 #endif
 #endif
 #if defined(SANDBOX_ARCH) && !defined(FERRYD_SANITIZERS) && \
@@ -118,6 +114,10 @@ sandbox_report(pid_t pid, char *buf, size_t len)
 }
 
 #ifdef CAN_FILTER
+
+#ifndef SYS_SECCOMP
+#define SYS_SECCOMP	1	/* si_code of a filter's SIGSYS (the kernel's) */
+#endif
 
 #define ARG_LOW(i)	(offsetof(struct seccomp_data, args[i]) + \
     (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? 4 : 0))
@@ -227,9 +227,12 @@ allow_nr_if(struct prog *p, int nr, int arg, bool bits_clear,
 	    SECCOMP_RET_TRAP, 0, 0, TO_NONE);
 }
 
-/* The filter for a process whose pid is self. */
+/*
+ * The filter for a process whose pid is self; with_unix: socket() may
+ * make AF_UNIX sockets too (syslog's).
+ */
 static bool
-build(struct prog *p, pid_t self)
+build(struct prog *p, pid_t self, bool with_unix)
 {
 	static const uint32_t families[] = { AF_INET, AF_INET6, AF_UNIX };
 	static const uint32_t exec[] = { PROT_EXEC };
@@ -250,7 +253,7 @@ build(struct prog *p, pid_t self)
 #endif
 	for (i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
 		allow_nr(p, allowed[i]);
-	allow_nr_if(p, SYS_socket, 0, false, families, 3);
+	allow_nr_if(p, SYS_socket, 0, false, families, with_unix ? 3 : 2);
 	allow_nr_if(p, SYS_mmap, 2, true, exec, 1);
 	allow_nr_if(p, SYS_mprotect, 2, true, exec, 1);
 	allow_nr_if(p, SYS_kill, 0, false, pid, 1);
@@ -285,7 +288,8 @@ on_sigsys(int signo, siginfo_t *si, void *uc)
 	unsigned i;
 
 	(void)uc;
-	if (reports != NULL) {
+	/* Only the filter's: a kill -SYS from outside is not reported. */
+	if (reports != NULL && si->si_code == SYS_SECCOMP) {
 		i = __atomic_fetch_add(&reports->next, 1, __ATOMIC_RELAXED) %
 		    REPORTS;
 		reports->r[i].nr = si->si_syscall;
@@ -302,7 +306,7 @@ install(const char *who)
 	struct sock_fprog	fp;
 	struct sigaction	sa;
 
-	if (!build(&p, getpid())) {
+	if (!build(&p, getpid(), log_to_syslog())) {
 		log_err("%s: the seccomp filter does not fit (a bug)", who);
 		return -1;
 	}
@@ -330,7 +334,6 @@ sandbox_enter(bool seccomp, const char *who)
 {
 	if (!seccomp)
 		return 0;
-	tzset();	/* log lines' local time: /etc/localtime read now */
 #if defined(HAVE_SYS_PRCTL_H) && defined(PR_SET_NO_NEW_PRIVS)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1) {
 		log_err("%s: cannot set no_new_privs: %s", who,
@@ -344,6 +347,16 @@ sandbox_enter(bool seccomp, const char *who)
 	log_debug("%s: no seccomp filter in this build or on this system",
 	    who);
 	return 0;
+#endif
+}
+
+bool
+sandbox_filters(void)
+{
+#ifdef CAN_FILTER
+	return true;
+#else
+	return false;
 #endif
 }
 

@@ -18,11 +18,15 @@ int	sandbox_open(void);
 
 /*
  * A child, after its setup and before its loop: no_new_privs and the
- * filter (seccomp: false leaves both off).  Where the system cannot
- * filter, a notice says so and the child goes on.  -1 after logging why
- * when the filter was wanted and could not be installed.
+ * filter (seccomp: false leaves both off).  Where this build has no
+ * filter (sanitizers, another architecture: sandbox_filters()), only
+ * no_new_privs.  -1 after logging why when the filter was wanted and
+ * could not be installed (the child then exits: no silent downgrade).
  */
 int	sandbox_enter(bool seccomp, const char *who);
+
+/* Whether this build installs a filter (x86_64, aarch64, riscv64). */
+bool	sandbox_filters(void);
 
 /*
  * The master, for a child pid killed by SIGSYS: which system call the
