@@ -42,7 +42,7 @@ struct tcp_acceptor {
 	const struct conf	*cfg;
 	STAILQ_HEAD(, tcp_listener) listeners;
 	bool			 closed;	/* for good */
-	bool			 starved;	/* shortage logged, not over */
+	struct log_episode	 starved;	/* out of descriptors, memory */
 	struct event_timer	 resume;	/* accept again after a pause */
 };
 
@@ -77,14 +77,27 @@ static void
 acceptor_starve(struct tcp_acceptor *acc, const char *listen,
     const char *what, int err)
 {
-	if (!acc->starved)
-		log_warn("%s: cannot %s: %s; pausing accepting until "
-		    "descriptors are free", listen, what, strerror(err));
-	acc->starved = true;
+	log_episode_hit(&acc->starved, "%s: cannot %s: %s; pausing "
+	    "accepting until descriptors are free", listen, what,
+	    strerror(err));
 	acceptor_watch(acc, false);
 	if (event_timer_arm(acc->loop, &acc->resume, event_now(acc->loop) +
 	    EMFILE_PAUSE_MS) == -1)
 		acceptor_watch(acc, true);	/* better busy than deaf */
+}
+
+/* A connection was taken on: a shortage is over, said with its count. */
+static void
+acceptor_fed(struct tcp_acceptor *acc)
+{
+	uint64_t	pauses;
+	int64_t		ms;
+
+	if (acc->starved.hits > 0 &&
+	    (pauses = log_episode_end(&acc->starved, &ms)) > 0)
+		log_notice("accepting again after %.1f s out of descriptors "
+		    "or memory (%llu pause(s))", (double)ms / 1000,
+		    (unsigned long long)pauses);
 }
 
 /* At max_connections: close the newcomer at once, say so now and then. */
@@ -172,7 +185,7 @@ acceptor_admit(struct tcp_acceptor *acc, int fd, const struct rule *rule,
 		acceptor_starve(acc, rule_log_name(rule), "relay a connection", errno);
 		return false;
 	} else
-		acc->starved = false;	/* the episode is over */
+		acceptor_fed(acc);	/* the episode is over */
 	return true;
 }
 
