@@ -25,6 +25,20 @@
  *       server behind) each client's replies must all carry one port (with
  *       --count-moves, changes are only counted);
  *       prints a summary, exit 1 on any loss or difference
+ *   udpkit account HOST PORT CLIENTS [--duration S] [--max-size N]
+ *                  [--interval-ms MS] [--pace-ms MS] [--drain S]
+ *       numbered datagrams (client, sequence number, size, then bytes
+ *       that are a function of those) from CLIENTS sockets, each at most
+ *       one every MS ms (default 5), the next one as soon as the reply
+ *       came or after --pace-ms (default 200) without it; every reply is
+ *       checked byte for byte against the datagram it answers.  Losses
+ *       are allowed only where the caller said a datagram was at risk:
+ *       SIGUSR2 opens a risk window (every datagram unanswered then, and
+ *       every one sent until SIGHUP closes the window, is at risk), as
+ *       around killing a worker.  Stops sending after --duration S or at
+ *       SIGUSR1, waits up to --drain S (default 10) for what is still
+ *       unanswered, prints a summary; exit 1 on a wrong or duplicated
+ *       reply or on a loss outside every risk window
  *   udpkit burst HOST PORT COUNT SIZE
  *       COUNT datagrams of SIZE bytes at once from one socket (a run a
  *       forwarder may send with GSO); each must come back intact
@@ -73,6 +87,9 @@ usage(void)
 	    "       udpkit flood HOST PORT CLIENTS COUNT [--max-size N] [--min-size N] "
 	    "[--timeout S] [--duration S]\n"
 	    "             [--tagged [--count-moves]]\n"
+	    "       udpkit account HOST PORT CLIENTS [--duration S] [--max-size N] "
+	    "[--interval-ms MS]\n"
+	    "             [--pace-ms MS] [--drain S]\n"
 	    "       udpkit burst HOST PORT COUNT SIZE\n"
 	    "       udpkit ask HOST PORT TEXT [--bind-port P] [--source A] [--timeout S]\n"
 	    "       udpkit freeport [--host H] [--tcp-too]\n");
@@ -562,6 +579,238 @@ cmd_flood(int argc, char **argv)
 }
 
 /*
+ * account: numbered datagrams, each reply checked, every loss explained
+ * by a risk window the caller opened (SIGUSR2) and closed (SIGHUP).
+ */
+#define ACC_SENT	1
+#define ACC_ANSWERED	2
+#define ACC_RISK	4
+#define ACC_HDR		16	/* "SOAK", client, sequence, size */
+
+static volatile sig_atomic_t risk_epoch, risk_open;
+
+static void
+on_risk_open(int sig)
+{
+	(void)sig;
+	risk_open = 1;
+	risk_epoch++;
+}
+
+static void
+on_risk_close(int sig)
+{
+	(void)sig;
+	risk_open = 0;
+}
+
+struct acc_client {
+	int		 fd;
+	uint32_t	 next;		/* sequence number of the next send */
+	uint32_t	 lo;		/* all before it answered */
+	uint32_t	 cap;
+	uint8_t		*st;		/* ACC_* per sequence number */
+	double		 sent_at;
+};
+
+/* Datagram seq of client c: header, then bytes made of c and seq. */
+static size_t
+acc_fill(int c, uint32_t seq, size_t max, unsigned char *buf)
+{
+	size_t		size = dgram_size(c, (int)(seq % 1000003u), max);
+	uint32_t	h[3] = { (uint32_t)c, seq, (uint32_t)size };
+
+	dgram_fill(c, (int)seq, buf, size);
+	memcpy(buf, "SOAK", 4);
+	memcpy(buf + 4, h, sizeof(h));
+	return size;
+}
+
+static int
+cmd_account(int argc, char **argv)
+{
+	struct sockaddr_in	 to;
+	struct acc_client	*cl;
+	struct pollfd		*pfd;
+	static unsigned char	 out[MAX_DGRAM], in[MAX_DGRAM];
+	int			 n, c, seen_epoch = 0, reports = 0;
+	size_t			 max, size;
+	double			 duration, interval, pace, drain, now, stop_at = 0;
+	double			 until;
+	unsigned long long	 sent = 0, delivered = 0, late = 0, wrong = 0;
+	unsigned long long	 dup = 0, lost = 0, lost_risk = 0, at_risk = 0;
+	unsigned long long	 bytes = 0, windows = 0, icmp = 0;
+	uint32_t		 i, h[3];
+	ssize_t			 got;
+	bool			 sending = true;
+
+	if (argc < 3)
+		usage();
+	to = addr_of(argv[0], atoi(argv[1]));
+	n = atoi(argv[2]);
+	max = (size_t)atol(opt(argc, argv, "--max-size", "1400"));
+	duration = atof(opt(argc, argv, "--duration", "10"));
+	interval = atof(opt(argc, argv, "--interval-ms", "5")) / 1000;
+	pace = atof(opt(argc, argv, "--pace-ms", "200")) / 1000;
+	drain = atof(opt(argc, argv, "--drain", "10"));
+	if (n < 1 || n > 1000 || max < ACC_HDR || max > 65507)
+		usage();
+	min_size = ACC_HDR;
+	signal(SIGUSR1, on_usr1);
+	signal(SIGUSR2, on_risk_open);
+	signal(SIGHUP, on_risk_close);
+	cl = calloc((size_t)n, sizeof(*cl));
+	pfd = calloc((size_t)n, sizeof(*pfd));
+	if (cl == NULL || pfd == NULL)
+		die("calloc");
+	for (c = 0; c < n; c++) {
+		int sz = 1 << 20;
+
+		if ((cl[c].fd = socket(AF_INET, SOCK_DGRAM, 0)) == -1 ||
+		    connect(cl[c].fd, (struct sockaddr *)&to, sizeof(to)) == -1)
+			die("client socket");
+		(void)setsockopt(cl[c].fd, SOL_SOCKET, SO_RCVBUF, &sz,
+		    sizeof(sz));
+		cl[c].sent_at = -1e9;
+		pfd[c].fd = cl[c].fd;
+		pfd[c].events = POLLIN;
+	}
+	until = now_s() + duration;
+	for (;;) {
+		now = now_s();
+		/* A window opened: whatever is unanswered now is at risk. */
+		if (risk_epoch != seen_epoch) {
+			seen_epoch = risk_epoch;
+			windows++;
+			for (c = 0; c < n; c++)
+				for (i = cl[c].lo; i < cl[c].next; i++)
+					if (!(cl[c].st[i] & ACC_ANSWERED))
+						cl[c].st[i] |= ACC_RISK;
+		}
+		if (sending && (stop_sending || now >= until)) {
+			sending = false;
+			stop_at = now;
+		}
+		if (!sending) {
+			unsigned long long open = 0, open_safe = 0;
+
+			for (c = 0; c < n; c++)
+				for (i = cl[c].lo; i < cl[c].next; i++)
+					if (!(cl[c].st[i] & ACC_ANSWERED)) {
+						open++;
+						if (!(cl[c].st[i] & ACC_RISK))
+							open_safe++;
+					}
+			/* At-risk ones get a second to come late. */
+			if (open == 0 || (open_safe == 0 &&
+			    now - stop_at >= 1) || now - stop_at >= drain)
+				break;
+		}
+		for (c = 0; sending && c < n; c++) {
+			struct acc_client *a = &cl[c];
+
+			if (now - a->sent_at < interval)
+				continue;
+			if (a->next > 0 && !(a->st[a->next - 1] & ACC_ANSWERED)
+			    && now - a->sent_at < pace)
+				continue;
+			if (a->next == a->cap) {
+				a->cap = a->cap ? a->cap * 2 : 4096;
+				if ((a->st = realloc(a->st, a->cap)) == NULL)
+					die("realloc");
+				memset(a->st + a->next, 0, a->cap - a->next);
+			}
+			size = acc_fill(c, a->next, max, out);
+			if (send(a->fd, out, size, 0) != (ssize_t)size) {
+				if (errno == ECONNREFUSED) {
+					icmp++;
+					continue;
+				}
+				die("send");
+			}
+			a->st[a->next] = ACC_SENT | (risk_open ? ACC_RISK : 0);
+			a->next++;
+			a->sent_at = now;
+			sent++;
+		}
+		if (poll(pfd, (nfds_t)n, (int)(interval * 1000) + 1) == -1 &&
+		    errno != EINTR)
+			die("poll");
+		for (c = 0; c < n; c++) {
+			struct acc_client *a = &cl[c];
+
+			if (!(pfd[c].revents & (POLLIN | POLLERR)))
+				continue;
+			while ((got = recv(a->fd, in, sizeof(in),
+			    MSG_DONTWAIT)) != -1 || errno == ECONNREFUSED) {
+				if (got == -1) {
+					icmp++;
+					continue;
+				}
+				if (got < ACC_HDR || memcmp(in, "SOAK", 4) != 0)
+					goto bad;
+				memcpy(h, in + 4, sizeof(h));
+				if (h[0] != (uint32_t)c || h[1] >= a->next ||
+				    h[2] != (uint32_t)got)
+					goto bad;
+				size = acc_fill(c, h[1], max, out);
+				if (size != (size_t)got ||
+				    memcmp(in, out, size) != 0)
+					goto bad;
+				if (a->st[h[1]] & ACC_ANSWERED) {
+					dup++;
+					if (reports++ < 10)
+						fprintf(stderr, "udpkit: client "
+						    "%d: datagram %u answered "
+						    "twice\n", c, h[1]);
+					continue;
+				}
+				a->st[h[1]] |= ACC_ANSWERED;
+				delivered++;
+				bytes += (unsigned long long)got;
+				if (h[1] + 1 != a->next)
+					late++;
+				while (a->lo < a->next &&
+				    a->st[a->lo] & ACC_ANSWERED)
+					a->lo++;
+				continue;
+bad:
+				wrong++;
+				if (reports++ < 10)
+					fprintf(stderr, "udpkit: client %d: a "
+					    "reply of %zd bytes matches no "
+					    "datagram sent\n", c, got);
+			}
+		}
+	}
+	for (c = 0; c < n; c++) {
+		for (i = 0; i < cl[c].next; i++) {
+			if (cl[c].st[i] & ACC_RISK)
+				at_risk++;
+			if (cl[c].st[i] & ACC_ANSWERED)
+				continue;
+			lost++;
+			if (cl[c].st[i] & ACC_RISK)
+				lost_risk++;
+			else if (reports++ < 10)
+				fprintf(stderr, "udpkit: client %d (port %d): "
+				    "datagram %u lost outside every risk "
+				    "window\n", c, port_of(cl[c].fd), i);
+		}
+		close(cl[c].fd);
+		free(cl[c].st);
+	}
+	printf("clients=%d sent=%llu delivered=%llu late=%llu lost=%llu "
+	    "lost_at_risk=%llu unexplained=%llu wrong=%llu duplicated=%llu "
+	    "at_risk=%llu risk_windows=%llu icmp=%llu bytes=%llu\n", n, sent,
+	    delivered, late, lost, lost_risk, lost - lost_risk, wrong, dup,
+	    at_risk, windows, icmp, bytes);
+	free(cl);
+	free(pfd);
+	return wrong + dup + (lost - lost_risk) == 0 ? 0 : 1;
+}
+
+/*
  * burst HOST PORT COUNT SIZE: COUNT datagrams of SIZE bytes (>= 4: the
  * index first) sent at once from one socket, all expected back intact.
  * Equal sizes in a row are what a forwarder may send with GSO.
@@ -709,6 +958,8 @@ main(int argc, char **argv)
 		return cmd_flood(argc - 2, argv + 2);
 	if (strcmp(argv[1], "ask") == 0)
 		return cmd_ask(argc - 2, argv + 2);
+	if (strcmp(argv[1], "account") == 0)
+		return cmd_account(argc - 2, argv + 2);
 	if (strcmp(argv[1], "burst") == 0)
 		return cmd_burst(argc - 2, argv + 2);
 	if (strcmp(argv[1], "freeport") == 0)
