@@ -66,6 +66,17 @@ static struct client_region	*region;
 static struct client_table	*mine;		/* this worker's */
 static int			 mine_cell = -1;
 
+bool
+client_limit_wanted(const struct conf *cfg)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->nrules; i++)
+		if (client_limited(&cfg->rules[i]))
+			return true;
+	return false;
+}
+
 int
 client_limit_open(void)
 {
@@ -113,7 +124,10 @@ client_limit_table_gone(int cell)
 {
 	if (!cell_valid(cell))
 		return;
-	/* Unread first: nobody sums a table while it is zeroed. */
+	/*
+	 * Unread first; a reader that loaded the live word just before may
+	 * still sum it half zeroed: it counts less for that one check.
+	 */
 	__atomic_fetch_and(&region->live[cell / 64],
 	    ~((uint64_t)1 << (cell % 64)), __ATOMIC_RELEASE);
 	table_clear(cell);
@@ -156,14 +170,18 @@ pair_home(uint64_t rule, const uint64_t addr[2])
 	return (unsigned)h & (CLIENT_LIMIT_ENTRIES - 1);
 }
 
-/* Unpack rate at second sec: counted this second and the one before. */
+/*
+ * Unpack rate at second sec: counted this second and the one before.
+ * A writer whose loop's clock is already in the next second (each
+ * worker caches its own) counts as this second.
+ */
 static void
 rate_at(uint64_t rate, uint32_t sec, uint32_t *cur, uint32_t *prev)
 {
 	uint32_t at = (uint32_t)(rate >> 32);
 
 	*cur = *prev = 0;
-	if (at == sec) {
+	if (at == sec || at == sec + 1) {
 		*cur = (uint32_t)(rate & 0xffff);
 		*prev = (uint32_t)((rate >> 16) & 0xffff);
 	} else if (at == sec - 1)
@@ -267,17 +285,24 @@ entry_idle(const struct client_entry *e, uint32_t sec)
 	return e->open == 0 && cur == 0 && prev == 0;
 }
 
-/* Count a connection started at second sec in e (this worker's). */
+/*
+ * Count a connection started at second sec in e (this worker's); its
+ * start only where the rule has a connection_rate (rated): a start
+ * keeps the entry from being reused for two seconds, which a rule that
+ * only limits open connections must not pay with its table's room.
+ */
 static void
-entry_take(struct client_entry *e, uint32_t sec)
+entry_take(struct client_entry *e, uint32_t sec, bool rated)
 {
 	uint32_t cur, prev;
 
-	rate_at(e->rate, sec, &cur, &prev);
-	if (cur < 0xffff)
-		cur++;
-	__atomic_store_n(&e->rate, (uint64_t)sec << 32 | (uint64_t)prev << 16 |
-	    cur, __ATOMIC_RELAXED);
+	if (rated) {
+		rate_at(e->rate, sec, &cur, &prev);
+		if (cur < 0xffff)
+			cur++;
+		__atomic_store_n(&e->rate, (uint64_t)sec << 32 |
+		    (uint64_t)prev << 16 | cur, __ATOMIC_RELAXED);
+	}
 	__atomic_store_n(&e->open, e->open + 1, __ATOMIC_RELAXED);
 }
 
@@ -307,7 +332,7 @@ client_limit_hold(const struct rule *rule, const struct sockaddr_any *peer,
 		}
 		if (e->rule == rule->client_key && e->addr[0] == addr[0] &&
 		    e->addr[1] == addr[1]) {
-			entry_take(e, sec);
+			entry_take(e, sec, rule->connection_rate > 0);
 			return (int)idx;
 		}
 		if (reuse == -1 && entry_idle(e, sec))
@@ -334,7 +359,7 @@ client_limit_hold(const struct rule *rule, const struct sockaddr_any *peer,
 	__atomic_store_n(&e->open, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&e->rate, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&e->seq, e->seq + 1, __ATOMIC_RELEASE);
-	entry_take(e, sec);
+	entry_take(e, sec, rule->connection_rate > 0);
 	return reuse;
 }
 

@@ -39,7 +39,13 @@ client_limited(const struct rule *r)
 	return r->max_connections_per_client > 0 || r->connection_rate > 0;
 }
 
-/* Master: map the region before the first fork; -1 with errno. */
+/* Whether a rule of cfg limits its clients (the region is wanted). */
+bool	client_limit_wanted(const struct conf *cfg);
+/*
+ * Master: map the region (once) before forking the first generation
+ * that limits clients; -1 with errno.  Workers forked before it count
+ * nothing, as their rules limit nothing.
+ */
 int	client_limit_open(void);
 /* Master: scoreboard cell is a new worker's: read its table from now. */
 void	client_limit_table_start(int cell);

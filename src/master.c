@@ -695,6 +695,11 @@ master_apply(struct master *m, struct conf *cfg)
 	if (stats_table_new(cfg, m->cfg, m->gen + 1) == -1)
 		log_err("cannot map the counters of generation %u: %s; they "
 		    "go uncounted", m->gen + 1, strerror(errno));
+	/* Mapped by the first configuration that limits clients. */
+	if (client_limit_wanted(cfg) && client_limit_open() == -1)
+		log_err("cannot map the tables of clients: %s; "
+		    "max_connections_per_client and connection_rate do "
+		    "not apply", strerror(errno));
 	if (m->steer_pending)
 		master_steer(m);	/* the reload before this one's */
 	if (!master_pass_first(m, cfg) &&
@@ -1261,7 +1266,8 @@ master_start(struct master *m, char *err, size_t errlen)
 		return -1;
 	m->slots = calloc(cfg->workers, sizeof(*m->slots));
 	if (m->slots == NULL || scoreboard_open() == -1 ||
-	    client_limit_open() == -1 || sandbox_open() == -1 ||
+	    (client_limit_wanted(cfg) && client_limit_open() == -1) ||
+	    sandbox_open() == -1 ||
 	    health_table_new(cfg, NULL) == -1 ||
 	    stats_table_new(cfg, NULL, 1) == -1 ||
 	    master_signals_setup() == -1) {

@@ -172,6 +172,45 @@ test_rate(void)
 	client_limit_table_gone(3);
 }
 
+/*
+ * The window slides: the last second counts for the part of it the
+ * window still covers.  A fixed window would admit the third below.
+ */
+static void
+test_sliding(void)
+{
+	struct rule		 r;
+	struct sockaddr_any	 a = client(7, false);
+	enum client_verdict	 v;
+	unsigned		 seen;
+	int			 i;
+
+	rule_make(&r, "sliding", 0, 5);
+	client_limit_table_start(5);
+	client_limit_table_start(6);
+	client_limit_worker_begin(5);
+	for (i = 0; i < 5; i++)		/* 5 in second 110 */
+		client_limit_release(client_limit_hold(&r, &a, 110000 + i));
+	for (i = 0; i < 2; i++)		/* 2 in the first half of 111 */
+		client_limit_release(client_limit_hold(&r, &a, 111400 + i));
+	check(client_limit_check(&r, &a, 111500, &seen) == CLIENT_ADMIT,
+	    "at 111.5 s: 2 + 5/2 started in the last second, under 5");
+	client_limit_release(client_limit_hold(&r, &a, 111500));
+	v = client_limit_check(&r, &a, 111500, &seen);
+	check(v == CLIENT_OVER_RATE && seen == 6,
+	    "one more: 3 + 5/2, over 5 (said as %u)", seen);
+	check(client_limit_check(&r, &a, 112999, &seen) == CLIENT_ADMIT,
+	    "at 112.999 s only the 3 of second 111, a thousandth of them");
+	/* Another worker's clock already in the next second. */
+	client_limit_worker_begin(6);
+	for (i = 0; i < 5; i++)
+		client_limit_release(client_limit_hold(&r, &a, 121000));
+	check(client_limit_check(&r, &a, 120999, &seen) == CLIENT_OVER_RATE,
+	    "a worker whose clock is a millisecond ahead is counted");
+	client_limit_table_gone(5);
+	client_limit_table_gone(6);
+}
+
 static void
 test_full(void)
 {
@@ -205,12 +244,13 @@ test_full(void)
 		client_limit_release(holds[n]);
 	a = client(CLIENT_LIMIT_ENTRIES * 4, false);
 	h = client_limit_hold(&web, &a, now + 500);
-	check(h == -1 || open_of(&web, &a, now + 500) == 1,
-	    "closed but started this second: entries are kept for the rate");
+	check(h >= 0 && open_of(&web, &a, now + 500) == 1,
+	    "a released table takes a new client");
 	client_limit_release(h);
-	h = client_limit_hold(&web, &a, now + 2500);
-	check(h >= 0 && open_of(&web, &a, now + 2500) == 1,
-	    "two seconds on, idle entries take new clients");
+	h = client_limit_hold(&web, &a, now + 600);
+	check(h >= 0 && open_of(&web, &a, now + 600) == 1,
+	    "without a connection_rate, closed entries take new clients at "
+	    "once");
 	client_limit_release(h);
 	client_limit_table_gone(4);
 }
@@ -224,6 +264,7 @@ main(void)
 	}
 	test_per_client();
 	test_rate();
+	test_sliding();
 	test_full();
 	return test_summary();
 }
