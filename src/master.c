@@ -978,14 +978,18 @@ static void
 master_handle_signals(struct master *m)
 {
 	sig_drain();
-	if (sig_take(SIGCHLD))
-		master_reap(m);
+	/*
+	 * A stop before the reaping: a Ctrl-C reaches the workers too, and
+	 * those it ended are no deaths to respawn.
+	 */
 	if (sig_take(SIGTERM))
 		master_stop(m, SIGTERM);
 	if (sig_take(SIGINT))
 		master_stop(m, SIGINT);
 	if (sig_take(SIGQUIT))
 		master_stop(m, SIGQUIT);
+	if (sig_take(SIGCHLD))
+		master_reap(m);
 	if (sig_take(SIGUSR1))
 		master_reopen_logs(m);
 	/* Reloads run one at a time; one arriving meanwhile waits. */
