@@ -115,6 +115,22 @@ do_forbidden(enum forbidden f)
 	}
 }
 
+/* fork(); the child enters the sandbox (or exits 3).  The pid, or 0. */
+static pid_t
+fork_sandboxed(void)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	if ((pid = fork()) == -1) {
+		perror("fork");
+		exit(2);
+	}
+	if (pid == 0 && sandbox_enter(true, "test") == -1)
+		_exit(3);
+	return pid;
+}
+
 /*
  * In a sandboxed child: the allowed calls (what < 0) or a forbidden one.
  * Its wait status; -1 when it died of SIGSYS without the report naming
@@ -126,14 +142,7 @@ in_sandbox(int what)
 	pid_t pid;
 	int   status;
 
-	fflush(stdout);
-	if ((pid = fork()) == -1) {
-		perror("fork");
-		exit(2);
-	}
-	if (pid == 0) {
-		if (sandbox_enter(true, "test") == -1)
-			_exit(3);
+	if ((pid = fork_sandboxed()) == 0) {
 		if (what < 0)
 			_exit(allowed_calls());
 		do_forbidden((enum forbidden)what);
@@ -170,14 +179,7 @@ sigsys_from_outside(void)
 	int		status, i;
 	char		buf[64];
 
-	fflush(stdout);
-	if ((pid = fork()) == -1) {
-		perror("fork");
-		exit(2);
-	}
-	if (pid == 0) {
-		if (sandbox_enter(true, "test") == -1)
-			_exit(3);
+	if ((pid = fork_sandboxed()) == 0) {
 		for (i = 0; i < 500; i++)	/* 5 s at most */
 			nanosleep(&ts, NULL);
 		_exit(0);

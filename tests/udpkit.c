@@ -79,6 +79,19 @@ die(const char *what)
 	exit(2);
 }
 
+/* A client's socket, connected to to, with room for a burst of replies. */
+static int
+client_socket(const struct sockaddr_in *to)
+{
+	int fd, sz = 1 << 20;
+
+	if ((fd = socket(AF_INET, SOCK_DGRAM, 0)) == -1 ||
+	    connect(fd, (const struct sockaddr *)to, sizeof(*to)) == -1)
+		die("client socket");
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	return fd;
+}
+
 static void
 usage(void)
 {
@@ -489,13 +502,7 @@ cmd_flood(int argc, char **argv)
 	if (cl == NULL || pfd == NULL)
 		die("calloc");
 	for (c = 0; c < nclients; c++) {
-		int sz = 1 << 20;
-
-		if ((cl[c].fd = socket(AF_INET, SOCK_DGRAM, 0)) == -1 ||
-		    connect(cl[c].fd, (struct sockaddr *)&to, sizeof(to)) == -1)
-			die("client socket");
-		(void)setsockopt(cl[c].fd, SOL_SOCKET, SO_RCVBUF, &sz,
-		    sizeof(sz));
+		cl[c].fd = client_socket(&to);
 		size = dgram_size(c, 0, max);
 		dgram_fill(c, 0, out, size);
 		if (send(cl[c].fd, out, size, 0) != (ssize_t)size)
@@ -664,13 +671,7 @@ cmd_account(int argc, char **argv)
 	if (cl == NULL || pfd == NULL)
 		die("calloc");
 	for (c = 0; c < n; c++) {
-		int sz = 1 << 20;
-
-		if ((cl[c].fd = socket(AF_INET, SOCK_DGRAM, 0)) == -1 ||
-		    connect(cl[c].fd, (struct sockaddr *)&to, sizeof(to)) == -1)
-			die("client socket");
-		(void)setsockopt(cl[c].fd, SOL_SOCKET, SO_RCVBUF, &sz,
-		    sizeof(sz));
+		cl[c].fd = client_socket(&to);
 		cl[c].sent_at = -1e9;
 		pfd[c].fd = cl[c].fd;
 		pfd[c].events = POLLIN;
