@@ -309,8 +309,7 @@ accesslog_write(const struct accesslog_entry *e)
 		log_episode_hit(&al_lost, "cannot write to access log %s: %s; "
 		    "its lines are lost until it can be written again",
 		    al_path, rc == -1 ? strerror(errno) : "short write");
-	else if (al_lost.hits > 0 && (lost = log_episode_end(&al_lost,
-	    &ms)) > 0)
+	else if ((lost = log_episode_end(&al_lost, &ms)) > 0)
 		log_notice("access log %s is written again; %llu line(s) were "
 		    "lost over %.1f s", al_path, (unsigned long long)lost,
 		    (double)ms / 1000);

@@ -61,6 +61,12 @@
 #include "log.h"
 #include "sandbox.h"
 
+#ifdef SANDBOX_ARCH_NAME
+#define REPORT_ARCH	" (" SANDBOX_ARCH_NAME ")"
+#else
+#define REPORT_ARCH	""
+#endif
+
 /* What filtered children wrote, newest last; a ring the master reads. */
 #define REPORTS	64
 
@@ -99,14 +105,8 @@ sandbox_report(pid_t pid, char *buf, size_t len)
 	for (i = 0; i < REPORTS; i++)
 		if (reports->r[i].pid == pid) {
 			__atomic_thread_fence(__ATOMIC_ACQUIRE);
-			snprintf(buf, len, "system call %d%s%s%s",
-			    reports->r[i].nr,
-#ifdef SANDBOX_ARCH_NAME
-			    " (", SANDBOX_ARCH_NAME, ")"
-#else
-			    "", "", ""
-#endif
-			    );
+			snprintf(buf, len, "system call %d%s",
+			    reports->r[i].nr, REPORT_ARCH);
 			reports->r[i].pid = 0;
 			return true;
 		}
@@ -200,31 +200,39 @@ allow_nr(struct prog *p, int nr)
 }
 
 /*
- * if (nr == k) { allow when the low word of argument arg equals one of
- * values[0..n) (jset: has none of the bits of values[0]); else trap }
+ * The start of a block about call nr's argument arg: skipped (len
+ * instructions after these two) when the call is another, else the low
+ * word of the argument loaded.
  */
 static void
-allow_nr_if(struct prog *p, int nr, int arg, bool bits_clear,
-    const uint32_t *values, size_t n)
+block_start(struct prog *p, int nr, int arg, size_t len)
+{
+	emit(p, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0,
+	    (unsigned char)(len + 1), TO_NONE);
+	emit(p, BPF_LD | BPF_W | BPF_ABS, (uint32_t)ARG_LOW(arg), 0, 0,
+	    TO_NONE);
+}
+
+/* if (nr == k) { allow when argument arg is one of values[0..n); trap } */
+static void
+allow_nr_if_one_of(struct prog *p, int nr, int arg, const uint32_t *values,
+    size_t n)
 {
 	size_t i;
 
-	/* Past this block when nr differs: the load, n tests, the return. */
-	emit(p, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0,
-	    (unsigned char)(n + 2), TO_NONE);
-	emit(p, BPF_LD | BPF_W | BPF_ABS, (uint32_t)ARG_LOW(arg), 0, 0,
-	    TO_NONE);
+	block_start(p, nr, arg, n + 1);
 	for (i = 0; i < n; i++)
-		if (bits_clear)
-			emit(p, BPF_JMP | BPF_JSET | BPF_K, values[i], 0, 0,
-			    TO_ALLOW);	/* jt set below: trap */
-		else
-			emit(p, BPF_JMP | BPF_JEQ | BPF_K, values[i], 0, 0,
-			    TO_ALLOW);
-	if (bits_clear)		/* a bit set: trap; none: allow */
-		p->to[p->n - 1] = TO_TRAP;
-	emit(p, BPF_RET | BPF_K, bits_clear ? SECCOMP_RET_ALLOW :
-	    SECCOMP_RET_TRAP, 0, 0, TO_NONE);
+		emit(p, BPF_JMP | BPF_JEQ | BPF_K, values[i], 0, 0, TO_ALLOW);
+	emit(p, BPF_RET | BPF_K, SECCOMP_RET_TRAP, 0, 0, TO_NONE);
+}
+
+/* if (nr == k) { trap when argument arg has a bit of mask; allow } */
+static void
+allow_nr_unless_bits(struct prog *p, int nr, int arg, uint32_t mask)
+{
+	block_start(p, nr, arg, 2);
+	emit(p, BPF_JMP | BPF_JSET | BPF_K, mask, 0, 0, TO_TRAP);
+	emit(p, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0, TO_NONE);
 }
 
 /*
@@ -235,7 +243,6 @@ static bool
 build(struct prog *p, pid_t self, bool with_unix)
 {
 	static const uint32_t families[] = { AF_INET, AF_INET6, AF_UNIX };
-	static const uint32_t exec[] = { PROT_EXEC };
 	const uint32_t pid[] = { (uint32_t)self };
 	size_t	i, allow, trap;
 
@@ -253,11 +260,11 @@ build(struct prog *p, pid_t self, bool with_unix)
 #endif
 	for (i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
 		allow_nr(p, allowed[i]);
-	allow_nr_if(p, SYS_socket, 0, false, families, with_unix ? 3 : 2);
-	allow_nr_if(p, SYS_mmap, 2, true, exec, 1);
-	allow_nr_if(p, SYS_mprotect, 2, true, exec, 1);
-	allow_nr_if(p, SYS_kill, 0, false, pid, 1);
-	allow_nr_if(p, SYS_tgkill, 0, false, pid, 1);
+	allow_nr_if_one_of(p, SYS_socket, 0, families, with_unix ? 3 : 2);
+	allow_nr_unless_bits(p, SYS_mmap, 2, PROT_EXEC);
+	allow_nr_unless_bits(p, SYS_mprotect, 2, PROT_EXEC);
+	allow_nr_if_one_of(p, SYS_kill, 0, pid, 1);
+	allow_nr_if_one_of(p, SYS_tgkill, 0, pid, 1);
 	trap = p->n;
 	emit(p, BPF_RET | BPF_K, SECCOMP_RET_TRAP, 0, 0, TO_NONE);
 	allow = p->n;

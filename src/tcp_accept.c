@@ -2,10 +2,11 @@
  * tcp_accept.c - accepting connections on a worker's stream listeners.
  *
  * A connection is accepted, checked against max_connections, allow/deny
- * and the limits per client (client_limit.c), and handed to a session.  When descriptors or memory run
- * out, accepting pauses for a moment (EMFILE_PAUSE_MS) rather than spin
- * on a queue that stays readable; the queued connections wait in the
- * kernel, and the episode is logged once.
+ * and the limits per client (client_limit.c), and handed to a session.
+ * When descriptors or memory run out, accepting pauses for a moment
+ * (EMFILE_PAUSE_MS) rather than spin on a queue that stays readable; the
+ * queued connections wait in the kernel, and the episode is logged once,
+ * its end with a count.
  */
 #include "ferryd.h"
 
@@ -93,8 +94,7 @@ acceptor_fed(struct tcp_acceptor *acc)
 	uint64_t	pauses;
 	int64_t		ms;
 
-	if (acc->starved.hits > 0 &&
-	    (pauses = log_episode_end(&acc->starved, &ms)) > 0)
+	if ((pauses = log_episode_end(&acc->starved, &ms)) > 0)
 		log_notice("accepting again after %.1f s out of descriptors "
 		    "or memory (%llu pause(s))", (double)ms / 1000,
 		    (unsigned long long)pauses);

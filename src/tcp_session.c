@@ -486,8 +486,7 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 	ss->state = TCP_CONNECTING;
 	ss->reset_side = ss->err_side = -1;
 	ss->peer = *peer;
-	ss->client_hold = client_limited(rule) ?
-	    client_limit_hold(rule, peer, now) : -1;
+	ss->client_hold = client_limit_hold(rule, peer, now);
 	ss->started = now;
 	tcp_connect_init(&ss->connect, (const struct sockaddr *)&ss->peer.ss);
 	tcp_relay_init(&ss->relay, client_fd, rule->buffer_size, rule->splice,

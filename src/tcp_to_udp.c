@@ -403,8 +403,7 @@ tcp_to_udp_start(struct tcp_to_udp *tu, int client_fd,
 	memcpy(c->proxy, proxy, proxy_len);
 	c->proxy_len = proxy_len;
 	c->started = c->last_active = event_now(tu->loop);
-	c->client_hold = client_limited(rule) ?
-	    client_limit_hold(rule, peer, c->started) : -1;
+	c->client_hold = client_limit_hold(rule, peer, c->started);
 	c->backend = &rule->upstream.backends[0];
 	event_timer_init(&c->timer, conn_on_timer, c);
 	TAILQ_INSERT_TAIL(&tu->list, c, link);
