@@ -1,0 +1,673 @@
+/*
+ * master_reload.c - reloads and generations.  A valid configuration
+ * becomes a new generation of workers on a new listen set (sockets that
+ * stay are kept); the old generation serves until every slot of the new
+ * one is ready, then stops accepting, hands its UDP sessions over through
+ * the master, and drains.  One reload runs at a time; one asked for
+ * meanwhile waits for it.  Names resolved again to new addresses are
+ * applied the same way.
+ */
+#include "ferryd.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "accesslog.h"
+#include "addr.h"
+#include "bug.h"
+#include "clock.h"
+#include "client_limit.h"
+#include "daemon.h"
+#include "fdlimit.h"
+#include "health.h"
+#include "ipc.h"
+#include "listen.h"
+#include "log.h"
+#include "master.h"
+#include "master_child.h"
+#include "master_reload.h"
+#include "master_state.h"
+#include "stats.h"
+#include "udp_pass.h"
+#include "udp_session.h"
+
+#define RELOAD_STUCK_MS   10000	/* a generation not ready by then... */
+#define RELOAD_RETRY_MS   1000	/* a resolve or stuck check put off */
+#define HANDOVER_PASS_MS  2000	/* a new worker's channel full that long */
+#define DATAGRAM_PASS_MS  200	/* ... for a passed datagram */
+#define PASS_ACK_MS       10000	/* old workers' IPC_UDP_PASSING, at most */
+
+static void master_reload(struct master *);
+
+int
+master_open_access_log(const struct conf *cfg, const struct conf *old,
+    char *err, size_t errlen)
+{
+	accesslog_set_format(cfg->access_log_format, cfg->access_log_fields,
+	    cfg->naccess_log_fields);
+	if (cfg->access_log == NULL) {
+		accesslog_close();
+		return 0;
+	}
+	if (old != NULL && old->access_log != NULL &&
+	    strcmp(old->access_log, cfg->access_log) == 0)
+		return 0;
+	return accesslog_open(cfg->access_log, err, errlen);
+}
+
+void
+master_stats_socket_forget(const struct conf *old, const struct conf *cfg)
+{
+	if (old->stats_path == NULL || (cfg != NULL &&
+	    cfg->stats_path != NULL &&
+	    strcmp(cfg->stats_path, old->stats_path) == 0))
+		return;
+	if (unlink(old->stats_path) == -1 && errno != ENOENT)
+		log_warn("cannot remove %s: %s", old->stats_path,
+		    strerror(errno));
+}
+
+/* Whether old and new forward the same way: a session may move. */
+static bool
+same_udp_rule(const struct rule *a, const struct rule *b)
+{
+	return a->protocol == RULE_UDP && b->protocol == RULE_UDP &&
+	    a->connect_protocol == b->connect_protocol &&
+	    a->framing == b->framing &&
+	    addr_equal(&a->listen_addr, &b->listen_addr) &&
+	    strcmp(a->connect, b->connect) == 0 &&
+	    (a->source == NULL) == (b->source == NULL) &&
+	    (a->source == NULL || strcmp(a->source, b->source) == 0);
+}
+
+/*
+ * For the sessions the old generation will hand over: which rule of cfg
+ * each UDP rule of the running configuration is (-1: none; its sessions
+ * end with it).
+ */
+static void
+master_map_udp_rules(struct master *m, const struct conf *cfg)
+{
+	struct rule_map		*map;
+	const struct rule	*r;
+	size_t			 i;
+
+	free(m->udp_map);
+	m->udp_map = NULL;
+	m->udp_nmap = 0;
+	map = conf_rule_map_new(cfg);
+	if (map == NULL ||
+	    (m->udp_map = calloc(m->cfg->nrules, sizeof(int))) == NULL) {
+		conf_rule_map_free(map);
+		return;
+	}
+	m->udp_nmap = m->cfg->nrules;
+	for (i = 0; i < m->cfg->nrules; i++) {
+		r = conf_rule_map_find(map, &m->cfg->rules[i]);
+		m->udp_map[i] = r != NULL && same_udp_rule(&m->cfg->rules[i],
+		    r) ? (int)(r - cfg->rules) : -1;
+	}
+	conf_rule_map_free(map);
+}
+
+/*
+ * Where a session (or a datagram of one) of an old worker goes: the new
+ * worker that the kernel gives the datagrams of a client at port to.
+ * *rule, the old configuration's rule number, becomes the new one's.
+ * NULL, with *slot -1, when the rule is gone (and the session with it);
+ * NULL with the slot when its worker is not running.
+ */
+static struct child *
+master_new_home(struct master *m, const struct child *from, uint32_t *rule,
+    unsigned port, int *slot)
+{
+	struct child *c;
+
+	*slot = -1;
+	if (m->stopping || from->gen + 1 != m->gen || *rule >= m->udp_nmap ||
+	    m->udp_map[*rule] == -1)
+		return NULL;
+	*rule = (uint32_t)m->udp_map[*rule];
+	if ((*slot = listen_slot_of_port(m->ls, port, m->skip)) == -1)
+		*slot = from->slot % m->cfg->workers;
+	TAILQ_FOREACH(c, &m->children, link)
+		if (c->gen == m->gen && c->slot == *slot && c->chan != -1)
+			return c;
+	return NULL;
+}
+
+/*
+ * An old worker handed a UDP session over: pass it, with its socket, to
+ * its new home.  The descriptor is closed by the caller either way.
+ */
+static void
+master_pass_session(struct master *m, const struct child *from,
+    struct ipc_msg *msg)
+{
+	struct udp_handover	 h;
+	struct child		*c;
+	int			 slot;
+
+	if (msg->nfds != 1 || msg->len != sizeof(h))
+		return;
+	memcpy(&h, msg->data, sizeof(h));
+	c = master_new_home(m, from, &h.rule, udp_handover_port(&h), &slot);
+	if (slot != -1 && (c == NULL || ipc_send_wait(c->chan,
+	    IPC_UDP_SESSION, &h, sizeof(h), msg->fds, 1,
+	    HANDOVER_PASS_MS) == -1))
+		log_warn("cannot pass a UDP session to worker %d: %s", slot,
+		    c == NULL ? "not running" : strerror(errno));
+}
+
+/*
+ * An old worker passed on a datagram it had no session for: to the new
+ * worker that holds, or will hold, its client's session.
+ */
+static void
+master_pass_datagram(struct master *m, const struct child *from,
+    struct ipc_msg *msg)
+{
+	static struct log_limit	 limit;
+	struct udp_passed	 h;
+	struct child		*c;
+	int			 slot;
+
+	if (msg->len < sizeof(h))
+		return;
+	memcpy(&h, msg->data, sizeof(h));
+	c = master_new_home(m, from, &h.rule, udp_passed_port(&h), &slot);
+	memcpy(msg->data, &h, sizeof(h));
+	if (slot != -1 && (c == NULL || ipc_send_wait(c->chan,
+	    IPC_UDP_DATAGRAM, msg->data, msg->len, NULL, 0,
+	    DATAGRAM_PASS_MS) == -1))
+		log_limited_at(&limit, LOG_LEVEL_WARNING, "cannot pass a UDP "
+		    "datagram to worker %d: %s", slot, c == NULL ?
+		    "not running" : strerror(errno));
+}
+
+/* Steer connections and datagrams to the current generation's slots. */
+static void
+master_steer(struct master *m)
+{
+	char err[CONF_ERR_MAX];
+
+	m->steer_pending = false;
+	event_timer_cancel(m->loop, &m->steer_end);
+	if (listen_set_steer(m->ls, m->cfg, m->skip, err, sizeof(err)) == -1)
+		log_warn("%s; connections queued on sockets of retired worker "
+		    "slots may be reset", err);
+}
+
+/* Old workers that do not say they pass datagrams on, in time. */
+static void
+master_on_steer_end(struct event_timer *t, void *data)
+{
+	struct master *m = data;
+
+	(void)t;
+	if (m->stopping || !m->steer_pending)
+		return;
+	log_warn("old workers did not stop making UDP sessions in %d s; "
+	    "steering to the new ones anyway", PASS_ACK_MS / 1000);
+	master_steer(m);
+}
+
+/*
+ * c answered IPC_UDP_PASS, or can no longer (it exited): once every old
+ * worker has, the kernel may steer anew.
+ */
+static void
+master_pass_answered(struct master *m, struct child *c)
+{
+	if (!c->pass_asked)
+		return;
+	c->pass_asked = false;
+	if (m->steer_pending && --m->pass_waiting <= 0)
+		master_steer(m);
+}
+
+/* Whether cfg has a rule that receives datagrams. */
+static bool
+conf_has_udp(const struct conf *cfg)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->nrules; i++)
+		if (cfg->rules[i].protocol == RULE_UDP)
+			return true;
+	return false;
+}
+
+/*
+ * Before a reload that changes the number of workers steers datagrams
+ * anew, every old worker must stop making sessions: from then on a
+ * client's datagrams may reach another old worker than its session's.
+ * Returns true when the steering waits for them (master_steer later).
+ */
+static bool
+master_pass_first(struct master *m, const struct conf *cfg)
+{
+	struct child *c;
+
+	if (m->cfg->workers == cfg->workers || !conf_has_udp(m->cfg))
+		return false;
+	m->pass_waiting = 0;
+	/* Older ones receive no datagram any more: they handed over. */
+	TAILQ_FOREACH(c, &m->children, link)
+		if (c->gen == m->gen && c->chan != -1 && ipc_send(c->chan,
+		    IPC_UDP_PASS, NULL, 0, NULL, 0) == 0) {
+			c->pass_asked = true;
+			m->pass_waiting++;
+		}
+	if (m->pass_waiting == 0)
+		return false;
+	m->steer_pending = true;
+	if (event_timer_arm(m->loop, &m->steer_end, clock_ms() +
+	    PASS_ACK_MS) == -1)
+		master_steer(m);	/* no timer to wait with: now */
+	return m->steer_pending;
+}
+
+/*
+ * The logs cfg names, switched to from the running configuration's:
+ * log_file, log_level, access_log.
+ */
+static void
+master_switch_logs(struct master *m, const struct conf *cfg)
+{
+	char err[CONF_ERR_MAX];
+
+	if (cfg->log_file != NULL && (m->cfg->log_file == NULL ||
+	    strcmp(cfg->log_file, m->cfg->log_file) != 0) &&
+	    log_open(LOG_TO_FILE, cfg->log_file, err, sizeof(err)) == -1)
+		log_err("%s; logging on where we did", err);
+	/* log_file removed: log where a start without it would. */
+	if (cfg->log_file == NULL && m->cfg->log_file != NULL)
+		log_open(m->opt->foreground ? LOG_TO_STDERR : LOG_TO_SYSLOG,
+		    NULL, NULL, 0);
+	if (m->opt->log_level == -1)
+		log_set_level(cfg->log_level);
+	if (master_open_access_log(cfg, m->cfg, err, sizeof(err)) == -1)
+		log_err("%s; access lines go where they went", err);
+}
+
+/* The shared tables cfg needs, keeping what stays of the running one's. */
+static void
+master_map_tables(struct master *m, const struct conf *cfg)
+{
+	/* Backends that stay keep their health (passive and checked). */
+	if (health_table_new(cfg, m->cfg) == -1)
+		log_err("cannot map the health table: %s; every backend "
+		    "counts as up", strerror(errno));
+	if (stats_table_new(cfg, m->cfg, m->gen + 1) == -1)
+		log_err("cannot map the counters of generation %u: %s; they "
+		    "go uncounted", m->gen + 1, strerror(errno));
+	/* Mapped by the first configuration that limits clients. */
+	if (client_limit_wanted(cfg) && client_limit_open() == -1)
+		log_err("cannot map the tables of clients: %s; "
+		    "max_connections_per_client and connection_rate do "
+		    "not apply", strerror(errno));
+}
+
+/* Names resolved again resolve_interval from now, if it is set. */
+static void
+master_resolve_later(struct master *m, int ms)
+{
+	if (m->cfg->resolve_interval <= 0)
+		event_timer_cancel(m->loop, &m->resolve);
+	else if (event_timer_arm(m->loop, &m->resolve, clock_ms() + ms) == -1)
+		log_err("cannot schedule the next resolution of names: out "
+		    "of memory");
+}
+
+/*
+ * Start a new generation of workers for cfg (ours from now on), if its
+ * sockets can be bound.  The old generation keeps serving until
+ * master_advance() sees the new one ready.  On any error the running
+ * configuration stays exactly as it is.
+ */
+static void
+master_apply(struct master *m, struct conf *cfg)
+{
+	struct listen_set *ls;
+	struct slot       *slots;
+	char               err[CONF_ERR_MAX];
+	int                i;
+
+	if ((slots = master_slots_new(m, cfg->workers)) == NULL) {
+		snprintf(err, sizeof(err), "out of memory");
+		goto fail;
+	}
+	if (fdlimit_raise(cfg, err, sizeof(err)) == -1 ||
+	    (ls = listen_set_open(cfg, m->ls, m->cfg, m->ls->mode, err,
+	    sizeof(err))) == NULL) {
+		free(slots);	/* none armed yet */
+		goto fail;
+	}
+	master_map_tables(m, cfg);
+	if (m->steer_pending)
+		master_steer(m);	/* the reload before this one's */
+	if (!master_pass_first(m, cfg) &&
+	    listen_set_steer(ls, cfg, NULL, err, sizeof(err)) == -1)
+		log_warn("%s; connections queued on sockets of retired worker "
+		    "slots may be reset", err);
+	master_switch_logs(m, cfg);
+	/*
+	 * What the new set did not take over belongs to removed rules or
+	 * retired slots: the old workers hold their own copies until they
+	 * have emptied them, and the new workers must not inherit them.
+	 */
+	listen_set_close(m->ls);
+	master_stats_socket_forget(m->cfg, cfg);
+	master_map_udp_rules(m, cfg);
+	/* Re-resolved from the running text: it goes on with it. */
+	if (cfg->text == NULL)
+		conf_move_text(cfg, m->cfg);
+	master_slots_set(m, slots, cfg->workers);
+	conf_free(m->cfg);
+	/* The new set was steered without skips: its workers are new. */
+	memset(m->skip, 0, sizeof(m->skip));
+	m->ls = ls;
+	m->cfg = cfg;
+	m->gen++;
+	m->gen_started = clock_ms();
+	for (i = 0; i < cfg->workers; i++)
+		master_spawn(m, i);
+	/* A new checker: the old one's probes are of the old rules. */
+	master_stop_checker(m, SIGTERM);
+	master_spawn_checker(m);
+	log_notice("configuration reloaded: %zu rule(s), %d worker(s), "
+	    "generation %u", cfg->nrules, cfg->workers, m->gen);
+	master_resolve_later(m, cfg->resolve_interval);
+	return;
+fail:
+	conf_free(cfg);
+	log_err("reload failed: %s; keeping the running configuration", err);
+}
+
+/* Load the file again and, if it is valid, apply it. */
+static void
+master_reload(struct master *m)
+{
+	struct conf	*cfg;
+	char		 err[CONF_ERR_MAX];
+
+	event_timer_cancel(m->loop, &m->reload_stuck);
+	log_notice("reloading %s", m->opt->config_path);
+	cfg = conf_load_syntax(m->opt->config_path, m->opt->config_syntax,
+	    err, sizeof(err));
+	if (cfg == NULL)
+		log_err("reload failed: %s; keeping the running configuration",
+		    err);
+	else
+		master_apply(m, cfg);
+}
+
+/*
+ * resolve_interval: the running configuration's own text (not the file,
+ * which may hold edits not meant for now) loaded again, every name
+ * resolved anew; applied as a reload when an address changed.
+ */
+static void
+master_reresolve(struct master *m)
+{
+	static struct log_limit	 limit;
+	struct conf		*cfg;
+	char			 err[CONF_ERR_MAX];
+
+	if ((cfg = conf_reresolve(m->cfg, err, sizeof(err))) == NULL) {
+		log_limited_at(&limit, LOG_LEVEL_WARNING, "cannot resolve "
+		    "backend names again: %s; keeping the addresses we have",
+		    err);
+		return;
+	}
+	if (conf_same_backends(cfg, m->cfg)) {
+		conf_free(cfg);
+		return;
+	}
+	log_notice("backend names resolve to new addresses; applying them");
+	master_apply(m, cfg);
+}
+
+/* Every slot has a worker of the current generation that is accepting. */
+static bool
+master_generation_ready(const struct master *m)
+{
+	struct child *c;
+	int           ready = 0;
+
+	TAILQ_FOREACH(c, &m->children, link)
+		if (c->gen == m->gen && c->state == CHILD_READY)
+			ready++;
+	return ready >= m->cfg->workers;
+}
+
+/* A worker of an older generation still accepts: a reload is under way. */
+static bool
+master_old_accepting(const struct master *m)
+{
+	struct child *c;
+
+	TAILQ_FOREACH(c, &m->children, link)
+		if (c->gen != m->gen && c->accepting)
+			return true;
+	return false;
+}
+
+/* Names resolved again, unless a reload is on its way: then after it. */
+static void
+master_on_resolve(struct event_timer *t, void *data)
+{
+	struct master *m = data;
+
+	(void)t;
+	if (m->stopping)
+		return;
+	if (m->reload_pending || !master_generation_ready(m) ||
+	    master_old_accepting(m)) {
+		master_resolve_later(m, RELOAD_RETRY_MS);
+		return;
+	}
+	master_resolve_later(m, m->cfg->resolve_interval);
+	master_reresolve(m);
+}
+
+/*
+ * A reload waits for the generation before it to be ready, but must not
+ * wait forever for one that never gets there: the reload may be what
+ * fixes it, and the old generation serves meanwhile.
+ */
+static void
+master_on_reload_stuck(struct event_timer *t, void *data)
+{
+	struct master *m = data;
+
+	(void)t;
+	if (m->stopping || !m->reload_pending)
+		return;
+	if (master_generation_ready(m)) {
+		/* Waiting for old workers, which always end: look again. */
+		(void)event_timer_arm(m->loop, &m->reload_stuck, clock_ms() +
+		    RELOAD_RETRY_MS);
+		return;
+	}
+	log_warn("generation %u is not ready after %d s; reloading anyway",
+	    m->gen, RELOAD_STUCK_MS / 1000);
+	m->reload_pending = false;
+	master_reload(m);
+}
+
+void
+master_reload_init(struct master *m)
+{
+	event_timer_init(&m->reload_stuck, master_on_reload_stuck, m);
+	event_timer_init(&m->steer_end, master_on_steer_end, m);
+	event_timer_init(&m->resolve, master_on_resolve, m);
+	master_resolve_later(m, m->cfg->resolve_interval);
+}
+
+void
+master_reload_queue(struct master *m)
+{
+	if (m->stopping)
+		return;
+	log_debug("SIGHUP: reload queued");
+	m->reload_pending = true;
+	if (!event_timer_armed(&m->reload_stuck))
+		(void)event_timer_arm(m->loop, &m->reload_stuck,
+		    m->gen_started + RELOAD_STUCK_MS);
+}
+
+/* Tell old worker c to drain, handing its UDP sessions over. */
+static void
+master_drain_child(struct master *m, struct child *c)
+{
+	BUG_ON(c->gen == m->gen || c->state == CHILD_DRAINING);
+	c->state = CHILD_DRAINING;
+	(void)event_timer_arm(m->loop, &c->drain_end, clock_ms() +
+	    m->cfg->shutdown_timeout);
+	/* SIGQUIT if it cannot hear. */
+	if (c->chan == -1 || ipc_send(c->chan, IPC_HANDOVER, NULL, 0, NULL,
+	    0) == -1)
+		kill(c->pid, SIGQUIT);
+}
+
+/*
+ * Once no old worker receives any more, and every session it had is in
+ * the channels ahead of this, the new generation may receive datagrams.
+ */
+static void
+master_udp_go(struct master *m)
+{
+	struct child *c;
+
+	TAILQ_FOREACH(c, &m->children, link)
+		if (c->gen == m->gen && c->state == CHILD_READY &&
+		    !c->udp_go && c->chan != -1)
+			c->udp_go = ipc_send(c->chan, IPC_UDP_GO, NULL, 0,
+			    NULL, 0) == 0;
+}
+
+void
+master_advance(struct master *m)
+{
+	struct child *c;
+	bool          old_accepting = false;
+
+	if (m->stopping)
+		return;
+	if (!master_generation_ready(m)) {
+		if (m->reload_pending)
+			log_debug("reload waits for generation %u to be ready",
+			    m->gen);
+		return;
+	}
+	if (!m->started) {
+		m->started = true;
+		daemon_ready();
+	}
+	TAILQ_FOREACH(c, &m->children, link) {
+		if (c->gen == m->gen)
+			continue;
+		/*
+		 * An old worker that stopped receiving before the kernel
+		 * steers anew would leave datagrams on its socket that the
+		 * old steering put there for another worker's clients.
+		 */
+		if (c->state != CHILD_DRAINING && m->steer_pending) {
+			old_accepting = true;
+			continue;
+		}
+		if (c->state != CHILD_DRAINING)
+			master_drain_child(m, c);
+		if (c->accepting) {
+			if (m->reload_pending)
+				log_debug("reload waits for worker %d (pid %ld, "
+				    "generation %u) to stop accepting", c->slot,
+				    (long)c->pid, c->gen);
+			old_accepting = true;
+		}
+	}
+	if (!old_accepting && !m->steer_pending)
+		master_udp_go(m);
+	if (m->reload_pending && !old_accepting) {
+		m->reload_pending = false;
+		master_reload(m);
+	}
+}
+
+/* IPC_READY from c: it accepts; its slot may have been skipped. */
+static void
+master_child_ready(struct master *m, struct child *c)
+{
+	char err[CONF_ERR_MAX];
+
+	c->state = CHILD_READY;
+	if (c->gen == m->gen && m->skip[c->slot]) {
+		m->skip[c->slot] = false;
+		if (listen_set_steer(m->ls, m->cfg, m->skip, err,
+		    sizeof(err)) == -1)
+			log_warn("%s", err);
+	}
+}
+
+/* Read what c says on its channel until it has nothing more. */
+static void
+master_read_channel(struct master *m, struct child *c)
+{
+	struct ipc_msg msg;
+	int            i, rc;
+
+	while ((rc = ipc_recv(c->chan, &msg)) == 1) {
+		if (msg.type == IPC_UDP_SESSION)
+			master_pass_session(m, c, &msg);
+		else if (msg.type == IPC_UDP_DATAGRAM)
+			master_pass_datagram(m, c, &msg);
+		else if (msg.type == IPC_UDP_PASSING)
+			master_pass_answered(m, c);
+		else if (msg.type == IPC_READY && c->state == CHILD_STARTING)
+			master_child_ready(m, c);
+		else if (msg.type == IPC_DRAINING)
+			c->accepting = false;
+		for (i = 0; i < msg.nfds; i++)
+			close(msg.fds[i]);
+	}
+	if (rc == 0 || (rc == -1 && errno != EAGAIN)) {
+		master_pass_answered(m, c);
+		master_child_close_chan(m, c);	/* it exited */
+	}
+}
+
+void
+master_on_channel(struct event_loop *loop, int fd, int events, void *data)
+{
+	struct child *c = data;
+
+	(void)loop;
+	(void)events;
+	BUG_ON(c->chan != fd);
+	master_read_channel(c->master, c);
+}
+
+void
+master_reload_child_gone(struct master *m, struct child *c)
+{
+	/*
+	 * What it said before it exited is still ours to read: the UDP
+	 * sessions it handed over, with their sockets.
+	 */
+	if (c->chan != -1)
+		master_read_channel(m, c);
+	master_pass_answered(m, c);
+}
+
+void
+master_reload_free(struct master *m)
+{
+	free(m->udp_map);
+	m->udp_map = NULL;
+	m->udp_nmap = 0;
+}

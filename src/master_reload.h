@@ -1,0 +1,51 @@
+/*
+ * master_reload.h - reloads and generations: a new configuration applied
+ * as a new generation of workers, the old one drained once the new one
+ * is ready, UDP sessions handed over between them, names resolved again.
+ */
+#ifndef FERRYD_MASTER_RELOAD_H
+#define FERRYD_MASTER_RELOAD_H
+
+#include <stddef.h>
+
+#include "event.h"
+
+struct child;
+struct conf;
+struct master;
+
+/* Ready the reload machinery's timers; once, before the first spawn. */
+void	master_reload_init(struct master *m);
+/* SIGHUP: a reload runs when the one under way is done. */
+void	master_reload_queue(struct master *m);
+/*
+ * Move reloads along, after every round of the loop: once the new
+ * generation accepts, tell the old one to drain; once no old worker
+ * accepts any more, a queued reload may run.
+ */
+void	master_advance(struct master *m);
+/*
+ * The channel handler of every worker (struct master's on_channel):
+ * IPC_READY, IPC_DRAINING and the UDP sessions and datagrams an old
+ * worker hands over; end of file when it exited.
+ */
+event_handler master_on_channel;
+/* A worker exited: read what it said before, and count its answer. */
+void	master_reload_child_gone(struct master *m, struct child *c);
+
+/*
+ * Open access_log if it is new in cfg (old: the running configuration, or
+ * NULL at start), close it if it went.  Workers forked later inherit it.
+ */
+int	master_open_access_log(const struct conf *cfg, const struct conf *old,
+    char *err, size_t errlen);
+/*
+ * The file of old's unix: stats socket goes, unless cfg (NULL at a stop)
+ * keeps the same socket.
+ */
+void	master_stats_socket_forget(const struct conf *old,
+    const struct conf *cfg);
+/* Free what the reload machinery holds, at the end. */
+void	master_reload_free(struct master *m);
+
+#endif

@@ -1,0 +1,96 @@
+/*
+ * master_state.h - what the master knows, shared by its three files:
+ * master.c (the process's life and signals), master_child.c (children,
+ * slots, respawn) and master_reload.c (reloads and generations).  Types
+ * only; each file's functions are in its own header.
+ */
+#ifndef FERRYD_MASTER_STATE_H
+#define FERRYD_MASTER_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <sys/types.h>
+
+#include "conf.h"
+#include "event.h"
+
+enum child_state {
+	CHILD_STARTING,		/* forked, has not said IPC_READY yet */
+	CHILD_READY,		/* accepting */
+	CHILD_DRAINING		/* told to stop accepting and finish */
+};
+
+struct master;
+
+struct child {
+	TAILQ_ENTRY(child) link;
+	struct master     *master;
+	pid_t              pid;
+	int                slot;
+	unsigned           gen;
+	enum child_state   state;
+	int                chan;	/* our end of its channel, or -1 */
+	int                cell;	/* its scoreboard cell, or -1 */
+	bool               accepting;	/* has not said IPC_DRAINING yet */
+	bool               terminated;	/* sent SIGTERM at drain_end */
+	bool               hung;	/* killed by the watchdog */
+	bool               udp_go;	/* told to receive UDP */
+	bool               pass_asked;	/* IPC_UDP_PASS, not answered yet */
+	int64_t            started;
+	struct event_timer drain_end;	/* shutdown_timeout after draining */
+};
+
+/* A worker slot of the current generation, or the checker's. */
+struct slot {
+	struct master     *master;
+	int                index;	/* -1: the checker's */
+	struct event_timer respawn;	/* armed: its process is to start */
+	int                delay_ms;	/* backoff for the next crash */
+};
+
+/* The health checker (checker.h), when a rule has health_check. */
+struct checker_proc {
+	pid_t       pid;		/* 0: none running */
+	int         chan;		/* our end of its lifeline, or -1 */
+	int64_t     started;
+	struct slot respawn;
+};
+
+struct options;
+struct listen_set;
+
+struct master {
+	struct conf          *cfg;
+	const struct options *opt;
+	struct listen_set    *ls;
+	struct event_loop    *loop;
+	/* Reads what a child says on its channel (master_reload.c's). */
+	event_handler        *on_channel;
+	TAILQ_HEAD(, child)   children;
+	struct slot          *slots;	/* cfg->workers of them */
+	int                   nslots;
+	unsigned              gen;
+	int64_t               gen_started;
+	bool                  reload_pending;
+	struct event_timer    reload_stuck;	/* the new generation is late */
+	int                   stopping;	/* 0, or the signal that stops us */
+	struct event_timer    stop_end;	/* then SIGKILL the stragglers */
+	struct event_timer    tick;	/* watchdog and rates, each second */
+	bool                  skip[MAX_WORKERS];	/* hung: steered around */
+	bool                  started;	/* the first generation accepted */
+	int                  *udp_map;	/* old gen's rule -> ours, or -1 */
+	size_t                udp_nmap;
+	/*
+	 * A reload that changes the worker count steers anew only once the
+	 * old workers pass datagrams on (IPC_UDP_PASS), or at steer_end.
+	 */
+	bool                  steer_pending;
+	int                   pass_waiting;	/* acknowledgements to come */
+	struct event_timer    steer_end;
+	struct checker_proc   checker;
+	struct event_timer    resolve;	/* names resolved again */
+	int                   status;	/* exit status */
+};
+
+#endif
