@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "addr.h"
+#include "lookup.h"
 
 /* Split spec into host and port; host may be bracketed for IPv6. */
 static int
@@ -122,7 +123,7 @@ check_port(const char *port, const char *spec, char *err, size_t errlen)
 
 /*
  * getaddrinfo() for spec ("host:port"), checked as addr_resolve() says;
- * *res is the list, to be freed with freeaddrinfo().
+ * *res is the list, to be freed with lookup_free().
  */
 static int
 resolve_spec(const char *spec, int passive, struct addrinfo **res, char *err,
@@ -146,11 +147,11 @@ resolve_spec(const char *spec, int passive, struct addrinfo **res, char *err,
 	hints.ai_flags = passive ? AI_PASSIVE : 0;
 	if (spec[0] == '[' || NUMERIC_ONLY)
 		hints.ai_flags |= AI_NUMERICHOST;
-	rc = getaddrinfo(host, port, &hints, res);
+	rc = lookup_getaddrinfo(host, port, &hints, res);
 	if (rc != 0)
 		return resolve_error(rc, spec, err, errlen);
 	if (spec[0] == '[' && (*res)->ai_family != AF_INET6) {
-		freeaddrinfo(*res);
+		lookup_free(*res);
 		snprintf(err, errlen, "\"%s\" is not an IPv6 address", host);
 		return -1;
 	}
@@ -166,7 +167,7 @@ addr_resolve(const char *spec, int passive, struct sockaddr_any *out,
 	if (resolve_spec(spec, passive, &res, err, errlen) == -1)
 		return -1;
 	store(out, res);
-	freeaddrinfo(res);
+	lookup_free(res);
 	return 0;
 }
 
@@ -183,7 +184,7 @@ addr_resolve_all(const char *spec, struct sockaddr_any **out, size_t *n,
 	for (ai = res; ai != NULL; ai = ai->ai_next)
 		count++;
 	if ((v = calloc(count, sizeof(*v))) == NULL) {
-		freeaddrinfo(res);
+		lookup_free(res);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -195,7 +196,7 @@ addr_resolve_all(const char *spec, struct sockaddr_any **out, size_t *n,
 		if (i == *n)
 			v[(*n)++] = a;
 	}
-	freeaddrinfo(res);
+	lookup_free(res);
 	*out = v;
 	return 0;
 }
@@ -249,20 +250,20 @@ addr_resolve_host(const char *host, int family, struct sockaddr_any *out,
 	hints.ai_family = host[0] == '[' ? AF_INET6 : AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
 	hints.ai_flags = host[0] == '[' || NUMERIC_ONLY ? AI_NUMERICHOST : 0;
-	rc = getaddrinfo(name, NULL, &hints, &res);
+	rc = lookup_getaddrinfo(name, NULL, &hints, &res);
 	if (rc != 0)
 		return resolve_error(rc, host, err, errlen);
 	for (ai = res; ai != NULL; ai = ai->ai_next)
 		if (family == AF_UNSPEC || ai->ai_family == family)
 			break;
 	if (ai == NULL) {
-		freeaddrinfo(res);
+		lookup_free(res);
 		snprintf(err, errlen, "\"%s\" is not an %s address", host,
 		    family == AF_INET ? "IPv4" : "IPv6");
 		return -1;
 	}
 	store(out, ai);
-	freeaddrinfo(res);
+	lookup_free(res);
 	return 0;
 }
 

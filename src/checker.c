@@ -54,6 +54,7 @@ struct checker {
 	size_t			 nprobes;
 	int			 inflight;
 	TAILQ_HEAD(, probe)	 waiting;
+	pid_t			 master;
 };
 
 static void probe_start(struct probe *);
@@ -283,22 +284,29 @@ probe_on_timer(struct event_timer *t, void *data)
 		probe_start(p);
 }
 
-/* The master is gone: nobody needs the checks any more. */
+/*
+ * The channel closed: the master replaced this checker (a reload, or a
+ * log reopen: it has no channel to be handed a log on), or it is gone
+ * and nobody needs the checks any more.  Our parent tells which.
+ */
 static void
 checker_on_chan(struct event_loop *loop, int fd, int events, void *data)
 {
-	char	buf[64];
-	ssize_t	n;
+	struct checker	*ck = data;
+	char		 buf[64];
+	ssize_t		 n;
 
 	(void)loop;
 	(void)events;
-	(void)data;
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
 		;
-	if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-		log_info("the master is gone; stopping");
-		_exit(0);
-	}
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (getppid() == ck->master)
+		log_debug("replaced by the master; stopping");
+	else
+		log_notice("the master is gone; stopping");
+	_exit(0);
 }
 
 static void
@@ -353,6 +361,7 @@ checker_run(const struct conf *cfg, int chan, pid_t master)
 
 	memset(&ck, 0, sizeof(ck));
 	TAILQ_INIT(&ck.waiting);
+	ck.master = master;
 	log_set_role("health checker");
 	proctitle_set("ferryd: health checker");
 	accesslog_close();
@@ -364,7 +373,7 @@ checker_run(const struct conf *cfg, int chan, pid_t master)
 	}
 	if (event_set(ck.loop, sig_fd(), EV_READ, checker_on_signal,
 	    NULL) == -1 || event_set(ck.loop, chan, EV_READ, checker_on_chan,
-	    NULL) == -1 || checker_probes(&ck, cfg) == -1) {
+	    &ck) == -1 || checker_probes(&ck, cfg) == -1) {
 		log_err("cannot start: %s", strerror(errno));
 		_exit(2);
 	}

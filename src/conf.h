@@ -27,7 +27,12 @@
  * Envoy's tcp_proxy default.  0 still means never.
  */
 #define DEFAULT_IDLE_TIMEOUT     3600000 /* ms, 0 = never */
-#define DEFAULT_SHUTDOWN_TIMEOUT 60000  /* ms */
+/*
+ * Draining workers (after a reload, SIGQUIT or the master's death) keep
+ * their connections as long as those live, as nginx and HAProxy do
+ * unless told otherwise: an ssh session must survive any reload.
+ */
+#define DEFAULT_SHUTDOWN_TIMEOUT 0      /* ms, 0 = no limit */
 #define DEFAULT_WATCHDOG_TIMEOUT 10000  /* ms, 0 = off */
 #define DEFAULT_BACKLOG          511
 #define DEFAULT_MAX_CONNECTIONS  4096
@@ -260,7 +265,7 @@ struct conf {
 	size_t         buffer_size;      /* bytes, default for rules */
 	int            connect_timeout;  /* ms, default for rules */
 	int            idle_timeout;     /* ms, default for rules */
-	int            shutdown_timeout; /* ms */
+	int            shutdown_timeout; /* ms, 0 = no limit */
 	int            watchdog_timeout; /* ms, 0 = no watchdog */
 	int            backlog;
 	int            max_connections;  /* per worker */

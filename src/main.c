@@ -17,6 +17,7 @@
 #include "conf_rinetd.h"
 #include "control.h"
 #include "log.h"
+#include "lookup.h"
 #include "master.h"
 #include "pidfile.h"
 #include "proctitle.h"
@@ -72,8 +73,10 @@ print_status(const struct options *opt)
 	char		 err[CONF_ERR_MAX];
 	int		 rc = 0;
 
+	lookup_offline();	/* only stats_listen is read */
 	cfg = conf_load_syntax(opt->config_path, opt->config_syntax, err,
 	    sizeof(err));
+	lookup_live();
 	if (cfg == NULL || control_status(cfg, stdout, err, sizeof(err)) == -1) {
 		fprintf(stderr, "ferryd: %s\n", err);
 		rc = 1;
@@ -95,8 +98,10 @@ signal_master(const struct options *opt, int signo)
 	int          rc = 0;
 
 	if (pidfile == NULL) {
+		lookup_offline();	/* only pidfile is read */
 		cfg = conf_load_syntax(opt->config_path, opt->config_syntax,
 		    err, sizeof(err));
+		lookup_live();
 		if (cfg == NULL) {
 			fprintf(stderr, "ferryd: %s (name the pidfile with "
 			    "-p)\n", err);

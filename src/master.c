@@ -30,6 +30,7 @@
 #include "master_reload.h"
 #include "master_state.h"
 #include "pidfile.h"
+#include "proctitle.h"
 #include "sandbox.h"
 #include "scoreboard.h"
 #include "sig.h"
@@ -106,19 +107,43 @@ master_on_stop_end(struct event_timer *t, void *data)
 	(void)event_timer_arm(m->loop, t, clock_ms() + STOP_GRACE_MS);
 }
 
+/*
+ * TERM or INT while a graceful stop (QUIT) waits for connections: the
+ * operator wants it over now, as nginx does.
+ */
+static void
+master_stop_now(struct master *m, int signo)
+{
+	log_notice("received %s during a graceful stop; stopping now",
+	    strsignal(signo));
+	m->stopping = signo;
+	(void)event_timer_arm(m->loop, &m->stop_end, clock_ms() +
+	    STOP_GRACE_MS);
+	master_signal_children(m, SIGTERM);
+}
+
 static void
 master_stop(struct master *m, int signo)
 {
+	if (m->stopping == SIGQUIT && signo != SIGQUIT) {
+		master_stop_now(m, signo);
+		return;
+	}
 	if (m->stopping)
 		return;
 	m->stopping = signo;
 	if (m->status == 0)
 		log_notice("received %s, %s", strsignal(signo), signo == SIGQUIT ?
 		    "stopping gracefully" : "stopping");
-	/* Every other timer sees m->stopping and does nothing. */
+	/*
+	 * Every other timer sees m->stopping and does nothing.  A graceful
+	 * stop without shutdown_timeout waits as long as connections live.
+	 */
 	event_timer_init(&m->stop_end, master_on_stop_end, m);
-	(void)event_timer_arm(m->loop, &m->stop_end, clock_ms() +
-	    STOP_GRACE_MS + (signo == SIGQUIT ? m->cfg->shutdown_timeout : 0));
+	if (signo != SIGQUIT || m->cfg->shutdown_timeout > 0)
+		(void)event_timer_arm(m->loop, &m->stop_end, clock_ms() +
+		    STOP_GRACE_MS + (signo == SIGQUIT ?
+		    m->cfg->shutdown_timeout : 0));
 	master_signal_children(m, signo == SIGQUIT ? SIGQUIT : SIGTERM);
 	/*
 	 * A stop is not a reload: nobody will accept from these sockets
@@ -128,6 +153,7 @@ master_stop(struct master *m, int signo)
 	listen_set_close(m->ls);
 	m->ls = NULL;
 	master_stats_socket_forget(m->cfg, NULL);
+	resolver_cancel(&m->resolver);	/* no reload will come of it */
 }
 
 /*
@@ -246,6 +272,45 @@ master_log_totals(void)
 	    (unsigned long long)t.bytes_in, (unsigned long long)t.bytes_out);
 }
 
+/*
+ * What ps shows of the master: the configuration and, while old
+ * generations drain after reloads, which and how many of their workers
+ * are left.  Set only when it changes.
+ */
+static void
+master_show_title(const struct master *m)
+{
+	static char         last[256];
+	char                title[sizeof(last)];
+	const char         *sep = "; draining:";
+	const struct child *c, *d;
+	size_t              off;
+	int                 n;
+
+	off = (size_t)snprintf(title, sizeof(title), "ferryd: master process "
+	    "%s", m->opt->config_path);
+	TAILQ_FOREACH(c, &m->children, link) {
+		if (c->gen == m->gen || off >= sizeof(title))
+			continue;
+		/* Each old generation once, at its first worker. */
+		for (d = TAILQ_FIRST(&m->children); d->gen != c->gen;
+		    d = TAILQ_NEXT(d, link))
+			continue;
+		if (d != c)
+			continue;
+		for (n = 0; d != NULL; d = TAILQ_NEXT(d, link))
+			n += d->gen == c->gen;
+		off += (size_t)snprintf(title + off, sizeof(title) - off,
+		    "%s generation %u (%d worker%s)", sep, c->gen, n,
+		    n == 1 ? "" : "s");
+		sep = ",";
+	}
+	if (strcmp(title, last) != 0) {
+		memcpy(last, title, sizeof(last));
+		proctitle_set("%s", title);
+	}
+}
+
 static int
 master_loop(struct master *m)
 {
@@ -263,6 +328,7 @@ master_loop(struct master *m)
 			return 1;
 		}
 		master_advance(m);
+		master_show_title(m);
 	}
 	master_log_totals();
 	return m->status;

@@ -30,6 +30,7 @@
 #include "master_child.h"
 #include "master_reload.h"
 #include "master_state.h"
+#include "resolver.h"
 #include "stats.h"
 #include "udp_pass.h"
 #include "udp_session.h"
@@ -39,6 +40,11 @@
 #define HANDOVER_PASS_MS  2000	/* a new worker's channel full that long */
 #define DATAGRAM_PASS_MS  200	/* ... for a passed datagram */
 #define PASS_ACK_MS       10000	/* old workers' IPC_UDP_PASSING, at most */
+/*
+ * A configuration's names, looked up in a child: glibc tries a silent
+ * name server for 10 s per name, so this leaves room for a few.
+ */
+#define RESOLVE_MAX_MS    60000
 
 static void master_reload(struct master *);
 
@@ -388,17 +394,38 @@ fail:
 	log_err("reload failed: %s; keeping the running configuration", err);
 }
 
-/* Load the file again and, if it is valid, apply it. */
-static void
-master_reload(struct master *m)
+/*
+ * Loading a configuration looks its names up: the resolver does that in
+ * a child (resolver.h), and the master loads it again with the answers,
+ * so that a name server that does not answer never stops the master.
+ */
+static int
+master_load_work(void *arg, char *err, size_t errlen)
 {
-	struct conf	*cfg;
+	const struct master	*m = arg;
+	struct conf		*cfg;
+
+	cfg = conf_load_syntax(m->opt->config_path, m->opt->config_syntax,
+	    err, errlen);
+	conf_free(cfg);
+	return cfg != NULL ? 0 : -1;
+}
+
+/* The file's names are looked up: load it with the answers and apply. */
+static void
+master_load_done(const char *lookup_err, void *arg)
+{
+	struct master	*m = arg;
+	struct conf	*cfg = NULL;
 	char		 err[CONF_ERR_MAX];
 
-	event_timer_cancel(m->loop, &m->reload_stuck);
-	log_notice("reloading %s", m->opt->config_path);
-	cfg = conf_load_syntax(m->opt->config_path, m->opt->config_syntax,
-	    err, sizeof(err));
+	if (m->stopping)
+		return;
+	if (lookup_err != NULL)
+		snprintf(err, sizeof(err), "%s", lookup_err);
+	else
+		cfg = conf_load_syntax(m->opt->config_path,
+		    m->opt->config_syntax, err, sizeof(err));
 	if (cfg == NULL)
 		log_err("reload failed: %s; keeping the running configuration",
 		    err);
@@ -406,19 +433,49 @@ master_reload(struct master *m)
 		master_apply(m, cfg);
 }
 
+/* Load the file again and, if it is valid, apply it. */
+static void
+master_reload(struct master *m)
+{
+	char err[CONF_ERR_MAX];
+
+	event_timer_cancel(m->loop, &m->reload_stuck);
+	log_notice("reloading %s", m->opt->config_path);
+	if (resolver_start(&m->resolver, master_load_work, master_load_done, m,
+	    RESOLVE_MAX_MS, err, sizeof(err)) == -1)
+		log_err("reload failed: %s; keeping the running configuration",
+		    err);
+}
+
+static int
+master_reresolve_work(void *arg, char *err, size_t errlen)
+{
+	const struct master	*m = arg;
+	struct conf		*cfg = conf_reresolve(m->cfg, err, errlen);
+
+	conf_free(cfg);
+	return cfg != NULL ? 0 : -1;
+}
+
 /*
- * resolve_interval: the running configuration's own text (not the file,
- * which may hold edits not meant for now) loaded again, every name
- * resolved anew; applied as a reload when an address changed.
+ * The running configuration's names looked up again: applied as a
+ * reload when an address changed.
  */
 static void
-master_reresolve(struct master *m)
+master_reresolve_done(const char *lookup_err, void *arg)
 {
 	static struct log_limit	 limit;
-	struct conf		*cfg;
+	struct master		*m = arg;
+	struct conf		*cfg = NULL;
 	char			 err[CONF_ERR_MAX];
 
-	if ((cfg = conf_reresolve(m->cfg, err, sizeof(err))) == NULL) {
+	if (m->stopping)
+		return;
+	if (lookup_err != NULL)
+		snprintf(err, sizeof(err), "%s", lookup_err);
+	else
+		cfg = conf_reresolve(m->cfg, err, sizeof(err));
+	if (cfg == NULL) {
 		log_limited_at(&limit, LOG_LEVEL_WARNING, "cannot resolve "
 		    "backend names again: %s; keeping the addresses we have",
 		    err);
@@ -430,6 +487,23 @@ master_reresolve(struct master *m)
 	}
 	log_notice("backend names resolve to new addresses; applying them");
 	master_apply(m, cfg);
+}
+
+/*
+ * resolve_interval: the running configuration's own text (not the file,
+ * which may hold edits not meant for now) loaded again, every name
+ * looked up anew by the resolver.
+ */
+static void
+master_reresolve(struct master *m)
+{
+	static struct log_limit	 limit;
+	char			 err[CONF_ERR_MAX];
+
+	if (resolver_start(&m->resolver, master_reresolve_work,
+	    master_reresolve_done, m, RESOLVE_MAX_MS, err, sizeof(err)) == -1)
+		log_limited_at(&limit, LOG_LEVEL_WARNING, "cannot resolve "
+		    "backend names again: %s", err);
 }
 
 /* Every slot has a worker of the current generation that is accepting. */
@@ -466,8 +540,8 @@ master_on_resolve(struct event_timer *t, void *data)
 	(void)t;
 	if (m->stopping)
 		return;
-	if (m->reload_pending || !master_generation_ready(m) ||
-	    master_old_accepting(m)) {
+	if (m->reload_pending || resolver_busy(&m->resolver) ||
+	    !master_generation_ready(m) || master_old_accepting(m)) {
 		master_resolve_later(m, RELOAD_RETRY_MS);
 		return;
 	}
@@ -488,7 +562,7 @@ master_on_reload_stuck(struct event_timer *t, void *data)
 	(void)t;
 	if (m->stopping || !m->reload_pending)
 		return;
-	if (master_generation_ready(m)) {
+	if (master_generation_ready(m) || resolver_busy(&m->resolver)) {
 		/* Waiting for old workers, which always end: look again. */
 		(void)event_timer_arm(m->loop, &m->reload_stuck, clock_ms() +
 		    RELOAD_RETRY_MS);
@@ -503,6 +577,7 @@ master_on_reload_stuck(struct event_timer *t, void *data)
 void
 master_reload_init(struct master *m)
 {
+	resolver_init(&m->resolver, m->loop);
 	event_timer_init(&m->reload_stuck, master_on_reload_stuck, m);
 	event_timer_init(&m->steer_end, master_on_steer_end, m);
 	event_timer_init(&m->resolve, master_on_resolve, m);
@@ -527,8 +602,9 @@ master_drain_child(struct master *m, struct child *c)
 {
 	BUG_ON(c->gen == m->gen || c->state == CHILD_DRAINING);
 	c->state = CHILD_DRAINING;
-	(void)event_timer_arm(m->loop, &c->drain_end, clock_ms() +
-	    m->cfg->shutdown_timeout);
+	if (m->cfg->shutdown_timeout > 0)
+		(void)event_timer_arm(m->loop, &c->drain_end, clock_ms() +
+		    m->cfg->shutdown_timeout);
 	/* SIGQUIT if it cannot hear. */
 	if (c->chan == -1 || ipc_send(c->chan, IPC_HANDOVER, NULL, 0, NULL,
 	    0) == -1)
@@ -593,7 +669,9 @@ master_advance(struct master *m)
 	}
 	if (!old_accepting && !m->steer_pending)
 		master_udp_go(m);
-	if (m->reload_pending && !old_accepting) {
+	/* One at a time: a reload's or a resolve's lookups come first. */
+	if (m->reload_pending && !old_accepting &&
+	    !resolver_busy(&m->resolver)) {
 		m->reload_pending = false;
 		master_reload(m);
 	}
@@ -667,6 +745,7 @@ master_reload_child_gone(struct master *m, struct child *c)
 void
 master_reload_free(struct master *m)
 {
+	resolver_cancel(&m->resolver);
 	free(m->udp_map);
 	m->udp_map = NULL;
 	m->udp_nmap = 0;

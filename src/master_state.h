@@ -14,6 +14,7 @@
 
 #include "conf.h"
 #include "event.h"
+#include "resolver.h"
 
 enum child_state {
 	CHILD_STARTING,		/* forked, has not said IPC_READY yet */
@@ -90,6 +91,7 @@ struct master {
 	struct event_timer    steer_end;
 	struct checker_proc   checker;
 	struct event_timer    resolve;	/* names resolved again */
+	struct resolver       resolver;	/* a reload's or resolve's lookups */
 	int                   status;	/* exit status */
 };
 

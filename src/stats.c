@@ -428,6 +428,27 @@ stats_worker_begin(const struct conf *cfg, int slot)
 	stats_here.worker->pid = (uint64_t)getpid();
 }
 
+size_t
+stats_generations(struct stats_gen *out, size_t max)
+{
+	const struct stats_table	*t;
+	const struct stats_rule		*r;
+	size_t				 n = 0, i, end;
+
+	for (t = current; t != NULL && n < max;
+	    t = t->prev_alive ? t->prev : NULL, n++) {
+		out[n].gen = t->gen;
+		out[n].open = 0;
+		/* The workers' columns; the master's base holds no gauge. */
+		end = (size_t)t->slots * t->nrules;
+		for (i = 0; i < end; i++) {
+			r = &t->rules[i];
+			out[n].open += r->active + r->active_sessions;
+		}
+	}
+	return n;
+}
+
 /* The table of generation gen, among those still read. */
 static struct stats_table *
 table_of(unsigned gen)

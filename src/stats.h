@@ -154,6 +154,17 @@ bool	stats_superseded(void);
 /* The current table's generation and number of worker slots. */
 unsigned stats_generation(void);
 int	stats_slots(void);
+/*
+ * The generations whose counters are still read (the current one and
+ * those whose workers drain), newest first, at most max: each one's
+ * number and the connections and UDP sessions its workers hold now.
+ */
+struct stats_gen {
+	unsigned	gen;
+	uint64_t	open;
+};
+#define STATS_GENS_MAX	64	/* enough for any listing */
+size_t	stats_generations(struct stats_gen *out, size_t max);
 /* Connections and UDP sessions open now in worker slot's column. */
 uint64_t stats_slot_open(int slot);
 

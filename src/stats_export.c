@@ -469,6 +469,46 @@ put_hist(struct text *t, const char *name, const struct hist *h,
 	put_str(t, "\n");
 }
 
+
+/*
+ * The generations that have workers: the current one and those that
+ * drain after a reload, with what each holds.
+ */
+static void
+put_generations(struct text *t)
+{
+	struct stats_gen	g[STATS_GENS_MAX];
+	size_t			i, n = stats_generations(g, STATS_GENS_MAX);
+
+	put_header(t, "ferryd_generations", "gauge", "Configuration "
+	    "generations with workers: the current one and those draining.");
+	put(t, "ferryd_generations %zu\n", n);
+	put_header(t, "ferryd_generation_connections", "gauge", "Connections "
+	    "and UDP sessions the workers of each generation hold now.");
+	for (i = 0; i < n; i++)
+		put(t, "ferryd_generation_connections{generation=\"%u\"} "
+		    "%llu\n", g[i].gen, (unsigned long long)g[i].open);
+}
+
+/*
+ * "draining: generation 2 (5 open), generation 1 (1 open)" for the
+ * status table's first line, or "" without a draining one.
+ */
+static const char *
+draining_text(char *buf, size_t len)
+{
+	struct stats_gen	g[STATS_GENS_MAX];
+	size_t			i, n = stats_generations(g, STATS_GENS_MAX);
+	size_t			off = 0;
+
+	buf[0] = '\0';
+	for (i = 1; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s generation %u "
+		    "(%llu open)", i == 1 ? "; draining:" : ",", g[i].gen,
+		    (unsigned long long)g[i].open);
+	return buf;
+}
+
 static void
 prometheus(struct text *t, const struct view *v)
 {
@@ -518,6 +558,7 @@ prometheus(struct text *t, const struct view *v)
 	for (s = 0; s < stats_slots(); s++)
 		put(t, "ferryd_worker_generation{worker=\"%d\"} %u\n", s,
 		    stats_generation());
+	put_generations(t);
 	put_header(t, "ferryd_worker_connections", "gauge", "Connections and "
 	    "UDP sessions each worker slot holds now.");
 	for (s = 0; s < stats_slots(); s++)
@@ -735,11 +776,13 @@ table(struct text *t, const struct view *v)
 	const struct view_backend	*vb;
 	const struct hist		*lat;
 	char				 a[24], b[24], c[24], d[24];
+	char				 gens[256];
 	size_t				 i, j;
 	bool				 udp;
 
-	put(t, "ferryd %s, generation %u, %d worker(s); rates over the last "
-	    "%.0f s\n\n", PACKAGE_VERSION, stats_generation(), stats_slots(),
+	put(t, "ferryd %s, generation %u, %d worker(s)%s; rates over the "
+	    "last %.0f s\n\n", PACKAGE_VERSION, stats_generation(),
+	    stats_slots(), draining_text(gens, sizeof(gens)),
 	    v->nrules > 0 ? v->rules[0].rates.seconds : 0.0);
 	put(t, "%-24s %-5s %8s %8s %8s %9s %8s %8s\n", "RULE", "PROTO",
 	    "OPEN", "NEW/s", "BYTES/s", "REFUSED", "LAT p50", "LAT p99");

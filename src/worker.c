@@ -174,8 +174,8 @@ worker_drain(struct worker *w)
 	w->draining = true;
 	worker_close_listeners(w);
 	event_timer_init(&w->drain_end, worker_on_drain_end, w);
-	if (event_timer_arm(w->loop, &w->drain_end, event_now(w->loop) +
-	    w->cfg->shutdown_timeout) == -1)
+	if (w->cfg->shutdown_timeout > 0 && event_timer_arm(w->loop,
+	    &w->drain_end, event_now(w->loop) + w->cfg->shutdown_timeout) == -1)
 		w->drain_over = true;	/* no memory for a timer: now */
 }
 

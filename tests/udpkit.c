@@ -4,7 +4,7 @@
  * reply byte for byte, and a one-datagram question.
  *
  *   udpkit server --port-file FILE [--host H] [--port P]
- *                 [--mode echo|port|peer|tag|gso|proxy|proxy-echo]
+ *                 [--mode echo|port|peer|tag|gso|proxy|proxy-echo|silent]
  *       runs until SIGTERM; "port" answers every datagram with the
  *       sender's port in decimal (what a backend sees of a session),
  *       "peer" with its address and port (ADDR:PORT),
@@ -13,7 +13,8 @@
  *       reads a PROXY v2 header before each datagram's payload and
  *       answers "UDP4 src=A:P dst=A:P PAYLOAD" (UDP6, TCP4, TCP6 with
  *       brackets for IPv6), "proxy-echo" echoes the payload after the
- *       header; both answer "bad-proxy" to a datagram without one
+ *       header; both answer "bad-proxy" to a datagram without one;
+ *       "silent" reads every datagram and never answers
  *   udpkit flood HOST PORT CLIENTS COUNT [--max-size N] [--min-size N]
  *                [--timeout S]
  *                [--duration S] [--tagged [--count-moves]]
@@ -357,6 +358,8 @@ cmd_server(int argc, char **argv)
 				continue;
 			die("recvfrom");
 		}
+		if (strcmp(mode, "silent") == 0)
+			continue;	/* a name server that never answers */
 		if (strncmp(mode, "proxy", 5) == 0)
 			n = proxy_answer(strcmp(mode, "proxy-echo") == 0, buf,
 			    n);
