@@ -12,8 +12,11 @@
 
 #include "balance.h"
 #include "clock.h"
+#include "conf.h"
 #include "health.h"
 #include "maglev.h"
+#include "rule.h"
+#include "upstream.h"
 
 static int	*active;	/* open connections, by backend id */
 static int	*current;	/* smooth round robin's running weights */

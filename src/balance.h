@@ -13,7 +13,9 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "conf.h"
+struct backend;
+struct conf;
+struct rule;
 
 /* A worker's counts for cfg's backends.  0, or -1 with errno. */
 int	balance_init(const struct conf *cfg);

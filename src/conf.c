@@ -31,6 +31,9 @@
 #include "conf_schema.h"
 #include "conf_rinetd.h"
 #include "event.h"
+#include "log.h"
+#include "rule.h"
+#include "upstream.h"
 
 static conf_key_parser parse_path, parse_chroot, parse_pidfile, parse_workers;
 static conf_key_parser parse_user;

@@ -15,6 +15,8 @@
 #include "conf_file.h"
 #include "conf_schema.h"
 #include "proxy_proto.h"
+#include "rule.h"
+#include "upstream.h"
 
 static conf_key_parser parse_protocol, parse_framing, parse_send_proxy;
 

@@ -1,7 +1,8 @@
 /*
  * conf_schema.h - what the conf_*.c files share: the loader's state, key
  * tables and the engine that applies them, the limits of the values.
- * Not for the rest of the daemon, which sees only conf.h.
+ * Not for the rest of the daemon, which sees conf.h, rule.h and
+ * upstream.h.
  */
 #ifndef FERRYD_CONF_SCHEMA_H
 #define FERRYD_CONF_SCHEMA_H

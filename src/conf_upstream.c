@@ -13,6 +13,8 @@
 #include "addr.h"
 #include "conf_schema.h"
 #include "maglev.h"
+#include "rule.h"
+#include "upstream.h"
 
 #define MAX_FAILS_MAX		1000
 #define FAIL_TIMEOUT_MAX	86400000	/* a day */
