@@ -729,6 +729,7 @@ conf_free(struct conf *cfg)
 	for (i = 0; i < cfg->nrules; i++) {
 		free(cfg->rules[i].listen);
 		free(cfg->rules[i].upstream.backends);
+		free(cfg->rules[i].upstream.state);
 		/* The rest of a range's later ports is its first port's. */
 		if (cfg->rules[i].range_first != NULL)
 			continue;

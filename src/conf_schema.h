@@ -120,6 +120,12 @@ conf_key_parser conf_parse_connect, conf_parse_balance; /* conf_upstream.c */
 conf_key_parser conf_parse_health_check, conf_parse_keepalive;
 
 /*
+ * Give u its balancing state (upstream.h), zeroed, and each backend its
+ * cell in it.  0, or -1 when out of memory.
+ */
+int	conf_upstream_state(struct upstream *u);
+
+/*
  * Resolve rule r's connect items into its upstream; an item may have a
  * port range of nports ports when listen has (nports > 1).  0 or -1.
  */

@@ -25,6 +25,23 @@ enum balance {
 #define UPSTREAM_MAX		1024	/* backends of one rule */
 
 /*
+ * What balance.c keeps of one upstream while a worker picks: made
+ * zeroed by the loader beside the backends, so that each worker, forked
+ * with the configuration, counts in its own copy (no lock, no shared
+ * write).  The only part of a loaded configuration that changes.
+ */
+struct backend_load {
+	int		active;		/* open connections */
+	int		current;	/* smooth round robin's running weight */
+};
+
+struct upstream_state {
+	uint64_t	rng;		/* the random choices' xorshift64* */
+	unsigned	turn;		/* where least-connections breaks ties */
+	struct backend_load load[];	/* one per backend, in order */
+};
+
+/*
  * One address a rule forwards to: an item of connect, or one of the
  * addresses its name resolved to, each with the item's settings.
  */
@@ -41,6 +58,7 @@ struct backend {
 	unsigned            id;              /* among all of the config's */
 	unsigned            stat;            /* its counters (stats.h); a
 					      * range's ports share them */
+	struct backend_load *load;           /* its upstream's state of it */
 };
 
 /*
@@ -55,6 +73,7 @@ struct upstream {
 	int             balance;             /* enum balance */
 	bool            has_backup;
 	uint16_t       *maglev;              /* hash: MAGLEV_SIZE entries */
+	struct upstream_state *state;        /* a worker's picks (balance.c) */
 };
 
 #endif
