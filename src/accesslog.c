@@ -19,7 +19,9 @@
 #include "accesslog.h"
 #include "addr.h"
 #include "log.h"
+#include "rule.h"
 #include "safefile.h"
+#include "upstream.h"
 
 static int	al_fd = -1;
 static int	al_format = ACCESS_LOG_RINETD;

@@ -13,7 +13,21 @@
 #include <time.h>
 #include <sys/socket.h>
 
-#include "conf.h"
+struct rule;
+
+/* Layout of the lines of access_log, documented in ferryd.conf(5). */
+enum access_log_format {
+	ACCESS_LOG_RINETD = 0,	/* rinetd's tab-separated fields */
+	ACCESS_LOG_COMMON	/* web servers' common log format (logcommon) */
+};
+
+/* Fields access_log_fields adds at the end of each line, in its order. */
+enum access_log_field {
+	ACCESS_FIELD_RULE = 0,		/* the rule's name */
+	ACCESS_FIELD_CONNECT_TIME,	/* accept to backend connected, s */
+	ACCESS_FIELD_FIRST_BYTE_TIME,	/* connected to its first byte, s */
+	ACCESS_FIELDS			/* how many there are */
+};
 
 /* Longest line written; longer result strings are cut. */
 #define ACCESSLOG_LINE_MAX	1024

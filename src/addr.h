@@ -6,7 +6,14 @@
 
 #include <stddef.h>
 #include <netinet/in.h>
-#include "conf.h"
+#include <sys/socket.h>
+
+/* A socket address with its length, as bind(2) and connect(2) want it. */
+struct sockaddr_any {
+	struct sockaddr_storage ss;
+	socklen_t               len;
+};
+
 
 /* Enough for "[ipv6-address]:65535" and a NUL. */
 #define ADDR_STRLEN (INET6_ADDRSTRLEN + 10)

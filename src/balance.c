@@ -1,25 +1,22 @@
 /*
  * balance.c - pick a backend: smooth weighted round robin (nginx's),
  * weighted least connections, the less loaded of two weighted random
- * choices, or Maglev consistent hashing of the client's address.
+ * choices, or Maglev consistent hashing of the client's address.  What
+ * a worker counts and turns is each upstream's own (upstream.h).
  */
 #include "ferryd.h"
 
 #include <netinet/in.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "balance.h"
 #include "clock.h"
+#include "conf.h"
 #include "health.h"
 #include "maglev.h"
-
-static int	*active;	/* open connections, by backend id */
-static int	*current;	/* smooth round robin's running weights */
-static size_t	 nstate;
-static uint64_t	 rng;
-static unsigned	 turn;		/* where least-connections breaks ties */
+#include "rule.h"
+#include "upstream.h"
 
 /* Which of an upstream's backends a pick may choose. */
 struct candidates {
@@ -28,61 +25,52 @@ struct candidates {
 	int		total;		/* their weights */
 };
 
-int
+void
 balance_init(const struct conf *cfg)
 {
-	size_t	n = cfg->nbackends > 0 ? cfg->nbackends : 1;
+	struct upstream_state	*st;
+	uint64_t		 seed;
+	size_t			 i;
 
-	balance_free();
-	active = calloc(n, sizeof(*active));
-	current = calloc(n, sizeof(*current));
-	if (active == NULL || current == NULL) {
-		balance_free();
-		errno = ENOMEM;
-		return -1;
+	seed = (uint64_t)getpid() * 0x9e3779b97f4a7c15ULL ^
+	    (uint64_t)clock_ms();
+	for (i = 0; i < cfg->nrules; i++) {
+		st = cfg->rules[i].upstream.state;
+		memset(st->load, 0, cfg->rules[i].upstream.nbackends *
+		    sizeof(st->load[0]));
+		st->turn = 0;
+		/* Each upstream its own sequence. */
+		st->rng = seed + (uint64_t)i * 0x9e3779b97f4a7c15ULL;
 	}
-	nstate = n;
-	rng = (uint64_t)getpid() * 0x9e3779b97f4a7c15ULL ^ (uint64_t)clock_ms();
-	return 0;
-}
-
-void
-balance_free(void)
-{
-	free(active);
-	free(current);
-	active = current = NULL;
-	nstate = 0;
 }
 
 static uint64_t
-random64(void)
+random64(struct upstream_state *st)
 {
 	/* xorshift64*: not for secrets, only for spreading load. */
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 0x2545f4914f6cdd1dULL;
+	st->rng ^= st->rng >> 12;
+	st->rng ^= st->rng << 25;
+	st->rng ^= st->rng >> 27;
+	return st->rng * 0x2545f4914f6cdd1dULL;
 }
 
 int
 balance_active(const struct backend *b)
 {
-	return b->id < nstate ? active[b->id] : 0;
+	return b->load->active;
 }
 
 void
 balance_acquire(const struct backend *b)
 {
-	if (b->id < nstate)
-		active[b->id]++;
+	b->load->active++;
 }
 
 void
 balance_release(const struct backend *b)
 {
-	if (b->id < nstate && active[b->id] > 0)
-		active[b->id]--;
+	if (b->load->active > 0)
+		b->load->active--;
 }
 
 /*
@@ -115,13 +103,10 @@ static size_t
 pick_round_robin(const struct upstream *u, const struct candidates *c)
 {
 	size_t		i, best = 0;
-	unsigned	id;
-	int		*w, *bw = NULL, spare = 0;
+	int		*w, *bw = NULL;
 
 	for (i = 0; i < c->n; i++) {
-		/* (Without balance_init(), for unit tests: in order.) */
-		id = u->backends[c->idx[i]].id;
-		w = id < nstate ? &current[id] : &spare;
+		w = &u->backends[c->idx[i]].load->current;
 		*w += u->backends[c->idx[i]].weight;
 		if (bw == NULL || *w > *bw) {
 			bw = w;
@@ -146,7 +131,7 @@ pick_least_connections(const struct upstream *u, const struct candidates *c)
 	size_t	i, k, best;
 
 	/* Ties go round, not always to the first. */
-	best = turn++ % c->n;
+	best = u->state->turn++ % c->n;
 	for (i = 1; i < c->n; i++) {
 		k = (best + i) % c->n;
 		if (less_loaded(&u->backends[c->idx[k]],
@@ -160,7 +145,7 @@ pick_least_connections(const struct upstream *u, const struct candidates *c)
 static size_t
 weighted_random(const struct upstream *u, const struct candidates *c)
 {
-	int64_t	r = (int64_t)(random64() % (uint64_t)c->total);
+	int64_t	r = (int64_t)(random64(u->state) % (uint64_t)c->total);
 	size_t	i;
 
 	for (i = 0; i + 1 < c->n; i++)

@@ -5,7 +5,9 @@
  * while no primary is), then the rule's balance among them.
  *
  * Each worker balances on its own, with its own counts of open
- * connections: no lock and no shared write per connection.
+ * connections: no lock and no shared write per connection.  They are
+ * kept in each upstream (struct upstream_state, upstream.h), in the
+ * worker's copy of the configuration.
  */
 #ifndef FERRYD_BALANCE_H
 #define FERRYD_BALANCE_H
@@ -13,11 +15,16 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "conf.h"
+struct backend;
+struct conf;
+struct rule;
 
-/* A worker's counts for cfg's backends.  0, or -1 with errno. */
-int	balance_init(const struct conf *cfg);
-void	balance_free(void);
+/*
+ * A worker starts balancing cfg's upstreams afresh: no connection
+ * counted, its own random sequence.  Without it (unit tests) the
+ * counts start at 0 and the random choices are always the first.
+ */
+void	balance_init(const struct conf *cfg);
 
 /*
  * Bit of backend i of an upstream in a "tried" mask.  Past 64 backends

@@ -22,14 +22,17 @@
 #include "addr.h"
 #include "checker.h"
 #include "child.h"
+#include "conf.h"
 #include "event.h"
 #include "health.h"
 #include "log.h"
 #include "proctitle.h"
+#include "rule.h"
 #include "sandbox.h"
 #include "sig.h"
 #include "sock.h"
 #include "tcp_connect.h"
+#include "upstream.h"
 
 struct checker;
 

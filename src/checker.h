@@ -10,7 +10,7 @@
 
 #include <sys/types.h>
 
-#include "conf.h"
+struct conf;
 
 /* Probes in flight at once, at most; the others wait their turn. */
 #define CHECKER_INFLIGHT_MAX	64

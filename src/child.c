@@ -23,6 +23,7 @@
 #endif
 
 #include "child.h"
+#include "conf.h"
 #include "daemon.h"
 #include "log.h"
 #include "pidfile.h"

@@ -4,7 +4,7 @@
 #ifndef FERRYD_CHILD_H
 #define FERRYD_CHILD_H
 
-#include "conf.h"
+struct conf;
 
 /*
  * Right after the fork: forget the master's pidfile and readiness pipe,

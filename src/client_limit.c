@@ -26,7 +26,9 @@
 
 #include "addr.h"
 #include "client_limit.h"
+#include "conf.h"
 #include "log.h"
+#include "rule.h"
 #include "scoreboard.h"
 
 #ifndef MAP_ANONYMOUS

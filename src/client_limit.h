@@ -18,7 +18,10 @@
 
 #include <stdint.h>
 
-#include "conf.h"
+#include "addr.h"
+#include "rule.h"
+
+struct conf;
 
 /* (rule, client) pairs a worker can count at once; a power of two. */
 #define CLIENT_LIMIT_ENTRIES	2048

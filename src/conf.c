@@ -31,6 +31,9 @@
 #include "conf_schema.h"
 #include "conf_rinetd.h"
 #include "event.h"
+#include "log.h"
+#include "rule.h"
+#include "upstream.h"
 
 static conf_key_parser parse_path, parse_chroot, parse_pidfile, parse_workers;
 static conf_key_parser parse_user;
@@ -726,6 +729,7 @@ conf_free(struct conf *cfg)
 	for (i = 0; i < cfg->nrules; i++) {
 		free(cfg->rules[i].listen);
 		free(cfg->rules[i].upstream.backends);
+		free(cfg->rules[i].upstream.state);
 		/* The rest of a range's later ports is its first port's. */
 		if (cfg->rules[i].range_first != NULL)
 			continue;

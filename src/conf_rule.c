@@ -15,6 +15,8 @@
 #include "conf_file.h"
 #include "conf_schema.h"
 #include "proxy_proto.h"
+#include "rule.h"
+#include "upstream.h"
 
 static conf_key_parser parse_protocol, parse_framing, parse_send_proxy;
 
@@ -783,6 +785,7 @@ clone_rule(struct rule *dst, const struct rule *first, unsigned offset)
 	dst->range_first = first;
 	dst->listen = NULL;		/* its own, and conf_free() frees it */
 	dst->upstream.backends = NULL;
+	dst->upstream.state = NULL;	/* its own, made below */
 	addr_set_port(&dst->listen_addr, port);
 	if (addr_with_port(first->listen, port, spec, sizeof(spec)) == -1 ||
 	    (dst->listen = strdup(spec)) == NULL)
@@ -798,7 +801,7 @@ clone_rule(struct rule *dst, const struct rule *first, unsigned offset)
 			    addr_port((const void *)&first->upstream.
 			    backends[i].addr.ss) + offset);
 	}
-	return 0;
+	return conf_upstream_state(&dst->upstream);
 }
 
 int

@@ -1,7 +1,8 @@
 /*
  * conf_schema.h - what the conf_*.c files share: the loader's state, key
  * tables and the engine that applies them, the limits of the values.
- * Not for the rest of the daemon, which sees only conf.h.
+ * Not for the rest of the daemon, which sees conf.h, rule.h and
+ * upstream.h.
  */
 #ifndef FERRYD_CONF_SCHEMA_H
 #define FERRYD_CONF_SCHEMA_H
@@ -117,6 +118,12 @@ conf_key_parser conf_parse_allow, conf_parse_deny;
 conf_key_parser conf_parse_rules;		/* conf_rule.c */
 conf_key_parser conf_parse_connect, conf_parse_balance; /* conf_upstream.c */
 conf_key_parser conf_parse_health_check, conf_parse_keepalive;
+
+/*
+ * Give u its balancing state (upstream.h), zeroed, and each backend its
+ * cell in it.  0, or -1 when out of memory.
+ */
+int	conf_upstream_state(struct upstream *u);
 
 /*
  * Resolve rule r's connect items into its upstream; an item may have a

@@ -13,6 +13,8 @@
 #include "addr.h"
 #include "conf_schema.h"
 #include "maglev.h"
+#include "rule.h"
+#include "upstream.h"
 
 #define MAX_FAILS_MAX		1000
 #define FAIL_TIMEOUT_MAX	86400000	/* a day */
@@ -383,6 +385,20 @@ build_maglev(struct conf_loader *ld, const config_setting_t *rule,
 }
 
 int
+conf_upstream_state(struct upstream *u)
+{
+	size_t	i;
+
+	u->state = calloc(1, sizeof(*u->state) +
+	    u->nbackends * sizeof(u->state->load[0]));
+	if (u->state == NULL)
+		return -1;
+	for (i = 0; i < u->nbackends; i++)
+		u->backends[i].load = &u->state->load[i];
+	return 0;
+}
+
+int
 conf_rule_upstream(struct conf_loader *ld, const config_setting_t *rule,
     struct rule *r, unsigned nports)
 {
@@ -413,6 +429,8 @@ conf_rule_upstream(struct conf_loader *ld, const config_setting_t *rule,
 		return conf_fail(ld, config_setting_get_member(rule, "connect"),
 		    "\"connect\" resolves to %zu addresses; at most %d are "
 		    "allowed", u->nbackends, UPSTREAM_MAX);
+	if (conf_upstream_state(u) == -1)
+		return conf_fail(ld, rule, "out of memory");
 	if (u->balance == BALANCE_HASH)
 		return build_maglev(ld, rule, u);
 	return 0;

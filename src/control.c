@@ -16,6 +16,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "conf.h"
 #include "control.h"
 #include "pidfile.h"
 

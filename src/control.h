@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "conf.h"
+struct conf;
 
 /*
  * The signal for action ("reload", "stop", "quit" or "reopen"), or -1 if

@@ -11,8 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "conf.h"
 #include "fdlimit.h"
 #include "pool.h"
+#include "rule.h"
+#include "tcp_relay.h"
 
 #define FDLIMIT_MARGIN	64	/* loop, signal pipe, logs, channel */
 

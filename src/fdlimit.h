@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <sys/resource.h>
 
-#include "conf.h"
+struct conf;
 
 /*
  * Descriptors one worker of cfg must be able to hold: two sockets per

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "conf.h"
 #include "framing.h"
 
 /* The most datagrams one frame_out_write takes. */

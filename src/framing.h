@@ -19,6 +19,15 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+/*
+ * How datagrams travel in a stream when a rule's two sides differ in
+ * protocol (UDP to TCP or TCP to UDP).
+ */
+enum rule_framing {
+	FRAMING_NONE = 0,	/* raw bytes: one read makes one datagram */
+	FRAMING_LENGTH16	/* a 2-byte big-endian length, then the payload */
+};
+
 /* The most a frame_out keeps for a stream that takes nothing. */
 #define FRAME_OUT_MAX		(256 * 1024)
 /* A read buffer for frame_in_read: a whole frame fits, and then some. */

@@ -9,8 +9,11 @@
 #include <time.h>
 
 #include "addr.h"
+#include "conf.h"
 #include "health.h"
 #include "log.h"
+#include "rule.h"
+#include "upstream.h"
 
 #ifndef MAP_ANONYMOUS
 #define MAP_ANONYMOUS MAP_ANON

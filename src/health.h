@@ -19,7 +19,9 @@
 
 #include <stdint.h>
 
-#include "conf.h"
+struct backend;
+struct conf;
+struct rule;
 
 struct health_cell {
 	volatile int64_t	down_until;	/* passive: ms; 0 = up */

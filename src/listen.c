@@ -14,7 +14,9 @@
 #endif
 
 #include "addr.h"
+#include "conf.h"
 #include "listen.h"
+#include "rule.h"
 #include "sock.h"
 
 /*

@@ -12,7 +12,7 @@
 #ifndef FERRYD_LISTEN_H
 #define FERRYD_LISTEN_H
 
-#include "conf.h"
+struct conf;
 
 /* How the workers' sockets of a rule are made. */
 enum listen_mode {

@@ -75,7 +75,7 @@ log_open(enum log_target target, const char *path, char *err, size_t errlen)
 int
 log_reopen(void)
 {
-	char err[CONF_ERR_MAX];
+	char err[512];	/* "cannot open log file PATH: reason" */
 
 	if (log_target != LOG_TO_FILE)
 		return 0;

@@ -7,7 +7,17 @@
 #ifndef FERRYD_LOG_H
 #define FERRYD_LOG_H
 
-#include "conf.h"	/* enum log_level */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum log_level {
+	LOG_LEVEL_ERR = 0,
+	LOG_LEVEL_WARNING,
+	LOG_LEVEL_NOTICE,
+	LOG_LEVEL_INFO,
+	LOG_LEVEL_DEBUG
+};
 
 enum log_target {
 	LOG_TO_STDERR,

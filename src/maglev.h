@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A prime, much larger than UPSTREAM_MAX (conf.h). */
+/* A prime, much larger than UPSTREAM_MAX (upstream.h). */
 #define MAGLEV_SIZE	65537
 
 /* A 64-bit key of len bytes: the same on every host and build. */

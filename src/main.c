@@ -21,6 +21,7 @@
 #include "master.h"
 #include "pidfile.h"
 #include "proctitle.h"
+#include "rule.h"
 #include "sock.h"
 
 #define DEFAULT_CONFIG SYSCONFDIR "/ferryd.conf"

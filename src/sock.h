@@ -5,7 +5,18 @@
 #ifndef FERRYD_SOCK_H
 #define FERRYD_SOCK_H
 
-#include "conf.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/socket.h>
+
+#include "addr.h"
+
+/* TCP keepalive on both legs of a connection, when enabled. */
+struct keepalive {
+	bool    enabled;
+	int     idle, interval;              /* ms, whole seconds */
+	int     count;                       /* probes before giving up */
+};
 
 /* A non-blocking, close-on-exec TCP socket of family, or -1. */
 int  sock_stream(int family);

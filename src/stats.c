@@ -10,7 +10,10 @@
 #include <unistd.h>
 
 #include "addr.h"
+#include "conf.h"
+#include "rule.h"
 #include "stats.h"
+#include "upstream.h"
 
 #ifndef MAP_ANONYMOUS
 #define MAP_ANONYMOUS MAP_ANON

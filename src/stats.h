@@ -24,8 +24,10 @@
 
 #include <stdint.h>
 
-#include "conf.h"
+#include "rule.h"
 #include "stats_hist.h"
+
+struct conf;
 
 /*
  * What is counted of a rule (a port range counts as one rule).  Only

@@ -18,9 +18,12 @@
 
 #include "addr.h"
 #include "clock.h"
+#include "conf.h"
 #include "health.h"
+#include "rule.h"
 #include "stats.h"
 #include "stats_export.h"
+#include "upstream.h"
 
 /* A document being written; failed once memory ran out. */
 struct text {

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "conf.h"
+struct conf;
 
 enum stats_format {
 	STATS_PROMETHEUS,	/* text exposition format 0.0.4 */

@@ -17,6 +17,7 @@
 
 #include "acl.h"
 #include "addr.h"
+#include "conf.h"
 #include "event.h"
 #include "log.h"
 #include "sock.h"

@@ -11,7 +11,7 @@
 #ifndef FERRYD_STATS_HTTP_H
 #define FERRYD_STATS_HTTP_H
 
-#include "conf.h"
+struct conf;
 
 #define STATS_HTTP_TIMEOUT_MS	3000
 /* Clients served at once per worker; more wait for another worker. */

@@ -6,7 +6,8 @@
 #ifndef FERRYD_TCP_ACCEPT_H
 #define FERRYD_TCP_ACCEPT_H
 
-#include "conf.h"
+struct conf;
+struct rule;
 
 struct event_loop;
 struct tcp_acceptor;

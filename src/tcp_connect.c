@@ -13,9 +13,11 @@
 #include "event.h"
 #include "health.h"
 #include "log.h"
+#include "rule.h"
 #include "sock.h"
 #include "stats.h"
 #include "tcp_connect.h"
+#include "upstream.h"
 
 void
 tcp_connect_init(struct tcp_connect *tc, const struct sockaddr *client)

@@ -9,7 +9,10 @@
 
 #include <stdint.h>
 
-#include "conf.h"
+#include <sys/socket.h>
+
+struct backend;
+struct rule;
 
 /*
  * Where a session's connect stands: the backend tried last, or connected

@@ -21,9 +21,11 @@
 #include "event.h"
 #include "log.h"
 #include "proxy_proto.h"
+#include "rule.h"
 #include "scoreboard.h"
 #include "stats.h"
 #include "tcp_proxy_wait.h"
+#include "upstream.h"
 
 struct proxy_wait {
 	TAILQ_ENTRY(proxy_wait)	 link;

@@ -9,7 +9,9 @@
 #ifndef FERRYD_TCP_PROXY_WAIT_H
 #define FERRYD_TCP_PROXY_WAIT_H
 
-#include "conf.h"
+#include "addr.h"
+
+struct rule;
 
 struct event_loop;
 struct proxy_waits;

@@ -28,7 +28,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "conf.h"
 #include "event.h"
 #include "log.h"
 #include "pool.h"

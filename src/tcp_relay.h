@@ -15,6 +15,13 @@ struct event_loop;
 struct pool;
 struct xprt_ops;
 
+/* How bytes are moved: splice(2) through a pipe, or read/write. */
+enum splice_mode {
+	SPLICE_AUTO = 0,	/* splice where the system has it */
+	SPLICE_ON,		/* splice; an error where it is missing */
+	SPLICE_OFF		/* always copy through a buffer */
+};
+
 enum tcp_side { TCP_CLIENT = 0, TCP_BACKEND = 1 };
 
 #define TCP_OTHER(s) (1 - (s))

@@ -18,6 +18,7 @@
 #include "event.h"
 #include "log.h"
 #include "pool.h"
+#include "rule.h"
 #include "scoreboard.h"
 #include "sock.h"
 #include "proxy_proto.h"
@@ -26,6 +27,7 @@
 #include "tcp_relay.h"
 #include "tcp_session.h"
 #include "tcp_to_udp.h"
+#include "upstream.h"
 #include "xprt.h"
 
 enum tcp_state {

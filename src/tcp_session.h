@@ -16,7 +16,9 @@
 #ifndef FERRYD_TCP_SESSION_H
 #define FERRYD_TCP_SESSION_H
 
-#include "conf.h"
+#include "addr.h"
+
+struct rule;
 
 struct event_loop;
 struct pool;

@@ -23,11 +23,13 @@
 #include "framing.h"
 #include "log.h"
 #include "proxy_proto.h"
+#include "rule.h"
 #include "scoreboard.h"
 #include "sock.h"
 #include "stats.h"
 #include "tcp_to_udp.h"
 #include "udp_session.h"
+#include "upstream.h"
 
 /* Datagrams per sendmmsg or recvmmsg. */
 #define BATCH		64

@@ -12,7 +12,9 @@
 #ifndef FERRYD_TCP_TO_UDP_H
 #define FERRYD_TCP_TO_UDP_H
 
-#include "conf.h"
+#include "addr.h"
+
+struct rule;
 
 struct event_loop;
 struct scoreboard_counters;

@@ -6,7 +6,7 @@
 #ifndef FERRYD_UDP_LISTENER_H
 #define FERRYD_UDP_LISTENER_H
 
-#include "conf.h"
+struct rule;
 
 struct event_loop;
 struct udp_listeners;

@@ -18,6 +18,7 @@
 #include "balance.h"
 #include "child.h"
 #include "client_limit.h"
+#include "conf.h"
 #include "event.h"
 #include "fdlimit.h"
 #include "ipc.h"
@@ -25,6 +26,7 @@
 #include "listen.h"
 #include "pool.h"
 #include "proctitle.h"
+#include "rule.h"
 #include "scoreboard.h"
 #include "stats.h"
 #include "stats_http.h"
@@ -400,7 +402,8 @@ worker_run(const struct worker_start *ws)
 	w.loop = event_loop_new(cfg->event_backend, worker_max_fds(), err,
 	    sizeof(err));
 	w.pool = pool_new();
-	if (w.loop == NULL || w.pool == NULL || balance_init(cfg) == -1 ||
+	balance_init(cfg);
+	if (w.loop == NULL || w.pool == NULL ||
 	    (w.sessions = tcp_sessions_new(w.loop, w.pool,
 	    w.cell != NULL ? &w.cell->count : NULL)) == NULL ||
 	    (w.acceptor = tcp_acceptor_new(w.loop, w.sessions, cfg)) == NULL ||

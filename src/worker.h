@@ -6,7 +6,7 @@
 #ifndef FERRYD_WORKER_H
 #define FERRYD_WORKER_H
 
-#include "conf.h"
+struct conf;
 
 struct listen_set;
 

@@ -25,6 +25,8 @@
 
 #include "addr.h"
 #include "conf.h"
+#include "framing.h"
+#include "log.h"
 #include "testlib.h"
 
 /* A one-line valid rules list, for files that test something else. */

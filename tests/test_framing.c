@@ -15,7 +15,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "conf.h"
 #include "framing.h"
 #include "testlib.h"
 

@@ -22,6 +22,7 @@
 #include "addr.h"
 #include "conf.h"
 #include "conf_rinetd.h"
+#include "framing.h"
 #include "testlib.h"
 
 /* Every feature; lines numbered for the checks below. */

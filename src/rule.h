@@ -1,0 +1,122 @@
+/*
+ * rule.h - one rule of the configuration: where it listens, where it
+ * forwards to (upstream.h), and its own settings (timeouts, limits,
+ * health checks, keepalive, PROXY, access control).
+ */
+#ifndef FERRYD_RULE_H
+#define FERRYD_RULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acl.h"
+#include "addr.h"
+#include "sock.h"	/* struct keepalive */
+#include "upstream.h"
+
+/* What a rule forwards; its listeners' handler follows from it. */
+enum rule_protocol {
+	RULE_TCP = 0,		/* a stream: accept, connect, relay */
+	RULE_UDP		/* datagrams: a session per client address */
+};
+
+#define HEALTH_CHECK_TEXT_MAX	256	/* send and expect, with a NUL */
+#define DEFAULT_CHECK_INTERVAL	2000	/* ms */
+#define DEFAULT_CHECK_TIMEOUT	1000	/* ms */
+#define DEFAULT_CHECK_RISE	2
+#define DEFAULT_CHECK_FALL	3
+
+/*
+ * Active health checks: the checker process probes every backend of the
+ * rule each interval, and fall failures in a row mark it down, rise
+ * successes up.  TCP: connect, send, find expect in the reply; UDP: send,
+ * a reply (with expect in it) within timeout.
+ */
+struct health_check {
+	bool    enabled;
+	int     interval, timeout;           /* ms */
+	int     rise, fall;
+	char    send[HEALTH_CHECK_TEXT_MAX];   /* "" = nothing */
+	char    expect[HEALTH_CHECK_TEXT_MAX]; /* "" = anything */
+};
+
+#define DEFAULT_KEEPALIVE_IDLE		60000	/* ms */
+#define DEFAULT_KEEPALIVE_INTERVAL	10000	/* ms */
+#define DEFAULT_KEEPALIVE_COUNT		6
+
+/* One item of a rule's connect list, as written. */
+struct connect_item {
+	char   *address;                     /* "host:port" */
+	int     weight, max_fails, fail_timeout, max_connections;
+	bool    backup;
+};
+
+/* A rule's name: letters, digits and these; at most RULE_NAME_MAX bytes. */
+#define RULE_NAME_CHARS	"._-:/[]@+"
+#define RULE_NAME_MAX	64
+
+struct rule {
+	char               *listen;          /* as written, e.g. "[::]:8080" */
+	char               *name;            /* as written, or listen as
+					      * written (a range whole),
+					      * "/udp" after it for UDP */
+	bool                name_given;      /* name was written */
+	unsigned            stat;            /* its counters (stats.h): a
+					      * range's ports share them */
+	char               *connect;         /* as written, or the list's
+					      * addresses joined by ", " */
+	struct connect_item *items;          /* connect's items */
+	size_t              nitems;
+	struct sockaddr_any listen_addr;     /* resolved at load time */
+	int                 protocol;        /* enum rule_protocol: listen's */
+	int                 connect_protocol; /* enum rule_protocol: connect's */
+	int                 framing;         /* enum rule_framing (framing.h),
+					      * if they differ */
+	struct upstream     upstream;        /* connect, resolved */
+	struct health_check health_check;    /* its own, or the top level's */
+	struct keepalive    keepalive;       /* its own, or the top level's */
+	size_t              buffer_size;     /* bytes */
+	int                 connect_timeout; /* ms, > 0 */
+	int                 idle_timeout;    /* ms, 0 = never */
+	int                 session_timeout; /* ms, either side UDP: silence */
+	int                 max_sessions;    /* UDP listeners, per worker */
+	int                 max_connections_per_client; /* TCP listeners:
+					      * open from one address, over
+					      * all workers; 0 = no limit */
+	int                 connection_rate; /* TCP listeners: new per second
+					      * from one address; 0 = none */
+	uint64_t            client_key;      /* its name hashed: the rule in
+					      * client_limit.c's tables,
+					      * across reloads */
+	int                 splice;          /* enum splice_mode (tcp_relay.h) */
+	int                 sndbuf;          /* SO_SNDBUF, 0 = system's */
+	int                 rcvbuf;          /* SO_RCVBUF, 0 = system's */
+	char               *source;          /* as written, NULL = not set */
+	bool                ipv6_only;       /* IPV6_V6ONLY on IPv6 listeners */
+	int                 send_proxy;      /* enum proxy_version (proxy_proto.h) */
+	bool                accept_proxy;    /* clients start with a header */
+	int                 proxy_timeout;   /* ms, for that header */
+	struct acl          accept_proxy_from; /* who may send one; empty: all */
+	bool                transparent;     /* backends see the client's address */
+	struct acl          acl;             /* this rule's allow and deny */
+	char               *file;            /* file the rule is in */
+	int                 line;            /* line of the rule in the file */
+	int                 elem;            /* its group's index in rules */
+	/*
+	 * A port range is a rule per port.  The first port's shares with the
+	 * others what does not change with the port: file, connect, items,
+	 * source, acl, accept_proxy_from, maglev.  NULL: this rule is the
+	 * first, or alone.
+	 */
+	const struct rule  *range_first;
+};
+
+/* What log lines call rule r: its name if it has one, else its listen. */
+static inline const char *
+rule_log_name(const struct rule *r)
+{
+	return r->name_given ? r->name : r->listen;
+}
+
+#endif
