@@ -14,10 +14,12 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "conf.h"
 #include "control.h"
+#include "outcome.h"
 #include "pidfile.h"
 
 static const struct {
@@ -67,6 +69,41 @@ control_send(const char *pidfile, int signo, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+int
+control_reload(const char *pidfile, char *what, size_t whatlen, char *err,
+    size_t errlen)
+{
+	struct outcome	 before, now;
+	struct timespec	 tick = { 0, 100 * 1000 * 1000 };
+	char		 path[4096];
+	pid_t		 pid;
+	int		 i;
+
+	outcome_path(pidfile, path, sizeof(path));
+	outcome_read(path, &before);
+	if ((pid = pidfile_holder(pidfile, err, errlen)) == -1 ||
+	    control_send(pidfile, SIGHUP, err, errlen) == -1)
+		return -1;
+	for (i = 0; i < CONTROL_RELOAD_WAIT_S * 10; i++) {
+		nanosleep(&tick, NULL);
+		outcome_read(path, &now);
+		if (now.seq != 0 && now.seq != before.seq) {
+			snprintf(now.ok ? what : err, now.ok ? whatlen : errlen,
+			    "%s", now.text);
+			return now.ok ? 0 : -1;
+		}
+		if (kill(pid, 0) == -1 && errno == ESRCH) {
+			snprintf(err, errlen, "ferryd (pid %ld) exited during "
+			    "the reload; see its log", (long)pid);
+			return -1;
+		}
+	}
+	snprintf(err, errlen, "ferryd (pid %ld) did not say how the reload "
+	    "went within %d s (%s); see its log", (long)pid,
+	    CONTROL_RELOAD_WAIT_S, path);
+	return -1;
 }
 
 /* How long "ferryd -s status" waits for the daemon, each way. */

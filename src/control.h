@@ -25,6 +25,17 @@ int control_signo(const char *action);
 int control_send(const char *pidfile, int signo, char *err, size_t errlen);
 
 /*
+ * "ferryd -s reload": SIGHUP to the master of pidfile, then wait (at
+ * most CONTROL_RELOAD_WAIT_S) until it says how the reload went (the
+ * outcome file, outcome.h).  0 when the new generation serves, its
+ * description in what; -1 with err set when the reload failed, or the
+ * master could not be signalled or did not answer.
+ */
+#define CONTROL_RELOAD_WAIT_S	120	/* lookups may take 60 s */
+int control_reload(const char *pidfile, char *what, size_t whatlen,
+    char *err, size_t errlen);
+
+/*
  * "ferryd -s status": fetch the running daemon's status table from
  * cfg's stats_listen (GET /status.txt) and write it to out.  Returns 0,
  * or -1 with err set ("no stats_listen in FILE", "cannot connect ...").

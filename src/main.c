@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,6 +20,7 @@
 #include "log.h"
 #include "lookup.h"
 #include "master.h"
+#include "outcome.h"
 #include "pidfile.h"
 #include "proctitle.h"
 #include "rule.h"
@@ -87,40 +89,93 @@ print_status(const struct options *opt)
 }
 
 /*
- * -s: signal the running master.  Its pidfile is -p, else the one the
- * configuration names, else the daemon's default.
+ * The running master's pidfile: -p, else the one the configuration
+ * names (read offline: only pidfile is read), else the daemon's default.
+ * NULL after saying why.
  */
+static char *
+master_pidfile(const struct options *opt)
+{
+	struct conf	*cfg;
+	char		 err[CONF_ERR_MAX], *pidfile;
+
+	if (opt->pidfile != NULL)
+		return strdup(opt->pidfile);
+	lookup_offline();
+	cfg = conf_load_syntax(opt->config_path, opt->config_syntax, err,
+	    sizeof(err));
+	lookup_live();
+	if (cfg == NULL) {
+		fprintf(stderr, "ferryd: %s (name the pidfile with -p)\n", err);
+		return NULL;
+	}
+	pidfile = strdup(cfg->pidfile != NULL ? cfg->pidfile : PIDFILE_DEFAULT);
+	if (pidfile != NULL && pidfile[0] == '\0') {
+		fprintf(stderr, "ferryd: %s sets no pidfile (pidfile = \"\"): "
+		    "name the running master's with -p\n", opt->config_path);
+		free(pidfile);
+		pidfile = NULL;
+	}
+	conf_free(cfg);
+	return pidfile;
+}
+
+/*
+ * -s reload: check the file the master reads (as the master will, names
+ * looked up), and only if it is valid signal the master and wait until
+ * it says how the reload went.
+ */
+static int
+reload_master(const struct options *opt, const char *pidfile)
+{
+	struct outcome	 last;
+	struct conf	*cfg;
+	const char	*path = opt->config_path;
+	char		 opath[4096], what[OUTCOME_TEXT_MAX], err[1024];
+	int		 syntax = opt->config_syntax;
+
+	/* A master to reload first: without one, the file is beside it. */
+	if (pidfile_holder(pidfile, err, sizeof(err)) == -1) {
+		fprintf(stderr, "ferryd: %s\n", err);
+		return 1;
+	}
+	outcome_path(pidfile, opath, sizeof(opath));
+	outcome_read(opath, &last);
+	if (last.config[0] != '\0') {
+		path = last.config;
+		syntax = last.syntax;
+	}
+	if ((cfg = conf_load_syntax(path, syntax, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "ferryd: %s; not reloaded, the running "
+		    "configuration is unchanged\n", err);
+		return 1;
+	}
+	conf_free(cfg);
+	if (control_reload(pidfile, what, sizeof(what), err,
+	    sizeof(err)) == -1) {
+		fprintf(stderr, "ferryd: reload failed: %s\n", err);
+		return 1;
+	}
+	printf("ferryd: reloaded %s: %s\n", path, what);
+	return 0;
+}
+
+/* -s: signal the running master; for reload, say how it went. */
 static int
 signal_master(const struct options *opt, int signo)
 {
-	struct conf *cfg = NULL;
-	const char  *pidfile = opt->pidfile;
-	char         err[CONF_ERR_MAX];
-	int          rc = 0;
+	char	*pidfile, err[CONF_ERR_MAX];
+	int	 rc = 0;
 
-	if (pidfile == NULL) {
-		lookup_offline();	/* only pidfile is read */
-		cfg = conf_load_syntax(opt->config_path, opt->config_syntax,
-		    err, sizeof(err));
-		lookup_live();
-		if (cfg == NULL) {
-			fprintf(stderr, "ferryd: %s (name the pidfile with "
-			    "-p)\n", err);
-			return 1;
-		}
-		pidfile = cfg->pidfile != NULL ? cfg->pidfile :
-		    PIDFILE_DEFAULT;
-	}
-	if (pidfile[0] == '\0') {
-		fprintf(stderr, "ferryd: %s sets no pidfile (pidfile = \"\"): "
-		    "name the running master's with -p\n", opt->config_path);
-		rc = 1;
-	} else if (control_send(pidfile, signo, err, sizeof(err)) == -1) {
+	if ((pidfile = master_pidfile(opt)) == NULL)
+		return 1;
+	if (signo == SIGHUP)
+		rc = reload_master(opt, pidfile);
+	else if (control_send(pidfile, signo, err, sizeof(err)) == -1) {
 		fprintf(stderr, "ferryd: %s\n", err);
 		rc = 1;
 	}
-	if (cfg != NULL)
-		conf_free(cfg);
+	free(pidfile);
 	return rc;
 }
 

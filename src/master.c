@@ -29,6 +29,7 @@
 #include "master_child.h"
 #include "master_reload.h"
 #include "master_state.h"
+#include "outcome.h"
 #include "pidfile.h"
 #include "proctitle.h"
 #include "sandbox.h"
@@ -395,6 +396,8 @@ master_start(struct master *m, char *err, size_t errlen)
 		log_open(LOG_TO_SYSLOG, NULL, NULL, 0);
 	if (pidfile_write(err, errlen) == -1)
 		return -1;
+	if (pidfile != NULL)
+		outcome_path(pidfile, m->outcome_file, sizeof(m->outcome_file));
 	if (scoreboard_open() == -1 ||
 	    (client_limit_wanted(cfg) && client_limit_open() == -1) ||
 	    sandbox_open() == -1 ||
@@ -429,6 +432,8 @@ master_run(struct conf *cfg, const struct options *opt)
 		daemon_fail(err);
 	}
 	pidfile_remove();
+	if (m.outcome_file[0] != '\0')
+		(void)unlink(m.outcome_file);
 	listen_set_close(m.ls);
 	if (m.loop != NULL)
 		master_slots_set(&m, NULL, 0);

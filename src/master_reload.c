@@ -10,6 +10,7 @@
 #include "ferryd.h"
 
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@
 #include "master_child.h"
 #include "master_reload.h"
 #include "master_state.h"
+#include "outcome.h"
 #include "resolver.h"
 #include "stats.h"
 #include "udp_pass.h"
@@ -47,6 +49,63 @@
 #define RESOLVE_MAX_MS    60000
 
 static void master_reload(struct master *);
+
+/*
+ * Say how a reload went, in the log and for "ferryd -s reload" (the
+ * outcome file beside the pidfile).
+ */
+static void __attribute__((format(printf, 3, 4)))
+master_tell(struct master *m, bool ok, const char *fmt, ...)
+{
+	struct outcome	o;
+	va_list		ap;
+
+	memset(&o, 0, sizeof(o));
+	o.ok = ok;
+	o.syntax = m->opt->config_syntax;
+	snprintf(o.config, sizeof(o.config), "%s", m->opt->config_path);
+	va_start(ap, fmt);
+	vsnprintf(o.text, sizeof(o.text), fmt, ap);
+	va_end(ap);
+	if (ok && m->gen > 1)	/* the first: "started ..." said it */
+		log_notice("%s", o.text);
+	else if (!ok)
+		log_err("reload failed: %s; keeping the running configuration",
+		    o.text);
+	if (m->outcome_file[0] == '\0')
+		return;
+	o.seq = ++m->outcome_seq;
+	if (outcome_write(m->outcome_file, &o) == -1)
+		log_warn("cannot write %s: %s; ferryd -s reload will not "
+		    "know how the reload went", m->outcome_file,
+		    strerror(errno));
+}
+
+/* The new generation is ready: say so once. */
+static void
+master_tell_ready(struct master *m)
+{
+	if (m->gen_told == m->gen)
+		return;
+	m->gen_told = m->gen;
+	event_timer_cancel(m->loop, &m->gen_late);
+	master_tell(m, true, "generation %u serves: %zu rule(s), %d "
+	    "worker(s)", m->gen, m->cfg->nrules, m->cfg->workers);
+}
+
+/* A new generation not ready in time: its workers keep failing. */
+static void
+master_on_gen_late(struct event_timer *t, void *data)
+{
+	struct master *m = data;
+
+	(void)t;
+	if (m->stopping || m->gen_told == m->gen)
+		return;
+	master_tell(m, false, "generation %u is not ready after %d s (its "
+	    "workers fail to start: see the log above); the old generation "
+	    "serves", m->gen, RELOAD_STUCK_MS / 1000);
+}
 
 int
 master_open_access_log(const struct conf *cfg, const struct conf *old,
@@ -387,11 +446,13 @@ master_apply(struct master *m, struct conf *cfg)
 	master_spawn_checker(m);
 	log_notice("configuration reloaded: %zu rule(s), %d worker(s), "
 	    "generation %u", cfg->nrules, cfg->workers, m->gen);
+	(void)event_timer_arm(m->loop, &m->gen_late, m->gen_started +
+	    RELOAD_STUCK_MS);
 	master_resolve_later(m, cfg->resolve_interval);
 	return;
 fail:
 	conf_free(cfg);
-	log_err("reload failed: %s; keeping the running configuration", err);
+	master_tell(m, false, "%s", err);
 }
 
 /*
@@ -427,8 +488,7 @@ master_load_done(const char *lookup_err, void *arg)
 		cfg = conf_load_syntax(m->opt->config_path,
 		    m->opt->config_syntax, err, sizeof(err));
 	if (cfg == NULL)
-		log_err("reload failed: %s; keeping the running configuration",
-		    err);
+		master_tell(m, false, "%s", err);
 	else
 		master_apply(m, cfg);
 }
@@ -443,8 +503,7 @@ master_reload(struct master *m)
 	log_notice("reloading %s", m->opt->config_path);
 	if (resolver_start(&m->resolver, master_load_work, master_load_done, m,
 	    RESOLVE_MAX_MS, err, sizeof(err)) == -1)
-		log_err("reload failed: %s; keeping the running configuration",
-		    err);
+		master_tell(m, false, "%s", err);
 }
 
 static int
@@ -581,6 +640,7 @@ master_reload_init(struct master *m)
 	event_timer_init(&m->reload_stuck, master_on_reload_stuck, m);
 	event_timer_init(&m->steer_end, master_on_steer_end, m);
 	event_timer_init(&m->resolve, master_on_resolve, m);
+	event_timer_init(&m->gen_late, master_on_gen_late, m);
 	master_resolve_later(m, m->cfg->resolve_interval);
 }
 
@@ -645,6 +705,7 @@ master_advance(struct master *m)
 		m->started = true;
 		daemon_ready();
 	}
+	master_tell_ready(m);
 	TAILQ_FOREACH(c, &m->children, link) {
 		if (c->gen == m->gen)
 			continue;

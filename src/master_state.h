@@ -92,6 +92,11 @@ struct master {
 	struct checker_proc   checker;
 	struct event_timer    resolve;	/* names resolved again */
 	struct resolver       resolver;	/* a reload's or resolve's lookups */
+	/* How reloads went, for "ferryd -s reload" (outcome.h). */
+	char                  outcome_file[4096];	/* "": none */
+	unsigned long         outcome_seq;
+	unsigned              gen_told;	/* the last generation said to serve */
+	struct event_timer    gen_late;	/* ... not ready in time */
 	int                   status;	/* exit status */
 };
 

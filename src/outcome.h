@@ -1,0 +1,36 @@
+/*
+ * outcome.h - how the last reload went, in a file beside the pidfile:
+ * the master writes it, "ferryd -s reload" waits for it to change and
+ * says what it says (exit 0 or 1), so that the command, the init
+ * script's reload and systemd's ExecReload tell the truth.
+ *
+ * Two lines: a sequence number that grows with every outcome, "ok" or
+ * "failed", and the text ("generation 5 serves ...", or the error with
+ * FILE:LINE); then the file the master reads and its syntax, for
+ * "ferryd -s reload" to check that file before it signals.  Written to
+ * a temporary name and renamed, so a reader never sees half of it.
+ */
+#ifndef FERRYD_OUTCOME_H
+#define FERRYD_OUTCOME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define OUTCOME_TEXT_MAX	600
+
+struct outcome {
+	unsigned long	seq;		/* 0: none written yet */
+	bool		ok;
+	char		text[OUTCOME_TEXT_MAX];
+	int		syntax;		/* enum conf_syntax */
+	char		config[4096];	/* "": not known */
+};
+
+/* The file for pidfile: its name with ".pid" (if any) made ".reload". */
+void	outcome_path(const char *pidfile, char *buf, size_t len);
+/* Master: write o at path; -1 with errno on failure. */
+int	outcome_write(const char *path, const struct outcome *o);
+/* The outcome at path; one with seq 0 when there is none (yet). */
+void	outcome_read(const char *path, struct outcome *o);
+
+#endif
