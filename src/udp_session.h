@@ -12,31 +12,18 @@
 #ifndef FERRYD_UDP_SESSION_H
 #define FERRYD_UDP_SESSION_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <netinet/in.h>
 #include <sys/uio.h>
 #include <sys/socket.h>
 
 #include "conf.h"
-
-/* Datagrams per recvmmsg/sendmmsg. */
-#define UDP_BATCH		64
-/* Room for any datagram: more than IPv6's largest payload, 65527. */
-#define UDP_DATAGRAM_MAX	65536
+#include "udp_io.h"
 
 struct event_loop;
 struct scoreboard_counters;
 struct udp_sessions;
-
-/* Where a datagram came from, as the listener received it. */
-struct udp_from {
-	const struct rule	*rule;
-	int			 lfd;		/* the listening socket */
-	int			 family;	/* lfd's address family */
-	const struct sockaddr	*client;
-	socklen_t		 client_len;
-	struct in6_addr		 local;		/* its destination; IPv4 mapped */
-	int			 ifindex;	/* where it came in */
-};
 
 /* Sessions of cfg's rules in loop, counted in counters (or nowhere). */
 struct udp_sessions *udp_sessions_new(struct event_loop *loop,
@@ -52,33 +39,6 @@ char	*udp_sessions_buffers(struct udp_sessions *us);
  */
 void	udp_sessions_forward(struct udp_sessions *us,
     const struct udp_from *from, const struct iovec *iov, int n);
-
-/*
- * A UDP socket connected to the backend the rule's balance picks for
- * client (*used says which, counted open until balance_release()), or
- * -1 with errno.
- */
-int	udp_backend_socket(const struct rule *rule,
-    const struct sockaddr *client, const struct backend **used);
-
-/*
- * A connected UDP socket's send or receive failed with err: whether that
- * is an ICMP error from the backend (unreachable), which says nothing of
- * the datagram at hand; udp_backend_error counts and logs one, and
- * counts it against b's health (b NULL: a backend the rule lost).
- */
-bool	udp_unreachable(int err);
-void	udp_backend_error(struct scoreboard_counters *counters,
-    const struct rule *rule, const struct backend *b, int err);
-
-/*
- * Lay out the n datagrams iov for sendmmsg in m, each after hdr (hlen
- * bytes) in parts (room for 2n iovecs); with hlen 0, m points at iov
- * itself.  Either way the iovecs of consecutive messages follow each
- * other.
- */
-void	udp_datagrams(struct mmsghdr *m, struct iovec *parts,
-    const struct iovec *iov, int n, const unsigned char *hdr, size_t hlen);
 
 /* A datagram the kernel cut (no room for it): counted, logged, dropped. */
 void	udp_sessions_truncated(struct udp_sessions *us,

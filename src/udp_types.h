@@ -1,0 +1,89 @@
+/*
+ * udp_types.h - the structs the UDP files share: the session table
+ * (udp_session.c) and what works on one session below it (udp_backend.c,
+ * udp_io.c, udp_stream.c) read the same session.  Types only, no
+ * function, so that any udp_* file may include it without a cycle.
+ */
+#ifndef FERRYD_UDP_TYPES_H
+#define FERRYD_UDP_TYPES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <netinet/in.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+
+#include "conf.h"
+#include "event_timer.h"
+#include "scoreboard.h"
+#include "udp_pass.h"
+
+/* What identifies a session; compared whole, so padding is zeroed. */
+struct udp_key {
+	struct in6_addr	client;		/* IPv4 as mapped IPv6 */
+	struct in6_addr	local;
+	uint32_t	rule;		/* index in cfg->rules */
+	uint16_t	port;		/* the client's */
+	uint16_t	pad;
+};
+
+struct udp_stream;
+
+struct udp_session {
+	struct udp_session	*next;		/* in its hash bucket */
+	TAILQ_ENTRY(udp_session) lru;		/* its rule's, oldest first */
+	struct udp_sessions	*owner;
+	const struct rule	*rule;
+	const struct backend	*backend;
+	struct udp_stream	*stream;	/* a TCP backend, or NULL */
+	int			 fd;		/* connected to the backend */
+	int			 lfd;		/* replies leave through it */
+	int			 family;	/* lfd's */
+	int			 ifindex;
+	struct udp_key		 key;
+	struct sockaddr_in6	 client;	/* or a sockaddr_in */
+	socklen_t		 client_len;
+	uint32_t		 hash;
+	bool			 detached;	/* not in the table: replies only */
+	bool			 no_gso;	/* its route refused UDP_SEGMENT */
+	/*
+	 * Handed over at a reload whose rule no longer has the backend its
+	 * socket is connected to (its name now resolves elsewhere): not
+	 * counted on any backend, its errors blamed on none.
+	 */
+	bool			 stranger;
+	int64_t			 started, last_active;
+	int64_t			 until;		/* detached: its end */
+	int64_t			 asked_us;	/* sent to the backend since
+						 * its last reply, or 0 */
+	uint64_t		 bytes_in, bytes_out;
+	struct event_timer	 timer;
+};
+
+TAILQ_HEAD(udp_lru, udp_session);
+
+/* A rule's sessions in this worker. */
+struct udp_rule {
+	struct udp_lru	lru;
+	int		count;
+	int		lfd;		/* its listening socket, or -1 */
+	int		family;		/* lfd's */
+};
+
+struct udp_sessions {
+	struct event_loop	*loop;
+	const struct conf	*cfg;
+	struct udp_session	**buckets;
+	size_t			 nbuckets;	/* a power of two */
+	int			 count;
+	struct udp_rule		*rules;		/* per rule of cfg */
+	char			*bufs;		/* UDP_BATCH datagrams */
+	struct scoreboard_counters *counters;
+	struct scoreboard_counters  own;	/* when there is no cell */
+	struct udp_pass		 pass;		/* at a reload (udp_pass.h) */
+};
+
+/* How long a second session of a client waits for replies in flight. */
+#define DETACHED_MS		2000
+
+#endif
