@@ -36,7 +36,7 @@
 #include "sandbox.h"
 #include "sig.h"
 #include "udp_pass.h"
-#include "udp_session.h"
+#include "udp_handover.h"
 #include "worker.h"
 
 #define RESPAWN_FAST_MS   1000	/* dying sooner than this is "crashing" */

@@ -21,7 +21,6 @@
 #include "addr.h"
 #include "balance.h"
 #include "event.h"
-#include "ipc.h"
 #include "log.h"
 #include "scoreboard.h"
 #include "stats.h"
@@ -33,14 +32,11 @@
 #include "udp_stream.h"
 #include "udp_types.h"
 
-/* How long a handover waits for room on the channel. */
-#define HANDOVER_WAIT_MS	2000
-
 static void session_on_backend(struct event_loop *, int, int, void *);
 static void stream_next(struct udp_session *, int);
 
-static uint32_t
-key_hash(const struct udp_key *k)
+uint32_t
+udp_key_hash(const struct udp_key *k)
 {
 	const unsigned char	*p = (const unsigned char *)k;
 	uint32_t		 h = 2166136261u;	/* FNV-1a */
@@ -52,8 +48,8 @@ key_hash(const struct udp_key *k)
 }
 
 /* The key of a datagram from->client to from->local on from->rule. */
-static void
-key_make(const struct udp_sessions *us, const struct udp_from *from,
+void
+udp_key_make(const struct udp_sessions *us, const struct udp_from *from,
     struct udp_key *k)
 {
 	const struct sockaddr_in	*sin = (const void *)from->client;
@@ -72,8 +68,8 @@ key_make(const struct udp_sessions *us, const struct udp_from *from,
 	}
 }
 
-static struct udp_session *
-session_find(const struct udp_sessions *us, const struct udp_key *k,
+struct udp_session *
+udp_session_find(const struct udp_sessions *us, const struct udp_key *k,
     uint32_t h)
 {
 	struct udp_session *s;
@@ -130,8 +126,8 @@ session_release_backend(struct udp_session *s)
 }
 
 /* Take s out of the table and lists, close its socket, free it. */
-static void
-session_free(struct udp_session *s)
+void
+udp_session_free(struct udp_session *s)
 {
 	struct udp_sessions	*us = s->owner;
 	struct udp_rule		*ur = &us->rules[s->key.rule];
@@ -182,7 +178,7 @@ session_close(struct udp_session *s, const char *result)
 	    s->bytes_in, s->bytes_out, s->started, event_now(us->loop),
 	    &accesslog_no_times);
 	session_count_end(s, event_now(us->loop));
-	session_free(s);
+	udp_session_free(s);
 }
 
 /* Traffic either way: the session is the rule's most recent. */
@@ -319,8 +315,8 @@ session_allowed(struct udp_sessions *us, const struct udp_from *from)
  * rule's list, watch its socket, arm its timer.  -1 (s freed, its socket
  * closed) if its socket cannot be watched.
  */
-static int
-session_insert(struct udp_sessions *us, struct udp_session *s,
+int
+udp_session_insert(struct udp_sessions *us, struct udp_session *s,
     const struct udp_key *k, uint32_t h)
 {
 	struct udp_rule *ur = &us->rules[k->rule];
@@ -392,7 +388,7 @@ session_open(struct udp_sessions *us, const struct udp_from *from,
 	s->family = from->family;
 	s->ifindex = from->ifindex;
 	s->started = s->last_active = event_now(us->loop);
-	if (session_insert(us, s, k, h) == -1)
+	if (udp_session_insert(us, s, k, h) == -1)
 		return NULL;
 	us->counters->sessions++;
 	stats_rule(s->rule)->sessions++;
@@ -448,9 +444,9 @@ session_of(struct udp_sessions *us, const struct udp_from *from,
     const struct udp_key *k, const struct iovec *iov, int n)
 {
 	struct udp_session	*s;
-	uint32_t		 h = key_hash(k);
+	uint32_t		 h = udp_key_hash(k);
 
-	if ((s = session_find(us, k, h)) != NULL)
+	if ((s = udp_session_find(us, k, h)) != NULL)
 		return s;
 	if (us->pass.chan != -1) {
 		session_pass(us, from, iov, n);
@@ -470,7 +466,7 @@ udp_sessions_forward(struct udp_sessions *us, const struct udp_from *from,
 	int			 i, j;
 
 	for (i = 0; i < n; i++)
-		key_make(us, &from[i], &k[i]);
+		udp_key_make(us, &from[i], &k[i]);
 	/*
 	 * A run of datagrams of one session goes in one send.  Runs are
 	 * looked up one at a time: making a session may evict another,
@@ -486,25 +482,6 @@ udp_sessions_forward(struct udp_sessions *us, const struct udp_from *from,
 		else if (us->pass.chan == -1)
 			udp_io_dropped(us, from[i].rule, (uint64_t)(j - i));
 	}
-}
-
-void
-udp_sessions_pass(struct udp_sessions *us, int chan)
-{
-	us->pass.chan = chan;
-}
-
-void
-udp_sessions_take(struct udp_sessions *us, const void *msg, size_t len)
-{
-	if (!udp_pass_take(&us->pass, us, msg, len))
-		us->counters->dropped++;
-}
-
-void
-udp_sessions_go(struct udp_sessions *us)
-{
-	us->counters->dropped += (uint64_t)udp_pass_go(&us->pass, us);
 }
 
 int
@@ -640,138 +617,6 @@ udp_sessions_listener(struct udp_sessions *us, const struct rule *rule,
 
 	ur->lfd = lfd;
 	ur->family = rule->listen_addr.ss.ss_family;
-}
-
-unsigned
-udp_handover_port(const struct udp_handover *h)
-{
-	/* sin_port and sin6_port are at the same place. */
-	return ntohs(h->client.sin6_port);
-}
-
-int
-udp_sessions_hand_over(struct udp_sessions *us, int chan)
-{
-	struct udp_handover	 h;
-	struct udp_session	*s, *next;
-	size_t			 i;
-	int			 n = 0;
-
-	for (i = 0; i < us->cfg->nrules; i++)
-		for (s = TAILQ_FIRST(&us->rules[i].lru); s != NULL; s = next) {
-			next = TAILQ_NEXT(s, lru);
-			if (!udp_stream_movable(s))
-				continue;	/* it lingers here (linger) */
-			memset(&h, 0, sizeof(h));
-			h.rule = s->key.rule;
-			h.client_len = s->client_len;
-			h.client = s->client;
-			h.local = s->key.local;
-			h.ifindex = s->ifindex;
-			h.backend = (uint32_t)(s->backend -
-			    s->rule->upstream.backends);
-			h.started = s->started;
-			h.last_active = s->last_active;
-			h.bytes_in = s->bytes_in;
-			h.bytes_out = s->bytes_out;
-			if (ipc_send_wait(chan, IPC_UDP_SESSION, &h, sizeof(h),
-			    &s->fd, 1, HANDOVER_WAIT_MS) == -1) {
-				log_warn("cannot hand UDP sessions over: %s; "
-				    "%d stay here", strerror(errno), us->count);
-				return n;
-			}
-			session_free(s);
-			n++;
-		}
-	return n;
-}
-
-/*
- * The backend of rule a handed-over socket (fd) is connected to: the
- * one at index was where it came from, unless the reload moved or
- * dropped it (a name resolved anew).  NULL if the rule has it no more.
- */
-static const struct backend *
-adopted_backend(const struct rule *rule, int fd, uint32_t was)
-{
-	const struct upstream	*u = &rule->upstream;
-	struct sockaddr_any	 peer;
-	size_t			 i;
-
-	peer.len = sizeof(peer.ss);
-	if (getpeername(fd, (struct sockaddr *)&peer.ss, &peer.len) == -1)
-		return was < u->nbackends ? &u->backends[was] : NULL;
-	if (was < u->nbackends && addr_equal(&u->backends[was].addr, &peer))
-		return &u->backends[was];
-	for (i = 0; i < u->nbackends; i++)
-		if (addr_equal(&u->backends[i].addr, &peer))
-			return &u->backends[i];
-	return NULL;
-}
-
-int
-udp_session_adopt(struct udp_sessions *us, const struct udp_handover *h,
-    int fd)
-{
-	struct udp_session	*s;
-	struct udp_from		 from;
-	struct udp_key		 k;
-	struct udp_rule		*ur;
-	uint32_t		 hash;
-
-	if (h->rule >= us->cfg->nrules || us->rules[h->rule].lfd == -1 ||
-	    h->client_len > sizeof(h->client) ||
-	    (s = calloc(1, sizeof(*s))) == NULL) {
-		close(fd);
-		return -1;
-	}
-	if (us->cfg->rules[h->rule].connect_protocol == RULE_TCP &&
-	    (s->stream = calloc(1, sizeof(*s->stream))) == NULL) {
-		free(s);
-		close(fd);
-		return -1;
-	}
-	ur = &us->rules[h->rule];
-	from.rule = &us->cfg->rules[h->rule];
-	from.client = (const struct sockaddr *)&h->client;
-	from.client_len = h->client_len;
-	from.local = h->local;
-	key_make(us, &from, &k);
-	hash = key_hash(&k);
-	/*
-	 * A second session of this client (while the worker count changed,
-	 * an old worker saw it under the new steering): the one here stays
-	 * the client's; this one only carries back the replies still on
-	 * their way to its socket, until it times out.
-	 */
-	s->detached = session_find(us, &k, hash) != NULL;
-	log_debug("%s: UDP session of port %u taken over%s",
-	    rule_log_name(from.rule), udp_handover_port(h),
-	    s->detached ? " (a second one: replies only)" : "");
-	s->fd = fd;
-	s->rule = from.rule;
-	s->backend = adopted_backend(s->rule, fd, h->backend);
-	s->stranger = s->backend == NULL;
-	if (s->stranger)
-		s->backend = &s->rule->upstream.backends[0];	/* for logs */
-	/* Open here now: counted here (least-connections, limits). */
-	else if (s->stream == NULL)
-		balance_acquire(s->backend);
-	if (s->stream != NULL && !s->stranger)
-		udp_stream_adopted(s);
-	s->lfd = ur->lfd;
-	s->family = ur->family;
-	s->ifindex = h->ifindex;
-	s->client = h->client;
-	s->client_len = h->client_len;
-	s->started = h->started;
-	s->last_active = h->last_active;
-	/* A second session ends soon: only replies in flight are left. */
-	if (s->detached)
-		s->until = event_now(us->loop) + DETACHED_MS;
-	s->bytes_in = h->bytes_in;
-	s->bytes_out = h->bytes_out;
-	return session_insert(us, s, &k, hash);
 }
 
 void

@@ -23,6 +23,8 @@
 
 struct event_loop;
 struct scoreboard_counters;
+struct udp_key;
+struct udp_session;
 struct udp_sessions;
 
 /* Sessions of cfg's rules in loop, counted in counters (or nowhere). */
@@ -44,61 +46,15 @@ void	udp_sessions_forward(struct udp_sessions *us,
 void	udp_sessions_truncated(struct udp_sessions *us,
     const struct udp_from *from);
 
-/*
- * A session as one worker hands it to another at a reload, with its
- * backend socket beside it (IPC_UDP_SESSION).  rule is an index in the
- * sender's configuration until the master rewrites it for the receiver's.
- */
-struct udp_handover {
-	uint32_t		rule;
-	uint32_t		client_len;
-	struct sockaddr_in6	client;		/* or a sockaddr_in */
-	struct in6_addr		local;
-	int32_t			ifindex;
-	uint32_t		backend;	/* index in the upstream */
-	int64_t			started, last_active;
-	uint64_t		bytes_in, bytes_out;
-};
-
-/* The client port of a handed-over session, in host order. */
-unsigned udp_handover_port(const struct udp_handover *h);
-
 /* lfd is rule's listening socket here: replies leave through it. */
 void	udp_sessions_listener(struct udp_sessions *us, const struct rule *rule,
     int lfd);
-
-/*
- * Send every session over chan (to the master, for the worker that will
- * receive its client's datagrams) and forget it here: it goes on there,
- * with the same backend socket.  Sessions that cannot be sent stay.
- * Returns how many were handed over.
- */
-int	udp_sessions_hand_over(struct udp_sessions *us, int chan);
-
-/*
- * Take over a session handed over with its backend socket fd; fd is
- * closed if it cannot be.  0, or -1 (its rule has no listener here).
- */
-int	udp_session_adopt(struct udp_sessions *us,
-    const struct udp_handover *h, int fd);
 
 /*
  * The worker stops for good: sessions no longer get client datagrams,
  * so each only carries back the replies on their way, for a moment.
  */
 void	udp_sessions_linger(struct udp_sessions *us);
-
-/*
- * At a reload that changes the number of workers (udp_pass.h): an old
- * worker passes datagrams it has no session for over chan from now on
- * (udp_sessions_pass); a new worker takes those the master passes it
- * (udp_sessions_take), keeping them until it may receive
- * (udp_sessions_go).
- */
-void	udp_sessions_pass(struct udp_sessions *us, int chan);
-void	udp_sessions_take(struct udp_sessions *us, const void *msg,
-    size_t len);
-void	udp_sessions_go(struct udp_sessions *us);
 
 /* from's rule, listening socket and family for rule number rule: 0, or -1. */
 int	udp_sessions_source(struct udp_sessions *us, uint32_t rule,
@@ -109,5 +65,29 @@ int	udp_sessions_count(const struct udp_sessions *us);
 
 /* Close every session at once (stop, drain timeout). */
 void	udp_sessions_close_all(struct udp_sessions *us);
+
+/*
+ * The table itself, for udp_handover.c, which puts the sessions it
+ * adopts in it.
+ */
+/* The key of a datagram from->client to from->local on from->rule. */
+void	udp_key_make(const struct udp_sessions *us,
+    const struct udp_from *from, struct udp_key *k);
+uint32_t udp_key_hash(const struct udp_key *k);
+/* The session of k (its hash h), or NULL. */
+struct udp_session *udp_session_find(const struct udp_sessions *us,
+    const struct udp_key *k, uint32_t h);
+/*
+ * Put s (its socket, rule, addresses and times set) in the table and its
+ * rule's list, watch its socket, arm its timer.  -1 (s freed, its socket
+ * closed) if its socket cannot be watched.
+ */
+int	udp_session_insert(struct udp_sessions *us, struct udp_session *s,
+    const struct udp_key *k, uint32_t h);
+/*
+ * Take s out of the table and lists, close its socket, free it, with
+ * nothing said or counted of its end (it was handed over).
+ */
+void	udp_session_free(struct udp_session *s);
 
 #endif
