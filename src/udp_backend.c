@@ -15,6 +15,7 @@
 #include "log.h"
 #include "scoreboard.h"
 #include "sock.h"
+#include "stats.h"
 #include "tcp_connect.h"
 #include "udp_backend.h"
 #include "udp_types.h"
@@ -114,4 +115,19 @@ udp_backend_session_error(struct udp_session *s, int err)
 {
 	udp_backend_error(s->owner->counters, s->rule,
 	    s->stranger ? NULL : s->backend, err);
+}
+
+/*
+ * s no longer holds its backend here (closed, or handed over): one
+ * session less on it, for the balance and the gauges.
+ */
+void
+udp_backend_release(struct udp_session *s)
+{
+	if (s->stream != NULL)
+		tcp_connect_release(&s->stream->connect);
+	else if (s->backend != NULL && !s->stranger) {
+		balance_release(s->backend);
+		stats_backend(s->backend)->active--;
+	}
 }

@@ -36,6 +36,12 @@ bool	udp_unreachable(int err);
 void	udp_backend_error(struct scoreboard_counters *counters,
     const struct rule *rule, const struct backend *b, int err);
 
+/*
+ * s no longer holds its backend here (closed, or handed over): one
+ * session less on it, for the balance and the gauges.
+ */
+void	udp_backend_release(struct udp_session *s);
+
 /* udp_backend_error for s's backend, if its rule still has it. */
 void	udp_backend_session_error(struct udp_session *s, int err);
 

@@ -158,6 +158,20 @@ udp_session_adopt(struct udp_sessions *us, const struct udp_handover *h,
 	return udp_session_insert(us, s, &k, hash);
 }
 
+/* from's rule, listening socket and family for rule number rule: 0, or -1. */
+static int
+udp_sessions_source(struct udp_sessions *us, uint32_t rule,
+    struct udp_from *from)
+{
+	if (rule >= us->cfg->nrules || us->rules[rule].lfd == -1)
+		return -1;
+	memset(from, 0, sizeof(*from));
+	from->rule = &us->cfg->rules[rule];
+	from->lfd = us->rules[rule].lfd;
+	from->family = us->rules[rule].family;
+	return 0;
+}
+
 /* Forward one passed datagram as if this worker had received it. */
 static bool
 deliver(void *arg, const char *msg, size_t len)

@@ -41,6 +41,34 @@ udp_io_dropped(struct udp_sessions *us, const struct rule *rule, uint64_t n)
 	stats_rule(rule)->dropped += n;
 }
 
+/* What the counters of s's rule and backend keep of s, which ends. */
+void
+udp_io_count_end(const struct udp_session *s, int64_t now)
+{
+	struct stats_rule	*sr = stats_rule(s->rule);
+	struct stats_backend	*sb;
+	uint64_t		 us = stats_elapsed_us(s->started, now);
+
+	hist_add(&sr->duration, us);
+	if ((sb = udp_io_stats_backend(s)) != NULL && (s->stream == NULL ||
+	    s->stream->connect.connected))
+		hist_add(&sb->duration, us);
+}
+
+/* A datagram the kernel cut (no room for it): counted, logged, dropped. */
+void
+udp_io_truncated(struct udp_sessions *us, const struct udp_from *from)
+{
+	static struct log_limit	limit;
+	char			client[ADDR_STRLEN];
+
+	us->counters->truncated++;
+	stats_rule(from->rule)->truncated++;
+	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: a datagram from %s "
+	    "was cut by the kernel: dropped", rule_log_name(from->rule),
+	    addr_format(from->client, client, sizeof(client)));
+}
+
 #ifdef UDP_SEGMENT
 /* Segments one GSO send may carry, and bytes in all (one skb). */
 #define GSO_SEGMENTS_MAX	64

@@ -54,6 +54,17 @@ udp_pass_send(struct udp_pass *p, uint32_t rule, const struct udp_from *from,
 	    iov->iov_len, NULL, 0, PASS_WAIT_MS);
 }
 
+int
+udp_pass_run(struct udp_pass *p, uint32_t rule, const struct udp_from *from,
+    const struct iovec *iov, int n)
+{
+	int i, lost = 0;
+
+	for (i = 0; i < n; i++)
+		lost += udp_pass_send(p, rule, from, &iov[i]) == -1;
+	return lost;
+}
+
 unsigned
 udp_passed_port(const struct udp_passed *h)
 {

@@ -54,6 +54,14 @@ void	udp_pass_init(struct udp_pass *p);
 int	udp_pass_send(struct udp_pass *p, uint32_t rule,
     const struct udp_from *from, const struct iovec *iov);
 
+/*
+ * n datagrams (iov) without a session, while this old worker passes them
+ * on: their client's session may be another old worker's, so the new
+ * worker that will hold it gets them.  Returns how many were lost.
+ */
+int	udp_pass_run(struct udp_pass *p, uint32_t rule,
+    const struct udp_from *from, const struct iovec *iov, int n);
+
 /* The client port of a passed datagram, in host order. */
 unsigned udp_passed_port(const struct udp_passed *h);
 

@@ -110,21 +110,6 @@ table_remove(struct udp_sessions *us, struct udp_session *s)
 	*pp = s->next;
 }
 
-/*
- * s no longer holds its backend here (closed, or handed over): one
- * session less on it, for the balance and the gauges.
- */
-static void
-session_release_backend(struct udp_session *s)
-{
-	if (s->stream != NULL)
-		tcp_connect_release(&s->stream->connect);
-	else if (s->backend != NULL && !s->stranger) {
-		balance_release(s->backend);
-		stats_backend(s->backend)->active--;
-	}
-}
-
 /* Take s out of the table and lists, close its socket, free it. */
 void
 udp_session_free(struct udp_session *s)
@@ -135,7 +120,7 @@ udp_session_free(struct udp_session *s)
 	event_close(us->loop, s->fd);
 	close(s->fd);
 	event_timer_cancel(us->loop, &s->timer);
-	session_release_backend(s);
+	udp_backend_release(s);
 	stats_rule(s->rule)->active_sessions--;
 	udp_stream_free(s->stream);
 	if (!s->detached)
@@ -144,20 +129,6 @@ udp_session_free(struct udp_session *s)
 	ur->count--;
 	us->count--;
 	free(s);
-}
-
-/* What the counters of s's rule and backend keep of s, which ends. */
-static void
-session_count_end(const struct udp_session *s, int64_t now)
-{
-	struct stats_rule	*sr = stats_rule(s->rule);
-	struct stats_backend	*sb;
-	uint64_t		 us = stats_elapsed_us(s->started, now);
-
-	hist_add(&sr->duration, us);
-	if ((sb = udp_io_stats_backend(s)) != NULL && (s->stream == NULL ||
-	    s->stream->connect.connected))
-		hist_add(&sb->duration, us);
 }
 
 /* The session ends: access log, counters, socket, memory. */
@@ -177,7 +148,7 @@ session_close(struct udp_session *s, const char *result)
 	    NULL, s->stream != NULL ? s->stream->connect.attempts : 1, result,
 	    s->bytes_in, s->bytes_out, s->started, event_now(us->loop),
 	    &accesslog_no_times);
-	session_count_end(s, event_now(us->loop));
+	udp_io_count_end(s, event_now(us->loop));
 	udp_session_free(s);
 }
 
@@ -262,16 +233,9 @@ static void
 stream_next(struct udp_session *s, int err)
 {
 	struct udp_sessions	*us = s->owner;
-	int			 fd;
 
-	if ((fd = udp_stream_connect(s, s->rule, err)) == -1) {
-		session_connect_failed(s, errno);
-		return;
-	}
-	event_close(us->loop, s->fd);
-	close(s->fd);
-	s->fd = fd;
-	if (event_set(us->loop, fd, EV_WRITE, session_on_backend, s) == -1) {
+	if (udp_stream_next(s, err) == -1 ||
+	    event_set(us->loop, s->fd, EV_WRITE, session_on_backend, s) == -1) {
 		session_connect_failed(s, errno);
 		return;
 	}
@@ -288,8 +252,8 @@ static int
 session_backend(struct udp_session *s, const struct rule *rule)
 {
 	if (rule->connect_protocol == RULE_UDP)
-		return udp_backend_open(rule, (const struct sockaddr *)&s->client,
-		    &s->backend);
+		return udp_backend_open(rule,
+		    (const struct sockaddr *)&s->client, &s->backend);
 	return udp_stream_start(s, rule);
 }
 
@@ -322,14 +286,14 @@ udp_session_insert(struct udp_sessions *us, struct udp_session *s,
 	struct udp_rule *ur = &us->rules[k->rule];
 
 	s->owner = us;
-	/* Held here: session_release_backend() lets go of it. */
+	/* Held here: udp_backend_release() lets go of it. */
 	if (s->stream == NULL && !s->stranger)
 		stats_backend(s->backend)->active++;
 	if (event_set(us->loop, s->fd, s->stream != NULL &&
 	    s->stream->connecting ? EV_WRITE : EV_READ, session_on_backend,
 	    s) == -1) {
 		close(s->fd);
-		session_release_backend(s);
+		udp_backend_release(s);
 		udp_stream_free(s->stream);
 		free(s);
 		return -1;
@@ -418,23 +382,6 @@ session_send(struct udp_session *s, const struct iovec *iov, int n)
 }
 
 /*
- * A datagram without a session, while this old worker passes them on:
- * its client's session may be another old worker's, so the new worker
- * that will hold it gets the datagram (udp_pass.h).
- */
-static void
-session_pass(struct udp_sessions *us, const struct udp_from *from,
-    const struct iovec *iov, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (udp_pass_send(&us->pass, (uint32_t)(from->rule -
-		    us->cfg->rules), from, &iov[i]) == -1)
-			us->counters->dropped++;
-}
-
-/*
  * The session of from (its key k), made if there is none and it may be;
  * or NULL.  An old worker passing datagrams on passes these n (iov)
  * instead of making one.
@@ -449,7 +396,8 @@ session_of(struct udp_sessions *us, const struct udp_from *from,
 	if ((s = udp_session_find(us, k, h)) != NULL)
 		return s;
 	if (us->pass.chan != -1) {
-		session_pass(us, from, iov, n);
+		us->counters->dropped += (uint64_t)udp_pass_run(&us->pass,
+		    (uint32_t)(from->rule - us->cfg->rules), from, iov, n);
 		return NULL;
 	}
 	if (session_allowed(us, from))
@@ -482,19 +430,6 @@ udp_sessions_forward(struct udp_sessions *us, const struct udp_from *from,
 		else if (us->pass.chan == -1)
 			udp_io_dropped(us, from[i].rule, (uint64_t)(j - i));
 	}
-}
-
-int
-udp_sessions_source(struct udp_sessions *us, uint32_t rule,
-    struct udp_from *from)
-{
-	if (rule >= us->cfg->nrules || us->rules[rule].lfd == -1)
-		return -1;
-	memset(from, 0, sizeof(*from));
-	from->rule = &us->cfg->rules[rule];
-	from->lfd = us->rules[rule].lfd;
-	from->family = us->rules[rule].family;
-	return 0;
 }
 
 /*
@@ -540,19 +475,6 @@ session_on_backend(struct event_loop *loop, int fd, int events, void *data)
 		stream_on_backend(s, events);
 	else if (udp_io_replies(s, fd) > 0)
 		session_touch(s);
-}
-
-void
-udp_sessions_truncated(struct udp_sessions *us, const struct udp_from *from)
-{
-	static struct log_limit	limit;
-	char			client[ADDR_STRLEN];
-
-	us->counters->truncated++;
-	stats_rule(from->rule)->truncated++;
-	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: a datagram from %s "
-	    "was cut by the kernel: dropped", rule_log_name(from->rule),
-	    addr_format(from->client, client, sizeof(client)));
 }
 
 struct udp_sessions *

@@ -42,10 +42,6 @@ char	*udp_sessions_buffers(struct udp_sessions *us);
 void	udp_sessions_forward(struct udp_sessions *us,
     const struct udp_from *from, const struct iovec *iov, int n);
 
-/* A datagram the kernel cut (no room for it): counted, logged, dropped. */
-void	udp_sessions_truncated(struct udp_sessions *us,
-    const struct udp_from *from);
-
 /* lfd is rule's listening socket here: replies leave through it. */
 void	udp_sessions_listener(struct udp_sessions *us, const struct rule *rule,
     int lfd);
@@ -55,10 +51,6 @@ void	udp_sessions_listener(struct udp_sessions *us, const struct rule *rule,
  * so each only carries back the replies on their way, for a moment.
  */
 void	udp_sessions_linger(struct udp_sessions *us);
-
-/* from's rule, listening socket and family for rule number rule: 0, or -1. */
-int	udp_sessions_source(struct udp_sessions *us, uint32_t rule,
-    struct udp_from *from);
 
 /* How many sessions are open. */
 int	udp_sessions_count(const struct udp_sessions *us);

@@ -7,6 +7,7 @@
 #include "ferryd.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "event.h"
 #include "framing.h"
@@ -32,8 +33,8 @@ udp_stream_free(struct udp_stream *st)
  * A TCP connection to rule's backends started for s (a UDP-to-TCP
  * rule), from the first that takes one on: the socket, or -1 (errno).
  */
-int
-udp_stream_connect(struct udp_session *s, const struct rule *rule, int err)
+static int
+stream_connect(struct udp_session *s, const struct rule *rule, int err)
 {
 	struct tcp_connect	*tc = &s->stream->connect;
 	int64_t			 now = event_now(s->owner->loop);
@@ -52,6 +53,20 @@ udp_stream_connect(struct udp_session *s, const struct rule *rule, int err)
 	default:
 		return -1;	/* a shortage: errno says which */
 	}
+}
+
+int
+udp_stream_next(struct udp_session *s, int err)
+{
+	struct udp_sessions	*us = s->owner;
+	int			 fd;
+
+	if ((fd = stream_connect(s, s->rule, err)) == -1)
+		return -1;
+	event_close(us->loop, s->fd);
+	close(s->fd);
+	s->fd = fd;
+	return 0;
 }
 
 /*
@@ -81,7 +96,7 @@ udp_stream_start(struct udp_session *s, const struct rule *rule)
 	    (const struct sockaddr *)&s->client);
 	s->stream->connecting = true;
 	s->stream->deadline = event_now(s->owner->loop) + rule->connect_timeout;
-	return udp_stream_connect(s, rule, 0);
+	return stream_connect(s, rule, 0);
 }
 
 /* The largest datagram s's client can be sent. */

@@ -11,36 +11,23 @@
 #include <sys/uio.h>
 
 #include "conf.h"
-#include "framing.h"
-#include "tcp_connect.h"
 
 struct udp_session;
+struct udp_stream;
 
 /*
- * A UDP-to-TCP session's backend side: a TCP connection that carries the
- * datagrams as its rule's framing says.
- */
-struct udp_stream {
-	struct frame_out	out;	/* what the backend has no room for */
-	struct frame_in		in;	/* replies read but not yet whole */
-	struct tcp_connect	connect;	/* its backends tried */
-	int64_t			deadline;	/* to be connected by */
-	int64_t			attempt_end;	/* ... to this backend */
-	bool			connecting;
-};
-
-/*
- * Start s's TCP connection to rule's backends (s->stream made): the
- * socket, connecting, or -1 with errno.
+ * Make s's stream side and start its TCP connection to rule's backends:
+ * the socket, connecting, or -1 with errno (s->stream, if made, is the
+ * caller's to free).
  */
 int	udp_stream_start(struct udp_session *s, const struct rule *rule);
 
 /*
- * The connect before failed with err (0: none): the socket of a connect
- * started to the next backend, or -1 with errno when none is left.
+ * s's connect failed with err: s->fd is now the socket of a connect to
+ * the next backend, to be watched for writing; or -1 with errno when
+ * none is left (s->fd stays).
  */
-int	udp_stream_connect(struct udp_session *s, const struct rule *rule,
-    int err);
+int	udp_stream_next(struct udp_session *s, int err);
 
 /* A stream side and what it holds; NULL: none. */
 void	udp_stream_free(struct udp_stream *st);

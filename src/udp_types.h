@@ -15,7 +15,9 @@
 
 #include "conf.h"
 #include "event_timer.h"
+#include "framing.h"
 #include "scoreboard.h"
+#include "tcp_connect.h"
 #include "udp_pass.h"
 
 /* What identifies a session; compared whole, so padding is zeroed. */
@@ -27,7 +29,18 @@ struct udp_key {
 	uint16_t	pad;
 };
 
-struct udp_stream;
+/*
+ * A UDP-to-TCP session's backend side: a TCP connection that carries the
+ * datagrams as its rule's framing says.
+ */
+struct udp_stream {
+	struct frame_out	out;	/* what the backend has no room for */
+	struct frame_in		in;	/* replies read but not yet whole */
+	struct tcp_connect	connect;	/* its backends tried */
+	int64_t			deadline;	/* to be connected by */
+	int64_t			attempt_end;	/* ... to this backend */
+	bool			connecting;
+};
 
 struct udp_session {
 	struct udp_session	*next;		/* in its hash bucket */
