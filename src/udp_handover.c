@@ -128,10 +128,11 @@ udp_session_adopt(struct udp_sessions *us, const struct udp_handover *h,
 	 * the client's; this one only carries back the replies still on
 	 * their way to its socket, until it times out.
 	 */
-	s->detached = udp_session_find(us, &k, hash) != NULL;
+	udp_session_enter(s, udp_session_find(us, &k, hash) != NULL ?
+	    UDP_DETACHED : UDP_ACTIVE);
 	log_debug("%s: UDP session of port %u taken over%s",
 	    rule_log_name(from.rule), udp_handover_port(h),
-	    s->detached ? " (a second one: replies only)" : "");
+	    s->state == UDP_DETACHED ? " (a second one: replies only)" : "");
 	s->fd = fd;
 	s->rule = from.rule;
 	s->backend = adopted_backend(s->rule, fd, h->backend);
@@ -151,7 +152,7 @@ udp_session_adopt(struct udp_sessions *us, const struct udp_handover *h,
 	s->started = h->started;
 	s->last_active = h->last_active;
 	/* A second session ends soon: only replies in flight are left. */
-	if (s->detached)
+	if (s->state == UDP_DETACHED)
 		s->until = event_now(us->loop) + DETACHED_MS;
 	s->bytes_in = h->bytes_in;
 	s->bytes_out = h->bytes_out;

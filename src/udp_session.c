@@ -7,9 +7,16 @@
  * front is evicted first), and each has a timer re-armed lazily: traffic
  * only notes the time, and an expiring timer that finds the session
  * active since moves itself.
+ *
+ * A session's life is a state (enum udp_state, udp_types.h) that moves
+ * on only through udp_session_enter, which asserts each step.  What
+ * works below it (udp_backend.c, udp_io.c, udp_stream.c) says what
+ * happened; the session decides: touch it, re-arm its timer, try the
+ * next backend, or close it.
  */
 #include "ferryd.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +39,30 @@
 #include "udp_stream.h"
 #include "udp_types.h"
 
+#ifndef NDEBUG
+/* The steps a session's life may take: from each state, the next ones. */
+static const unsigned state_next[] = {
+	[UDP_OPENING] = 1u << UDP_CONNECTING | 1u << UDP_ACTIVE |
+	    1u << UDP_DETACHED,
+	[UDP_CONNECTING] = 1u << UDP_ACTIVE | 1u << UDP_DETACHED_CONNECTING,
+	[UDP_ACTIVE] = 1u << UDP_DETACHED,
+	[UDP_DETACHED] = 1u << UDP_DETACHED,
+	[UDP_DETACHED_CONNECTING] = 1u << UDP_DETACHED |
+	    1u << UDP_DETACHED_CONNECTING
+};
+#endif
+
 static void session_on_backend(struct event_loop *, int, int, void *);
 static void stream_next(struct udp_session *, int);
+
+/* s goes on to state to: one of the steps state_next allows. */
+void
+udp_session_enter(struct udp_session *s, enum udp_state to)
+{
+	assert(s->state < sizeof(state_next) / sizeof(state_next[0]) &&
+	    (state_next[s->state] & 1u << to) != 0);
+	s->state = (uint8_t)to;
+}
 
 uint32_t
 udp_key_hash(const struct udp_key *k)
@@ -117,13 +146,14 @@ udp_session_free(struct udp_session *s)
 	struct udp_sessions	*us = s->owner;
 	struct udp_rule		*ur = &us->rules[s->key.rule];
 
+	assert(s->state != UDP_OPENING);
 	event_close(us->loop, s->fd);
 	close(s->fd);
 	event_timer_cancel(us->loop, &s->timer);
 	udp_backend_release(s);
 	stats_rule(s->rule)->active_sessions--;
 	udp_stream_free(s->stream);
-	if (!s->detached)
+	if (udp_state_in_table(s->state))
 		table_remove(us, s);
 	TAILQ_REMOVE(&ur->lru, s, lru);
 	ur->count--;
@@ -169,11 +199,15 @@ session_touch(struct udp_session *s)
 static int64_t
 session_due(const struct udp_session *s)
 {
-	if (s->detached)
+	switch (s->state) {
+	case UDP_DETACHED:
+	case UDP_DETACHED_CONNECTING:
 		return s->until;
-	if (s->stream != NULL && s->stream->connecting)
+	case UDP_CONNECTING:
 		return s->stream->attempt_end;
-	return s->last_active + s->rule->session_timeout;
+	default:
+		return s->last_active + s->rule->session_timeout;
+	}
 }
 
 /* No backend of s's rule took the connection (err): say so, close. */
@@ -203,7 +237,7 @@ session_on_timer(struct event_timer *t, void *data)
 	if (session_due(s) > event_now(s->owner->loop) &&
 	    event_timer_arm(s->owner->loop, t, session_due(s)) == 0)
 		return;
-	if (s->stream != NULL && s->stream->connecting) {
+	if (udp_state_connecting(s->state)) {
 		/* This backend's share of connect_timeout is over. */
 		stream_next(s, ETIMEDOUT);
 		return;
@@ -285,13 +319,13 @@ udp_session_insert(struct udp_sessions *us, struct udp_session *s,
 {
 	struct udp_rule *ur = &us->rules[k->rule];
 
+	assert(s->state != UDP_OPENING);
 	s->owner = us;
 	/* Held here: udp_backend_release() lets go of it. */
 	if (s->stream == NULL && !s->stranger)
 		stats_backend(s->backend)->active++;
-	if (event_set(us->loop, s->fd, s->stream != NULL &&
-	    s->stream->connecting ? EV_WRITE : EV_READ, session_on_backend,
-	    s) == -1) {
+	if (event_set(us->loop, s->fd, s->state == UDP_CONNECTING ? EV_WRITE :
+	    EV_READ, session_on_backend, s) == -1) {
 		close(s->fd);
 		udp_backend_release(s);
 		udp_stream_free(s->stream);
@@ -302,7 +336,7 @@ udp_session_insert(struct udp_sessions *us, struct udp_session *s,
 	s->hash = h;
 	event_timer_init(&s->timer, session_on_timer, s);
 	(void)event_timer_arm(us->loop, &s->timer, session_due(s));
-	if (!s->detached) {
+	if (udp_state_in_table(s->state)) {
 		s->next = us->buckets[h & (us->nbuckets - 1)];
 		us->buckets[h & (us->nbuckets - 1)] = s;
 	}
@@ -348,6 +382,7 @@ session_open(struct udp_sessions *us, const struct udp_from *from,
 		free(s);
 		return NULL;
 	}
+	udp_session_enter(s, s->stream != NULL ? UDP_CONNECTING : UDP_ACTIVE);
 	s->lfd = from->lfd;
 	s->family = from->family;
 	s->ifindex = from->ifindex;
@@ -444,14 +479,15 @@ stream_on_backend(struct udp_session *s, int events)
 	struct udp_stream	*st = s->stream;
 	int			 n, err;
 
-	if (st->connecting) {
+	if (udp_state_connecting(s->state)) {
 		if ((err = tcp_connect_finished(s->fd, events)) != 0) {
 			stream_next(s, err);	/* the next backend */
 			return;
 		}
 		if ((events & EV_WRITE) == 0)
 			return;		/* not connected yet */
-		st->connecting = false;
+		udp_session_enter(s, s->state == UDP_CONNECTING ? UDP_ACTIVE :
+		    UDP_DETACHED);
 		tcp_connect_succeeded(&st->connect, s->rule);
 		(void)event_timer_arm(us->loop, &s->timer, session_due(s));
 	}
@@ -550,9 +586,10 @@ udp_sessions_linger(struct udp_sessions *us)
 
 	for (i = 0; i < us->cfg->nrules; i++)
 		TAILQ_FOREACH(s, &us->rules[i].lru, lru) {
-			if (!s->detached)
+			if (udp_state_in_table(s->state))
 				table_remove(us, s);
-			s->detached = true;
+			udp_session_enter(s, udp_state_connecting(s->state) ?
+			    UDP_DETACHED_CONNECTING : UDP_DETACHED);
 			s->until = end;
 			(void)event_timer_arm(us->loop, &s->timer, end);
 		}

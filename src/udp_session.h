@@ -20,6 +20,7 @@
 
 #include "conf.h"
 #include "udp_io.h"
+#include "udp_types.h"
 
 struct event_loop;
 struct scoreboard_counters;
@@ -81,5 +82,7 @@ int	udp_session_insert(struct udp_sessions *us, struct udp_session *s,
  * nothing said or counted of its end (it was handed over).
  */
 void	udp_session_free(struct udp_session *s);
+/* s goes on to state to, a step its life allows (asserted). */
+void	udp_session_enter(struct udp_session *s, enum udp_state to);
 
 #endif

@@ -94,7 +94,6 @@ udp_stream_start(struct udp_session *s, const struct rule *rule)
 	}
 	tcp_connect_init(&s->stream->connect,
 	    (const struct sockaddr *)&s->client);
-	s->stream->connecting = true;
 	s->stream->deadline = event_now(s->owner->loop) + rule->connect_timeout;
 	return stream_connect(s, rule, 0);
 }
@@ -119,16 +118,16 @@ udp_stream_send(struct udp_session *s, const struct iovec *iov, int n)
 	struct udp_stream	*st = s->stream;
 	int			 taken;
 
-	taken = st->connecting ? frame_out_hold(&st->out, s->rule->framing,
-	    iov, n) : frame_out_write(&st->out, s->fd, s->rule->framing, iov,
-	    n);
+	taken = udp_state_connecting(s->state) ? frame_out_hold(&st->out,
+	    s->rule->framing, iov, n) : frame_out_write(&st->out, s->fd,
+	    s->rule->framing, iov, n);
 	if (taken == -1) {
 		udp_io_dropped(us, s->rule, (uint64_t)n);
 		return -1;
 	}
 	udp_io_sent(s, iov, taken);
 	udp_io_dropped(us, s->rule, (uint64_t)(n - taken));
-	if (!st->connecting && frame_out_held(&st->out))
+	if (!udp_state_connecting(s->state) && frame_out_held(&st->out))
 		(void)event_mask(us->loop, s->fd, EV_READ | EV_WRITE);
 	return 0;
 }
@@ -172,7 +171,7 @@ udp_stream_pump(struct udp_session *s)
 bool
 udp_stream_movable(const struct udp_session *s)
 {
-	return s->stream == NULL || (!s->stream->connecting &&
+	return s->stream == NULL || (!udp_state_connecting(s->state) &&
 	    !frame_out_held(&s->stream->out) && !frame_in_held(&s->stream->in));
 }
 

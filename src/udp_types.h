@@ -1,8 +1,9 @@
 /*
  * udp_types.h - the structs the UDP files share: the session table
  * (udp_session.c) and what works on one session below it (udp_backend.c,
- * udp_io.c, udp_stream.c) read the same session.  Types only, no
- * function, so that any udp_* file may include it without a cycle.
+ * udp_io.c, udp_stream.c) read the same session.  Types, and two
+ * questions about a state, but no function of a .c file, so that any
+ * udp_* file may include it without a cycle.
  */
 #ifndef FERRYD_UDP_TYPES_H
 #define FERRYD_UDP_TYPES_H
@@ -39,7 +40,23 @@ struct udp_stream {
 	struct tcp_connect	connect;	/* its backends tried */
 	int64_t			deadline;	/* to be connected by */
 	int64_t			attempt_end;	/* ... to this backend */
-	bool			connecting;
+};
+
+/*
+ * A session's life, moved on only by udp_session_enter (udp_session.c),
+ * which asserts each step.  OPENING until it goes in the table; then
+ * CONNECTING while its TCP leg (a UDP-to-TCP rule) connects, or ACTIVE
+ * at once; out of the table, DETACHED: the worker stops, or it was
+ * adopted as a second session of a client; DETACHED_CONNECTING when the
+ * worker stops while its TCP leg connects (it may yet connect and carry
+ * replies back).  A session is freed from any state but OPENING.
+ */
+enum udp_state {
+	UDP_OPENING,		/* being made: not in the table */
+	UDP_CONNECTING,		/* in the table; datagrams held */
+	UDP_ACTIVE,		/* in the table: datagrams both ways */
+	UDP_DETACHED,		/* not in the table: replies only, until */
+	UDP_DETACHED_CONNECTING	/* the same, its TCP leg still connecting */
 };
 
 struct udp_session {
@@ -57,7 +74,7 @@ struct udp_session {
 	struct sockaddr_in6	 client;	/* or a sockaddr_in */
 	socklen_t		 client_len;
 	uint32_t		 hash;
-	bool			 detached;	/* not in the table: replies only */
+	uint8_t			 state;		/* enum udp_state */
 	bool			 no_gso;	/* its route refused UDP_SEGMENT */
 	/*
 	 * Handed over at a reload whose rule no longer has the backend its
@@ -95,6 +112,20 @@ struct udp_sessions {
 	struct scoreboard_counters  own;	/* when there is no cell */
 	struct udp_pass		 pass;		/* at a reload (udp_pass.h) */
 };
+
+/* Whether a session in state is in the table: its client's datagrams. */
+static inline bool
+udp_state_in_table(uint8_t state)
+{
+	return state == UDP_CONNECTING || state == UDP_ACTIVE;
+}
+
+/* Whether a session in state has a TCP leg that is still connecting. */
+static inline bool
+udp_state_connecting(uint8_t state)
+{
+	return state == UDP_CONNECTING || state == UDP_DETACHED_CONNECTING;
+}
 
 /* How long a second session of a client waits for replies in flight. */
 #define DETACHED_MS		2000
