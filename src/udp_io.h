@@ -18,25 +18,10 @@
 
 #include "conf.h"
 
-/* Datagrams per recvmmsg/sendmmsg. */
-#define UDP_BATCH		64
-/* Room for any datagram: more than IPv6's largest payload, 65527. */
-#define UDP_DATAGRAM_MAX	65536
-
 struct stats_backend;
+struct udp_from;
 struct udp_session;
 struct udp_sessions;
-
-/* Where a datagram came from, as the listener received it. */
-struct udp_from {
-	const struct rule	*rule;
-	int			 lfd;		/* the listening socket */
-	int			 family;	/* lfd's address family */
-	const struct sockaddr	*client;
-	socklen_t		 client_len;
-	struct in6_addr		 local;		/* its destination; IPv4 mapped */
-	int			 ifindex;	/* where it came in */
-};
 
 /*
  * Lay out the n datagrams iov for sendmmsg in m, each after hdr (hlen

@@ -17,6 +17,7 @@
 
 #include "event.h"
 #include "log.h"
+#include "udp_io.h"
 #include "udp_listener.h"
 #include "udp_session.h"
 

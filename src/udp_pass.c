@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "ipc.h"
-#include "udp_io.h"
 #include "udp_pass.h"
+#include "udp_types.h"
 
 /* How long an old worker waits for room on its channel. */
 #define PASS_WAIT_MS	500

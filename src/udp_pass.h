@@ -21,6 +21,7 @@
 #include <sys/uio.h>
 
 struct udp_from;
+struct udp_pass;
 
 /* What precedes a passed datagram's bytes in IPC_UDP_DATAGRAM. */
 struct udp_passed {
@@ -30,16 +31,6 @@ struct udp_passed {
 	struct in6_addr		local;
 	int32_t			ifindex;
 	uint32_t		len;		/* bytes that follow */
-};
-
-struct udp_kept;
-
-/* A worker's side of passing. */
-struct udp_pass {
-	int			 chan;		/* old worker: pass on it; or -1 */
-	bool			 go;		/* new worker: may receive */
-	STAILQ_HEAD(, udp_kept)	 kept;		/* until then */
-	size_t			 kept_bytes;
 };
 
 /* The most a new worker keeps before it may receive: past it, dropped. */

@@ -19,7 +19,6 @@
 #include <sys/socket.h>
 
 #include "conf.h"
-#include "udp_io.h"
 #include "udp_types.h"
 
 struct event_loop;

@@ -1,14 +1,16 @@
 /*
- * udp_types.h - the structs the UDP files share: the session table
- * (udp_session.c) and what works on one session below it (udp_backend.c,
- * udp_io.c, udp_stream.c) read the same session.  Types, and two
- * questions about a state, but no function of a .c file, so that any
- * udp_* file may include it without a cycle.
+ * udp_types.h - the structs the UDP files share: where a datagram came
+ * from, the state of passing at a reload (udp_pass.c), and a session,
+ * which the table (udp_session.c) and what works on one session below it
+ * (udp_backend.c, udp_io.c, udp_stream.c) read alike.  Types, and two
+ * questions about a state, but no function of a .c file and no other
+ * udp_* header, so that any udp_* file may include it without a cycle.
  */
 #ifndef FERRYD_UDP_TYPES_H
 #define FERRYD_UDP_TYPES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <netinet/in.h>
 #include <sys/queue.h>
@@ -19,7 +21,32 @@
 #include "framing.h"
 #include "scoreboard.h"
 #include "tcp_connect.h"
-#include "udp_pass.h"
+
+/* Datagrams per recvmmsg/sendmmsg. */
+#define UDP_BATCH		64
+/* Room for any datagram: more than IPv6's largest payload, 65527. */
+#define UDP_DATAGRAM_MAX	65536
+
+/* Where a datagram came from, as the listener received it. */
+struct udp_from {
+	const struct rule	*rule;
+	int			 lfd;		/* the listening socket */
+	int			 family;	/* lfd's address family */
+	const struct sockaddr	*client;
+	socklen_t		 client_len;
+	struct in6_addr		 local;		/* its destination; IPv4 mapped */
+	int			 ifindex;	/* where it came in */
+};
+
+struct udp_kept;
+
+/* A worker's side of passing (udp_pass.h). */
+struct udp_pass {
+	int			 chan;		/* old worker: pass on it; or -1 */
+	bool			 go;		/* new worker: may receive */
+	STAILQ_HEAD(, udp_kept)	 kept;		/* until then */
+	size_t			 kept_bytes;
+};
 
 /* What identifies a session; compared whole, so padding is zeroed. */
 struct udp_key {
