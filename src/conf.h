@@ -20,7 +20,6 @@
 #include "rule.h"
 #include "upstream.h"
 
-#define CONF_ERR_MAX 512
 
 /* Defaults, documented in ferryd.conf(5). */
 #define DEFAULT_BUFFER_SIZE      65536

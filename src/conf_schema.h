@@ -8,11 +8,15 @@
 #define FERRYD_CONF_SCHEMA_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <libconfig.h>
 
-#include "conf.h"
+/* What the parsers fill in; the engine itself reads none of them. */
+struct conf;
+struct rule;
+struct upstream;
 
 struct conf_text;
 
@@ -138,6 +142,13 @@ void	conf_items_free(struct rule *r);
 int	conf_parse_members(struct conf_loader *ld,
     const config_setting_t *group, const struct conf_keys *keys,
     void *base);
+
+/*
+ * The checks across cfg's rules (conf_check.c): one address each, unique
+ * names, no forwarding loops.  0, or -1 reported at list.
+ */
+int	conf_check_rules(struct conf_loader *ld, const config_setting_t *list,
+    const struct conf *cfg);
 
 /* Rules take what they did not set from the top level; backends get ids. */
 void	conf_rules_inherit(struct conf *cfg);

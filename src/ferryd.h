@@ -12,4 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * The buffer every helper writes its error into ("FILE:LINE: problem",
+ * "cannot bind ADDR: reason"), whatever the layer.
+ */
+#define CONF_ERR_MAX 512
+
 #endif

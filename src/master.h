@@ -5,15 +5,9 @@
 #ifndef FERRYD_MASTER_H
 #define FERRYD_MASTER_H
 
-#include "conf.h"
+#include "options.h"
 
-struct options {
-	const char *config_path;	/* absolute */
-	const char *pidfile;		/* -p, or NULL */
-	int         log_level;		/* -l, or -1 */
-	int         config_syntax;	/* enum conf_syntax: --rinetd */
-	bool        foreground;
-};
+struct conf;
 
 /*
  * Run the master with the loaded cfg, which it owns from now on (a reload

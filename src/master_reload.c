@@ -27,7 +27,7 @@
 #include "ipc.h"
 #include "listen.h"
 #include "log.h"
-#include "master.h"
+#include "options.h"
 #include "master_child.h"
 #include "master_reload.h"
 #include "master_state.h"
@@ -35,7 +35,7 @@
 #include "resolver.h"
 #include "stats.h"
 #include "udp_pass.h"
-#include "udp_session.h"
+#include "udp_handover.h"
 
 #define RELOAD_STUCK_MS   10000	/* a generation not ready by then... */
 #define RELOAD_RETRY_MS   1000	/* a resolve or stuck check put off */

@@ -28,7 +28,8 @@
 #include "sock.h"
 #include "stats.h"
 #include "tcp_to_udp.h"
-#include "udp_session.h"
+#include "udp_backend.h"
+#include "udp_io.h"
 #include "upstream.h"
 
 /* Datagrams per sendmmsg or recvmmsg. */

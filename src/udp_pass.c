@@ -9,7 +9,7 @@
 
 #include "ipc.h"
 #include "udp_pass.h"
-#include "udp_session.h"
+#include "udp_types.h"
 
 /* How long an old worker waits for room on its channel. */
 #define PASS_WAIT_MS	500
@@ -54,6 +54,17 @@ udp_pass_send(struct udp_pass *p, uint32_t rule, const struct udp_from *from,
 	    iov->iov_len, NULL, 0, PASS_WAIT_MS);
 }
 
+int
+udp_pass_run(struct udp_pass *p, uint32_t rule, const struct udp_from *from,
+    const struct iovec *iov, int n)
+{
+	int i, lost = 0;
+
+	for (i = 0; i < n; i++)
+		lost += udp_pass_send(p, rule, from, &iov[i]) == -1;
+	return lost;
+}
+
 unsigned
 udp_passed_port(const struct udp_passed *h)
 {
@@ -61,38 +72,14 @@ udp_passed_port(const struct udp_passed *h)
 	return ntohs(h->client.sin6_port);
 }
 
-/* Forward one passed datagram as if this worker had received it. */
-static bool
-deliver(struct udp_sessions *us, const char *msg, size_t len)
-{
-	struct udp_passed	h;
-	struct udp_from		from;
-	struct iovec		iov;
-
-	if (len < sizeof(h))
-		return false;
-	memcpy(&h, msg, sizeof(h));
-	if (h.len != len - sizeof(h) || h.client_len > sizeof(h.client) ||
-	    udp_sessions_source(us, h.rule, &from) == -1)
-		return false;
-	from.client = (const struct sockaddr *)&h.client;
-	from.client_len = h.client_len;
-	from.local = h.local;
-	from.ifindex = h.ifindex;
-	iov.iov_base = (void *)(uintptr_t)(msg + sizeof(h));
-	iov.iov_len = h.len;
-	udp_sessions_forward(us, &from, &iov, 1);
-	return true;
-}
-
 bool
-udp_pass_take(struct udp_pass *p, struct udp_sessions *us, const void *msg,
-    size_t len)
+udp_pass_take(struct udp_pass *p, udp_pass_deliver_fn *deliver, void *arg,
+    const void *msg, size_t len)
 {
 	struct udp_kept *k;
 
 	if (p->go)
-		return deliver(us, msg, len);
+		return deliver(arg, msg, len);
 	if (p->kept_bytes + len > UDP_PASS_KEPT_MAX ||
 	    (k = malloc(sizeof(*k) + len)) == NULL)
 		return false;
@@ -104,7 +91,7 @@ udp_pass_take(struct udp_pass *p, struct udp_sessions *us, const void *msg,
 }
 
 int
-udp_pass_go(struct udp_pass *p, struct udp_sessions *us)
+udp_pass_go(struct udp_pass *p, udp_pass_deliver_fn *deliver, void *arg)
 {
 	struct udp_kept	*k;
 	int		 lost = 0;
@@ -113,7 +100,7 @@ udp_pass_go(struct udp_pass *p, struct udp_sessions *us)
 	while ((k = STAILQ_FIRST(&p->kept)) != NULL) {
 		STAILQ_REMOVE_HEAD(&p->kept, link);
 		p->kept_bytes -= k->len;
-		lost += !deliver(us, k->msg, k->len);
+		lost += !deliver(arg, k->msg, k->len);
 		free(k);
 	}
 	return lost;

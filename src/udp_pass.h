@@ -21,7 +21,7 @@
 #include <sys/uio.h>
 
 struct udp_from;
-struct udp_sessions;
+struct udp_pass;
 
 /* What precedes a passed datagram's bytes in IPC_UDP_DATAGRAM. */
 struct udp_passed {
@@ -31,16 +31,6 @@ struct udp_passed {
 	struct in6_addr		local;
 	int32_t			ifindex;
 	uint32_t		len;		/* bytes that follow */
-};
-
-struct udp_kept;
-
-/* A worker's side of passing. */
-struct udp_pass {
-	int			 chan;		/* old worker: pass on it; or -1 */
-	bool			 go;		/* new worker: may receive */
-	STAILQ_HEAD(, udp_kept)	 kept;		/* until then */
-	size_t			 kept_bytes;
 };
 
 /* The most a new worker keeps before it may receive: past it, dropped. */
@@ -55,22 +45,40 @@ void	udp_pass_init(struct udp_pass *p);
 int	udp_pass_send(struct udp_pass *p, uint32_t rule,
     const struct udp_from *from, const struct iovec *iov);
 
+/*
+ * n datagrams (iov) without a session, while this old worker passes them
+ * on: their client's session may be another old worker's, so the new
+ * worker that will hold it gets them.  Returns how many were lost.
+ */
+int	udp_pass_run(struct udp_pass *p, uint32_t rule,
+    const struct udp_from *from, const struct iovec *iov, int n);
+
 /* The client port of a passed datagram, in host order. */
 unsigned udp_passed_port(const struct udp_passed *h);
 
 /*
- * A passed datagram (IPC_UDP_DATAGRAM's len bytes at msg) for us: kept
- * until udp_pass_go, or forwarded at once after it.  Returns false when
- * it was dropped (malformed, no room, its rule has no listener here).
+ * Forward a passed datagram (IPC_UDP_DATAGRAM's len bytes at msg) as if
+ * this worker had received it, for arg (udp_handover.c's sessions): false
+ * if it cannot be (malformed, its rule has no listener here).  Passing
+ * knows no session, so that the session table may pass datagrams without
+ * a cycle.
  */
-bool	udp_pass_take(struct udp_pass *p, struct udp_sessions *us,
-    const void *msg, size_t len);
+typedef bool udp_pass_deliver_fn(void *arg, const char *msg, size_t len);
 
 /*
- * The worker may receive: forward what was kept, in order.  Returns how
- * many could not be (their rule has no listener here).
+ * A passed datagram (IPC_UDP_DATAGRAM's len bytes at msg): kept until
+ * udp_pass_go, or delivered at once after it.  Returns false when it was
+ * dropped (no room, or deliver said so).
  */
-int	udp_pass_go(struct udp_pass *p, struct udp_sessions *us);
+bool	udp_pass_take(struct udp_pass *p, udp_pass_deliver_fn *deliver,
+    void *arg, const void *msg, size_t len);
+
+/*
+ * The worker may receive: deliver what was kept, in order.  Returns how
+ * many could not be.
+ */
+int	udp_pass_go(struct udp_pass *p, udp_pass_deliver_fn *deliver,
+    void *arg);
 
 void	udp_pass_free(struct udp_pass *p);
 

@@ -12,31 +12,22 @@
 #ifndef FERRYD_UDP_SESSION_H
 #define FERRYD_UDP_SESSION_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <netinet/in.h>
 #include <sys/uio.h>
 #include <sys/socket.h>
 
-#include "conf.h"
-
-/* Datagrams per recvmmsg/sendmmsg. */
-#define UDP_BATCH		64
-/* Room for any datagram: more than IPv6's largest payload, 65527. */
-#define UDP_DATAGRAM_MAX	65536
+struct backend;
+struct conf;
+struct rule;
+#include "udp_types.h"
 
 struct event_loop;
 struct scoreboard_counters;
+struct udp_key;
+struct udp_session;
 struct udp_sessions;
-
-/* Where a datagram came from, as the listener received it. */
-struct udp_from {
-	const struct rule	*rule;
-	int			 lfd;		/* the listening socket */
-	int			 family;	/* lfd's address family */
-	const struct sockaddr	*client;
-	socklen_t		 client_len;
-	struct in6_addr		 local;		/* its destination; IPv4 mapped */
-	int			 ifindex;	/* where it came in */
-};
 
 /* Sessions of cfg's rules in loop, counted in counters (or nowhere). */
 struct udp_sessions *udp_sessions_new(struct event_loop *loop,
@@ -53,74 +44,9 @@ char	*udp_sessions_buffers(struct udp_sessions *us);
 void	udp_sessions_forward(struct udp_sessions *us,
     const struct udp_from *from, const struct iovec *iov, int n);
 
-/*
- * A UDP socket connected to the backend the rule's balance picks for
- * client (*used says which, counted open until balance_release()), or
- * -1 with errno.
- */
-int	udp_backend_socket(const struct rule *rule,
-    const struct sockaddr *client, const struct backend **used);
-
-/*
- * A connected UDP socket's send or receive failed with err: whether that
- * is an ICMP error from the backend (unreachable), which says nothing of
- * the datagram at hand; udp_backend_error counts and logs one, and
- * counts it against b's health (b NULL: a backend the rule lost).
- */
-bool	udp_unreachable(int err);
-void	udp_backend_error(struct scoreboard_counters *counters,
-    const struct rule *rule, const struct backend *b, int err);
-
-/*
- * Lay out the n datagrams iov for sendmmsg in m, each after hdr (hlen
- * bytes) in parts (room for 2n iovecs); with hlen 0, m points at iov
- * itself.  Either way the iovecs of consecutive messages follow each
- * other.
- */
-void	udp_datagrams(struct mmsghdr *m, struct iovec *parts,
-    const struct iovec *iov, int n, const unsigned char *hdr, size_t hlen);
-
-/* A datagram the kernel cut (no room for it): counted, logged, dropped. */
-void	udp_sessions_truncated(struct udp_sessions *us,
-    const struct udp_from *from);
-
-/*
- * A session as one worker hands it to another at a reload, with its
- * backend socket beside it (IPC_UDP_SESSION).  rule is an index in the
- * sender's configuration until the master rewrites it for the receiver's.
- */
-struct udp_handover {
-	uint32_t		rule;
-	uint32_t		client_len;
-	struct sockaddr_in6	client;		/* or a sockaddr_in */
-	struct in6_addr		local;
-	int32_t			ifindex;
-	uint32_t		backend;	/* index in the upstream */
-	int64_t			started, last_active;
-	uint64_t		bytes_in, bytes_out;
-};
-
-/* The client port of a handed-over session, in host order. */
-unsigned udp_handover_port(const struct udp_handover *h);
-
 /* lfd is rule's listening socket here: replies leave through it. */
 void	udp_sessions_listener(struct udp_sessions *us, const struct rule *rule,
     int lfd);
-
-/*
- * Send every session over chan (to the master, for the worker that will
- * receive its client's datagrams) and forget it here: it goes on there,
- * with the same backend socket.  Sessions that cannot be sent stay.
- * Returns how many were handed over.
- */
-int	udp_sessions_hand_over(struct udp_sessions *us, int chan);
-
-/*
- * Take over a session handed over with its backend socket fd; fd is
- * closed if it cannot be.  0, or -1 (its rule has no listener here).
- */
-int	udp_session_adopt(struct udp_sessions *us,
-    const struct udp_handover *h, int fd);
 
 /*
  * The worker stops for good: sessions no longer get client datagrams,
@@ -128,26 +54,36 @@ int	udp_session_adopt(struct udp_sessions *us,
  */
 void	udp_sessions_linger(struct udp_sessions *us);
 
-/*
- * At a reload that changes the number of workers (udp_pass.h): an old
- * worker passes datagrams it has no session for over chan from now on
- * (udp_sessions_pass); a new worker takes those the master passes it
- * (udp_sessions_take), keeping them until it may receive
- * (udp_sessions_go).
- */
-void	udp_sessions_pass(struct udp_sessions *us, int chan);
-void	udp_sessions_take(struct udp_sessions *us, const void *msg,
-    size_t len);
-void	udp_sessions_go(struct udp_sessions *us);
-
-/* from's rule, listening socket and family for rule number rule: 0, or -1. */
-int	udp_sessions_source(struct udp_sessions *us, uint32_t rule,
-    struct udp_from *from);
-
 /* How many sessions are open. */
 int	udp_sessions_count(const struct udp_sessions *us);
 
 /* Close every session at once (stop, drain timeout). */
 void	udp_sessions_close_all(struct udp_sessions *us);
+
+/*
+ * The table itself, for udp_handover.c, which puts the sessions it
+ * adopts in it.
+ */
+/* The key of a datagram from->client to from->local on from->rule. */
+void	udp_key_make(const struct udp_sessions *us,
+    const struct udp_from *from, struct udp_key *k);
+uint32_t udp_key_hash(const struct udp_key *k);
+/* The session of k (its hash h), or NULL. */
+struct udp_session *udp_session_find(const struct udp_sessions *us,
+    const struct udp_key *k, uint32_t h);
+/*
+ * Put s (its socket, rule, addresses and times set) in the table and its
+ * rule's list, watch its socket, arm its timer.  -1 (s freed, its socket
+ * closed) if its socket cannot be watched.
+ */
+int	udp_session_insert(struct udp_sessions *us, struct udp_session *s,
+    const struct udp_key *k, uint32_t h);
+/*
+ * Take s out of the table and lists, close its socket, free it, with
+ * nothing said or counted of its end (it was handed over).
+ */
+void	udp_session_free(struct udp_session *s);
+/* s goes on to state to, a step its life allows (asserted). */
+void	udp_session_enter(struct udp_session *s, enum udp_state to);
 
 #endif

@@ -35,6 +35,7 @@
 #include "sock.h"
 #include "tcp_accept.h"
 #include "tcp_session.h"
+#include "udp_handover.h"
 #include "udp_listener.h"
 #include "udp_session.h"
 #include "worker.h"

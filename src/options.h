@@ -1,0 +1,18 @@
+/*
+ * options.h - what the command line tells the master (main.c fills it
+ * in; master*.c read it).
+ */
+#ifndef FERRYD_OPTIONS_H
+#define FERRYD_OPTIONS_H
+
+#include <stdbool.h>
+
+struct options {
+	const char *config_path;	/* absolute */
+	const char *pidfile;		/* -p, or NULL */
+	int         log_level;		/* -l, or -1 */
+	int         config_syntax;	/* enum conf_syntax: --rinetd */
+	bool        foreground;
+};
+
+#endif

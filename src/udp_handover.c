@@ -1,0 +1,221 @@
+/*
+ * udp_handover.c - UDP sessions at a reload (udp_handover.h): an old
+ * worker hands each over with its backend socket, the new worker adopts
+ * it; while the number of workers changes, datagrams without a session
+ * are passed between them (udp_pass.c) and delivered here once the new
+ * worker may receive.
+ */
+#include "ferryd.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "addr.h"
+#include "balance.h"
+#include "conf.h"
+#include "event.h"
+#include "ipc.h"
+#include "log.h"
+#include "rule.h"
+#include "scoreboard.h"
+#include "udp_handover.h"
+#include "udp_pass.h"
+#include "udp_session.h"
+#include "udp_stream.h"
+#include "udp_types.h"
+
+/* How long a handover waits for room on the channel. */
+#define HANDOVER_WAIT_MS	2000
+
+unsigned
+udp_handover_port(const struct udp_handover *h)
+{
+	/* sin_port and sin6_port are at the same place. */
+	return ntohs(h->client.sin6_port);
+}
+
+int
+udp_sessions_hand_over(struct udp_sessions *us, int chan)
+{
+	struct udp_handover	 h;
+	struct udp_session	*s, *next;
+	size_t			 i;
+	int			 n = 0;
+
+	for (i = 0; i < us->cfg->nrules; i++)
+		for (s = TAILQ_FIRST(&us->rules[i].lru); s != NULL; s = next) {
+			next = TAILQ_NEXT(s, lru);
+			if (!udp_stream_movable(s))
+				continue;	/* it lingers here (linger) */
+			memset(&h, 0, sizeof(h));
+			h.rule = s->key.rule;
+			h.client_len = s->client_len;
+			h.client = s->client;
+			h.local = s->key.local;
+			h.ifindex = s->ifindex;
+			h.backend = (uint32_t)(s->backend -
+			    s->rule->upstream.backends);
+			h.started = s->started;
+			h.last_active = s->last_active;
+			h.bytes_in = s->bytes_in;
+			h.bytes_out = s->bytes_out;
+			if (ipc_send_wait(chan, IPC_UDP_SESSION, &h, sizeof(h),
+			    &s->fd, 1, HANDOVER_WAIT_MS) == -1) {
+				log_warn("cannot hand UDP sessions over: %s; "
+				    "%d stay here", strerror(errno), us->count);
+				return n;
+			}
+			udp_session_free(s);
+			n++;
+		}
+	return n;
+}
+
+/*
+ * The backend of rule a handed-over socket (fd) is connected to: the
+ * one at index was where it came from, unless the reload moved or
+ * dropped it (a name resolved anew).  NULL if the rule has it no more.
+ */
+static const struct backend *
+adopted_backend(const struct rule *rule, int fd, uint32_t was)
+{
+	const struct upstream	*u = &rule->upstream;
+	struct sockaddr_any	 peer;
+	size_t			 i;
+
+	peer.len = sizeof(peer.ss);
+	if (getpeername(fd, (struct sockaddr *)&peer.ss, &peer.len) == -1)
+		return was < u->nbackends ? &u->backends[was] : NULL;
+	if (was < u->nbackends && addr_equal(&u->backends[was].addr, &peer))
+		return &u->backends[was];
+	for (i = 0; i < u->nbackends; i++)
+		if (addr_equal(&u->backends[i].addr, &peer))
+			return &u->backends[i];
+	return NULL;
+}
+
+int
+udp_session_adopt(struct udp_sessions *us, const struct udp_handover *h,
+    int fd)
+{
+	struct udp_session	*s;
+	struct udp_from		 from;
+	struct udp_key		 k;
+	struct udp_rule		*ur;
+	uint32_t		 hash;
+
+	if (h->rule >= us->cfg->nrules || us->rules[h->rule].lfd == -1 ||
+	    h->client_len > sizeof(h->client) ||
+	    (s = calloc(1, sizeof(*s))) == NULL) {
+		close(fd);
+		return -1;
+	}
+	if (us->cfg->rules[h->rule].connect_protocol == RULE_TCP &&
+	    (s->stream = calloc(1, sizeof(*s->stream))) == NULL) {
+		free(s);
+		close(fd);
+		return -1;
+	}
+	ur = &us->rules[h->rule];
+	from.rule = &us->cfg->rules[h->rule];
+	from.client = (const struct sockaddr *)&h->client;
+	from.client_len = h->client_len;
+	from.local = h->local;
+	udp_key_make(us, &from, &k);
+	hash = udp_key_hash(&k);
+	/*
+	 * A second session of this client (while the worker count changed,
+	 * an old worker saw it under the new steering): the one here stays
+	 * the client's; this one only carries back the replies still on
+	 * their way to its socket, until it times out.
+	 */
+	udp_session_enter(s, udp_session_find(us, &k, hash) != NULL ?
+	    UDP_DETACHED : UDP_ACTIVE);
+	log_debug("%s: UDP session of port %u taken over%s",
+	    rule_log_name(from.rule), udp_handover_port(h),
+	    s->state == UDP_DETACHED ? " (a second one: replies only)" : "");
+	s->fd = fd;
+	s->rule = from.rule;
+	s->backend = adopted_backend(s->rule, fd, h->backend);
+	s->stranger = s->backend == NULL;
+	if (s->stranger)
+		s->backend = &s->rule->upstream.backends[0];	/* for logs */
+	/* Open here now: counted here (least-connections, limits). */
+	else if (s->stream == NULL)
+		balance_acquire(s->backend);
+	if (s->stream != NULL && !s->stranger)
+		udp_stream_adopted(s);
+	s->lfd = ur->lfd;
+	s->family = ur->family;
+	s->ifindex = h->ifindex;
+	s->client = h->client;
+	s->client_len = h->client_len;
+	s->started = h->started;
+	s->last_active = h->last_active;
+	/* A second session ends soon: only replies in flight are left. */
+	if (s->state == UDP_DETACHED)
+		s->until = event_now(us->loop) + DETACHED_MS;
+	s->bytes_in = h->bytes_in;
+	s->bytes_out = h->bytes_out;
+	return udp_session_insert(us, s, &k, hash);
+}
+
+/* from's rule, listening socket and family for rule number rule: 0, or -1. */
+static int
+udp_sessions_source(struct udp_sessions *us, uint32_t rule,
+    struct udp_from *from)
+{
+	if (rule >= us->cfg->nrules || us->rules[rule].lfd == -1)
+		return -1;
+	memset(from, 0, sizeof(*from));
+	from->rule = &us->cfg->rules[rule];
+	from->lfd = us->rules[rule].lfd;
+	from->family = us->rules[rule].family;
+	return 0;
+}
+
+/* Forward one passed datagram as if this worker had received it. */
+static bool
+deliver(void *arg, const char *msg, size_t len)
+{
+	struct udp_sessions	*us = arg;
+	struct udp_passed	 h;
+	struct udp_from		 from;
+	struct iovec		 iov;
+
+	if (len < sizeof(h))
+		return false;
+	memcpy(&h, msg, sizeof(h));
+	if (h.len != len - sizeof(h) || h.client_len > sizeof(h.client) ||
+	    udp_sessions_source(us, h.rule, &from) == -1)
+		return false;
+	from.client = (const struct sockaddr *)&h.client;
+	from.client_len = h.client_len;
+	from.local = h.local;
+	from.ifindex = h.ifindex;
+	iov.iov_base = (void *)(uintptr_t)(msg + sizeof(h));
+	iov.iov_len = h.len;
+	udp_sessions_forward(us, &from, &iov, 1);
+	return true;
+}
+
+void
+udp_sessions_pass(struct udp_sessions *us, int chan)
+{
+	us->pass.chan = chan;
+}
+
+void
+udp_sessions_take(struct udp_sessions *us, const void *msg, size_t len)
+{
+	if (!udp_pass_take(&us->pass, deliver, us, msg, len))
+		us->counters->dropped++;
+}
+
+void
+udp_sessions_go(struct udp_sessions *us)
+{
+	us->counters->dropped += (uint64_t)udp_pass_go(&us->pass, deliver, us);
+}
+

@@ -1,0 +1,63 @@
+/*
+ * udp_handover.h - UDP sessions at a reload: an old worker hands each
+ * session over with its backend socket (IPC_UDP_SESSION), through the
+ * master, to the new worker that will receive its client's datagrams,
+ * which adopts it; at a reload that changes the number of workers,
+ * datagrams without a session are passed too (udp_pass.h).
+ */
+#ifndef FERRYD_UDP_HANDOVER_H
+#define FERRYD_UDP_HANDOVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <netinet/in.h>
+
+struct udp_sessions;
+
+/*
+ * A session as one worker hands it to another at a reload, with its
+ * backend socket beside it (IPC_UDP_SESSION).  rule is an index in the
+ * sender's configuration until the master rewrites it for the receiver's.
+ */
+struct udp_handover {
+	uint32_t		rule;
+	uint32_t		client_len;
+	struct sockaddr_in6	client;		/* or a sockaddr_in */
+	struct in6_addr		local;
+	int32_t			ifindex;
+	uint32_t		backend;	/* index in the upstream */
+	int64_t			started, last_active;
+	uint64_t		bytes_in, bytes_out;
+};
+
+/* The client port of a handed-over session, in host order. */
+unsigned udp_handover_port(const struct udp_handover *h);
+
+/*
+ * Send every session over chan (to the master, for the worker that will
+ * receive its client's datagrams) and forget it here: it goes on there,
+ * with the same backend socket.  Sessions that cannot be sent stay.
+ * Returns how many were handed over.
+ */
+int	udp_sessions_hand_over(struct udp_sessions *us, int chan);
+
+/*
+ * Take over a session handed over with its backend socket fd; fd is
+ * closed if it cannot be.  0, or -1 (its rule has no listener here).
+ */
+int	udp_session_adopt(struct udp_sessions *us,
+    const struct udp_handover *h, int fd);
+
+/*
+ * At a reload that changes the number of workers (udp_pass.h): an old
+ * worker passes datagrams it has no session for over chan from now on
+ * (udp_sessions_pass); a new worker takes those the master passes it
+ * (udp_sessions_take), keeping them until it may receive
+ * (udp_sessions_go).
+ */
+void	udp_sessions_pass(struct udp_sessions *us, int chan);
+void	udp_sessions_take(struct udp_sessions *us, const void *msg,
+    size_t len);
+void	udp_sessions_go(struct udp_sessions *us);
+
+#endif
