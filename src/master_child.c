@@ -130,9 +130,9 @@ child_on_drain_end(struct event_timer *t, void *data)
 	(void)t;
 	if (c->master->stopping || c->terminated)
 		return;
-	log_warn("worker %d (pid %ld, generation %u) still has connections "
-	    "at shutdown_timeout; closing them", c->slot, (long)c->pid,
-	    c->gen);
+	log_warn("worker %d (pid %ld, generation %u) did not close its "
+	    "connections at shutdown_timeout; terminating it", c->slot,
+	    (long)c->pid, c->gen);
 	kill(c->pid, SIGTERM);
 	c->terminated = true;
 }

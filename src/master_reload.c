@@ -39,6 +39,7 @@
 
 #define RELOAD_STUCK_MS   10000	/* a generation not ready by then... */
 #define RELOAD_RETRY_MS   1000	/* a resolve or stuck check put off */
+#define DRAIN_GRACE_MS    2000	/* past shutdown_timeout: SIGTERM */
 #define HANDOVER_PASS_MS  2000	/* a new worker's channel full that long */
 #define DATAGRAM_PASS_MS  200	/* ... for a passed datagram */
 #define PASS_ACK_MS       10000	/* old workers' IPC_UDP_PASSING, at most */
@@ -662,9 +663,10 @@ master_drain_child(struct master *m, struct child *c)
 {
 	BUG_ON(c->gen == m->gen || c->state == CHILD_DRAINING);
 	c->state = CHILD_DRAINING;
+	/* The worker cuts at shutdown_timeout itself; this is the backstop. */
 	if (m->cfg->shutdown_timeout > 0)
 		(void)event_timer_arm(m->loop, &c->drain_end, clock_ms() +
-		    m->cfg->shutdown_timeout);
+		    m->cfg->shutdown_timeout + DRAIN_GRACE_MS);
 	/* SIGQUIT if it cannot hear. */
 	if (c->chan == -1 || ipc_send(c->chan, IPC_HANDOVER, NULL, 0, NULL,
 	    0) == -1)

@@ -312,6 +312,9 @@ static bool
 worker_handle_signals(struct worker *w)
 {
 	if (sig_take(SIGTERM) || sig_take(SIGINT)) {
+		if (tcp_sessions_count(w->sessions) > 0)
+			log_notice("stopping now: closing %d connection(s)",
+			    tcp_sessions_count(w->sessions));
 		worker_close_all(w, "shutdown");
 		return false;
 	}
