@@ -7,6 +7,7 @@
  */
 #include "ferryd.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -42,6 +43,84 @@ fdlimit_sockets(const struct conf *cfg)
 	    FDLIMIT_MARGIN;
 }
 
+/* Where the ephemeral ports are read, and what is assumed without it. */
+#define PORT_RANGE_FILE	"/proc/sys/net/ipv4/ip_local_port_range"
+#define PORT_RANGE_LO	32768	/* Linux's default range */
+#define PORT_RANGE_HI	60999
+
+/* Whether cfg has a rule that holds UDP sessions (either side UDP). */
+static bool
+conf_udp_sessions(const struct conf *cfg)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->nrules; i++)
+		if (cfg->rules[i].protocol == RULE_UDP)
+			return true;
+	return false;
+}
+
+/* The host's ephemeral ports, lo to hi; false where they are assumed. */
+static bool
+port_range(unsigned *lo, unsigned *hi)
+{
+	FILE	*f;
+	bool	 ok;
+
+	*lo = PORT_RANGE_LO;
+	*hi = PORT_RANGE_HI;
+	if ((f = fopen(PORT_RANGE_FILE, "re")) == NULL)
+		return false;
+	ok = fscanf(f, "%u %u", lo, hi) == 2 && *lo <= *hi && *hi <= 65535;
+	fclose(f);
+	if (!ok) {
+		*lo = PORT_RANGE_LO;
+		*hi = PORT_RANGE_HI;
+	}
+	return ok;
+}
+
+/* What the current descriptor limit leaves for UDP beyond TCP's. */
+static rlim_t
+udp_descriptors(const struct conf *cfg)
+{
+	struct rlimit	rl;
+	rlim_t		sockets = fdlimit_sockets(cfg);
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+		return 0;
+	if (rl.rlim_max == RLIM_INFINITY)
+		return (rlim_t)INT_MAX;
+	return rl.rlim_max > sockets ? rl.rlim_max - sockets : 0;
+}
+
+int
+fdlimit_udp_sessions(const struct conf *cfg, char *why, size_t whylen)
+{
+	unsigned	lo, hi, ports;
+	rlim_t		fds;
+	int		share;
+	bool		read;
+
+	if (!conf_udp_sessions(cfg)) {
+		if (why != NULL)
+			snprintf(why, whylen, "no UDP rule");
+		return 0;
+	}
+	read = port_range(&lo, &hi);
+	ports = hi - lo + 1;
+	share = (int)(ports / 2 / (unsigned)cfg->workers);
+	if (share < 1)
+		share = 1;
+	fds = udp_descriptors(cfg);
+	if (why != NULL)
+		snprintf(why, whylen, "half of the host's %u ephemeral ports "
+		    "(%u-%u%s) over %d worker(s)%s", ports, lo, hi, read ? "" :
+		    ", assumed", cfg->workers, fds < (rlim_t)share ?
+		    ", cut to the descriptors TCP leaves" : "");
+	return fds < (rlim_t)share ? (int)fds : share;
+}
+
 rlim_t
 fdlimit_pipes(const struct conf *cfg)
 {
@@ -70,7 +149,8 @@ fdlimit_raise(const struct conf *cfg, char *err, size_t errlen)
 {
 	struct rlimit rl;
 	rlim_t        need = fdlimit_sockets(cfg);
-	rlim_t        want = need + fdlimit_pipes(cfg);
+	rlim_t        want = need + fdlimit_pipes(cfg) +
+	    (rlim_t)fdlimit_udp_sessions(cfg, NULL, 0);
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == -1) {
 		snprintf(err, errlen, "getrlimit: %s", strerror(errno));
@@ -99,14 +179,14 @@ fdlimit_raise(const struct conf *cfg, char *err, size_t errlen)
 }
 
 size_t
-fdlimit_pipe_share(const struct conf *cfg)
+fdlimit_pipe_share(const struct conf *cfg, int udp_budget)
 {
 	struct rlimit rl;
-	rlim_t        sockets = fdlimit_sockets(cfg);
+	rlim_t        taken = fdlimit_sockets(cfg) + (rlim_t)udp_budget;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur <= sockets)
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur <= taken)
 		return 0;
 	if (rl.rlim_cur == RLIM_INFINITY)
 		return POOL_PIPES_MAX + 2 * (size_t)cfg->max_connections;
-	return (size_t)((rl.rlim_cur - sockets) / 2);
+	return (size_t)((rl.rlim_cur - taken) / 2);
 }

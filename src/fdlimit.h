@@ -26,7 +26,20 @@ rlim_t fdlimit_sockets(const struct conf *cfg);
 rlim_t fdlimit_pipes(const struct conf *cfg);
 
 /*
- * Raise RLIMIT_NOFILE to fit both, as far as the hard limit allows (root
+ * UDP sessions one worker of cfg may hold at once.  Each is a connected
+ * socket, so a descriptor and one of the host's ephemeral ports: a flood
+ * from many sources must fill ferryd's budget, never the host's ports.
+ * By default the workers share half of the host's ephemeral ports
+ * (ip_local_port_range); never more than what the descriptor limit
+ * leaves once TCP's are reserved.  0 when cfg has no UDP rule.  why (may
+ * be NULL) says how the figure was reached, for the log.
+ */
+int    fdlimit_udp_sessions(const struct conf *cfg, char *why,
+    size_t whylen);
+
+/*
+ * Raise RLIMIT_NOFILE to fit sockets, UDP sessions and pipes, as far as
+ * the hard limit allows (root
  * may raise that too, where it is let).  Returns 0, or -1 with the reason
  * in err when not even the sockets fit.
  */
@@ -34,9 +47,10 @@ int    fdlimit_raise(const struct conf *cfg, char *err, size_t errlen);
 
 /*
  * How many pipes a worker of cfg may hold, in use and idle, without
- * touching the descriptors reserved for sockets: what the current limit
- * leaves over, halved (a pipe is two descriptors).
+ * touching the descriptors reserved for sockets and for its udp_budget
+ * UDP sessions: what the current limit leaves over, halved (a pipe is
+ * two descriptors).
  */
-size_t fdlimit_pipe_share(const struct conf *cfg);
+size_t fdlimit_pipe_share(const struct conf *cfg, int udp_budget);
 
 #endif

@@ -409,6 +409,7 @@ master_start(struct master *m, char *err, size_t errlen)
 	}
 	m->gen = 1;
 	m->gen_started = clock_ms();
+	master_set_udp_budget(m, cfg);
 	return master_loop_setup(m, err, errlen);
 }
 

@@ -18,6 +18,7 @@
 #include "checker.h"
 #include "client_limit.h"
 #include "clock.h"
+#include "fdlimit.h"
 #include "bug.h"
 #include "ipc.h"
 #include "listen.h"
@@ -93,6 +94,18 @@ master_slots_set(struct master *m, struct slot *slots, int n)
 	m->nslots = n;
 	if (m->checker.respawn.master == NULL)
 		slot_init(&m->checker.respawn, m, -1);
+}
+
+void
+master_set_udp_budget(struct master *m, const struct conf *cfg)
+{
+	char	why[256];
+	int	budget = fdlimit_udp_sessions(cfg, why, sizeof(why));
+
+	if (budget > 0 && budget != m->udp_budget)
+		log_notice("UDP sessions: at most %d per worker, %s", budget,
+		    why);
+	m->udp_budget = budget;
 }
 
 void
@@ -186,6 +199,7 @@ master_spawn(struct master *m, int slot)
 		ws.chan = chan[1];
 		ws.cell = c->cell;
 		ws.master = master;
+		ws.udp_budget = m->udp_budget;
 		worker_run(&ws);
 	}
 	sig_block_all(0);

@@ -11,6 +11,7 @@
 
 struct master;
 struct child;
+struct conf;
 struct slot;
 
 /*
@@ -20,6 +21,12 @@ struct slot;
  */
 struct slot *master_slots_new(struct master *m, int n);
 void	master_slots_set(struct master *m, struct slot *slots, int n);
+
+/*
+ * The UDP sessions each worker of cfg may hold (fdlimit.h), logged when
+ * it changes; workers forked from now on get it.
+ */
+void	master_set_udp_budget(struct master *m, const struct conf *cfg);
 
 /* Start a worker of the current generation for slot. */
 void	master_spawn(struct master *m, int slot);

@@ -440,6 +440,7 @@ master_apply(struct master *m, struct conf *cfg)
 	m->cfg = cfg;
 	m->gen++;
 	m->gen_started = clock_ms();
+	master_set_udp_budget(m, cfg);
 	for (i = 0; i < cfg->workers; i++)
 		master_spawn(m, i);
 	/* A new checker: the old one's probes are of the old rules. */

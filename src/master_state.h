@@ -70,6 +70,7 @@ struct master {
 	event_handler        *on_channel;
 	TAILQ_HEAD(, child)   children;
 	struct slot          *slots;	/* cfg->workers of them */
+	int                   udp_budget;	/* sessions per worker */
 	int                   nslots;
 	unsigned              gen;
 	int64_t               gen_started;

@@ -67,6 +67,16 @@ udp_backend_socket(const struct rule *rule, const struct sockaddr *client,
 		}
 		err = errno;
 		close(fd);
+		if (udp_own_failure(err)) {
+			/*
+			 * No port or buffer here (a flood took them): this
+			 * host's shortage, no backend's, and the next one
+			 * would meet it too.
+			 */
+			if (trial)
+				health_unclaim_trial(b, now);
+			break;
+		}
 		health_failed(rule, b, err, trial, now);
 	}
 	errno = err;
@@ -92,14 +102,31 @@ udp_backend_error(struct scoreboard_counters *counters,
 	static struct log_limit	limit;
 	char			backend[ADDR_STRLEN];
 
+	/*
+	 * Passive health: an unreachable backend is a failed one.  Anything
+	 * else (ENOBUFS, ENOMEM on our own socket) is this host's, and
+	 * counts against no backend.
+	 */
+	if (!udp_unreachable(err)) {
+		log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: a UDP socket of "
+		    "this host failed: %s; no backend is blamed",
+		    rule_log_name(rule), strerror(err));
+		return;
+	}
 	counters->icmp_errors++;
-	/* Passive health: an unreachable backend is a failed one. */
 	if (b != NULL)
 		health_failed(rule, b, err, false, clock_ms());
 	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: backend %s: %s",
 	    rule_log_name(rule), b != NULL ? addr_format((const struct sockaddr *)
 	    &b->addr.ss, backend, sizeof(backend)) : "(gone since a reload)",
 	    strerror(err));
+}
+
+bool
+udp_own_failure(int err)
+{
+	return sock_shortage(err) || err == EAGAIN || err == EADDRNOTAVAIL ||
+	    err == EADDRINUSE;
 }
 
 bool

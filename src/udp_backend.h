@@ -32,9 +32,15 @@ int	udp_backend_open(const struct rule *rule,
  * A connected UDP socket's send or receive failed with err: whether that
  * is an ICMP error from the backend (unreachable), which says nothing of
  * the datagram at hand; udp_backend_error counts and logs one, and
- * counts it against b's health (b NULL: a backend the rule lost).
+ * counts it against b's health (b NULL: a backend the rule lost); any
+ * other error it is given is this host's, logged and blamed on nobody.
  */
 bool	udp_unreachable(int err);
+/*
+ * Whether err is this host's own failure (no ephemeral port, no buffer,
+ * no descriptor), which counts against no backend.
+ */
+bool	udp_own_failure(int err);
 void	udp_backend_error(struct scoreboard_counters *counters,
     const struct rule *rule, const struct backend *b, int err);
 

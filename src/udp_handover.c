@@ -23,6 +23,7 @@
 #include "udp_pass.h"
 #include "udp_session.h"
 #include "udp_stream.h"
+#include "udp_table.h"
 #include "udp_types.h"
 
 /* How long a handover waits for room on the channel. */

@@ -39,6 +39,7 @@
 #include "udp_pass.h"
 #include "udp_session.h"
 #include "udp_stream.h"
+#include "udp_table.h"
 #include "udp_types.h"
 
 #ifndef NDEBUG
@@ -66,81 +67,6 @@ udp_session_enter(struct udp_session *s, enum udp_state to)
 	s->state = (uint8_t)to;
 }
 
-uint32_t
-udp_key_hash(const struct udp_key *k)
-{
-	const unsigned char	*p = (const unsigned char *)k;
-	uint32_t		 h = 2166136261u;	/* FNV-1a */
-	size_t			 i;
-
-	for (i = 0; i < sizeof(*k); i++)
-		h = (h ^ p[i]) * 16777619u;
-	return h;
-}
-
-/* The key of a datagram from->client to from->local on from->rule. */
-void
-udp_key_make(const struct udp_sessions *us, const struct udp_from *from,
-    struct udp_key *k)
-{
-	const struct sockaddr_in	*sin = (const void *)from->client;
-	const struct sockaddr_in6	*sin6 = (const void *)from->client;
-
-	memset(k, 0, sizeof(*k));
-	k->rule = (uint32_t)(from->rule - us->cfg->rules);
-	k->local = from->local;
-	if (from->client->sa_family == AF_INET) {
-		k->client.s6_addr[10] = k->client.s6_addr[11] = 0xff;
-		memcpy(&k->client.s6_addr[12], &sin->sin_addr, 4);
-		k->port = sin->sin_port;
-	} else {
-		k->client = sin6->sin6_addr;
-		k->port = sin6->sin6_port;
-	}
-}
-
-struct udp_session *
-udp_session_find(const struct udp_sessions *us, const struct udp_key *k,
-    uint32_t h)
-{
-	struct udp_session *s;
-
-	for (s = us->buckets[h & (us->nbuckets - 1)]; s != NULL; s = s->next)
-		if (s->hash == h && memcmp(&s->key, k, sizeof(*k)) == 0)
-			return s;
-	return NULL;
-}
-
-/* Twice the buckets, when there are more sessions than buckets. */
-static void
-table_grow(struct udp_sessions *us)
-{
-	struct udp_session	**b, *s, *next;
-	size_t			  n = us->nbuckets * 2, i;
-
-	if ((b = calloc(n, sizeof(*b))) == NULL)
-		return;		/* longer chains, still correct */
-	for (i = 0; i < us->nbuckets; i++)
-		for (s = us->buckets[i]; s != NULL; s = next) {
-			next = s->next;
-			s->next = b[s->hash & (n - 1)];
-			b[s->hash & (n - 1)] = s;
-		}
-	free(us->buckets);
-	us->buckets = b;
-	us->nbuckets = n;
-}
-
-static void
-table_remove(struct udp_sessions *us, struct udp_session *s)
-{
-	struct udp_session **pp = &us->buckets[s->hash & (us->nbuckets - 1)];
-
-	while (*pp != s)
-		pp = &(*pp)->next;
-	*pp = s->next;
-}
-
 /* Take s out of the table and lists, close its socket, free it. */
 void
 udp_session_free(struct udp_session *s)
@@ -156,7 +82,7 @@ udp_session_free(struct udp_session *s)
 	stats_rule(s->rule)->active_sessions--;
 	udp_stream_free(s->stream);
 	if (udp_state_in_table(s->state))
-		table_remove(us, s);
+		udp_table_remove(us, s);
 	TAILQ_REMOVE(&ur->lru, s, lru);
 	ur->count--;
 	us->count--;
@@ -338,16 +264,14 @@ udp_session_insert(struct udp_sessions *us, struct udp_session *s,
 	s->hash = h;
 	event_timer_init(&s->timer, session_on_timer, s);
 	(void)event_timer_arm(us->loop, &s->timer, session_due(s));
-	if (udp_state_in_table(s->state)) {
-		s->next = us->buckets[h & (us->nbuckets - 1)];
-		us->buckets[h & (us->nbuckets - 1)] = s;
-	}
+	if (udp_state_in_table(s->state))
+		udp_table_add(us, s);
 	TAILQ_INSERT_TAIL(&ur->lru, s, lru);
 	ur->count++;
 	us->count++;
 	stats_rule(s->rule)->active_sessions++;
 	if ((size_t)us->count > us->nbuckets)
-		table_grow(us);
+		udp_table_grow(us);	/* longer chains meanwhile, still right */
 	return 0;
 }
 
@@ -361,10 +285,16 @@ session_open(struct udp_sessions *us, const struct udp_from *from,
 	struct udp_session	*s;
 	char			 client[ADDR_STRLEN];
 
-	if (ur->count >= from->rule->max_sessions &&
-	    !TAILQ_EMPTY(&ur->lru)) {
+	switch (udp_table_room(us, ur, from->rule)) {
+	case UDP_ROOM:
+		break;
+	case UDP_ROOM_EVICT:
 		us->counters->evicted++;
 		session_close(TAILQ_FIRST(&ur->lru), ACCESSLOG_EVICTED);
+		break;
+	case UDP_ROOM_NONE:
+		udp_table_full(us, from);
+		return NULL;
 	}
 	if ((s = calloc(1, sizeof(*s))) != NULL) {
 		/* What picking its backend reads: the client, for a hash. */
@@ -552,6 +482,12 @@ udp_sessions_buffers(struct udp_sessions *us)
 	return us->bufs;
 }
 
+void
+udp_sessions_set_budget(struct udp_sessions *us, int budget)
+{
+	us->budget = budget;
+}
+
 int
 udp_sessions_count(const struct udp_sessions *us)
 {
@@ -589,7 +525,7 @@ udp_sessions_linger(struct udp_sessions *us)
 	for (i = 0; i < us->cfg->nrules; i++)
 		TAILQ_FOREACH(s, &us->rules[i].lru, lru) {
 			if (udp_state_in_table(s->state))
-				table_remove(us, s);
+				udp_table_remove(us, s);
 			udp_session_enter(s, udp_state_connecting(s->state) ?
 			    UDP_DETACHED_CONNECTING : UDP_DETACHED);
 			s->until = end;

@@ -54,23 +54,19 @@ void	udp_sessions_listener(struct udp_sessions *us, const struct rule *rule,
  */
 void	udp_sessions_linger(struct udp_sessions *us);
 
+/*
+ * At most budget sessions over all rules (0: no limit but max_sessions):
+ * each takes a descriptor and one of the host's ephemeral ports
+ * (fdlimit_udp_sessions).
+ */
+void	udp_sessions_set_budget(struct udp_sessions *us, int budget);
+
 /* How many sessions are open. */
 int	udp_sessions_count(const struct udp_sessions *us);
 
 /* Close every session at once (stop, drain timeout). */
 void	udp_sessions_close_all(struct udp_sessions *us);
 
-/*
- * The table itself, for udp_handover.c, which puts the sessions it
- * adopts in it.
- */
-/* The key of a datagram from->client to from->local on from->rule. */
-void	udp_key_make(const struct udp_sessions *us,
-    const struct udp_from *from, struct udp_key *k);
-uint32_t udp_key_hash(const struct udp_key *k);
-/* The session of k (its hash h), or NULL. */
-struct udp_session *udp_session_find(const struct udp_sessions *us,
-    const struct udp_key *k, uint32_t h);
 /*
  * Put s (its socket, rule, addresses and times set) in the table and its
  * rule's list, watch its socket, arm its timer.  -1 (s freed, its socket

@@ -135,6 +135,7 @@ struct udp_sessions {
 	struct udp_session	**buckets;
 	size_t			 nbuckets;	/* a power of two */
 	int			 count;
+	int			 budget;	/* sessions at most, all rules */
 	struct udp_rule		*rules;		/* per rule of cfg */
 	char			*bufs;		/* UDP_BATCH datagrams */
 	struct scoreboard_counters *counters;

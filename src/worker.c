@@ -420,7 +420,8 @@ worker_run(const struct worker_start *ws)
 	if (worker_take_listeners(&w, ws->ls) == -1)
 		_exit(2);
 	pool_fit_user_pipes(w.pool, cfg->workers);
-	pool_limit_pipes(w.pool, fdlimit_pipe_share(cfg));
+	udp_sessions_set_budget(w.udp, ws->udp_budget);
+	pool_limit_pipes(w.pool, fdlimit_pipe_share(cfg, ws->udp_budget));
 	event_timer_init(&w.beat, worker_on_beat, &w);
 	if (event_set(w.loop, sig_fd(), EV_READ, worker_on_signal, NULL) == -1 ||
 	    event_set(w.loop, w.chan, EV_READ, worker_on_channel, &w) == -1 ||

@@ -19,6 +19,7 @@ struct worker_start {
 	int                chan;	/* its end of the channel (ipc.h) */
 	int                cell;	/* its scoreboard cell, or -1 */
 	pid_t              master;	/* to tell it was orphaned */
+	int                udp_budget;	/* fdlimit_udp_sessions() */
 };
 
 /*

@@ -1,0 +1,131 @@
+/*
+ * udp_table.c - a worker's UDP session table: a hash of (rule, client
+ * address and port, local address) to the session, grown by doubling,
+ * and the room a new session may have in it (max_sessions per rule, the
+ * worker's budget over all rules).
+ */
+#include "ferryd.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+
+#include "addr.h"
+#include "conf.h"
+#include "log.h"
+#include "scoreboard.h"
+#include "stats.h"
+#include "rule.h"
+#include "udp_table.h"
+#include "udp_types.h"
+
+uint32_t
+udp_key_hash(const struct udp_key *k)
+{
+	const unsigned char	*p = (const unsigned char *)k;
+	uint32_t		 h = 2166136261u;	/* FNV-1a */
+	size_t			 i;
+
+	for (i = 0; i < sizeof(*k); i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
+}
+
+/* The key of a datagram from->client to from->local on from->rule. */
+void
+udp_key_make(const struct udp_sessions *us, const struct udp_from *from,
+    struct udp_key *k)
+{
+	const struct sockaddr_in	*sin = (const void *)from->client;
+	const struct sockaddr_in6	*sin6 = (const void *)from->client;
+
+	memset(k, 0, sizeof(*k));
+	k->rule = (uint32_t)(from->rule - us->cfg->rules);
+	k->local = from->local;
+	if (from->client->sa_family == AF_INET) {
+		k->client.s6_addr[10] = k->client.s6_addr[11] = 0xff;
+		memcpy(&k->client.s6_addr[12], &sin->sin_addr, 4);
+		k->port = sin->sin_port;
+	} else {
+		k->client = sin6->sin6_addr;
+		k->port = sin6->sin6_port;
+	}
+}
+
+struct udp_session *
+udp_session_find(const struct udp_sessions *us, const struct udp_key *k,
+    uint32_t h)
+{
+	struct udp_session *s;
+
+	for (s = us->buckets[h & (us->nbuckets - 1)]; s != NULL; s = s->next)
+		if (s->hash == h && memcmp(&s->key, k, sizeof(*k)) == 0)
+			return s;
+	return NULL;
+}
+
+/* Twice the buckets, when there are more sessions than buckets. */
+void
+udp_table_grow(struct udp_sessions *us)
+{
+	struct udp_session	**b, *s, *next;
+	size_t			  n = us->nbuckets * 2, i;
+
+	if ((b = calloc(n, sizeof(*b))) == NULL)
+		return;		/* longer chains, still correct */
+	for (i = 0; i < us->nbuckets; i++)
+		for (s = us->buckets[i]; s != NULL; s = next) {
+			next = s->next;
+			s->next = b[s->hash & (n - 1)];
+			b[s->hash & (n - 1)] = s;
+		}
+	free(us->buckets);
+	us->buckets = b;
+	us->nbuckets = n;
+}
+
+void
+udp_table_remove(struct udp_sessions *us, struct udp_session *s)
+{
+	struct udp_session **pp = &us->buckets[s->hash & (us->nbuckets - 1)];
+
+	while (*pp != s)
+		pp = &(*pp)->next;
+	*pp = s->next;
+}
+
+void
+udp_table_add(struct udp_sessions *us, struct udp_session *s)
+{
+	s->next = us->buckets[s->hash & (us->nbuckets - 1)];
+	us->buckets[s->hash & (us->nbuckets - 1)] = s;
+}
+
+enum udp_room
+udp_table_room(const struct udp_sessions *us, const struct udp_rule *ur,
+    const struct rule *rule)
+{
+	if (ur->count < rule->max_sessions &&
+	    (us->budget == 0 || us->count < us->budget))
+		return UDP_ROOM;
+	/*
+	 * Full: the rule's least recently active session makes room, so a
+	 * flood on one rule evicts its own and never another rule's.
+	 */
+	return TAILQ_EMPTY(&ur->lru) ? UDP_ROOM_NONE : UDP_ROOM_EVICT;
+}
+
+void
+udp_table_full(struct udp_sessions *us, const struct udp_from *from)
+{
+	static struct log_limit	limit;
+	char			client[ADDR_STRLEN];
+
+	us->counters->dropped++;
+	stats_rule(from->rule)->dropped++;
+	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: no UDP session for %s: "
+	    "this worker holds its budget of %d session(s), all of other "
+	    "rules; its datagram is dropped", rule_log_name(from->rule),
+	    addr_format(from->client, client, sizeof(client)), us->budget);
+}

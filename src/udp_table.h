@@ -1,0 +1,40 @@
+/*
+ * udp_table.h - a worker's UDP session table (udp_table.c).
+ */
+#ifndef FERRYD_UDP_TABLE_H
+#define FERRYD_UDP_TABLE_H
+
+#include <stdint.h>
+
+struct rule;
+struct udp_from;
+struct udp_key;
+struct udp_rule;
+struct udp_session;
+struct udp_sessions;
+
+/* The key of a datagram from->client to from->local on from->rule. */
+void	udp_key_make(const struct udp_sessions *us,
+    const struct udp_from *from, struct udp_key *k);
+uint32_t udp_key_hash(const struct udp_key *k);
+/* The session of k (its hash h), or NULL. */
+struct udp_session *udp_session_find(const struct udp_sessions *us,
+    const struct udp_key *k, uint32_t h);
+/* Put s in its bucket (s->key and s->hash set), or take it out. */
+void	udp_table_add(struct udp_sessions *us, struct udp_session *s);
+void	udp_table_remove(struct udp_sessions *us, struct udp_session *s);
+/* Twice the buckets, when there are more sessions than buckets. */
+void	udp_table_grow(struct udp_sessions *us);
+
+/* Whether a new session of rule (its ur) fits, and how. */
+enum udp_room {
+	UDP_ROOM,		/* under max_sessions and the budget */
+	UDP_ROOM_EVICT,		/* once the rule's oldest session is gone */
+	UDP_ROOM_NONE		/* the budget is full of other rules' */
+};
+enum udp_room udp_table_room(const struct udp_sessions *us,
+    const struct udp_rule *ur, const struct rule *rule);
+/* No room: from's datagram is dropped, counted and said (rate-limited). */
+void	udp_table_full(struct udp_sessions *us, const struct udp_from *from);
+
+#endif
