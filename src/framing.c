@@ -4,11 +4,11 @@
  */
 #include "ferryd.h"
 
-#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
+#include "bug.h"
 #include "framing.h"
 
 /* The most datagrams one frame_out_write takes. */
@@ -84,7 +84,7 @@ frame_in_read(struct frame_in *in, int fd, int framing, char *buf,
 	ssize_t	r;
 	int	n;
 
-	assert(max > 0 && in->len <= FRAME_IN_BUFSIZE);
+	BUG_ON(max == 0 || in->len > FRAME_IN_BUFSIZE);
 	if (len > 0)
 		memcpy(buf, in->held, len);
 	in->len = 0;
@@ -125,7 +125,7 @@ frame_in_unread(struct frame_in *in, int framing, const struct iovec *iov,
 	int		 i;
 
 	/* Raw, a read is one datagram: at most that one comes back. */
-	assert(framing != FRAMING_NONE || (n <= 1 && in->len == 0));
+	BUG_ON(framing == FRAMING_NONE && (n > 1 || in->len != 0));
 	for (i = 0; i < n; i++) {
 		prefix_put(prefix, iov[i].iov_len);
 		if ((framing == FRAMING_LENGTH16 &&

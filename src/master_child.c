@@ -177,6 +177,7 @@ master_spawn(struct master *m, int slot)
 	pid_t                pid, master = getpid();
 	int                  chan[2];
 
+	BUG_ON(slot < 0 || slot >= m->nslots);
 	c = calloc(1, sizeof(*c));
 	if (c == NULL || ipc_pair(chan) == -1) {
 		log_err("cannot start worker %d: %s", slot, strerror(errno));

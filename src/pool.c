@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "bug.h"
 #include "log.h"
 #include "pool.h"
 
@@ -124,6 +125,7 @@ pool_get(struct pool *pool, size_t size)
 		return b;
 	}
 	b = c->free;
+	BUG_ON(c->nfree == 0);
 	c->free = b->next;
 	c->nfree--;
 	return b;
@@ -265,6 +267,8 @@ pool_get_pipe(struct pool *pool, int fds[2], size_t size)
 void
 pool_drop_pipe(struct pool *pool, const int fds[2])
 {
+	/* A pipe given back twice, or never taken: the counts would lie. */
+	BUG_ON(pool->nheld == 0);
 	close(fds[0]);
 	close(fds[1]);
 	if (pool->budget > 0)

@@ -23,11 +23,11 @@
  */
 #include "ferryd.h"
 
-#include <assert.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "bug.h"
 #include "event.h"
 #include "log.h"
 #include "pool.h"
@@ -50,9 +50,9 @@ pending(const struct tcp_dir *d)
 static void
 dir_check(const struct tcp_dir *d)
 {
-	assert(d->off <= d->len);
-	assert(!pending(d) || ((d->buf != NULL) != (d->pipe[0] != -1)));
-	assert(!d->shut || (d->eof && !pending(d)));
+	BUG_ON(d->off > d->len);
+	BUG_ON(pending(d) && (d->buf != NULL) == (d->pipe[0] != -1));
+	BUG_ON(d->shut && (!d->eof || pending(d)));
 	(void)d;
 }
 
@@ -104,7 +104,7 @@ tcp_relay_preamble(const struct tcp_relay_env *env, struct tcp_relay *r,
 {
 	struct tcp_dir *d = &r->dir[TCP_CLIENT];
 
-	assert(!pending(d) && d->bytes == 0);
+	BUG_ON(pending(d) || d->bytes != 0);
 	if (len > r->bufsize) {
 		errno = EMSGSIZE;
 		return -1;
@@ -189,7 +189,7 @@ dir_write(const struct tcp_relay_env *env, struct tcp_relay *r, int s)
 	struct tcp_dir *d = &r->dir[s];
 	int             to = r->fd[TCP_OTHER(s)];
 
-	assert(!(TCP_OTHER(s) == TCP_BACKEND && r->connecting));
+	BUG_ON(TCP_OTHER(s) == TCP_BACKEND && r->connecting);
 	if (d->pipe[0] != -1)
 		return env->xprt->snd_pipe(d->pipe[0], to, d->len - d->off,
 		    d->eof);
@@ -355,7 +355,7 @@ tcp_relay_run(const struct tcp_relay_env *env, struct tcp_relay *r)
 	bool      moved;
 	enum step step;
 
-	assert(r->fd[TCP_CLIENT] != -1 && r->failed_side == -1);
+	BUG_ON(r->fd[TCP_CLIENT] == -1 || r->failed_side != -1);
 	for (round = 0; round < RUN_ROUNDS; round++) {
 		moved = false;
 		for (s = TCP_CLIENT; s <= TCP_BACKEND; s++) {
@@ -403,7 +403,7 @@ tcp_relay_note(struct tcp_relay *r, int s, int events)
 void
 tcp_relay_attach_backend(struct tcp_relay *r, int fd)
 {
-	assert(r->fd[TCP_BACKEND] == -1);
+	BUG_ON(r->fd[TCP_BACKEND] != -1);
 	r->fd[TCP_BACKEND] = fd;
 	r->connecting = true;
 	r->ready[TCP_BACKEND] = 0;
@@ -413,7 +413,7 @@ tcp_relay_attach_backend(struct tcp_relay *r, int fd)
 void
 tcp_relay_detach_backend(struct tcp_relay *r)
 {
-	assert(r->connecting && r->dir[TCP_BACKEND].bytes == 0);
+	BUG_ON(!r->connecting || r->dir[TCP_BACKEND].bytes != 0);
 	r->fd[TCP_BACKEND] = -1;
 	r->ready[TCP_BACKEND] = 0;
 	r->fin[TCP_BACKEND] = r->except[TCP_BACKEND] = false;
@@ -422,7 +422,7 @@ tcp_relay_detach_backend(struct tcp_relay *r)
 void
 tcp_relay_connected(struct tcp_relay *r, int64_t now)
 {
-	assert(r->fd[TCP_BACKEND] != -1);
+	BUG_ON(r->fd[TCP_BACKEND] == -1);
 	r->connecting = false;
 	r->last_active = now;
 }

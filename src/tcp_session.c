@@ -5,7 +5,6 @@
  */
 #include "ferryd.h"
 
-#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 
 #include "accesslog.h"
 #include "addr.h"
+#include "bug.h"
 #include "client_limit.h"
 #include "event.h"
 #include "log.h"
@@ -91,7 +91,7 @@ static void
 session_end(struct tcp_session *ss, int reset_side, const char *result,
     const char *why, int err)
 {
-	assert(ss->state != TCP_CLOSING);
+	BUG_ON(ss->state == TCP_CLOSING);
 	ss->state = TCP_CLOSING;
 	ss->reset_side = (int8_t)reset_side;
 	ss->result = result;
@@ -193,7 +193,7 @@ session_free(struct tcp_session *ss)
 	char                 client[ADDR_STRLEN], why[128];
 	int64_t              ms = event_now(ts->env.loop) - ss->started;
 
-	assert(ss->state == TCP_CLOSING);
+	BUG_ON(ss->state != TCP_CLOSING);
 	if (ss->err == 0)
 		snprintf(why, sizeof(why), "%s", ss->why);
 	else
@@ -356,7 +356,7 @@ session_io(struct event_loop *loop, int fd, int events, void *data)
 	int                 side, err;
 
 	(void)loop;
-	assert(ss->state != TCP_CLOSING);
+	BUG_ON(ss->state == TCP_CLOSING);
 	side = fd == ss->relay.fd[TCP_CLIENT] ? TCP_CLIENT : TCP_BACKEND;
 	if ((err = tcp_relay_note(&ss->relay, side, events)) != 0)
 		session_abort(ss, side, err);

@@ -16,7 +16,6 @@
  */
 #include "ferryd.h"
 
-#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +26,7 @@
 #include "acl.h"
 #include "addr.h"
 #include "balance.h"
+#include "bug.h"
 #include "conf.h"
 #include "event.h"
 #include "log.h"
@@ -42,7 +42,6 @@
 #include "udp_table.h"
 #include "udp_types.h"
 
-#ifndef NDEBUG
 /* The steps a session's life may take: from each state, the next ones. */
 static const unsigned state_next[] = {
 	[UDP_OPENING] = 1u << UDP_CONNECTING | 1u << UDP_ACTIVE |
@@ -53,7 +52,6 @@ static const unsigned state_next[] = {
 	[UDP_DETACHED_CONNECTING] = 1u << UDP_DETACHED |
 	    1u << UDP_DETACHED_CONNECTING
 };
-#endif
 
 static void session_on_backend(struct event_loop *, int, int, void *);
 static void stream_next(struct udp_session *, int);
@@ -62,8 +60,8 @@ static void stream_next(struct udp_session *, int);
 void
 udp_session_enter(struct udp_session *s, enum udp_state to)
 {
-	assert(s->state < sizeof(state_next) / sizeof(state_next[0]) &&
-	    (state_next[s->state] & 1u << to) != 0);
+	BUG_ON(s->state >= sizeof(state_next) / sizeof(state_next[0]) ||
+	    (state_next[s->state] & 1u << to) == 0);
 	s->state = (uint8_t)to;
 }
 
@@ -74,7 +72,7 @@ udp_session_free(struct udp_session *s)
 	struct udp_sessions	*us = s->owner;
 	struct udp_rule		*ur = &us->rules[s->key.rule];
 
-	assert(s->state != UDP_OPENING);
+	BUG_ON(s->state == UDP_OPENING);
 	event_close(us->loop, s->fd);
 	close(s->fd);
 	event_timer_cancel(us->loop, &s->timer);
@@ -247,7 +245,7 @@ udp_session_insert(struct udp_sessions *us, struct udp_session *s,
 {
 	struct udp_rule *ur = &us->rules[k->rule];
 
-	assert(s->state != UDP_OPENING);
+	BUG_ON(s->state == UDP_OPENING);
 	s->owner = us;
 	/* Held here: udp_backend_release() lets go of it. */
 	if (s->stream == NULL && !s->stranger)
