@@ -572,6 +572,22 @@ conf_same_backends(const struct conf *a, const struct conf *b)
 	return true;
 }
 
+bool
+conf_same_shape(const struct conf *a, const struct conf *b)
+{
+	size_t i;
+
+	if (a->nrules != b->nrules || a->nbackends != b->nbackends)
+		return false;
+	for (i = 0; i < a->nrules; i++)
+		if (a->rules[i].upstream.nbackends !=
+		    b->rules[i].upstream.nbackends ||
+		    !addr_equal(&a->rules[i].listen_addr,
+		    &b->rules[i].listen_addr))
+			return false;
+	return true;
+}
+
 /* Whether the file at path reads as a rinetd.conf. */
 static bool
 is_rinetd_file(const char *path)

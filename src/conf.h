@@ -139,6 +139,11 @@ void conf_move_text(struct conf *to, struct conf *from);
 
 /* Whether a and b have the same rules forwarding to the same addresses. */
 bool conf_same_backends(const struct conf *a, const struct conf *b);
+/*
+ * Whether a and b have the same rules with as many backends each (and so
+ * the same backend ids), whatever their addresses.
+ */
+bool conf_same_shape(const struct conf *a, const struct conf *b);
 
 /*
  * A config's rules by protocol and listen address, to find in it the

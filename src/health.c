@@ -94,6 +94,22 @@ health_table_new(const struct conf *cfg, const struct conf *old)
 }
 
 void
+health_moved(const struct rule *r, const struct backend *b)
+{
+	struct health_cell *c = health_cell(b->id);
+
+	if (c == NULL)
+		return;
+	c->down_until = 0;
+	c->window = 0;
+	c->fails = 0;
+	c->streak = 0;
+	/* Checked: down until rise checks of the new address pass. */
+	c->check_down = r->health_check.enabled;
+	health_changed(c);
+}
+
+void
 health_changed(struct health_cell *cell)
 {
 	cell->changed = (int64_t)time(NULL);

@@ -52,6 +52,12 @@ enum health_state {
  */
 int	health_table_new(const struct conf *cfg, const struct conf *old);
 
+/*
+ * Master: b of rule r resolves to another address now: its health starts
+ * over as a new backend's (down until checked, where r is checked).
+ */
+void	health_moved(const struct rule *r, const struct backend *b);
+
 /* The cell of backend id, or NULL without a table. */
 struct health_cell *health_cell(unsigned id);
 

@@ -10,7 +10,10 @@
 #define FERRYD_IPC_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
+
+#include "addr.h"
 
 enum ipc_type {
 	IPC_READY = 1,		/* worker -> master: accepting */
@@ -39,7 +42,18 @@ enum ipc_type {
 	 */
 	IPC_UDP_PASS,		/* master -> old worker */
 	IPC_UDP_PASSING,	/* old worker -> master */
-	IPC_UDP_DATAGRAM	/* old worker -> master -> new worker */
+	IPC_UDP_DATAGRAM,	/* old worker -> master -> new worker */
+	/*
+	 * Backend names looked up again, some resolve to other addresses:
+	 * the moved backends (struct ipc_backend_move each), master_resolve.c.
+	 */
+	IPC_BACKENDS		/* master -> worker */
+};
+
+/* A backend (its id among the configuration's) and its new address. */
+struct ipc_backend_move {
+	uint32_t		id;
+	struct sockaddr_any	addr;
 };
 
 /* Descriptors one message may carry. */

@@ -28,6 +28,7 @@
 #include "master.h"
 #include "master_child.h"
 #include "master_reload.h"
+#include "master_resolve.h"
 #include "master_state.h"
 #include "outcome.h"
 #include "pidfile.h"
@@ -329,6 +330,7 @@ master_loop(struct master *m)
 			return 1;
 		}
 		master_advance(m);
+		master_resolve_follow(m);
 		master_show_title(m);
 	}
 	master_log_totals();
@@ -349,6 +351,7 @@ master_loop_setup(struct master *m, char *err, size_t errlen)
 		goto fail;
 	master_slots_set(m, slots, m->cfg->workers);
 	master_reload_init(m);
+	master_resolve_init(m);
 	event_timer_init(&m->tick, master_on_tick, m);
 	if (master_signals_setup() == -1 ||
 	    event_set(m->loop, sig_fd(), EV_READ, master_on_signal, m) == -1 ||

@@ -38,16 +38,11 @@
 #include "udp_handover.h"
 
 #define RELOAD_STUCK_MS   10000	/* a generation not ready by then... */
-#define RELOAD_RETRY_MS   1000	/* a resolve or stuck check put off */
+#define RELOAD_RETRY_MS   1000	/* a stuck check put off */
 #define DRAIN_GRACE_MS    2000	/* past shutdown_timeout: SIGTERM */
 #define HANDOVER_PASS_MS  2000	/* a new worker's channel full that long */
 #define DATAGRAM_PASS_MS  200	/* ... for a passed datagram */
 #define PASS_ACK_MS       10000	/* old workers' IPC_UDP_PASSING, at most */
-/*
- * A configuration's names, looked up in a child: glibc tries a silent
- * name server for 10 s per name, so this leaves room for a few.
- */
-#define RESOLVE_MAX_MS    60000
 
 static void master_reload(struct master *);
 
@@ -378,24 +373,13 @@ master_map_tables(struct master *m, const struct conf *cfg)
 		    "not apply", strerror(errno));
 }
 
-/* Names resolved again resolve_interval from now, if it is set. */
-static void
-master_resolve_later(struct master *m, int ms)
-{
-	if (m->cfg->resolve_interval <= 0)
-		event_timer_cancel(m->loop, &m->resolve);
-	else if (event_timer_arm(m->loop, &m->resolve, clock_ms() + ms) == -1)
-		log_err("cannot schedule the next resolution of names: out "
-		    "of memory");
-}
-
 /*
  * Start a new generation of workers for cfg (ours from now on), if its
  * sockets can be bound.  The old generation keeps serving until
  * master_advance() sees the new one ready.  On any error the running
  * configuration stays exactly as it is.
  */
-static void
+void
 master_apply(struct master *m, struct conf *cfg)
 {
 	struct listen_set *ls;
@@ -450,7 +434,6 @@ master_apply(struct master *m, struct conf *cfg)
 	    "generation %u", cfg->nrules, cfg->workers, m->gen);
 	(void)event_timer_arm(m->loop, &m->gen_late, m->gen_started +
 	    RELOAD_STUCK_MS);
-	master_resolve_later(m, cfg->resolve_interval);
 	return;
 fail:
 	conf_free(cfg);
@@ -508,65 +491,6 @@ master_reload(struct master *m)
 		master_tell(m, false, "%s", err);
 }
 
-static int
-master_reresolve_work(void *arg, char *err, size_t errlen)
-{
-	const struct master	*m = arg;
-	struct conf		*cfg = conf_reresolve(m->cfg, err, errlen);
-
-	conf_free(cfg);
-	return cfg != NULL ? 0 : -1;
-}
-
-/*
- * The running configuration's names looked up again: applied as a
- * reload when an address changed.
- */
-static void
-master_reresolve_done(const char *lookup_err, void *arg)
-{
-	static struct log_limit	 limit;
-	struct master		*m = arg;
-	struct conf		*cfg = NULL;
-	char			 err[CONF_ERR_MAX];
-
-	if (m->stopping)
-		return;
-	if (lookup_err != NULL)
-		snprintf(err, sizeof(err), "%s", lookup_err);
-	else
-		cfg = conf_reresolve(m->cfg, err, sizeof(err));
-	if (cfg == NULL) {
-		log_limited_at(&limit, LOG_LEVEL_WARNING, "cannot resolve "
-		    "backend names again: %s; keeping the addresses we have",
-		    err);
-		return;
-	}
-	if (conf_same_backends(cfg, m->cfg)) {
-		conf_free(cfg);
-		return;
-	}
-	log_notice("backend names resolve to new addresses; applying them");
-	master_apply(m, cfg);
-}
-
-/*
- * resolve_interval: the running configuration's own text (not the file,
- * which may hold edits not meant for now) loaded again, every name
- * looked up anew by the resolver.
- */
-static void
-master_reresolve(struct master *m)
-{
-	static struct log_limit	 limit;
-	char			 err[CONF_ERR_MAX];
-
-	if (resolver_start(&m->resolver, master_reresolve_work,
-	    master_reresolve_done, m, RESOLVE_MAX_MS, err, sizeof(err)) == -1)
-		log_limited_at(&limit, LOG_LEVEL_WARNING, "cannot resolve "
-		    "backend names again: %s", err);
-}
-
 /* Every slot has a worker of the current generation that is accepting. */
 static bool
 master_generation_ready(const struct master *m)
@@ -592,22 +516,11 @@ master_old_accepting(const struct master *m)
 	return false;
 }
 
-/* Names resolved again, unless a reload is on its way: then after it. */
-static void
-master_on_resolve(struct event_timer *t, void *data)
+bool
+master_reload_busy(const struct master *m)
 {
-	struct master *m = data;
-
-	(void)t;
-	if (m->stopping)
-		return;
-	if (m->reload_pending || resolver_busy(&m->resolver) ||
-	    !master_generation_ready(m) || master_old_accepting(m)) {
-		master_resolve_later(m, RELOAD_RETRY_MS);
-		return;
-	}
-	master_resolve_later(m, m->cfg->resolve_interval);
-	master_reresolve(m);
+	return m->reload_pending || resolver_busy(&m->resolver) ||
+	    !master_generation_ready(m) || master_old_accepting(m);
 }
 
 /*
@@ -641,9 +554,7 @@ master_reload_init(struct master *m)
 	resolver_init(&m->resolver, m->loop);
 	event_timer_init(&m->reload_stuck, master_on_reload_stuck, m);
 	event_timer_init(&m->steer_end, master_on_steer_end, m);
-	event_timer_init(&m->resolve, master_on_resolve, m);
 	event_timer_init(&m->gen_late, master_on_gen_late, m);
-	master_resolve_later(m, m->cfg->resolve_interval);
 }
 
 void

@@ -6,6 +6,7 @@
 #ifndef FERRYD_MASTER_RELOAD_H
 #define FERRYD_MASTER_RELOAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "event.h"
@@ -16,6 +17,19 @@ struct master;
 
 /* Ready the reload machinery's timers; once, before the first spawn. */
 void	master_reload_init(struct master *m);
+/*
+ * Start a new generation of workers for cfg (ours from now on), if its
+ * sockets can be bound; on any error the running configuration stays
+ * exactly as it is, and master_tell says why.
+ */
+void	master_apply(struct master *m, struct conf *cfg);
+/*
+ * Whether a reload is queued or under way (lookups, a generation not
+ * ready, old workers still accepting): work that changes the running
+ * configuration waits.
+ */
+bool	master_reload_busy(const struct master *m);
+
 /* SIGHUP: a reload runs when the one under way is done. */
 void	master_reload_queue(struct master *m);
 /*

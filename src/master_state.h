@@ -16,6 +16,12 @@
 #include "event.h"
 #include "resolver.h"
 
+/*
+ * A configuration's names, looked up in a child: glibc tries a silent
+ * name server for 10 s per name, so this leaves room for a few.
+ */
+#define RESOLVE_MAX_MS    60000
+
 enum child_state {
 	CHILD_STARTING,		/* forked, has not said IPC_READY yet */
 	CHILD_READY,		/* accepting */

@@ -228,6 +228,27 @@ worker_orphaned(struct worker *w, const char *how)
 	worker_drain(w);
 }
 
+/*
+ * The master looked the backends' names up again: each moved backend
+ * takes its new address here too, for the connections and sessions
+ * made from now on (those open keep theirs).
+ */
+static void
+worker_move_backends(struct worker *w, const struct ipc_msg *msg)
+{
+	const struct ipc_backend_move	*mv = (const void *)msg->data;
+	size_t				 n = msg->len / sizeof(*mv), i, j, k;
+	struct backend			*b;
+
+	for (i = 0; i < w->cfg->nrules; i++)
+		for (j = 0; j < w->cfg->rules[i].upstream.nbackends; j++) {
+			b = &w->cfg->rules[i].upstream.backends[j];
+			for (k = 0; k < n; k++)
+				if (mv[k].id == b->id)
+					b->addr = mv[k].addr;
+		}
+}
+
 static void
 worker_on_channel(struct event_loop *loop, int fd, int events, void *data)
 {
@@ -263,6 +284,9 @@ worker_on_channel(struct event_loop *loop, int fd, int events, void *data)
 			break;
 		case IPC_UDP_DATAGRAM:
 			udp_sessions_take(w->udp, msg.data, msg.len);
+			break;
+		case IPC_BACKENDS:
+			worker_move_backends(w, &msg);
 			break;
 		case IPC_UDP_GO:
 			/* Every session is here: the datagrams kept first. */
