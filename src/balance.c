@@ -89,12 +89,13 @@ gather(const struct upstream *u, bool backup, bool any_health,
 	for (i = 0; i < u->nbackends; i++) {
 		b = &u->backends[i];
 		if (b->backup != backup || (tried & BALANCE_TRIED(i)) ||
+		    health_admin(b) != HEALTH_READY ||
 		    (b->max_connections > 0 &&
 		    balance_active(b) >= b->max_connections) ||
 		    (!any_health && health_state(b, now) == HEALTH_DOWN))
 			continue;
 		c->idx[c->n++] = (uint16_t)i;
-		c->total += b->weight;
+		c->total += health_weight(b);
 	}
 }
 
@@ -107,7 +108,7 @@ pick_round_robin(const struct upstream *u, const struct candidates *c)
 
 	for (i = 0; i < c->n; i++) {
 		w = &u->backends[c->idx[i]].load->current;
-		*w += u->backends[c->idx[i]].weight;
+		*w += health_weight(&u->backends[c->idx[i]]);
 		if (bw == NULL || *w > *bw) {
 			bw = w;
 			best = i;
@@ -121,8 +122,8 @@ pick_round_robin(const struct upstream *u, const struct candidates *c)
 static bool
 less_loaded(const struct backend *a, const struct backend *b)
 {
-	return (int64_t)balance_active(a) * b->weight <
-	    (int64_t)balance_active(b) * a->weight;
+	return (int64_t)balance_active(a) * health_weight(b) <
+	    (int64_t)balance_active(b) * health_weight(a);
 }
 
 static size_t
@@ -149,7 +150,7 @@ weighted_random(const struct upstream *u, const struct candidates *c)
 	size_t	i;
 
 	for (i = 0; i + 1 < c->n; i++)
-		if ((r -= u->backends[c->idx[i]].weight) < 0)
+		if ((r -= health_weight(&u->backends[c->idx[i]])) < 0)
 			break;
 	return i;
 }

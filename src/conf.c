@@ -39,7 +39,8 @@ static conf_key_parser parse_path, parse_chroot, parse_pidfile, parse_workers;
 static conf_key_parser parse_user;
 static conf_key_parser parse_stats_listen, parse_access_log_fields;
 static conf_key_parser parse_group, parse_log_level, parse_backend;
-static conf_key_parser parse_access_log_format;
+static conf_key_parser parse_access_log_format, parse_mode;
+static conf_key_parser parse_control_group;
 
 static const struct conf_key global_keys[] = {
 	{ "workers", parse_workers, 1, MAX_WORKERS,
@@ -85,6 +86,12 @@ static const struct conf_key global_keys[] = {
 	{ "chroot", parse_chroot, 0, 0, offsetof(struct conf, chroot_dir) },
 	{ "allow", conf_parse_allow, 0, 0, offsetof(struct conf, acl) },
 	{ "deny", conf_parse_deny, 0, 0, offsetof(struct conf, acl) },
+	{ "control_socket", parse_path, 0, 0,
+	    offsetof(struct conf, control_socket) },
+	{ "control_mode", parse_mode, 0, 0,
+	    offsetof(struct conf, control_mode) },
+	{ "control_group", parse_control_group, 0, 0,
+	    offsetof(struct conf, control_group) },
 	{ "stats_listen", parse_stats_listen, 0, 0,
 	    offsetof(struct conf, stats_listen) },
 	{ "access_log", parse_path, 0, 0,
@@ -301,6 +308,43 @@ parse_group(struct conf_loader *ld, const struct conf_key *k,
 }
 
 static int
+parse_control_group(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, void *base)
+{
+	struct conf	*cfg = base;
+	struct group	*gr;
+
+	if (conf_parse_string(ld, k, s, base) == -1)
+		return -1;
+	if ((gr = getgrnam(cfg->control_group)) == NULL)
+		return conf_fail(ld, s, "unknown group \"%s\"",
+		    cfg->control_group);
+	cfg->control_gid = gr->gr_gid;
+	return 0;
+}
+
+/* A file mode, written in octal as a string: "0660". */
+static int
+parse_mode(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, void *base)
+{
+	const char	*v = "";
+	char		*end;
+	long		 mode;
+
+	if (conf_get_string(ld, k, s, &v) == -1)
+		return -1;
+	errno = 0;
+	mode = strtol(v, &end, 8);
+	if (v[0] == '\0' || *end != '\0' || errno != 0 || mode < 0 ||
+	    mode > 0777)
+		return conf_fail(ld, s, "\"%s\" must be a file mode in octal, "
+		    "\"0600\" to \"0777\" (got \"%s\")", k->name, v);
+	*(int *)conf_field(base, k) = (int)mode;
+	return 0;
+}
+
+static int
 parse_log_level(struct conf_loader *ld, const struct conf_key *k,
     const config_setting_t *s, void *base)
 {
@@ -370,6 +414,9 @@ conf_inherit(struct conf *cfg)
 {
 	if (cfg->workers == 0)
 		cfg->workers = workers_auto();
+	/* Root's alone, unless a group is named to share it with. */
+	if (cfg->control_mode == -1)
+		cfg->control_mode = cfg->control_group != NULL ? 0660 : 0600;
 	conf_rules_inherit(cfg);
 }
 
@@ -393,6 +440,7 @@ conf_new(const char *path)
 	cfg->idle_timeout = DEFAULT_IDLE_TIMEOUT;
 	cfg->session_timeout = DEFAULT_SESSION_TIMEOUT;
 	cfg->max_sessions = DEFAULT_MAX_SESSIONS;
+	cfg->control_mode = -1;
 	cfg->shutdown_timeout = DEFAULT_SHUTDOWN_TIMEOUT;
 	cfg->watchdog_timeout = DEFAULT_WATCHDOG_TIMEOUT;
 	cfg->backlog = DEFAULT_BACKLOG;
@@ -761,6 +809,8 @@ conf_free(struct conf *cfg)
 	free(cfg->rules);
 	acl_free(&cfg->acl);
 	free(cfg->access_log);
+	free(cfg->control_socket);
+	free(cfg->control_group);
 	free(cfg->stats_listen);
 	free(cfg->path);
 	free(cfg->user);

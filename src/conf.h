@@ -87,6 +87,10 @@ struct conf {
 	int            access_log_fields[ACCESS_FIELDS]; /* enum ...field */
 	int            naccess_log_fields; /* ... written in the file */
 	struct acl     acl;              /* global allow and deny */
+	char          *control_socket;   /* its path; NULL = none */
+	int            control_mode;     /* its file mode */
+	char          *control_group;    /* its file's group; NULL = root's */
+	gid_t          control_gid;      /* ... resolved */
 	char          *stats_listen;     /* as written; NULL = no endpoint */
 	struct sockaddr_any stats_addr;  /* its address, unless a path */
 	const char    *stats_path;       /* "unix:PATH": PATH, in it */

@@ -106,6 +106,70 @@ control_reload(const char *pidfile, char *what, size_t whatlen, char *err,
 	return -1;
 }
 
+/* A socket connected to the control socket at path; -1 with err. */
+static int
+control_connect(const char *path, char *err, size_t errlen)
+{
+	struct sockaddr_un	sun;
+	int			fd;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		snprintf(err, errlen, "control socket path too long: %s", path);
+		return -1;
+	}
+	memcpy(sun.sun_path, path, strlen(path));
+	if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) == -1 ||
+	    connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		snprintf(err, errlen, "cannot connect to the control socket "
+		    "%s: %s", path, strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int
+control_command(const char *path, const char *command, FILE *out,
+    char *err, size_t errlen)
+{
+	struct timeval	 tv = { CONTROL_COMMAND_WAIT_S, 0 };
+	char		 line[4096];
+	FILE		*in;
+	int		 fd, rc = -1;
+
+	if ((fd = control_connect(path, err, errlen)) == -1)
+		return -1;
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (dprintf(fd, "%s\n", command) < 0 || (in = fdopen(fd, "r")) ==
+	    NULL) {
+		snprintf(err, errlen, "cannot send to %s: %s", path,
+		    strerror(errno));
+		close(fd);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), in) != NULL) {
+		if (strcmp(line, "ok\n") == 0) {
+			rc = 0;
+			break;
+		}
+		if (strncmp(line, "error:", 6) == 0) {
+			fputs(line, stderr);
+			rc = 1;
+			break;
+		}
+		fputs(line, out);
+	}
+	if (rc == -1)
+		snprintf(err, errlen, "%s closed or said nothing more within "
+		    "%d s before its answer's end", path,
+		    CONTROL_COMMAND_WAIT_S);
+	fclose(in);
+	return rc;
+}
+
 /* How long "ferryd -s status" waits for the daemon, each way. */
 #define STATUS_TIMEOUT_S	5
 

@@ -36,6 +36,17 @@ int control_reload(const char *pidfile, char *what, size_t whatlen,
     char *err, size_t errlen);
 
 /*
+ * "ferryd -x COMMAND": send one command line to the control socket at
+ * path and print its answer to out, without the closing "ok".  0 when
+ * it ends in "ok", 1 when in "error: ..." (printed to stderr); -1 with
+ * err set when the socket cannot be reached or does not answer within
+ * CONTROL_COMMAND_WAIT_S.
+ */
+#define CONTROL_COMMAND_WAIT_S	130	/* a reload's lookups take 60 s */
+int control_command(const char *path, const char *command, FILE *out,
+    char *err, size_t errlen);
+
+/*
  * "ferryd -s status": fetch the running daemon's status table from
  * cfg's stats_listen (GET /status.txt) and write it to out.  Returns 0,
  * or -1 with err set ("no stats_listen in FILE", "cannot connect ...").

@@ -123,6 +123,23 @@ health_cell(unsigned id)
 }
 
 int
+health_admin(const struct backend *b)
+{
+	const struct health_cell *c = health_cell(b->id);
+
+	return c != NULL ? c->admin : HEALTH_READY;
+}
+
+int
+health_weight(const struct backend *b)
+{
+	const struct health_cell	*c = health_cell(b->id);
+	int				 w;
+
+	return c != NULL && (w = c->weight) > 0 ? w : b->weight;
+}
+
+int
 health_state(const struct backend *b, int64_t now)
 {
 	const struct health_cell	*c = health_cell(b->id);

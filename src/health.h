@@ -28,11 +28,26 @@ struct health_cell {
 	volatile int64_t	window;		/* failures counted since */
 	volatile uint32_t	fails;		/* ... this many */
 	volatile uint8_t	check_down;	/* active: the checker's word */
-	volatile uint8_t	pad;
+	volatile uint8_t	admin;		/* enum health_admin: operator's */
 	volatile uint16_t	streak;		/* checker: same results in a row */
 	volatile int64_t	changed;	/* wall clock s of the last change */
 	volatile uint64_t	changes;	/* up to down and back, counted */
+	volatile uint16_t	weight;		/* operator's; 0: configured */
 } __attribute__((aligned(64)));
+
+/*
+ * What the operator said of a backend (the control socket): it lives in
+ * its cell, so that it outlasts reloads as health does.
+ */
+enum health_admin {
+	HEALTH_READY = 0,	/* takes new connections when up */
+	HEALTH_DRAIN,		/* no new ones; open ones finish */
+	HEALTH_DISABLED		/* no new ones, not even as a last resort */
+};
+
+/* b's admin state (enum health_admin), and the weight it has now. */
+int	health_admin(const struct backend *b);
+int	health_weight(const struct backend *b);
 
 /* cell's state changed (to up or down) now. */
 void	health_changed(struct health_cell *cell);

@@ -41,6 +41,7 @@ usage(FILE *out)
 	    "usage: ferryd [-ftV] [-c file] [-l level] [-p pidfile] [--rinetd]\n"
 	    "       ferryd -s reload|stop|quit|reopen [-c file] [-p pidfile]\n"
 	    "       ferryd -s status [-c file]\n"
+	    "       ferryd -x command [-c file] [-S socket]\n"
 	    "       ferryd --convert rinetd.conf\n"
 	    "\n"
 	    "Forward TCP connections as the rules of the configuration say.\n"
@@ -60,6 +61,10 @@ usage(FILE *out)
 	    "                        (gracefully) or reopen its logs; status:\n"
 	    "                        print what it is doing, asked through\n"
 	    "                        the configuration's stats_listen\n"
+	    "  -x, --control CMD     send CMD to the configuration's\n"
+	    "                        control_socket and print the answer\n"
+	    "                        (\"help\" lists the commands)\n"
+	    "  -S, --control-socket PATH  ... at PATH (the file is not read)\n"
 	    "  -h, --help            show this help and exit\n"
 	    "  -V, --version         show the version and exit\n"
 	    "\n"
@@ -179,6 +184,38 @@ signal_master(const struct options *opt, int signo)
 	return rc;
 }
 
+/*
+ * -x: one command to the control socket at path, or the one the
+ * configuration names (read offline: only control_socket is read).
+ */
+static int
+send_command(const struct options *opt, const char *command,
+    const char *path)
+{
+	struct conf	*cfg = NULL;
+	char		 err[CONF_ERR_MAX];
+	int		 rc = -1;
+
+	if (path == NULL) {
+		lookup_offline();
+		cfg = conf_load_syntax(opt->config_path, opt->config_syntax,
+		    err, sizeof(err));
+		lookup_live();
+		if (cfg == NULL)
+			fprintf(stderr, "ferryd: %s (name the socket with "
+			    "-S)\n", err);
+		else if ((path = cfg->control_socket) == NULL)
+			fprintf(stderr, "ferryd: %s sets no control_socket\n",
+			    opt->config_path);
+	}
+	if (path != NULL &&
+	    (rc = control_command(path, command, stdout, err,
+	    sizeof(err))) == -1)
+		fprintf(stderr, "ferryd: %s\n", err);
+	conf_free(cfg);
+	return rc == 0 ? 0 : 1;
+}
+
 /* --convert: print the ferryd.conf equivalent of a rinetd.conf. */
 static int
 convert(const char *path)
@@ -263,6 +300,8 @@ main(int argc, char *argv[])
 		{ "log-level",  required_argument, NULL, 'l' },
 		{ "pidfile",    required_argument, NULL, 'p' },
 		{ "signal",     required_argument, NULL, 's' },
+		{ "control",    required_argument, NULL, 'x' },
+		{ "control-socket", required_argument, NULL, 'S' },
 		{ "help",       no_argument,       NULL, 'h' },
 		{ "version",    no_argument,       NULL, 'V' },
 		{ "rinetd",     no_argument,       NULL, OPT_RINETD },
@@ -274,11 +313,11 @@ main(int argc, char *argv[])
 	struct conf  *cfg;
 	char            err[CONF_ERR_MAX], path[PATH_MAX];
 	char           *pidfile_copy = NULL;
-	const char     *convert_path = NULL;
+	const char     *convert_path = NULL, *command = NULL, *socket = NULL;
 	bool            test = false, status = false;
 	int             ch, signo = 0;
 
-	while ((ch = getopt_long(argc, argv, "c:ftl:p:s:hV", longopts, NULL))
+	while ((ch = getopt_long(argc, argv, "c:ftl:p:s:x:S:hV", longopts, NULL))
 	    != -1) {
 		switch (ch) {
 		case 'c':
@@ -315,6 +354,12 @@ main(int argc, char *argv[])
 				return 1;
 			}
 			break;
+		case 'x':
+			command = optarg;
+			break;
+		case 'S':
+			socket = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -345,6 +390,8 @@ main(int argc, char *argv[])
 		return signal_master(&opt, signo);
 	if (status)
 		return print_status(&opt);
+	if (command != NULL)
+		return send_command(&opt, command, socket);
 
 	cfg = conf_load_syntax(opt.config_path, opt.config_syntax, err,
 	    sizeof(err));

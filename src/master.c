@@ -27,6 +27,7 @@
 #include "log.h"
 #include "master.h"
 #include "master_child.h"
+#include "master_control.h"
 #include "master_reload.h"
 #include "master_resolve.h"
 #include "master_state.h"
@@ -156,6 +157,7 @@ master_stop(struct master *m, int signo)
 	m->ls = NULL;
 	master_stats_socket_forget(m->cfg, NULL);
 	resolver_cancel(&m->resolver);	/* no reload will come of it */
+	master_control_close(m);
 }
 
 /*
@@ -331,6 +333,7 @@ master_loop(struct master *m)
 		}
 		master_advance(m);
 		master_resolve_follow(m);
+		master_control_follow(m);
 		master_show_title(m);
 	}
 	master_log_totals();
@@ -413,7 +416,10 @@ master_start(struct master *m, char *err, size_t errlen)
 	m->gen = 1;
 	m->gen_started = clock_ms();
 	master_set_udp_budget(m, cfg);
-	return master_loop_setup(m, err, errlen);
+	if (master_loop_setup(m, err, errlen) == -1)
+		return -1;
+	m->control_gen = m->gen;
+	return master_control_open(m, cfg, err, errlen);
 }
 
 int
@@ -426,6 +432,9 @@ master_run(struct conf *cfg, const struct options *opt)
 	memset(&m, 0, sizeof(m));
 	m.cfg = cfg;
 	m.checker.chan = -1;
+	m.control_fd = -1;
+	m.born = clock_ms();
+	TAILQ_INIT(&m.controls);
 	m.opt = opt;
 	m.on_channel = master_on_channel;
 	TAILQ_INIT(&m.children);
@@ -439,8 +448,10 @@ master_run(struct conf *cfg, const struct options *opt)
 	if (m.outcome_file[0] != '\0')
 		(void)unlink(m.outcome_file);
 	listen_set_close(m.ls);
-	if (m.loop != NULL)
+	if (m.loop != NULL) {
+		master_control_close(&m);
 		master_slots_set(&m, NULL, 0);
+	}
 	master_reload_free(&m);
 	event_loop_free(m.loop);
 	conf_free(m.cfg);

@@ -63,14 +63,16 @@ master_tell(struct master *m, bool ok, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(o.text, sizeof(o.text), fmt, ap);
 	va_end(ap);
+	m->told_ok = ok;
+	snprintf(m->told, sizeof(m->told), "%s", o.text);
 	if (ok && m->gen > 1)	/* the first: "started ..." said it */
 		log_notice("%s", o.text);
 	else if (!ok)
 		log_err("reload failed: %s; keeping the running configuration",
 		    o.text);
+	o.seq = ++m->outcome_seq;
 	if (m->outcome_file[0] == '\0')
 		return;
-	o.seq = ++m->outcome_seq;
 	if (outcome_write(m->outcome_file, &o) == -1)
 		log_warn("cannot write %s: %s; ferryd -s reload will not "
 		    "know how the reload went", m->outcome_file,

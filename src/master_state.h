@@ -66,6 +66,7 @@ struct checker_proc {
 
 struct options;
 struct listen_set;
+struct control_client;
 
 struct master {
 	struct conf          *cfg;
@@ -103,8 +104,17 @@ struct master {
 	char                  outcome_file[4096];	/* "": none */
 	unsigned long         outcome_seq;
 	unsigned              gen_told;	/* the last generation said to serve */
+	bool                  told_ok;	/* the last reload's outcome ... */
+	char                  told[600];	/* ... and its words */
 	struct event_timer    gen_late;	/* ... not ready in time */
 	int                   status;	/* exit status */
+	int64_t               born;	/* clock_ms() at start */
+	/* The control socket (master_control.c). */
+	int                   control_fd;	/* -1: none */
+	char                 *control_path;	/* its file, removed at the end */
+	unsigned              control_gen;	/* whose settings it has */
+	TAILQ_HEAD(, control_client) controls;
+	int                   ncontrols;
 };
 
 #endif

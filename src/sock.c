@@ -227,6 +227,38 @@ fail_early:
 }
 
 int
+sock_unix_mode(const char *path, int mode, gid_t gid, char *err,
+    size_t errlen)
+{
+	if (chmod(path, (mode_t)mode) == -1 ||
+	    (gid != (gid_t)-1 && chown(path, (uid_t)-1, gid) == -1)) {
+		snprintf(err, errlen, "cannot set the mode and group of %s: %s",
+		    path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+uid_t
+sock_peer_uid(int fd)
+{
+#ifdef SO_PEERCRED
+	struct ucred	cr;
+	socklen_t	len = sizeof(cr);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0)
+		return cr.uid;
+#else
+	uid_t	uid;
+	gid_t	gid;
+
+	if (getpeereid(fd, &uid, &gid) == 0)
+		return uid;
+#endif
+	return (uid_t)-1;
+}
+
+int
 sock_probe(const struct sockaddr_any *addr, int type, bool v6only)
 {
 	int fd, v6 = v6only, rc = 0;

@@ -6,6 +6,7 @@
 #define FERRYD_SOCK_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 #include <stddef.h>
 #include <sys/socket.h>
 
@@ -51,6 +52,15 @@ int  sock_listen_unix(const char *path, int backlog, char *err,
  * SO_REUSEPORT sockets would otherwise share silently), EADDRNOTAVAIL
  * when it is not on this host, EACCES for a privileged port.
  */
+/*
+ * Give the socket file at path mode and, unless gid is (gid_t)-1, that
+ * group (the owner stays root).  0, or -1 with err.
+ */
+int  sock_unix_mode(const char *path, int mode, gid_t gid, char *err,
+    size_t errlen);
+/* The uid of the process at the other end of UNIX socket fd; -1 unknown. */
+uid_t sock_peer_uid(int fd);
+
 int  sock_probe(const struct sockaddr_any *addr, int type, bool v6only);
 /* Bind fd to the local address src (port 0) before connecting; -1 and
  * errno on failure. */

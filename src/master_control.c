@@ -1,0 +1,563 @@
+/*
+ * master_control.c - the control socket (control_socket): a UNIX stream
+ * socket the master serves on its own loop, one command per line, each
+ * answer ending in a line "ok" or "error: REASON".  The workers never
+ * read it.  What it changes of a backend (drain, disable, weight) lives
+ * in the backend's health cell, which every worker reads when it picks
+ * and which a reload carries over, as it carries health.
+ *
+ * The master must never block on a client: sockets are non-blocking,
+ * a line is at most CONTROL_LINE_MAX bytes, an answer is written as the
+ * socket takes it and at most CONTROL_OUT_MAX of it waits, clients are
+ * CONTROL_CLIENTS_MAX at once and idle at most CONTROL_IDLE_MS.
+ */
+#include "ferryd.h"
+
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "addr.h"
+#include "clock.h"
+#include "conf.h"
+#include "health.h"
+#include "log.h"
+#include "master_control.h"
+#include "master_reload.h"
+#include "master_state.h"
+#include "options.h"
+#include "rule.h"
+#include "sock.h"
+#include "stats.h"
+#include "upstream.h"
+
+#define CONTROL_LINE_MAX	1024
+#define CONTROL_OUT_MAX		(16 * 1024 * 1024)
+#define CONTROL_CLIENTS_MAX	16
+#define CONTROL_IDLE_MS		60000
+
+struct control_client {
+	TAILQ_ENTRY(control_client) link;
+	struct master	  *m;
+	int		   fd;
+	uid_t		   uid;		/* of the peer (SO_PEERCRED) */
+	char		   in[CONTROL_LINE_MAX];
+	size_t		   inlen;
+	char		  *out;
+	size_t		   outlen, outoff, outcap;
+	unsigned long	   reload_seq;	/* waits for a later outcome; 0: no */
+	bool		   closing;	/* once out is written */
+	struct event_timer idle;
+};
+
+static void client_close(struct control_client *);
+static void client_flush(struct control_client *);
+static void say(struct control_client *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Append to c's answer; past CONTROL_OUT_MAX it is cut and c closes. */
+static void
+say(struct control_client *c, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*p;
+	int	 n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || c->closing)
+		return;
+	if (c->outlen + (size_t)n + 1 > c->outcap) {
+		if (c->outlen + (size_t)n + 1 > CONTROL_OUT_MAX ||
+		    (p = realloc(c->out, c->outlen + (size_t)n + 4096)) ==
+		    NULL) {
+			c->closing = true;
+			return;
+		}
+		c->out = p;
+		c->outcap = c->outlen + (size_t)n + 4096;
+	}
+	va_start(ap, fmt);
+	vsnprintf(c->out + c->outlen, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	c->outlen += (size_t)n;
+}
+
+/* The answer's last line, "error: ...": the command failed. */
+static int __attribute__((format(printf, 2, 3)))
+say_error(struct control_client *c, const char *fmt, ...)
+{
+	char	why[512];
+	va_list	ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	say(c, "error: %s\n", why);
+	return -1;
+}
+
+/* The rules named name (a port range is a rule per port), by index. */
+static bool
+rule_named(const struct rule *r, const char *name)
+{
+	return name == NULL || strcmp(rule_log_name(r), name) == 0;
+}
+
+static const char *const admin_names[] = { "ready", "drain", "disabled" };
+
+static void
+say_backend(struct control_client *c, const struct rule *r,
+    const struct backend *b, int64_t now)
+{
+	static const char *const health_names[] = { "up", "down", "trial" };
+	struct stats_backend	 st;
+	char			 a[ADDR_STRLEN];
+
+	memset(&st, 0, sizeof(st));
+	(void)stats_read_backend(b->stat, &st);
+	say(c, "%s/%s state=%s admin=%s weight=%d%s active=%llu\n",
+	    rule_log_name(r), addr_format((const void *)&b->addr.ss, a,
+	    sizeof(a)), health_names[health_state(b, now)],
+	    admin_names[health_admin(b)], health_weight(b),
+	    b->backup ? " backup" : "", (unsigned long long)st.active);
+}
+
+static int
+cmd_show_backends(struct control_client *c, char *arg)
+{
+	const struct conf	*cfg = c->m->cfg;
+	const struct rule	*r;
+	size_t			 i, j, n = 0;
+	int64_t			 now = clock_ms();
+
+	for (i = 0; i < cfg->nrules; i++) {
+		r = &cfg->rules[i];
+		if (!rule_named(r, arg))
+			continue;
+		for (j = 0; j < r->upstream.nbackends; j++, n++)
+			say_backend(c, r, &r->upstream.backends[j], now);
+	}
+	if (n == 0 && arg != NULL)
+		return say_error(c, "no rule %s", arg);
+	return 0;
+}
+
+static int
+cmd_show_rules(struct control_client *c, char *arg)
+{
+	const struct conf	*cfg = c->m->cfg;
+	const struct rule	*r;
+	size_t			 i;
+
+	(void)arg;
+	for (i = 0; i < cfg->nrules; i++) {
+		r = &cfg->rules[i];
+		if (r->range_first != NULL)
+			continue;	/* a range is one rule */
+		say(c, "%s %s listen=%s connect=%s backends=%zu\n",
+		    rule_log_name(r), r->protocol == RULE_UDP ? "udp" : "tcp",
+		    r->listen, r->connect, r->upstream.nbackends);
+	}
+	return 0;
+}
+
+static int
+cmd_show_info(struct control_client *c, char *arg)
+{
+	const struct master	*m = c->m;
+	const struct child	*ch;
+	int			 old = 0;
+
+	(void)arg;
+	TAILQ_FOREACH(ch, &m->children, link)
+		old += ch->gen != m->gen;
+	say(c, "version %s\npid %ld\nuptime %lld s\nconfig %s\n"
+	    "generation %u\nworkers %d\nold workers %d\nlast reload %s%s\n",
+	    PACKAGE_VERSION, (long)getpid(),
+	    (long long)((clock_ms() - m->born) / 1000), m->opt->config_path,
+	    m->gen, m->cfg->workers, old, m->told_ok ? "" : "failed: ",
+	    m->told);
+	return 0;
+}
+
+/*
+ * Each backend RULE/ADDRESS names (a rule may be a port range, so
+ * several), given to fn; -1 with the error said when there is none.
+ */
+static int
+each_backend(struct control_client *c, char *arg,
+    void (*fn)(struct control_client *, const struct rule *,
+    const struct backend *, long), long value)
+{
+	const struct conf	*cfg = c->m->cfg;
+	const struct rule	*r;
+	const struct backend	*b;
+	char			*slash, a[ADDR_STRLEN];
+	size_t			 i, j, n = 0;
+
+	if (arg == NULL || (slash = strrchr(arg, '/')) == NULL)
+		return say_error(c, "name a backend as RULE/ADDRESS (see "
+		    "show backends)");
+	*slash = '\0';
+	for (i = 0; i < cfg->nrules; i++) {
+		if (!rule_named(r = &cfg->rules[i], arg))
+			continue;
+		for (j = 0; j < r->upstream.nbackends; j++) {
+			b = &r->upstream.backends[j];
+			if (strcmp(addr_format((const void *)&b->addr.ss, a,
+			    sizeof(a)), slash + 1) == 0) {
+				fn(c, r, b, value);
+				n++;
+			}
+		}
+	}
+	*slash = '/';
+	return n > 0 ? 0 : say_error(c, "no backend %s", arg);
+}
+
+static void
+set_admin(struct control_client *c, const struct rule *r,
+    const struct backend *b, long admin)
+{
+	struct health_cell	*cell = health_cell(b->id);
+	char			 a[ADDR_STRLEN];
+
+	if (cell == NULL || cell->admin == admin)
+		return;
+	cell->admin = (uint8_t)admin;
+	health_changed(cell);
+	log_notice("%s: backend %s is %s now (control, uid %d)",
+	    rule_log_name(r), addr_format((const void *)&b->addr.ss, a,
+	    sizeof(a)), admin_names[admin], (int)c->uid);
+}
+
+static void
+set_weight(struct control_client *c, const struct rule *r,
+    const struct backend *b, long weight)
+{
+	struct health_cell *cell = health_cell(b->id);
+
+	(void)r;
+	(void)c;
+	if (cell != NULL)
+		cell->weight = (uint16_t)weight;
+}
+
+static int
+cmd_enable(struct control_client *c, char *arg)
+{
+	return each_backend(c, arg, set_admin, HEALTH_READY);
+}
+
+static int
+cmd_drain(struct control_client *c, char *arg)
+{
+	return each_backend(c, arg, set_admin, HEALTH_DRAIN);
+}
+
+static int
+cmd_disable(struct control_client *c, char *arg)
+{
+	return each_backend(c, arg, set_admin, HEALTH_DISABLED);
+}
+
+/* "set weight RULE/ADDRESS N": 1 to BACKEND_WEIGHT_MAX. */
+static int
+cmd_set_weight(struct control_client *c, char *arg)
+{
+	char	*sp, *end;
+	long	 w;
+
+	if (arg == NULL || (sp = strrchr(arg, ' ')) == NULL)
+		return say_error(c, "set weight RULE/ADDRESS N");
+	*sp = '\0';
+	w = strtol(sp + 1, &end, 10);
+	if (sp[1] == '\0' || *end != '\0' || w < 1 || w > BACKEND_WEIGHT_MAX)
+		return say_error(c, "a weight is 1 to %d (to take no new "
+		    "connections: drain)", BACKEND_WEIGHT_MAX);
+	return each_backend(c, arg, set_weight, w);
+}
+
+/* "reload": the answer waits for the reload's outcome. */
+static int
+cmd_reload(struct control_client *c, char *arg)
+{
+	(void)arg;
+	c->reload_seq = c->m->outcome_seq + 1;
+	master_reload_queue(c->m);
+	return 1;	/* answered by master_control_follow() */
+}
+
+static int cmd_help(struct control_client *, char *);
+
+/* The commands; those that change something are logged as notices. */
+static const struct {
+	const char	*name;
+	int		(*fn)(struct control_client *, char *);
+	bool		 changes;
+	const char	*help;
+} commands[] = {
+	{ "help", cmd_help, false, "this list" },
+	{ "show info", cmd_show_info, false, "version, pid, generation, "
+	    "workers" },
+	{ "show rules", cmd_show_rules, false, "the rules" },
+	{ "show backends", cmd_show_backends, false, "[RULE]: each "
+	    "backend's state" },
+	{ "enable backend", cmd_enable, true, "RULE/ADDRESS: new connections "
+	    "again" },
+	{ "drain backend", cmd_drain, true, "RULE/ADDRESS: no new "
+	    "connections; open ones finish" },
+	{ "disable backend", cmd_disable, true, "RULE/ADDRESS: none, not even "
+	    "as a last resort" },
+	{ "set weight", cmd_set_weight, true, "RULE/ADDRESS N: its share, 1 "
+	    "to 256" },
+	{ "reload", cmd_reload, true, "reload the file; answers how it went" },
+};
+
+static int
+cmd_help(struct control_client *c, char *arg)
+{
+	size_t i;
+
+	(void)arg;
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		say(c, "%-16s %s\n", commands[i].name, commands[i].help);
+	return 0;
+}
+
+/* Run one line; "ok" or "error: ..." ends its answer. */
+static void
+client_run(struct control_client *c, char *line)
+{
+	size_t	i, n;
+	char	*arg;
+	int	rc = -1;
+
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		n = strlen(commands[i].name);
+		if (strncmp(line, commands[i].name, n) != 0 ||
+		    (line[n] != '\0' && line[n] != ' '))
+			continue;
+		log_msg(commands[i].changes ? LOG_LEVEL_NOTICE : LOG_LEVEL_INFO,
+		    "control: uid %d: %s", (int)c->uid, line);
+		for (arg = line + n; *arg == ' '; arg++)
+			continue;
+		rc = commands[i].fn(c, *arg != '\0' ? arg : NULL);
+		break;
+	}
+	if (i == sizeof(commands) / sizeof(commands[0])) {
+		log_info("control: uid %d: unknown: %.80s", (int)c->uid, line);
+		say_error(c, "unknown command (try help)");
+	}
+	else if (rc == 0)
+		say(c, "ok\n");
+}
+
+static void
+client_on_idle(struct event_timer *t, void *data)
+{
+	struct control_client *c = data;
+
+	(void)t;
+	if (c->reload_seq != 0)
+		(void)event_timer_arm(c->m->loop, t, clock_ms() +
+		    CONTROL_IDLE_MS);	/* a reload takes its time */
+	else
+		client_close(c);
+}
+
+static void
+client_on_event(struct event_loop *loop, int fd, int events, void *data)
+{
+	struct control_client	*c = data;
+	char			*nl;
+	ssize_t			 n;
+
+	(void)loop;
+	if (events & EV_WRITE)
+		client_flush(c);
+	if (c->fd == -1 || !(events & EV_READ) || c->reload_seq != 0)
+		return;
+	n = read(fd, c->in + c->inlen, sizeof(c->in) - c->inlen - 1);
+	if (n == 0 || (n == -1 && errno != EAGAIN && errno != EINTR)) {
+		client_close(c);
+		return;
+	}
+	if (n > 0)
+		c->inlen += (size_t)n;
+	(void)event_timer_arm(c->m->loop, &c->idle, clock_ms() +
+	    CONTROL_IDLE_MS);
+	/* One line at a time: a reload's answer comes before the next. */
+	while (c->reload_seq == 0 && !c->closing &&
+	    (nl = memchr(c->in, '\n', c->inlen)) != NULL) {
+		*nl = '\0';
+		if (nl > c->in && nl[-1] == '\r')
+			nl[-1] = '\0';
+		client_run(c, c->in);
+		c->inlen -= (size_t)(nl + 1 - c->in);
+		memmove(c->in, nl + 1, c->inlen);
+	}
+	if (c->inlen == sizeof(c->in) - 1) {
+		say_error(c, "a line is at most %d bytes", CONTROL_LINE_MAX - 2);
+		c->closing = true;
+	}
+	client_flush(c);
+}
+
+/* Write what c's answer holds; close it when it is done and closing. */
+static void
+client_flush(struct control_client *c)
+{
+	ssize_t n;
+
+	while (c->outoff < c->outlen) {
+		n = write(c->fd, c->out + c->outoff, c->outlen - c->outoff);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && errno == EAGAIN) {
+			(void)event_mask(c->m->loop, c->fd, EV_READ | EV_WRITE);
+			return;
+		}
+		if (n == -1) {
+			client_close(c);
+			return;
+		}
+		c->outoff += (size_t)n;
+	}
+	c->outoff = c->outlen = 0;
+	(void)event_mask(c->m->loop, c->fd, EV_READ);
+	if (c->closing)
+		client_close(c);
+}
+
+static void
+client_close(struct control_client *c)
+{
+	struct master *m = c->m;
+
+	event_timer_cancel(m->loop, &c->idle);
+	event_close(m->loop, c->fd);
+	close(c->fd);
+	TAILQ_REMOVE(&m->controls, c, link);
+	m->ncontrols--;
+	free(c->out);
+	free(c);
+}
+
+static void
+control_on_accept(struct event_loop *loop, int fd, int events, void *data)
+{
+	struct master		*m = data;
+	struct control_client	*c;
+	struct sockaddr_any	 peer;
+	int			 cfd;
+
+	(void)loop;
+	(void)events;
+
+	while ((cfd = sock_accept(fd, &peer)) != -1) {
+		if (m->ncontrols >= CONTROL_CLIENTS_MAX ||
+		    (c = calloc(1, sizeof(*c))) == NULL) {
+			(void)write(cfd, "error: too many control connections\n",
+			    36);
+			close(cfd);
+			continue;
+		}
+		c->m = m;
+		c->fd = cfd;
+		c->uid = sock_peer_uid(cfd);
+		event_timer_init(&c->idle, client_on_idle, c);
+		if (event_set(m->loop, cfd, EV_READ, client_on_event,
+		    c) == -1) {
+			close(cfd);
+			free(c);
+			continue;
+		}
+		(void)event_timer_arm(m->loop, &c->idle, clock_ms() +
+		    CONTROL_IDLE_MS);
+		TAILQ_INSERT_TAIL(&m->controls, c, link);
+		m->ncontrols++;
+	}
+}
+
+void
+master_control_follow(struct master *m)
+{
+	struct control_client	*c, *next;
+	char			 err[CONF_ERR_MAX];
+
+	/* A reload's configuration: its control socket, once. */
+	if (m->control_gen != m->gen && !m->stopping) {
+		m->control_gen = m->gen;
+		if (master_control_open(m, m->cfg, err, sizeof(err)) == -1)
+			log_err("%s; the control socket stays as it was", err);
+	}
+	for (c = TAILQ_FIRST(&m->controls); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, link);
+		if (c->reload_seq == 0 || m->outcome_seq < c->reload_seq)
+			continue;
+		c->reload_seq = 0;
+		say(c, m->told_ok ? "%s\nok\n" : "error: %s\n", m->told);
+		client_flush(c);
+	}
+}
+
+void
+master_control_close(struct master *m)
+{
+	while (!TAILQ_EMPTY(&m->controls))
+		client_close(TAILQ_FIRST(&m->controls));
+	if (m->control_fd != -1) {
+		event_close(m->loop, m->control_fd);
+		close(m->control_fd);
+		m->control_fd = -1;
+	}
+	if (m->control_path != NULL) {
+		(void)unlink(m->control_path);
+		free(m->control_path);
+		m->control_path = NULL;
+	}
+}
+
+int
+master_control_open(struct master *m, const struct conf *cfg, char *err,
+    size_t errlen)
+{
+	const char	*path = cfg->control_socket;
+	int		 fd;
+
+	if (path != NULL && m->control_path != NULL &&
+	    strcmp(path, m->control_path) == 0 && m->control_fd != -1) {
+		/* The same socket: its mode and group may have changed. */
+		return sock_unix_mode(path, cfg->control_mode,
+		    cfg->control_group != NULL ? cfg->control_gid :
+		    (gid_t)-1, err, errlen);
+	}
+	if (path == NULL) {
+		master_control_close(m);
+		return 0;
+	}
+	if ((fd = sock_listen_unix(path, 16, err, errlen)) == -1)
+		return -1;
+	if (sock_unix_mode(path, cfg->control_mode, cfg->control_group !=
+	    NULL ? cfg->control_gid : (gid_t)-1, err, errlen) == -1 ||
+	    event_set(m->loop, fd, EV_READ, control_on_accept, m) == -1) {
+		if (err[0] == '\0')
+			snprintf(err, errlen, "cannot watch %s: %s", path,
+			    strerror(errno));
+		close(fd);
+		(void)unlink(path);
+		return -1;
+	}
+	master_control_close(m);
+	m->control_fd = fd;
+	m->control_path = strdup(path);
+	return 0;
+}

@@ -1,0 +1,28 @@
+/*
+ * master_control.h - the control socket (control_socket): commands to
+ * the master, one a line, each answered up to "ok" or "error: ...".
+ */
+#ifndef FERRYD_MASTER_CONTROL_H
+#define FERRYD_MASTER_CONTROL_H
+
+#include <stddef.h>
+
+struct conf;
+struct master;
+
+/*
+ * Serve cfg's control_socket from now on (at start and at each reload):
+ * the same path keeps its socket (its mode and group set again), another
+ * replaces it, none closes it.  -1 with err, the old one kept.
+ */
+int	master_control_open(struct master *m, const struct conf *cfg,
+    char *err, size_t errlen);
+/* Close it and every client, and remove its file (a stop). */
+void	master_control_close(struct master *m);
+/*
+ * After every round: a reload's control settings applied, and the
+ * clients whose reload has an outcome answered.
+ */
+void	master_control_follow(struct master *m);
+
+#endif
