@@ -17,7 +17,10 @@
  * last worker is gone the master folds it into the new table's base.
  * Counters of rules and backends that stay are therefore monotonic
  * across respawns and reloads.  Readers sum the columns; a sequence
- * number tells them to read again when they met a fold half-way.
+ * number tells them to read again when they met a fold half-way.  A
+ * rule a reload removed is added, when its table folds, to a total the
+ * master keeps of its own (retired): with it, the master's last line
+ * says what the workers did in the daemon's whole life.
  */
 #ifndef FERRYD_STATS_H
 #define FERRYD_STATS_H
@@ -147,6 +150,12 @@ void	stats_worker_begin(const struct conf *cfg, int slot);
 bool	stats_read_rule(unsigned id, struct stats_rule *out);
 bool	stats_read_backend(unsigned id, struct stats_backend *out);
 bool	stats_read_worker(int slot, struct stats_worker *out);
+/*
+ * Master: every rule's counters summed, of every table still mapped
+ * and of the rules that reloads removed (retired when their table was
+ * folded): what the workers did in the daemon's whole life.
+ */
+void	stats_read_life(struct stats_rule *out);
 /*
  * Worker: a reload made a newer table, whose workers read this one's
  * counts too; this one's do not read theirs, and must leave readers to
