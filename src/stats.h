@@ -21,6 +21,9 @@
  * rule a reload removed is added, when its table folds, to a total the
  * master keeps of its own (retired): with it, the master's last line
  * says what the workers did in the daemon's whole life.
+ *
+ * These tables are the one place where an event is counted: the
+ * scoreboard keeps heartbeats, not counts.
  */
 #ifndef FERRYD_STATS_H
 #define FERRYD_STATS_H
@@ -54,6 +57,8 @@ struct stats_rule {
 	volatile uint64_t	truncated;	/* datagrams the kernel cut */
 	volatile uint64_t	dropped;	/* datagrams not sent on */
 	volatile uint64_t	proxy_errors;	/* accept_proxy: bad header */
+	volatile uint64_t	evicted;	/* UDP sessions, for max_sessions */
+	volatile uint64_t	icmp_errors;	/* backend said unreachable */
 	struct hist		connect;	/* accept to backend connected */
 	struct hist		first_byte;	/* connected to its first byte */
 	struct hist		duration;	/* accept (or session) to close */

@@ -13,7 +13,6 @@
 #include "clock.h"
 #include "health.h"
 #include "log.h"
-#include "scoreboard.h"
 #include "sock.h"
 #include "stats.h"
 #include "tcp_connect.h"
@@ -86,13 +85,12 @@ udp_backend_open(const struct rule *rule, const struct sockaddr *client,
 }
 
 void
-udp_backend_error(struct scoreboard_counters *counters,
-    const struct rule *rule, const struct backend *b, int err)
+udp_backend_error(const struct rule *rule, const struct backend *b, int err)
 {
 	static struct log_limit	limit;
 	char			backend[ADDR_STRLEN];
 
-	counters->icmp_errors++;
+	stats_rule(rule)->icmp_errors++;
 	/* Passive health: an unreachable backend is a failed one. */
 	if (b != NULL)
 		health_failed(rule, b, err, false, clock_ms());
@@ -113,8 +111,7 @@ udp_unreachable(int err)
 void
 udp_backend_session_error(struct udp_session *s, int err)
 {
-	udp_backend_error(s->owner->counters, s->rule,
-	    s->stranger ? NULL : s->backend, err);
+	udp_backend_error(s->rule, s->stranger ? NULL : s->backend, err);
 }
 
 /*

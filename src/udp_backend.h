@@ -13,7 +13,6 @@ struct backend;
 struct conf;
 struct rule;
 
-struct scoreboard_counters;
 struct udp_session;
 
 /*
@@ -35,8 +34,8 @@ int	udp_backend_open(const struct rule *rule,
  * counts it against b's health (b NULL: a backend the rule lost).
  */
 bool	udp_unreachable(int err);
-void	udp_backend_error(struct scoreboard_counters *counters,
-    const struct rule *rule, const struct backend *b, int err);
+void	udp_backend_error(const struct rule *rule, const struct backend *b,
+    int err);
 
 /*
  * s no longer holds its backend here (closed, or handed over): one
