@@ -257,18 +257,22 @@ master_signals_setup(void)
 	return 0;
 }
 
-/* The last line: what the workers did in the daemon's whole life. */
+/*
+ * The last line: what the workers did in the daemon's whole life, from
+ * the counters (stats.h), with the rules that reloads removed.
+ */
 static void
 master_log_totals(void)
 {
-	struct scoreboard_counters t;
+	struct stats_rule t;
 
-	scoreboard_sum(&t);
+	stats_read_life(&t);
 	log_notice("stopped: %llu connection(s) relayed, %llu refused, "
 	    "%llu failed to connect; %llu UDP session(s), %llu datagram(s) "
 	    "in, %llu out, %llu dropped; %llu bytes in, %llu bytes out",
-	    (unsigned long long)t.closed, (unsigned long long)t.refused,
-	    (unsigned long long)t.connect_failed,
+	    (unsigned long long)t.closed, (unsigned long long)(t.denied +
+	    t.refused_max + t.refused_per_client + t.refused_rate),
+	    (unsigned long long)t.no_backend,
 	    (unsigned long long)t.sessions,
 	    (unsigned long long)t.datagrams_in,
 	    (unsigned long long)t.datagrams_out,

@@ -6,7 +6,6 @@
 #include "ferryd.h"
 
 #include <sys/mman.h>
-#include <string.h>
 #include <time.h>
 
 #include "clock.h"
@@ -59,27 +58,4 @@ scoreboard_cell(int i)
 {
 	return cells != NULL && i >= 0 && i < SCOREBOARD_CELLS ? &cells[i] :
 	    NULL;
-}
-
-/*
- * Every member of struct scoreboard_counters is a uint64_t counter, so
- * the struct is summed as an array of them: a new counter is summed
- * without a line here.
- */
-#define NCOUNTERS (sizeof(struct scoreboard_counters) / sizeof(uint64_t))
-
-void
-scoreboard_sum(struct scoreboard_counters *sum)
-{
-	const volatile uint64_t	*c;
-	volatile uint64_t	*t = (volatile uint64_t *)sum;
-	size_t			 k;
-	int			 i;
-
-	memset(sum, 0, sizeof(*sum));
-	for (i = 0; cells != NULL && i < SCOREBOARD_CELLS; i++) {
-		c = (const volatile uint64_t *)&cells[i].count;
-		for (k = 0; k < NCOUNTERS; k++)
-			t[k] += c[k];
-	}
 }

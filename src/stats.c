@@ -65,6 +65,13 @@ struct stats_backend	 stats_sink_backend;
 /* The newest table (the master's, or the one a worker was forked with). */
 static struct stats_table *current;
 
+/*
+ * The master's: what the rules reloads removed counted, added when their
+ * table folded (no newer table reads them).  Only the master reads it,
+ * for its last line, so it lives in its own memory.
+ */
+static struct stats_rule retired;
+
 #define WORDS(type)	(sizeof(type) / sizeof(uint64_t))
 /* The largest kind, for buffers of any. */
 #define WORDS_MAX	WORDS(struct stats_rule)
@@ -170,6 +177,8 @@ ring_carry(struct stats_table *t, const struct stats_table *old)
 	t->ring_count = old->ring_count;
 }
 
+static void retire_all(const struct stats_table *t);
+
 int
 stats_table_new(const struct conf *cfg, const struct conf *old, unsigned gen)
 {
@@ -195,8 +204,10 @@ stats_table_new(const struct conf *cfg, const struct conf *old, unsigned gen)
 		/*
 		 * The tables there are are of other configurations: none
 		 * rather than wrong.  Workers count where nobody reads, and
-		 * counters start again at the next table.
+		 * counters start again at the next table; what the tables
+		 * there are counted so far stays in the whole life's total.
 		 */
+		retire_all(current);
 		current = NULL;
 		return -1;
 	}
@@ -276,6 +287,71 @@ add_own(const struct stats_table *t, enum kind kind, size_t id,
 	}
 	for (c = 0; c <= (size_t)t->slots; c++)
 		add_words(out, cols + (c * n + id) * words, words);
+}
+
+/*
+ * t's rules, those of the tables it still reads and, through their base
+ * columns, those of the tables folded into them (but not their rules
+ * that no newer table had): added to out, into a struct stats_rule.
+ */
+static void
+add_chain(const struct stats_table *t, volatile uint64_t *out)
+{
+	size_t i;
+
+	for (; t != NULL; t = t->prev_alive ? t->prev : NULL)
+		for (i = 0; i < t->nrules; i++)
+			add_own(t, RULES, i, out);
+}
+
+/* Everything t and the tables it reads hold, to the retired total. */
+static void
+retire_all(const struct stats_table *t)
+{
+	add_chain(t, (volatile uint64_t *)&retired);
+}
+
+/* Whether an id of t maps to old's rule j: t goes on counting it. */
+static bool
+goes_on(const struct stats_table *t, size_t j)
+{
+	size_t i;
+
+	for (i = 0; i < t->nrules; i++)
+		if (t->rule_map[i] == (int32_t)j)
+			return true;
+	return false;
+}
+
+/*
+ * old is about to fold into t: its rules that t does not go on with
+ * (no id of t maps to them) are counted nowhere after the fold, so
+ * their totals go to the retired total.  Without memory for a map of
+ * those that go on, each is looked for (a fold is rare).
+ */
+static void
+retire_removed(const struct stats_table *t, const struct stats_table *old)
+{
+	bool	*kept;
+	size_t	 i, j;
+
+	if ((kept = calloc(old->nrules + 1, sizeof(*kept))) != NULL)
+		for (i = 0; i < t->nrules; i++)
+			if (t->rule_map[i] >= 0)
+				kept[t->rule_map[i]] = true;
+	for (j = 0; j < old->nrules; j++)
+		if (kept != NULL ? !kept[j] : !goes_on(t, j))
+			add_own(old, RULES, j, (volatile uint64_t *)&retired);
+	free(kept);
+}
+
+void
+stats_read_life(struct stats_rule *out)
+{
+	memset(out, 0, sizeof(*out));
+	add_words((volatile uint64_t *)out, (const volatile uint64_t *)
+	    &retired, WORDS(struct stats_rule));
+	add_chain(current, (volatile uint64_t *)out);
 }
 
 /* The id of t's id in t->prev, or -1. */
@@ -504,6 +580,7 @@ fold(struct stats_table *t, struct stats_table *old)
 	size_t			 n, words, i, k;
 	int64_t			 pid;
 
+	retire_removed(t, old);
 	seq_write_begin(&t->seq);
 	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
 		kind_of(t, kinds[k], &cols, &n, &words, &map);

@@ -17,7 +17,13 @@
  * last worker is gone the master folds it into the new table's base.
  * Counters of rules and backends that stay are therefore monotonic
  * across respawns and reloads.  Readers sum the columns; a sequence
- * number tells them to read again when they met a fold half-way.
+ * number tells them to read again when they met a fold half-way.  A
+ * rule a reload removed is added, when its table folds, to a total the
+ * master keeps of its own (retired): with it, the master's last line
+ * says what the workers did in the daemon's whole life.
+ *
+ * These tables are the one place where an event is counted: the
+ * scoreboard keeps heartbeats, not counts.
  */
 #ifndef FERRYD_STATS_H
 #define FERRYD_STATS_H
@@ -51,6 +57,8 @@ struct stats_rule {
 	volatile uint64_t	truncated;	/* datagrams the kernel cut */
 	volatile uint64_t	dropped;	/* datagrams not sent on */
 	volatile uint64_t	proxy_errors;	/* accept_proxy: bad header */
+	volatile uint64_t	evicted;	/* UDP sessions, for max_sessions */
+	volatile uint64_t	icmp_errors;	/* backend said unreachable */
 	struct hist		connect;	/* accept to backend connected */
 	struct hist		first_byte;	/* connected to its first byte */
 	struct hist		duration;	/* accept (or session) to close */
@@ -147,6 +155,12 @@ void	stats_worker_begin(const struct conf *cfg, int slot);
 bool	stats_read_rule(unsigned id, struct stats_rule *out);
 bool	stats_read_backend(unsigned id, struct stats_backend *out);
 bool	stats_read_worker(int slot, struct stats_worker *out);
+/*
+ * Master: every rule's counters summed, of every table still mapped
+ * and of the rules that reloads removed (retired when their table was
+ * folded): what the workers did in the daemon's whole life.
+ */
+void	stats_read_life(struct stats_rule *out);
 /*
  * Worker: a reload made a newer table, whose workers read this one's
  * counts too; this one's do not read theirs, and must leave readers to

@@ -274,8 +274,8 @@ tcp_acceptor_new(struct event_loop *loop, struct tcp_sessions *sessions,
 	acc->loop = loop;
 	acc->sessions = sessions;
 	acc->cfg = cfg;
-	if ((acc->waits = proxy_waits_new(loop, acceptor_admit_proxied, acc,
-	    tcp_sessions_counters(sessions))) == NULL) {
+	if ((acc->waits = proxy_waits_new(loop, acceptor_admit_proxied,
+	    acc)) == NULL) {
 		free(acc);
 		return NULL;
 	}

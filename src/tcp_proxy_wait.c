@@ -22,7 +22,6 @@
 #include "log.h"
 #include "proxy_proto.h"
 #include "rule.h"
-#include "scoreboard.h"
 #include "stats.h"
 #include "tcp_proxy_wait.h"
 #include "upstream.h"
@@ -45,8 +44,6 @@ struct proxy_waits {
 	int			 count;
 	proxy_admit_fn		*admit;
 	void			*arg;
-	struct scoreboard_counters *counters;
-	struct scoreboard_counters  own;	/* when there is no cell */
 };
 
 static void
@@ -69,13 +66,12 @@ wait_reject(struct proxy_wait *w, const char *result, const char *why)
 	char			 client[ADDR_STRLEN];
 	int64_t			 now = event_now(pw->loop);
 
-	pw->counters->proxy_errors++;
 	stats_rule(w->rule)->proxy_errors++;
 	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: client %s: %s; "
 	    "closed (%llu PROXY header errors in this slot so far)",
 	    rule_log_name(w->rule), addr_format((const struct sockaddr *)&w->peer.ss,
 	    client, sizeof(client)), why,
-	    (unsigned long long)pw->counters->proxy_errors);
+	    (unsigned long long)stats_rule(w->rule)->proxy_errors);
 	/* rinetd names the rule's backend on such lines too. */
 	accesslog_session(w->rule, (const struct sockaddr *)&w->peer.ss,
 	    (const struct sockaddr *)&w->rule->upstream.backends[0].addr.ss,
@@ -186,8 +182,7 @@ wait_on_timer(struct event_timer *t, void *data)
 }
 
 struct proxy_waits *
-proxy_waits_new(struct event_loop *loop, proxy_admit_fn *admit, void *arg,
-    struct scoreboard_counters *counters)
+proxy_waits_new(struct event_loop *loop, proxy_admit_fn *admit, void *arg)
 {
 	struct proxy_waits	*pw;
 
@@ -197,7 +192,6 @@ proxy_waits_new(struct event_loop *loop, proxy_admit_fn *admit, void *arg,
 	TAILQ_INIT(&pw->list);
 	pw->admit = admit;
 	pw->arg = arg;
-	pw->counters = counters != NULL ? counters : &pw->own;
 	return pw;
 }
 
@@ -224,7 +218,6 @@ proxy_wait_start(struct proxy_waits *pw, int fd, const struct rule *rule,
 	if ((rule->accept_proxy_from.nallow > 0 ||
 	    rule->accept_proxy_from.ndeny > 0) && !acl_permits(&none,
 	    &rule->accept_proxy_from, (const struct sockaddr *)&peer->ss)) {
-		pw->counters->refused++;
 		stats_rule(rule)->denied++;
 		log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: client %s is "
 		    "not in accept_proxy_from; closed", rule_log_name(rule),

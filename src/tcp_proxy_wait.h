@@ -15,7 +15,6 @@ struct rule;
 
 struct event_loop;
 struct proxy_waits;
-struct scoreboard_counters;
 
 /*
  * What to do with a connection whose header is whole: peer, and local
@@ -26,7 +25,7 @@ typedef void proxy_admit_fn(void *arg, int fd, const struct rule *rule,
     const struct sockaddr_any *peer, const struct sockaddr_any *local);
 
 struct proxy_waits *proxy_waits_new(struct event_loop *loop,
-    proxy_admit_fn *admit, void *arg, struct scoreboard_counters *counters);
+    proxy_admit_fn *admit, void *arg);
 void	proxy_waits_free(struct proxy_waits *pw);
 
 /*

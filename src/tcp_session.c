@@ -19,7 +19,6 @@
 #include "log.h"
 #include "pool.h"
 #include "rule.h"
-#include "scoreboard.h"
 #include "sock.h"
 #include "proxy_proto.h"
 #include "stats.h"
@@ -64,8 +63,6 @@ struct tcp_sessions {
 	TAILQ_HEAD(, tcp_session) list;
 	int			 count;
 	struct tcp_to_udp	*to_udp;	/* TCP-to-UDP rules' */
-	struct scoreboard_counters *counters;	/* this worker's, shared */
-	struct scoreboard_counters  own;	/* when there is no cell */
 };
 
 static const char *const side_name[] = { "client", "backend" };
@@ -215,10 +212,6 @@ session_free(struct tcp_session *ss)
 	    ss->connect.attempts, &ss->peer, ss->result,
 	    r->dir[TCP_CLIENT].bytes, r->dir[TCP_BACKEND].bytes, ss->started,
 	    &times);
-	/* Plain stores: this worker is the cell's only writer. */
-	ts->counters->closed++;
-	ts->counters->bytes_in += r->dir[TCP_CLIENT].bytes;
-	ts->counters->bytes_out += r->dir[TCP_BACKEND].bytes;
 	session_count_end(ss);
 	/*
 	 * Counted out before the sockets close: whoever sees them gone
@@ -284,7 +277,6 @@ session_connect(struct tcp_session *ss, int err)
 		session_short(ss, "no socket", errno);
 		break;
 	case TCP_CONNECT_NONE:
-		ss->owner->counters->connect_failed++;
 		stats_rule(ss->rule)->no_backend++;
 		if (err == ETIMEDOUT) {
 			snprintf(why, sizeof(why), "timed out after %d ms",
@@ -441,26 +433,27 @@ tcp_session_refuse(struct tcp_sessions *ts, int client_fd,
     const struct rule *rule, const struct sockaddr_any *peer,
     const char *result)
 {
-	char    client[ADDR_STRLEN];
-	int64_t now = event_now(ts->env.loop);
+	struct stats_rule *sr = stats_rule(rule);
+	char               client[ADDR_STRLEN];
+	int64_t            now = event_now(ts->env.loop);
 
 	close(client_fd);
-	ts->counters->refused++;
 	if (strcmp(result, ACCESSLOG_DENIED) == 0)
-		stats_rule(rule)->denied++;
+		sr->denied++;
 	else if (strcmp(result, ACCESSLOG_REFUSED_PER_CLIENT) == 0)
-		stats_rule(rule)->refused_per_client++;
+		sr->refused_per_client++;
 	else if (strcmp(result, ACCESSLOG_REFUSED_RATE) == 0)
-		stats_rule(rule)->refused_rate++;
+		sr->refused_rate++;
 	else
-		stats_rule(rule)->refused_max++;
+		sr->refused_max++;
 	/* rinetd names the rule's backend on these lines too. */
 	session_log_access(ts, rule, &rule->upstream.backends[0], 0, peer,
 	    result, 0, 0, now, &accesslog_no_times);
 	log_debug("%s: %s client %s (%llu refused in this slot so far)",
 	    rule_log_name(rule), result,
 	    addr_format((const struct sockaddr *)&peer->ss, client,
-	    sizeof(client)), (unsigned long long)ts->counters->refused);
+	    sizeof(client)), (unsigned long long)(sr->denied +
+	    sr->refused_per_client + sr->refused_rate + sr->refused_max));
 }
 
 int
@@ -496,7 +489,6 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 	event_timer_init(&ss->timer, session_on_timer, ss);
 	TAILQ_INSERT_TAIL(&ts->list, ss, link);
 	ts->count++;
-	ts->counters->accepted++;
 	stats_rule(rule)->accepted++;
 	stats_rule(rule)->active++;
 	ss->accepted_us = stats_now_us();
@@ -521,8 +513,7 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 }
 
 struct tcp_sessions *
-tcp_sessions_new(struct event_loop *loop, struct pool *pool,
-    struct scoreboard_counters *counters)
+tcp_sessions_new(struct event_loop *loop, struct pool *pool)
 {
 	struct tcp_sessions *ts = calloc(1, sizeof(*ts));
 
@@ -531,19 +522,12 @@ tcp_sessions_new(struct event_loop *loop, struct pool *pool,
 	ts->env.loop = loop;
 	ts->env.pool = pool;
 	ts->env.xprt = &xprt_raw;
-	ts->counters = counters != NULL ? counters : &ts->own;
 	TAILQ_INIT(&ts->list);
-	if ((ts->to_udp = tcp_to_udp_new(loop, ts->counters)) == NULL) {
+	if ((ts->to_udp = tcp_to_udp_new(loop)) == NULL) {
 		free(ts);
 		return NULL;
 	}
 	return ts;
-}
-
-struct scoreboard_counters *
-tcp_sessions_counters(struct tcp_sessions *ts)
-{
-	return ts->counters;
 }
 
 int

@@ -22,21 +22,17 @@ struct rule;
 
 struct event_loop;
 struct pool;
-struct scoreboard_counters;
 struct tcp_sessions;
 
 /*
  * Sessions relayed in loop with buffers and pipes from pool, counted in
- * counters (this worker's scoreboard cell; NULL: nowhere shared).
+ * their rules' and backends' counters (stats.h).
  */
 struct tcp_sessions *tcp_sessions_new(struct event_loop *loop,
-    struct pool *pool, struct scoreboard_counters *counters);
+    struct pool *pool);
 
 /* How many sessions are open. */
 int	tcp_sessions_count(const struct tcp_sessions *ts);
-
-/* The counters they write to (the worker's scoreboard cell, or own). */
-struct scoreboard_counters *tcp_sessions_counters(struct tcp_sessions *ts);
 
 /*
  * Take over client_fd (accepted, non-blocking, allowed in), from peer to

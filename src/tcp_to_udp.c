@@ -24,7 +24,6 @@
 #include "log.h"
 #include "proxy_proto.h"
 #include "rule.h"
-#include "scoreboard.h"
 #include "sock.h"
 #include "stats.h"
 #include "tcp_to_udp.h"
@@ -66,8 +65,6 @@ struct tcp_to_udp {
 	TAILQ_HEAD(, conn)	 list;
 	int			 count;
 	char			*buf;		/* BATCH datagrams, or a read */
-	struct scoreboard_counters *counters;
-	struct scoreboard_counters  own;	/* when there is no cell */
 };
 
 static void conn_on_client(struct event_loop *, int, int, void *);
@@ -121,7 +118,6 @@ conn_free(struct conn *c)
 	    (const struct sockaddr *)&c->backend->addr.ss, 1, c->result,
 	    c->bytes_in, c->bytes_out, c->started, event_now(tu->loop),
 	    &accesslog_no_times);
-	tu->counters->closed++;
 	conn_count_end(c, event_now(tu->loop));
 	client_limit_release(c->client_hold);
 	event_close(tu->loop, c->cfd);
@@ -189,14 +185,13 @@ conn_on_timer(struct event_timer *t, void *data)
 static void
 backend_error(struct conn *c, int err)
 {
-	udp_backend_error(c->owner->counters, c->rule, c->backend, err);
+	udp_backend_error(c->rule, c->backend, err);
 }
 
 /* n datagrams of c were not sent on. */
 static void
 conn_dropped(struct conn *c, uint64_t n)
 {
-	c->owner->counters->dropped += n;
 	stats_rule(c->rule)->dropped += n;
 }
 
@@ -209,7 +204,6 @@ conn_dropped(struct conn *c, uint64_t n)
 static void
 conn_send(struct conn *c, const struct iovec *iov, int n)
 {
-	struct scoreboard_counters *counters = c->owner->counters;
 	struct mmsghdr	 m[BATCH];
 	struct iovec	 parts[2 * BATCH];
 	int		 i, sent = 0, r, errors = 0;
@@ -220,7 +214,6 @@ conn_send(struct conn *c, const struct iovec *iov, int n)
 		if (r > 0) {
 			for (i = sent; i < sent + r; i++)
 				c->bytes_in += iov[i].iov_len;
-			counters->datagrams_in += (uint64_t)r;
 			stats_rule(c->rule)->datagrams_in += (uint64_t)r;
 			sent += r;
 			continue;
@@ -299,10 +292,8 @@ conn_read_client(struct conn *c)
 	}
 	if (rounds == 4)
 		event_defer(tu->loop, c->cfd);
-	if (c->bytes_in != before) {
-		tu->counters->bytes_in += c->bytes_in - before;
+	if (c->bytes_in != before)
 		c->last_active = event_now(tu->loop);
-	}
 }
 
 static void
@@ -358,10 +349,8 @@ conn_on_backend(struct event_loop *loop, int fd, int events, void *data)
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		if (m[i].msg_hdr.msg_flags & MSG_TRUNC) {
-			tu->counters->truncated++;
+		if (m[i].msg_hdr.msg_flags & MSG_TRUNC)
 			stats_rule(c->rule)->truncated++;
-		}
 		iov[i].iov_len = m[i].msg_len;
 	}
 	if ((taken = frame_out_write(&c->out, c->cfd, c->rule->framing, iov,
@@ -370,11 +359,8 @@ conn_on_backend(struct event_loop *loop, int fd, int events, void *data)
 		conn_settle(c);
 		return;
 	}
-	for (i = 0; i < taken; i++) {
+	for (i = 0; i < taken; i++)
 		c->bytes_out += iov[i].iov_len;
-		tu->counters->bytes_out += iov[i].iov_len;
-	}
-	tu->counters->datagrams_out += (uint64_t)taken;
 	stats_rule(c->rule)->datagrams_out += (uint64_t)taken;
 	conn_dropped(c, (uint64_t)(n - taken));
 	c->last_active = event_now(tu->loop);
@@ -411,13 +397,11 @@ tcp_to_udp_start(struct tcp_to_udp *tu, int client_fd,
 	event_timer_init(&c->timer, conn_on_timer, c);
 	TAILQ_INSERT_TAIL(&tu->list, c, link);
 	tu->count++;
-	tu->counters->accepted++;
 	stats_rule(rule)->accepted++;
 	stats_rule(rule)->active++;
 	if ((c->bfd = udp_backend_socket(rule,
 	    (const struct sockaddr *)&peer->ss, &c->backend)) == -1) {
 		err = errno;
-		tu->counters->connect_failed++;
 		stats_rule(rule)->no_backend++;
 		log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: cannot open a "
 		    "UDP socket to %s for client %s: %s", rule_log_name(rule),
@@ -446,14 +430,13 @@ tcp_to_udp_start(struct tcp_to_udp *tu, int client_fd,
 }
 
 struct tcp_to_udp *
-tcp_to_udp_new(struct event_loop *loop, struct scoreboard_counters *counters)
+tcp_to_udp_new(struct event_loop *loop)
 {
 	struct tcp_to_udp *tu = calloc(1, sizeof(*tu));
 
 	if (tu == NULL)
 		return NULL;
 	tu->loop = loop;
-	tu->counters = counters != NULL ? counters : &tu->own;
 	TAILQ_INIT(&tu->list);
 	return tu;
 }

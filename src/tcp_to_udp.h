@@ -17,11 +17,10 @@
 struct rule;
 
 struct event_loop;
-struct scoreboard_counters;
 struct tcp_to_udp;
 
-struct tcp_to_udp *tcp_to_udp_new(struct event_loop *loop,
-    struct scoreboard_counters *counters);
+/* Counted in their rules' and backends' counters (stats.h). */
+struct tcp_to_udp *tcp_to_udp_new(struct event_loop *loop);
 
 /*
  * Take over client_fd (accepted, allowed in) from peer for rule; each

@@ -13,7 +13,6 @@
 #include "clock.h"
 #include "health.h"
 #include "log.h"
-#include "scoreboard.h"
 #include "sock.h"
 #include "stats.h"
 #include "tcp_connect.h"
@@ -96,8 +95,7 @@ udp_backend_open(const struct rule *rule, const struct sockaddr *client,
 }
 
 void
-udp_backend_error(struct scoreboard_counters *counters,
-    const struct rule *rule, const struct backend *b, int err)
+udp_backend_error(const struct rule *rule, const struct backend *b, int err)
 {
 	static struct log_limit	limit;
 	char			backend[ADDR_STRLEN];
@@ -113,7 +111,7 @@ udp_backend_error(struct scoreboard_counters *counters,
 		    rule_log_name(rule), strerror(err));
 		return;
 	}
-	counters->icmp_errors++;
+	stats_rule(rule)->icmp_errors++;
 	if (b != NULL)
 		health_failed(rule, b, err, false, clock_ms());
 	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: backend %s: %s",
@@ -140,8 +138,7 @@ udp_unreachable(int err)
 void
 udp_backend_session_error(struct udp_session *s, int err)
 {
-	udp_backend_error(s->owner->counters, s->rule,
-	    s->stranger ? NULL : s->backend, err);
+	udp_backend_error(s->rule, s->stranger ? NULL : s->backend, err);
 }
 
 /*

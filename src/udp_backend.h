@@ -13,7 +13,6 @@ struct backend;
 struct conf;
 struct rule;
 
-struct scoreboard_counters;
 struct udp_session;
 
 /*
@@ -41,8 +40,8 @@ bool	udp_unreachable(int err);
  * no descriptor), which counts against no backend.
  */
 bool	udp_own_failure(int err);
-void	udp_backend_error(struct scoreboard_counters *counters,
-    const struct rule *rule, const struct backend *b, int err);
+void	udp_backend_error(const struct rule *rule, const struct backend *b,
+    int err);
 
 /*
  * s no longer holds its backend here (closed, or handed over): one

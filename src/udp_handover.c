@@ -18,8 +18,8 @@
 #include "ipc.h"
 #include "log.h"
 #include "rule.h"
-#include "scoreboard.h"
 #include "udp_handover.h"
+#include "udp_io.h"
 #include "udp_pass.h"
 #include "udp_session.h"
 #include "udp_stream.h"
@@ -207,16 +207,44 @@ udp_sessions_pass(struct udp_sessions *us, int chan)
 	us->pass.chan = chan;
 }
 
+/*
+ * A passed datagram (msg, len) was lost: counted against the rule its
+ * header names.  One so malformed that it names none is counted nowhere
+ * (the master made it: it is never so).
+ */
+static void
+passed_lost(struct udp_sessions *us, const char *msg, size_t len)
+{
+	struct udp_passed h;
+
+	if (len < sizeof(h))
+		return;
+	memcpy(&h, msg, sizeof(h));
+	if (h.rule < us->cfg->nrules)
+		udp_io_dropped(&us->cfg->rules[h.rule], 1);
+}
+
+/* deliver, for what was kept: what is lost is counted here. */
+static bool
+deliver_kept(void *arg, const char *msg, size_t len)
+{
+	if (deliver(arg, msg, len))
+		return true;
+	passed_lost(arg, msg, len);
+	return false;
+}
+
 void
 udp_sessions_take(struct udp_sessions *us, const void *msg, size_t len)
 {
 	if (!udp_pass_take(&us->pass, deliver, us, msg, len))
-		us->counters->dropped++;
+		passed_lost(us, msg, len);
 }
 
 void
 udp_sessions_go(struct udp_sessions *us)
 {
-	us->counters->dropped += (uint64_t)udp_pass_go(&us->pass, deliver, us);
+	/* deliver_kept counted each one lost. */
+	(void)udp_pass_go(&us->pass, deliver_kept, us);
 }
 

@@ -13,7 +13,6 @@
 #include "event.h"
 #include "log.h"
 #include "proxy_proto.h"
-#include "scoreboard.h"
 #include "sock.h"
 #include "stats.h"
 #include "udp_backend.h"
@@ -35,9 +34,8 @@ udp_io_stats_backend(const struct udp_session *s)
 
 /* n datagrams of rule were not sent on. */
 void
-udp_io_dropped(struct udp_sessions *us, const struct rule *rule, uint64_t n)
+udp_io_dropped(const struct rule *rule, uint64_t n)
 {
-	us->counters->dropped += n;
 	stats_rule(rule)->dropped += n;
 }
 
@@ -57,12 +55,11 @@ udp_io_count_end(const struct udp_session *s, int64_t now)
 
 /* A datagram the kernel cut (no room for it): counted, logged, dropped. */
 void
-udp_io_truncated(struct udp_sessions *us, const struct udp_from *from)
+udp_io_truncated(const struct udp_from *from)
 {
 	static struct log_limit	limit;
 	char			client[ADDR_STRLEN];
 
-	us->counters->truncated++;
 	stats_rule(from->rule)->truncated++;
 	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: a datagram from %s "
 	    "was cut by the kernel: dropped", rule_log_name(from->rule),
@@ -214,17 +211,14 @@ udp_io_proxy_header(const struct udp_session *s, unsigned char *buf)
 void
 udp_io_sent(struct udp_session *s, const struct iovec *iov, int k)
 {
-	struct scoreboard_counters	*counters = s->owner->counters;
-	struct stats_rule		*sr = stats_rule(s->rule);
-	struct stats_backend		*sb = udp_io_stats_backend(s);
-	uint64_t			 bytes = 0;
-	int				 i;
+	struct stats_rule	*sr = stats_rule(s->rule);
+	struct stats_backend	*sb = udp_io_stats_backend(s);
+	uint64_t		 bytes = 0;
+	int			 i;
 
 	for (i = 0; i < k; i++)
 		bytes += iov[i].iov_len;
 	s->bytes_in += bytes;
-	counters->bytes_in += bytes;
-	counters->datagrams_in += (uint64_t)k;
 	sr->datagrams_in += (uint64_t)k;
 	sr->bytes_in += bytes;
 	if (sb != NULL)
@@ -245,7 +239,6 @@ udp_io_sent(struct udp_session *s, const struct iovec *iov, int k)
 bool
 udp_io_send(struct udp_session *s, const struct iovec *iov, int n)
 {
-	struct udp_sessions	*us = s->owner;
 	struct mmsghdr		 m[UDP_BATCH];
 	struct iovec		 parts[2 * UDP_BATCH];
 	unsigned char		 hdr[PROXY_HEADER_MAX];
@@ -292,7 +285,7 @@ udp_io_send(struct udp_session *s, const struct iovec *iov, int n)
 		}
 		break;		/* full (EAGAIN): these are lost, and counted */
 	}
-	udp_io_dropped(us, s->rule, (uint64_t)(n - sent + lost));
+	udp_io_dropped(s->rule, (uint64_t)(n - sent + lost));
 	return sent > lost;
 }
 
@@ -429,7 +422,6 @@ count_replies(struct udp_session *s, uint64_t k, uint64_t bytes)
 	struct stats_rule	*sr = stats_rule(s->rule);
 	struct stats_backend	*sb = udp_io_stats_backend(s);
 
-	s->owner->counters->datagrams_out += k;
 	sr->datagrams_out += k;
 	sr->bytes_out += bytes;
 	if (sb != NULL)
@@ -448,7 +440,6 @@ void
 udp_io_reply(struct udp_session *s, const struct iovec *iov,
     const uint16_t *seg, int n)
 {
-	struct udp_sessions	*us = s->owner;
 	struct mmsghdr		 out[UDP_BATCH];
 	union reply_control	 ctl, gso[UDP_BATCH];
 	size_t			 ctl_len = reply_control(s, &ctl);
@@ -474,7 +465,6 @@ udp_io_reply(struct udp_session *s, const struct iovec *iov,
 		if (seg != NULL && seg[i] != 0)
 			reply_control_gso(s, &out[i].msg_hdr, &gso[i], seg[i]);
 		s->bytes_out += iov[i].iov_len;
-		us->counters->bytes_out += iov[i].iov_len;
 	}
 	for (sent = 0; sent < n; sent += r) {
 		if ((r = sendmmsg(s->lfd, out + sent, (unsigned)(n - sent),
@@ -495,13 +485,13 @@ udp_io_reply(struct udp_session *s, const struct iovec *iov,
 			continue;
 		}
 		if (r == -1 && errno == EMSGSIZE) {
-			udp_io_dropped(us, s->rule, 1);	/* this one only */
+			udp_io_dropped(s->rule, 1);	/* this one only */
 			r = 1;
 			continue;
 		}
 		/* The client's side is full: lose these. */
 		for (i = sent; i < n; i++)
-			udp_io_dropped(us, s->rule, reply_count(iov[i].iov_len,
+			udp_io_dropped(s->rule, reply_count(iov[i].iov_len,
 			    seg != NULL ? seg[i] : 0));
 		break;
 	}
@@ -551,10 +541,8 @@ udp_io_replies(struct udp_session *s, int fd)
 		 * the kernel cuts it again for us, else one by one, in order.
 		 */
 		for (i = 0, first = 0; i < n; i++) {
-			if (in[i].msg_hdr.msg_flags & MSG_TRUNC) {
-				us->counters->truncated++;
+			if (in[i].msg_hdr.msg_flags & MSG_TRUNC)
 				stats_rule(s->rule)->truncated++;
-			}
 			iov[i].iov_len = in[i].msg_len;
 			size = sock_gro_size(&in[i].msg_hdr);
 			seg[i] = size == 0 || in[i].msg_len <= size ||

@@ -57,14 +57,13 @@ void	udp_io_reply(struct udp_session *s, const struct iovec *iov,
 void	udp_io_sent(struct udp_session *s, const struct iovec *iov, int k);
 
 /* n datagrams of rule were not sent on: counted. */
-void	udp_io_dropped(struct udp_sessions *us, const struct rule *rule,
-    uint64_t n);
+void	udp_io_dropped(const struct rule *rule, uint64_t n);
 
 /* What the counters of s's rule and backend keep of s, which ends. */
 void	udp_io_count_end(const struct udp_session *s, int64_t now);
 
 /* A datagram the kernel cut (no room for it): counted, logged, dropped. */
-void	udp_io_truncated(struct udp_sessions *us, const struct udp_from *from);
+void	udp_io_truncated(const struct udp_from *from);
 
 /* The counters of s's backend, or NULL (a backend its rule lost). */
 struct stats_backend *udp_io_stats_backend(const struct udp_session *s);

@@ -120,7 +120,7 @@ listener_receive(struct udp_listener *l, int rounds)
 			from[k].client = (const struct sockaddr *)&src[i];
 			from[k].client_len = m[i].msg_hdr.msg_namelen;
 			if (m[i].msg_hdr.msg_flags & MSG_TRUNC) {
-				udp_io_truncated(us, &from[k]);
+				udp_io_truncated(&from[k]);
 				continue;
 			}
 			dest_of(&m[i].msg_hdr, &from[k]);

@@ -31,7 +31,6 @@
 #include "event.h"
 #include "log.h"
 #include "rule.h"
-#include "scoreboard.h"
 #include "stats.h"
 #include "tcp_connect.h"
 #include "udp_backend.h"
@@ -143,7 +142,6 @@ session_connect_failed(struct udp_session *s, int err)
 	static struct log_limit	limit;
 	char			backend[ADDR_STRLEN], client[ADDR_STRLEN];
 
-	s->owner->counters->connect_failed++;
 	stats_rule(s->rule)->no_backend++;
 	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: cannot connect to %s "
 	    "for UDP client %s: %s", rule_log_name(s->rule), s->backend == NULL ||
@@ -229,7 +227,6 @@ session_allowed(struct udp_sessions *us, const struct udp_from *from)
 	log_limited_at(&limit, LOG_LEVEL_INFO, "%s: client %s denied by "
 	    "allow/deny rules", rule_log_name(from->rule),
 	    addr_format(from->client, client, sizeof(client)));
-	us->counters->refused++;
 	stats_rule(from->rule)->denied++;
 	return false;
 }
@@ -287,7 +284,7 @@ session_open(struct udp_sessions *us, const struct udp_from *from,
 	case UDP_ROOM:
 		break;
 	case UDP_ROOM_EVICT:
-		us->counters->evicted++;
+		stats_rule(from->rule)->evicted++;
 		session_close(TAILQ_FIRST(&ur->lru), ACCESSLOG_EVICTED);
 		break;
 	case UDP_ROOM_NONE:
@@ -319,7 +316,6 @@ session_open(struct udp_sessions *us, const struct udp_from *from,
 	s->started = s->last_active = event_now(us->loop);
 	if (udp_session_insert(us, s, k, h) == -1)
 		return NULL;
-	us->counters->sessions++;
 	stats_rule(s->rule)->sessions++;
 	if (s->stream == NULL)
 		stats_backend(s->backend)->opened++;
@@ -361,8 +357,8 @@ session_of(struct udp_sessions *us, const struct udp_from *from,
 	if ((s = udp_session_find(us, k, h)) != NULL)
 		return s;
 	if (us->pass.chan != -1) {
-		us->counters->dropped += (uint64_t)udp_pass_run(&us->pass,
-		    (uint32_t)(from->rule - us->cfg->rules), from, iov, n);
+		udp_io_dropped(from->rule, (uint64_t)udp_pass_run(&us->pass,
+		    (uint32_t)(from->rule - us->cfg->rules), from, iov, n));
 		return NULL;
 	}
 	if (session_allowed(us, from))
@@ -393,7 +389,7 @@ udp_sessions_forward(struct udp_sessions *us, const struct udp_from *from,
 		if (s != NULL)
 			session_send(s, iov + i, j - i);
 		else if (us->pass.chan == -1)
-			udp_io_dropped(us, from[i].rule, (uint64_t)(j - i));
+			udp_io_dropped(from[i].rule, (uint64_t)(j - i));
 	}
 }
 
@@ -444,8 +440,7 @@ session_on_backend(struct event_loop *loop, int fd, int events, void *data)
 }
 
 struct udp_sessions *
-udp_sessions_new(struct event_loop *loop, const struct conf *cfg,
-    struct scoreboard_counters *counters)
+udp_sessions_new(struct event_loop *loop, const struct conf *cfg)
 {
 	struct udp_sessions	*us = calloc(1, sizeof(*us));
 	size_t			 i;
@@ -454,7 +449,6 @@ udp_sessions_new(struct event_loop *loop, const struct conf *cfg,
 		return NULL;
 	us->loop = loop;
 	us->cfg = cfg;
-	us->counters = counters != NULL ? counters : &us->own;
 	udp_pass_init(&us->pass);
 	us->nbuckets = 256;
 	us->buckets = calloc(us->nbuckets, sizeof(*us->buckets));

@@ -24,14 +24,13 @@ struct rule;
 #include "udp_types.h"
 
 struct event_loop;
-struct scoreboard_counters;
 struct udp_key;
 struct udp_session;
 struct udp_sessions;
 
-/* Sessions of cfg's rules in loop, counted in counters (or nowhere). */
+/* Sessions of cfg's rules in loop, counted in their rules' counters. */
 struct udp_sessions *udp_sessions_new(struct event_loop *loop,
-    const struct conf *cfg, struct scoreboard_counters *counters);
+    const struct conf *cfg);
 
 /* UDP_BATCH buffers of UDP_DATAGRAM_MAX bytes, for the listener's reads. */
 char	*udp_sessions_buffers(struct udp_sessions *us);

@@ -122,11 +122,11 @@ udp_stream_send(struct udp_session *s, const struct iovec *iov, int n)
 	    s->rule->framing, iov, n) : frame_out_write(&st->out, s->fd,
 	    s->rule->framing, iov, n);
 	if (taken == -1) {
-		udp_io_dropped(us, s->rule, (uint64_t)n);
+		udp_io_dropped(s->rule, (uint64_t)n);
 		return -1;
 	}
 	udp_io_sent(s, iov, taken);
-	udp_io_dropped(us, s->rule, (uint64_t)(n - taken));
+	udp_io_dropped(s->rule, (uint64_t)(n - taken));
 	if (!udp_state_connecting(s->state) && frame_out_held(&st->out))
 		(void)event_mask(us->loop, s->fd, EV_READ | EV_WRITE);
 	return 0;

@@ -14,7 +14,6 @@
 #include "addr.h"
 #include "conf.h"
 #include "log.h"
-#include "scoreboard.h"
 #include "stats.h"
 #include "rule.h"
 #include "udp_table.h"
@@ -122,7 +121,6 @@ udp_table_full(struct udp_sessions *us, const struct udp_from *from)
 	static struct log_limit	limit;
 	char			client[ADDR_STRLEN];
 
-	us->counters->dropped++;
 	stats_rule(from->rule)->dropped++;
 	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: no UDP session for %s: "
 	    "this worker holds its budget of %d session(s), all of other "

@@ -21,7 +21,6 @@ struct conf;
 struct rule;
 #include "event_timer.h"
 #include "framing.h"
-#include "scoreboard.h"
 #include "tcp_connect.h"
 
 /* Datagrams per recvmmsg/sendmmsg. */
@@ -138,8 +137,6 @@ struct udp_sessions {
 	int			 budget;	/* sessions at most, all rules */
 	struct udp_rule		*rules;		/* per rule of cfg */
 	char			*bufs;		/* UDP_BATCH datagrams */
-	struct scoreboard_counters *counters;
-	struct scoreboard_counters  own;	/* when there is no cell */
 	struct udp_pass		 pass;		/* at a reload (udp_pass.h) */
 };
 

@@ -432,11 +432,9 @@ worker_run(const struct worker_start *ws)
 	w.pool = pool_new();
 	balance_init(cfg);
 	if (w.loop == NULL || w.pool == NULL ||
-	    (w.sessions = tcp_sessions_new(w.loop, w.pool,
-	    w.cell != NULL ? &w.cell->count : NULL)) == NULL ||
+	    (w.sessions = tcp_sessions_new(w.loop, w.pool)) == NULL ||
 	    (w.acceptor = tcp_acceptor_new(w.loop, w.sessions, cfg)) == NULL ||
-	    (w.udp = udp_sessions_new(w.loop, cfg, w.cell != NULL ?
-	    &w.cell->count : NULL)) == NULL ||
+	    (w.udp = udp_sessions_new(w.loop, cfg)) == NULL ||
 	    (w.udp_listeners = udp_listeners_new(w.loop, w.udp)) == NULL) {
 		log_err("%s", w.loop == NULL ? err : "out of memory");
 		_exit(2);

@@ -4,7 +4,8 @@
  * lands in its bucket, one more in the next), powers of two are bounds,
  * quantiles and seconds are written exactly; and the shared tables keep
  * counters monotonic across a worker that dies and across reloads, with
- * a table read while its generation drains and folded once it is gone.
+ * a table read while its generation drains and folded once it is gone;
+ * the whole life's totals keep what rules a reload removed counted.
  */
 #include "ferryd.h"
 
@@ -81,6 +82,16 @@ accepted(void)
 	return stats_read_rule(0, &r) ? r.accepted : UINT64_MAX;
 }
 
+/* Every rule's accepted in the daemon's whole life (the last line's). */
+static uint64_t
+life(void)
+{
+	struct stats_rule r;
+
+	stats_read_life(&r);
+	return r.accepted;
+}
+
 static bool	gen_alive[8];
 
 static bool
@@ -123,6 +134,8 @@ test_tables(void)
 	stats_rule(&a->rules[0])->active += 1;
 	check(accepted() == 8, "two workers' columns summed: %llu",
 	    (unsigned long long)accepted());
+	/* The second rule, which the next reload removes. */
+	stats_rule(&a->rules[1])->accepted += 7;
 	/* Slot 1's worker dies: its count stays, its open one is closed. */
 	stats_worker_gone(1, 1);
 	(void)stats_read_rule(0, &r);
@@ -143,6 +156,10 @@ test_tables(void)
 	(void)stats_read_rule(0, &r);
 	check(r.accepted == 0, "the new rule starts at 0: %llu",
 	    (unsigned long long)r.accepted);
+	/* ... and counts; the reload after this one removes it. */
+	stats_rule(&b->rules[0])->accepted += 20;
+	check(life() == 45, "the whole life: every rule of every table read "
+	    "(%llu)", (unsigned long long)life());
 	/* Another reload while generation 1 still drains. */
 	check(stats_table_new(c, b, 3) == 0, "a table for generation 3");
 	gen_alive[3] = true;
@@ -158,6 +175,8 @@ test_tables(void)
 	stats_settle(alive, NULL);
 	check(accepted() == 118, "generation 2 folded into 3, which reads 1 "
 	    "through it: %llu", (unsigned long long)accepted());
+	check(life() == 145, "the rule generation 3 removed is retired, not "
+	    "lost: %llu in the whole life", (unsigned long long)life());
 	stats_worker_gone(1, 0);
 	gen_alive[1] = false;
 	stats_settle(alive, NULL);
@@ -166,6 +185,8 @@ test_tables(void)
 	    "then generation 1: %llu accepted, %llu open, %llu closed",
 	    (unsigned long long)r.accepted, (unsigned long long)r.active,
 	    (unsigned long long)r.closed);
+	check(life() == 145, "and so is the one generation 2 removed: %llu "
+	    "in the whole life", (unsigned long long)life());
 	check(stats_generation() == 3 && stats_slots() == 3,
 	    "generation 3 with 3 slots");
 	conf_free(a);

@@ -19,8 +19,8 @@
 
 #include "event.h"
 #include "pool.h"
-#include "scoreboard.h"
 #include "sock.h"
+#include "stats.h"
 #include "tcp_relay.h"
 #include "tcp_session.h"
 #include "testlib.h"
@@ -481,7 +481,7 @@ test_session_failover(void)
 	struct tcp_sessions	*ts;
 	struct conf		*cfg;
 	struct backend		 bk[2], *loaded;
-	struct scoreboard_counters counters;
+	struct stats_rule	 before, *st;
 	struct sockaddr_any	 peer;
 	struct bench		 b;	/* for spin() and collect() */
 	char			 text[256], path[1024], err[128], buf[16];
@@ -519,8 +519,10 @@ test_session_failover(void)
 
 	loop = event_loop_new("auto", 1024, err, sizeof(err));
 	pool = pool_new();
-	memset(&counters, 0, sizeof(counters));
-	ts = tcp_sessions_new(loop, pool, &counters);
+	/* No table here: the rule counts in the sink, read as a difference. */
+	st = stats_rule(&cfg->rules[0]);
+	before = *st;
+	ts = tcp_sessions_new(loop, pool);
 	memset(&b, 0, sizeof(b));
 	b.env.loop = loop;
 	make_pair('t', &cl, &sv);
@@ -572,15 +574,18 @@ test_session_failover(void)
 	(void)tcp_session_start(ts, sv, &cfg->rules[0], &peer, NULL);
 	tcp_sessions_close_all(ts, "shutdown");
 	check(tcp_sessions_count(ts) == 0, "close_all leaves no session");
-	check(counters.accepted == 3 && counters.closed == 3 &&
-	    counters.connect_failed == 1 && counters.bytes_in == 4 &&
-	    counters.bytes_out == 4, "counted: 3 taken on, 3 closed, 1 "
+	check(st->accepted - before.accepted == 3 &&
+	    st->closed - before.closed == 3 &&
+	    st->no_backend - before.no_backend == 1 &&
+	    st->bytes_in - before.bytes_in == 4 &&
+	    st->bytes_out - before.bytes_out == 4 && st->active == before.active,
+	    "counted once, in the rule's counters: 3 taken on, 3 closed, 1 "
 	    "failed, 4 bytes each way (%llu %llu %llu %llu %llu)",
-	    (unsigned long long)counters.accepted,
-	    (unsigned long long)counters.closed,
-	    (unsigned long long)counters.connect_failed,
-	    (unsigned long long)counters.bytes_in,
-	    (unsigned long long)counters.bytes_out);
+	    (unsigned long long)(st->accepted - before.accepted),
+	    (unsigned long long)(st->closed - before.closed),
+	    (unsigned long long)(st->no_backend - before.no_backend),
+	    (unsigned long long)(st->bytes_in - before.bytes_in),
+	    (unsigned long long)(st->bytes_out - before.bytes_out));
 	close(cl);
 	close(live);
 	close(dead);
