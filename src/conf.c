@@ -621,6 +621,17 @@ conf_same_backends(const struct conf *a, const struct conf *b)
 }
 
 bool
+conf_has_udp(const struct conf *cfg)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->nrules; i++)
+		if (cfg->rules[i].protocol == RULE_UDP)
+			return true;
+	return false;
+}
+
+bool
 conf_same_shape(const struct conf *a, const struct conf *b)
 {
 	size_t i;

@@ -48,18 +48,6 @@ fdlimit_sockets(const struct conf *cfg)
 #define PORT_RANGE_LO	32768	/* Linux's default range */
 #define PORT_RANGE_HI	60999
 
-/* Whether cfg has a rule that holds UDP sessions (either side UDP). */
-static bool
-conf_udp_sessions(const struct conf *cfg)
-{
-	size_t i;
-
-	for (i = 0; i < cfg->nrules; i++)
-		if (cfg->rules[i].protocol == RULE_UDP)
-			return true;
-	return false;
-}
-
 /* The host's ephemeral ports, lo to hi; false where they are assumed. */
 static bool
 port_range(unsigned *lo, unsigned *hi)
@@ -102,7 +90,7 @@ fdlimit_udp_sessions(const struct conf *cfg, char *why, size_t whylen)
 	int		share;
 	bool		read;
 
-	if (!conf_udp_sessions(cfg)) {
+	if (!conf_has_udp(cfg)) {
 		if (why != NULL)
 			snprintf(why, whylen, "no UDP rule");
 		return 0;

@@ -29,20 +29,23 @@ static struct answer	*answers;
 static size_t		 nanswers;
 
 static void
+answer_free(struct answer *a)
+{
+	free(a->node);
+	free(a->service);
+	free(a->addrs);
+	free(a->lens);
+	free(a->socktypes);
+	free(a->protocols);
+}
+
+static void
 answers_free(void)
 {
-	struct answer	*a;
-	size_t		 i;
+	size_t i;
 
-	for (i = 0; i < nanswers; i++) {
-		a = &answers[i];
-		free(a->node);
-		free(a->service);
-		free(a->addrs);
-		free(a->lens);
-		free(a->socktypes);
-		free(a->protocols);
-	}
+	for (i = 0; i < nanswers; i++)
+		answer_free(&answers[i]);
 	free(answers);
 	answers = NULL;
 	nanswers = 0;
@@ -183,12 +186,7 @@ answer_keep(const char *node, const char *service,
 	nanswers++;
 	return 0;
 fail:
-	free(a->node);
-	free(a->service);
-	free(a->addrs);
-	free(a->lens);
-	free(a->socktypes);
-	free(a->protocols);
+	answer_free(a);
 	return -1;
 }
 

@@ -292,18 +292,6 @@ master_pass_answered(struct master *m, struct child *c)
 		master_steer(m);
 }
 
-/* Whether cfg has a rule that receives datagrams. */
-static bool
-conf_has_udp(const struct conf *cfg)
-{
-	size_t i;
-
-	for (i = 0; i < cfg->nrules; i++)
-		if (cfg->rules[i].protocol == RULE_UDP)
-			return true;
-	return false;
-}
-
 /*
  * Before a reload that changes the number of workers steers datagrams
  * anew, every old worker must stop making sessions: from then on a
