@@ -233,9 +233,29 @@ static int
 parse_pidfile(struct conf_loader *ld, const struct conf_key *k,
     const config_setting_t *s, void *base)
 {
-	if (config_setting_type(s) == CONFIG_TYPE_STRING &&
-	    config_setting_get_string(s)[0] == '\0')
+	char		 dir[PATH_MAX];
+	const char	*v, *slash;
+	struct stat	 st;
+
+	if (config_setting_type(s) != CONFIG_TYPE_STRING)
+		return parse_path(ld, k, s, base);
+	v = config_setting_get_string(s);
+	if (v[0] == '\0')
 		return conf_store_string(ld, s, conf_field(base, k), "");
+	/*
+	 * Its own directory may be missing (/run is emptied at boot): the
+	 * master makes it (safefile_mkdir), so the one above must be there.
+	 */
+	slash = strrchr(v, '/');
+	if (v[0] == '/' && slash != v && (size_t)(slash - v) < sizeof(dir)) {
+		memcpy(dir, v, slash - v);
+		dir[slash - v] = '\0';
+		if (stat(dir, &st) == -1 && errno == ENOENT) {
+			if (check_parent_dir(ld, k, s, dir) == -1)
+				return -1;
+			return conf_store_string(ld, s, conf_field(base, k), v);
+		}
+	}
 	return parse_path(ld, k, s, base);
 }
 

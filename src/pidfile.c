@@ -57,6 +57,8 @@ pidfile_lock(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "pidfile name too long: %s", path);
 		return -1;
 	}
+	if (safefile_mkdir(path, 0755, "pidfile", err, errlen) == -1)
+		return -1;
 	fd = safefile_open(path, O_RDWR | O_CREAT, 0644, "pidfile", err,
 	    errlen);
 	if (fd == -1)

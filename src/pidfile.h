@@ -7,11 +7,17 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* A daemon's pidfile when neither -p nor the configuration names one. */
-#define PIDFILE_DEFAULT	RUNSTATEDIR "/ferryd.pid"
+/*
+ * A daemon's pidfile when neither -p nor the configuration names one: in
+ * a directory of its own, the one the systemd unit's RuntimeDirectory=
+ * makes, and the same path the unit and the init script give with -p, so
+ * that "ferryd -s stop" finds a daemon they started.
+ */
+#define PIDFILE_DEFAULT	RUNSTATEDIR "/ferryd/ferryd.pid"
 
 /*
- * Open path (creating it) and lock it, for good: the lock is on the file
+ * Open path (creating it, and its directory if that is missing: mode 0755)
+ * and lock it, for good: the lock is on the file
  * itself, at its final name, so two instances starting at once cannot
  * both get it; it belongs to the open file, so it survives the forks
  * that detach the daemon.  "ferryd is already running (pid N, pidfile

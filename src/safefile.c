@@ -47,6 +47,47 @@ dir_check(const char *path, const char *what, char *err, size_t errlen)
 }
 
 int
+safefile_mkdir(const char *path, mode_t mode, const char *what, char *err,
+    size_t errlen)
+{
+	char		 dir[PATH_MAX], whatdir[64];
+	const char	*slash = strrchr(path, '/');
+	struct stat	 st;
+	size_t		 len;
+
+	if (slash == NULL || slash == path)
+		return 0;	/* the start directory, or "/": there */
+	len = (size_t)(slash - path);
+	if (len >= sizeof(dir)) {
+		snprintf(err, errlen, "cannot open %s %s: name too long", what,
+		    path);
+		return -1;
+	}
+	memcpy(dir, path, len);
+	dir[len] = '\0';
+	if (stat(dir, &st) == 0 || errno != ENOENT)
+		return 0;	/* safefile_open says what is wrong with it */
+	/* Made only where no one else could have made it first. */
+	snprintf(whatdir, sizeof(whatdir), "%s directory", what);
+	if (dir_check(dir, whatdir, err, errlen) == -1)
+		return -1;
+	if (mkdir(dir, mode) == -1) {
+		if (errno == EEXIST)
+			return 0;	/* made meanwhile: as if it were there */
+		snprintf(err, errlen, "cannot create the directory %s of %s "
+		    "%s: %s", dir, what, path, strerror(errno));
+		return -1;
+	}
+	/* The umask (UMask=0077 in the unit) must not decide the mode. */
+	if (chmod(dir, mode) == -1) {
+		snprintf(err, errlen, "cannot set the mode of %s, the directory "
+		    "of %s %s: %s", dir, what, path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
 safefile_open(const char *path, int flags, mode_t mode, const char *what,
     char *err, size_t errlen)
 {

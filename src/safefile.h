@@ -15,6 +15,16 @@
  * (they could swap the file).  Returns the descriptor, or -1 with
  * "cannot open WHAT PATH: reason" in err.
  */
+/*
+ * Make the directory path is in if it is missing (only that one, not its
+ * parents), with mode exactly, owned by the caller: /run is emptied at
+ * boot, and not every init system makes a daemon's directory there.  It
+ * is made only in a directory no one else may write to, as safefile_open
+ * asks of a file's.  An existing directory is left as it is, for
+ * safefile_open to judge.  Returns 0, or -1 with err set.
+ */
+int	safefile_mkdir(const char *path, mode_t mode, const char *what,
+	    char *err, size_t errlen);
 int	safefile_open(const char *path, int flags, mode_t mode,
 	    const char *what, char *err, size_t errlen);
 

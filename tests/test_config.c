@@ -439,9 +439,11 @@ static const struct bad_case bad_cases[] = {
 	{ "access_log in a missing directory",
 	    "access_log = \"/nonexistent-ferryd-dir/a/access.log\";\n" RULES,
 	    1, "\"access_log\": cannot use directory" },
-	{ "pidfile in a missing directory",
-	    RULES "pidfile = \"/nonexistent-ferryd-dir/ferryd.pid\";\n",
-	    2, "\"pidfile\": cannot use directory" },
+	/* The pidfile's own directory is made by the master; not two. */
+	{ "pidfile two missing directories down",
+	    RULES "pidfile = \"/nonexistent-ferryd-dir/ferryd/ferryd.pid\";\n",
+	    2, "\"pidfile\": cannot use directory /nonexistent-ferryd-dir: "
+	    "No such file or directory" },
 	{ "pidfile under a file", RULES "pidfile = \"/dev/null/ferryd.pid\";\n",
 	    2, "\"pidfile\": /dev/null is not a directory" },
 	/* ipv6_only */
