@@ -358,6 +358,13 @@ sock_shortage(int err)
 	    err == ENOMEM;
 }
 
+bool
+sock_own_failure(int err)
+{
+	return sock_shortage(err) || err == EAGAIN || err == EADDRNOTAVAIL ||
+	    err == EADDRINUSE;
+}
+
 void
 sock_udp_gro(int fd)
 {

@@ -96,6 +96,12 @@ void sock_udp_gro(int fd);
 
 /* Whether err says descriptors or memory ran out (for now). */
 bool sock_shortage(int err);
+/*
+ * Whether err, from socket, bind or connect, is this host's own failure
+ * (a shortage, no ephemeral port or local address left), which says
+ * nothing of the peer: no backend is to blame for it.
+ */
+bool sock_own_failure(int err);
 
 /* The size of each datagram a read took, or 0 when it took one. */
 size_t sock_gro_size(const struct msghdr *mh);

@@ -137,10 +137,14 @@ backend_connect(const struct rule *rule, const struct backend *b,
 	if ((b->has_source && sock_bind_source(fd, &b->source) == -1) ||
 	    (connect(fd, (const struct sockaddr *)&to->ss, to->len) == -1 &&
 	    errno != EINPROGRESS)) {
-		/* Refused at once (e.g. no route). */
+		/*
+		 * Refused at once: no route is the backend's; no port or
+		 * local address left (a flood took them) is this host's.
+		 */
 		err = errno;
 		close(fd);
 		errno = err;
+		*ours = sock_own_failure(err);
 		return -1;
 	}
 	return fd;

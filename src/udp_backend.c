@@ -66,7 +66,7 @@ udp_backend_socket(const struct rule *rule, const struct sockaddr *client,
 		}
 		err = errno;
 		close(fd);
-		if (udp_own_failure(err)) {
+		if (sock_own_failure(err)) {
 			/*
 			 * No port or buffer here (a flood took them): this
 			 * host's shortage, no backend's, and the next one
@@ -118,13 +118,6 @@ udp_backend_error(const struct rule *rule, const struct backend *b, int err)
 	    rule_log_name(rule), b != NULL ? addr_format((const struct sockaddr *)
 	    &b->addr.ss, backend, sizeof(backend)) : "(gone since a reload)",
 	    strerror(err));
-}
-
-bool
-udp_own_failure(int err)
-{
-	return sock_shortage(err) || err == EAGAIN || err == EADDRNOTAVAIL ||
-	    err == EADDRINUSE;
 }
 
 bool

@@ -35,11 +35,6 @@ int	udp_backend_open(const struct rule *rule,
  * other error it is given is this host's, logged and blamed on nobody.
  */
 bool	udp_unreachable(int err);
-/*
- * Whether err is this host's own failure (no ephemeral port, no buffer,
- * no descriptor), which counts against no backend.
- */
-bool	udp_own_failure(int err);
 void	udp_backend_error(const struct rule *rule, const struct backend *b,
     int err);
 
