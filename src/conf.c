@@ -651,19 +651,40 @@ conf_has_udp(const struct conf *cfg)
 	return false;
 }
 
+/*
+ * Whether a backend of rule rb may take ba's place by its address alone:
+ * what was derived from the address (the source address's family, a
+ * Maglev table built from the addresses) stays right.
+ */
+static bool
+same_slot(const struct rule *ra, const struct backend *ba,
+    const struct backend *bb)
+{
+	return ra->upstream.balance != BALANCE_HASH &&
+	    ba->addr.ss.ss_family == bb->addr.ss.ss_family &&
+	    ba->has_source == bb->has_source &&
+	    (!ba->has_source || addr_equal(&ba->source, &bb->source));
+}
+
 bool
 conf_same_shape(const struct conf *a, const struct conf *b)
 {
-	size_t i;
+	const struct rule	*ra, *rb;
+	size_t			 i, j;
 
 	if (a->nrules != b->nrules || a->nbackends != b->nbackends)
 		return false;
-	for (i = 0; i < a->nrules; i++)
-		if (a->rules[i].upstream.nbackends !=
-		    b->rules[i].upstream.nbackends ||
-		    !addr_equal(&a->rules[i].listen_addr,
-		    &b->rules[i].listen_addr))
+	for (i = 0; i < a->nrules; i++) {
+		ra = &a->rules[i];
+		rb = &b->rules[i];
+		if (ra->upstream.nbackends != rb->upstream.nbackends ||
+		    !addr_equal(&ra->listen_addr, &rb->listen_addr))
 			return false;
+		for (j = 0; j < ra->upstream.nbackends; j++)
+			if (!same_slot(ra, &ra->upstream.backends[j],
+			    &rb->upstream.backends[j]))
+				return false;
+	}
 	return true;
 }
 

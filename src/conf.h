@@ -148,7 +148,9 @@ bool conf_has_udp(const struct conf *cfg);
 bool conf_same_backends(const struct conf *a, const struct conf *b);
 /*
  * Whether a and b have the same rules with as many backends each (and so
- * the same backend ids), whatever their addresses.
+ * the same backend ids), each of the same address family and source,
+ * and no Maglev table (built from addresses): then a backend's new
+ * address may take the old one's place, nothing else changing.
  */
 bool conf_same_shape(const struct conf *a, const struct conf *b);
 

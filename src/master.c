@@ -80,6 +80,7 @@ master_reap(struct master *m)
 	char          how[256];
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		resolver_reaped(&m->resolver, pid);
 		if (master_reap_checker(m, pid, status) ||
 		    (c = master_child_find(m, pid)) == NULL)
 			continue;
@@ -154,7 +155,9 @@ master_stop(struct master *m, int signo)
 	 * queue until we exit.
 	 */
 	listen_set_close(m->ls);
-	m->ls = NULL;
+	m->ls = NULL;		/* nothing is steered from now on */
+	m->steer_pending = false;
+	event_timer_cancel(m->loop, &m->steer_end);
 	master_stats_socket_forget(m->cfg, NULL);
 	resolver_cancel(&m->resolver);	/* no reload will come of it */
 	master_control_close(m);
@@ -241,6 +244,7 @@ master_on_tick(struct event_timer *t, void *data)
 		master_watchdog(m, now);
 	if (m->cfg->stats_listen != NULL)
 		stats_sample(now);
+	master_resend_backends(m);
 	(void)event_timer_arm(m->loop, t, now + TICK_MS);
 }
 

@@ -133,6 +133,8 @@ master_forget_chans(struct master *m)
 			close(c->chan);
 	if (m->checker.chan != -1)
 		close(m->checker.chan);
+	if (m->resolver.fd != -1)
+		close(m->resolver.fd);	/* a lookup under way: its pipe */
 }
 
 static void

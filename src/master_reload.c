@@ -259,6 +259,8 @@ master_steer(struct master *m)
 
 	m->steer_pending = false;
 	event_timer_cancel(m->loop, &m->steer_end);
+	if (m->ls == NULL)
+		return;		/* stopping: the sockets are closed */
 	if (listen_set_steer(m->ls, m->cfg, m->skip, err, sizeof(err)) == -1)
 		log_warn("%s; connections queued on sockets of retired worker "
 		    "slots may be reset", err);
@@ -634,7 +636,15 @@ master_advance(struct master *m)
 	}
 	if (!old_accepting && !m->steer_pending)
 		master_udp_go(m);
-	/* One at a time: a reload's or a resolve's lookups come first. */
+	/*
+	 * One at a time.  A reload looks every name up itself, so the
+	 * periodic lookups under way (maybe of a name server that does not
+	 * answer) give way to it rather than hold it up.
+	 */
+	if (m->reload_pending && m->resolving) {
+		resolver_cancel(&m->resolver);
+		m->resolving = false;
+	}
 	if (m->reload_pending && !old_accepting &&
 	    !resolver_busy(&m->resolver)) {
 		m->reload_pending = false;
@@ -649,7 +659,7 @@ master_child_ready(struct master *m, struct child *c)
 	char err[CONF_ERR_MAX];
 
 	c->state = CHILD_READY;
-	if (c->gen == m->gen && m->skip[c->slot]) {
+	if (c->gen == m->gen && m->skip[c->slot] && m->ls != NULL) {
 		m->skip[c->slot] = false;
 		if (listen_set_steer(m->ls, m->cfg, m->skip, err,
 		    sizeof(err)) == -1)

@@ -58,24 +58,68 @@ master_resolve_follow(struct master *m)
 		master_resolve_later(m, m->cfg->resolve_interval);
 }
 
-/* Send the moves to every running worker that takes connections. */
+/*
+ * Send the n moves to c; a channel too full to take them marks c, which
+ * is sent every backend's address again at the next tick.
+ */
 static void
-master_send_moves(struct master *m, const struct ipc_backend_move *mv,
+master_send_moves(struct child *c, const struct ipc_backend_move *mv,
     size_t n)
 {
-	struct child	*c;
-	size_t		 off, k;
+	size_t off, k;
 
 	for (off = 0; off < n; off += k) {
 		k = n - off < MOVES_PER_MSG ? n - off : MOVES_PER_MSG;
-		TAILQ_FOREACH(c, &m->children, link)
-			if (c->gen == m->gen && c->chan != -1 &&
-			    ipc_send(c->chan, IPC_BACKENDS, mv + off,
-			    k * sizeof(*mv), NULL, 0) == -1)
+		if (ipc_send(c->chan, IPC_BACKENDS, mv + off, k * sizeof(*mv),
+		    NULL, 0) == -1) {
+			if (!c->moves_lost)
 				log_warn("cannot tell worker %d (pid %ld) of "
-				    "moved backends: %s", c->slot, (long)c->pid,
-				    strerror(errno));
+				    "moved backends: %s; trying again",
+				    c->slot, (long)c->pid, strerror(errno));
+			c->moves_lost = true;
+			return;
+		}
 	}
+}
+
+/* The moves to every running worker that takes connections. */
+static void
+master_send_moves_all(struct master *m, const struct ipc_backend_move *mv,
+    size_t n)
+{
+	struct child *c;
+
+	TAILQ_FOREACH(c, &m->children, link)
+		if (c->gen == m->gen && c->chan != -1)
+			master_send_moves(c, mv, n);
+}
+
+void
+master_resend_backends(struct master *m)
+{
+	struct ipc_backend_move	*mv;
+	const struct rule	*r;
+	struct child		*c;
+	size_t			 i, j, n = 0;
+	bool			 lost = false;
+
+	TAILQ_FOREACH(c, &m->children, link)
+		lost |= c->moves_lost && c->gen == m->gen && c->chan != -1;
+	if (!lost || (mv = calloc(m->cfg->nbackends, sizeof(*mv))) == NULL)
+		return;
+	for (i = 0; i < m->cfg->nrules; i++) {
+		r = &m->cfg->rules[i];
+		for (j = 0; j < r->upstream.nbackends; j++, n++) {
+			mv[n].id = r->upstream.backends[j].id;
+			mv[n].addr = r->upstream.backends[j].addr;
+		}
+	}
+	TAILQ_FOREACH(c, &m->children, link)
+		if (c->moves_lost && c->gen == m->gen && c->chan != -1) {
+			c->moves_lost = false;
+			master_send_moves(c, mv, n);
+		}
+	free(mv);
 }
 
 /*
@@ -113,7 +157,7 @@ master_move_backends(struct master *m, const struct conf *cfg)
 			mv[n++].addr = nb->addr;
 		}
 	}
-	master_send_moves(m, mv, n);
+	master_send_moves_all(m, mv, n);
 	free(mv);
 	return n;
 }
@@ -137,6 +181,7 @@ master_resolve_done(const char *lookup_err, void *arg)
 	struct conf		*cfg = NULL;
 	char			 err[CONF_ERR_MAX];
 
+	m->resolving = false;
 	if (m->stopping)
 		return;
 	if (lookup_err != NULL)
@@ -183,6 +228,8 @@ master_on_resolve(struct event_timer *t, void *data)
 	    master_resolve_done, m, RESOLVE_MAX_MS, err, sizeof(err)) == -1)
 		log_limited_at(&limit, LOG_LEVEL_WARNING, "cannot resolve "
 		    "backend names again: %s", err);
+	else
+		m->resolving = true;
 }
 
 void

@@ -16,5 +16,10 @@ void	master_resolve_init(struct master *m);
  * resolve_interval, which a reload may have set or unset.
  */
 void	master_resolve_follow(struct master *m);
+/*
+ * Each tick: a worker whose channel was too full for moved backends is
+ * sent every backend's address again.
+ */
+void	master_resend_backends(struct master *m);
 
 #endif

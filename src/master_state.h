@@ -44,6 +44,7 @@ struct child {
 	bool               hung;	/* killed by the watchdog */
 	bool               udp_go;	/* told to receive UDP */
 	bool               pass_asked;	/* IPC_UDP_PASS, not answered yet */
+	bool               moves_lost;	/* an IPC_BACKENDS it did not get */
 	int64_t            started;
 	struct event_timer drain_end;	/* shutdown_timeout after draining */
 };
@@ -100,6 +101,7 @@ struct master {
 	struct checker_proc   checker;
 	struct event_timer    resolve;	/* names resolved again */
 	struct resolver       resolver;	/* a reload's or resolve's lookups */
+	bool                  resolving;	/* ... resolve_interval's */
 	/* How reloads went, for "ferryd -s reload" (outcome.h). */
 	char                  outcome_file[4096];	/* "": none */
 	unsigned long         outcome_seq;

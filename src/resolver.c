@@ -83,7 +83,7 @@ child_close_others(int keep)
 }
 
 static void __attribute__((noreturn))
-child_run(int fd, resolver_work_fn *work, void *arg)
+child_run(int fd, resolver_work_fn *work, void *arg, pid_t parent)
 {
 	char	 err[512], tag;
 	uint8_t	*buf = NULL;
@@ -92,6 +92,8 @@ child_run(int fd, resolver_work_fn *work, void *arg)
 #if defined(HAVE_SYS_PRCTL_H) && HAVE_DECL_PR_SET_PDEATHSIG
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 #endif
+	if (getppid() != parent)
+		_exit(1);	/* it died before the line above */
 	proctitle_set("ferryd: resolver");
 	sig_close();
 	sig_default(SIGTERM);
@@ -127,7 +129,7 @@ child_run(int fd, resolver_work_fn *work, void *arg)
 static void
 resolver_stop(struct resolver *r, bool kill_child)
 {
-	if (kill_child)
+	if (kill_child && !r->reaped)
 		kill(r->pid, SIGKILL);	/* reaped by whoever reaps children */
 	event_close(r->loop, r->fd);
 	close(r->fd);
@@ -137,6 +139,14 @@ resolver_stop(struct resolver *r, bool kill_child)
 	r->len = r->cap = 0;
 	r->fd = -1;
 	r->pid = 0;
+	r->reaped = false;
+}
+
+void
+resolver_reaped(struct resolver *r, pid_t pid)
+{
+	if (r->pid != 0 && r->pid == pid)
+		r->reaped = true;	/* its pid may be anyone's now */
 }
 
 /* The work is over, well or not (eof: the child said so): tell. */
@@ -212,7 +222,7 @@ resolver_start(struct resolver *r, resolver_work_fn *work,
     resolver_done_fn *done, void *arg, int max_ms, char *err, size_t errlen)
 {
 	int	p[2];
-	pid_t	pid;
+	pid_t	pid, parent = getpid();
 
 	if (resolver_busy(r)) {
 		snprintf(err, errlen, "name lookups are already under way");
@@ -227,7 +237,7 @@ resolver_start(struct resolver *r, resolver_work_fn *work,
 	pid = fork();
 	if (pid == 0) {
 		close(p[0]);
-		child_run(p[1], work, arg);
+		child_run(p[1], work, arg, parent);
 	}
 	sig_block_all(0);
 	close(p[1]);

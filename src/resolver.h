@@ -32,6 +32,7 @@ struct resolver {
 	int			 fd;		/* the child's answer, or -1 */
 	uint8_t			*buf;		/* what it said so far */
 	size_t			 len, cap;
+	bool			 reaped;	/* its pid is not its own now */
 	int			 max_ms;
 	struct event_timer	 deadline;
 	resolver_done_fn	*done;
@@ -50,5 +51,10 @@ int	resolver_start(struct resolver *r, resolver_work_fn *work,
 bool	resolver_busy(const struct resolver *r);
 /* Forget the work under way, killing its child; done is not called. */
 void	resolver_cancel(struct resolver *r);
+/*
+ * Whoever reaps children reaped pid: if it was the resolver's child, it
+ * must not be killed any more (the pid may be reused).
+ */
+void	resolver_reaped(struct resolver *r, pid_t pid);
 
 #endif
