@@ -75,21 +75,27 @@ int
 control_reload(const char *pidfile, char *what, size_t whatlen, char *err,
     size_t errlen)
 {
-	struct outcome	 before, now;
+	struct outcome	 now;
 	struct timespec	 tick = { 0, 100 * 1000 * 1000 };
+	union sigval	 me;
 	char		 path[4096];
 	pid_t		 pid;
 	int		 i;
 
 	outcome_path(pidfile, path, sizeof(path));
-	outcome_read(path, &before);
-	if ((pid = pidfile_holder(pidfile, err, errlen)) == -1 ||
-	    control_send(pidfile, SIGHUP, err, errlen) == -1)
+	if ((pid = pidfile_holder(pidfile, err, errlen)) == -1)
 		return -1;
+	/* Our pid with the signal: the outcome that covers it is ours. */
+	me.sival_int = (int)getpid();
+	if (sigqueue(pid, SIGHUP, me) == -1) {
+		snprintf(err, errlen, "cannot send SIGHUP to ferryd (pid %ld, "
+		    "pidfile %s): %s", (long)pid, pidfile, strerror(errno));
+		return -1;
+	}
 	for (i = 0; i < CONTROL_RELOAD_WAIT_S * 10; i++) {
 		nanosleep(&tick, NULL);
 		outcome_read(path, &now);
-		if (now.seq != 0 && now.seq != before.seq) {
+		if (outcome_covers(&now, me.sival_int)) {
 			snprintf(now.ok ? what : err, now.ok ? whatlen : errlen,
 			    "%s", now.text);
 			return now.ok ? 0 : -1;

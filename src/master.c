@@ -202,7 +202,9 @@ master_reopen_logs(struct master *m)
 static void
 master_on_signal(struct event_loop *loop, int fd, int events, void *data)
 {
-	struct master *m = data;
+	struct master	*m = data;
+	int		 asked[OUTCOME_COVERS_MAX];
+	size_t		 nasked;
 
 	(void)loop;
 	(void)fd;
@@ -222,9 +224,13 @@ master_on_signal(struct event_loop *loop, int fd, int events, void *data)
 		master_reap(m);
 	if (sig_take(SIGUSR1))
 		master_reopen_logs(m);
-	/* Reloads run one at a time; one arriving meanwhile waits. */
+	/*
+	 * Reloads run one at a time; one arriving meanwhile waits.  Those
+	 * sent by "ferryd -s reload" carry its pid, to be answered.
+	 */
+	nasked = sig_take_values(SIGHUP, asked, OUTCOME_COVERS_MAX);
 	if (sig_take(SIGHUP))
-		master_reload_queue(m);
+		master_reload_queue(m, asked, nasked);
 }
 
 /*

@@ -14,6 +14,7 @@
 #include "ferryd.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +51,8 @@ struct control_client {
 	size_t		   inlen;
 	char		  *out;
 	size_t		   outlen, outoff, outcap;
-	unsigned long	   reload_seq;	/* waits for a later outcome; 0: no */
+	int		   reload_token; /* waits for an outcome of it; 0: no */
+	unsigned long	   reload_seq;	/* ... told after this one */
 	bool		   closing;	/* once out is written */
 	struct event_timer idle;
 };
@@ -285,13 +287,20 @@ cmd_set_weight(struct control_client *c, char *arg)
 	return each_backend(c, arg, set_weight, w);
 }
 
-/* "reload": the answer waits for the reload's outcome. */
+/*
+ * "reload": the answer waits for the outcome of a reload that covers
+ * this request (a negative token: a pid is never one).
+ */
 static int
 cmd_reload(struct control_client *c, char *arg)
 {
+	static int tokens;
+
 	(void)arg;
-	c->reload_seq = c->m->outcome_seq + 1;
-	master_reload_queue(c->m);
+	tokens = tokens < INT_MAX ? tokens + 1 : 1;
+	c->reload_token = -tokens;
+	c->reload_seq = c->m->outcome_seq;
+	master_reload_queue(c->m, &c->reload_token, 1);
 	return 1;	/* answered by master_control_follow() */
 }
 
@@ -366,7 +375,7 @@ client_on_idle(struct event_timer *t, void *data)
 	struct control_client *c = data;
 
 	(void)t;
-	if (c->reload_seq != 0)
+	if (c->reload_token != 0)
 		(void)event_timer_arm(c->m->loop, t, clock_ms() +
 		    CONTROL_IDLE_MS);	/* a reload takes its time */
 	else
@@ -383,7 +392,7 @@ client_on_event(struct event_loop *loop, int fd, int events, void *data)
 	(void)loop;
 	if (events & EV_WRITE)
 		client_flush(c);
-	if (c->fd == -1 || !(events & EV_READ) || c->reload_seq != 0)
+	if (c->fd == -1 || !(events & EV_READ) || c->reload_token != 0)
 		return;
 	n = read(fd, c->in + c->inlen, sizeof(c->in) - c->inlen - 1);
 	if (n == 0 || (n == -1 && errno != EAGAIN && errno != EINTR)) {
@@ -395,7 +404,7 @@ client_on_event(struct event_loop *loop, int fd, int events, void *data)
 	(void)event_timer_arm(c->m->loop, &c->idle, clock_ms() +
 	    CONTROL_IDLE_MS);
 	/* One line at a time: a reload's answer comes before the next. */
-	while (c->reload_seq == 0 && !c->closing &&
+	while (c->reload_token == 0 && !c->closing &&
 	    (nl = memchr(c->in, '\n', c->inlen)) != NULL) {
 		*nl = '\0';
 		if (nl > c->in && nl[-1] == '\r')
@@ -487,6 +496,18 @@ control_on_accept(struct event_loop *loop, int fd, int events, void *data)
 	}
 }
 
+/* Whether the last outcome answers request token. */
+static bool
+master_covered(const struct master *m, int token)
+{
+	size_t i;
+
+	for (i = 0; i < m->ncovered; i++)
+		if (m->covered[i] == token)
+			return true;
+	return false;
+}
+
 void
 master_control_follow(struct master *m)
 {
@@ -501,9 +522,10 @@ master_control_follow(struct master *m)
 	}
 	for (c = TAILQ_FIRST(&m->controls); c != NULL; c = next) {
 		next = TAILQ_NEXT(c, link);
-		if (c->reload_seq == 0 || m->outcome_seq < c->reload_seq)
+		if (c->reload_token == 0 || m->outcome_seq == c->reload_seq ||
+		    !master_covered(m, c->reload_token))
 			continue;
-		c->reload_seq = 0;
+		c->reload_token = 0;
 		say(c, m->told_ok ? "%s\nok\n" : "error: %s\n", m->told);
 		client_flush(c);
 	}

@@ -58,6 +58,8 @@ master_tell(struct master *m, bool ok, const char *fmt, ...)
 
 	memset(&o, 0, sizeof(o));
 	o.ok = ok;
+	memcpy(o.covers, m->covered, m->ncovered * sizeof(*m->covered));
+	o.ncovers = m->ncovered;
 	o.syntax = m->opt->config_syntax;
 	snprintf(o.config, sizeof(o.config), "%s", m->opt->config_path);
 	va_start(ap, fmt);
@@ -477,6 +479,10 @@ master_reload(struct master *m)
 	char err[CONF_ERR_MAX];
 
 	event_timer_cancel(m->loop, &m->reload_stuck);
+	/* This reload answers every request made until now. */
+	memcpy(m->covered, m->asked, m->nasked * sizeof(*m->asked));
+	m->ncovered = m->nasked;
+	m->nasked = 0;
 	log_notice("reloading %s", m->opt->config_path);
 	if (resolver_start(&m->resolver, master_load_work, master_load_done, m,
 	    RESOLVE_MAX_MS, err, sizeof(err)) == -1)
@@ -550,10 +556,21 @@ master_reload_init(struct master *m)
 }
 
 void
-master_reload_queue(struct master *m)
+master_reload_queue(struct master *m, const int *asked, size_t n)
 {
-	if (m->stopping)
+	size_t i;
+
+	if (m->stopping) {
+		/* Whoever waits for these is told at once. */
+		memcpy(m->covered, asked, (n < OUTCOME_COVERS_MAX ? n :
+		    OUTCOME_COVERS_MAX) * sizeof(*asked));
+		m->ncovered = n < OUTCOME_COVERS_MAX ? n : OUTCOME_COVERS_MAX;
+		if (n > 0)
+			master_tell(m, false, "ferryd is stopping");
 		return;
+	}
+	for (i = 0; i < n && m->nasked < OUTCOME_COVERS_MAX; i++)
+		m->asked[m->nasked++] = asked[i];
 	log_debug("SIGHUP: reload queued");
 	m->reload_pending = true;
 	if (!event_timer_armed(&m->reload_stuck))

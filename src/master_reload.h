@@ -30,8 +30,11 @@ void	master_apply(struct master *m, struct conf *cfg);
  */
 bool	master_reload_busy(const struct master *m);
 
-/* SIGHUP: a reload runs when the one under way is done. */
-void	master_reload_queue(struct master *m);
+/*
+ * SIGHUP: a reload runs when the one under way is done; it answers the
+ * n requests asked (outcome.h), at once if we are stopping.
+ */
+void	master_reload_queue(struct master *m, const int *asked, size_t n);
 /*
  * Move reloads along, after every round of the loop: once the new
  * generation accepts, tell the old one to drain; once no old worker

@@ -205,6 +205,7 @@ master_resolve_done(const char *lookup_err, void *arg)
 	}
 	log_notice("backend names resolve to more or fewer addresses; "
 	    "applying them as a reload");
+	m->ncovered = 0;	/* nobody asked for it */
 	master_apply(m, cfg);
 }
 

@@ -14,6 +14,7 @@
 
 #include "conf.h"
 #include "event.h"
+#include "outcome.h"
 #include "resolver.h"
 
 /*
@@ -108,6 +109,15 @@ struct master {
 	unsigned              gen_told;	/* the last generation said to serve */
 	bool                  told_ok;	/* the last reload's outcome ... */
 	char                  told[600];	/* ... and its words */
+	/*
+	 * Requests (sigqueue values of SIGHUP, control socket clients')
+	 * that the queued reload will answer, and those the reload under
+	 * way or last done answers (outcome.h).
+	 */
+	int                   asked[OUTCOME_COVERS_MAX];
+	size_t                nasked;
+	int                   covered[OUTCOME_COVERS_MAX];
+	size_t                ncovered;
 	struct event_timer    gen_late;	/* ... not ready in time */
 	int                   status;	/* exit status */
 	int64_t               born;	/* clock_ms() at start */

@@ -24,15 +24,21 @@ outcome_path(const char *pidfile, char *buf, size_t len)
 int
 outcome_write(const char *path, const struct outcome *o)
 {
-	char	tmp[4096], line[OUTCOME_TEXT_MAX + 4096 + 64];
+	char	tmp[4096], line[OUTCOME_TEXT_MAX + 4096 + 512];
 	int	fd, n, saved;
+	size_t	i;
 
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp)) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	n = snprintf(line, sizeof(line), "%lu %s %s\nconfig %d %s\n",
+	n = snprintf(line, sizeof(line), "%lu %s %s\nconfig %d %s\ncovers",
 	    o->seq, o->ok ? "ok" : "failed", o->text, o->syntax, o->config);
+	for (i = 0; i < o->ncovers && n > 0 && (size_t)n < sizeof(line); i++)
+		n += snprintf(line + n, sizeof(line) - (size_t)n, " %d",
+		    o->covers[i]);
+	if (n > 0 && (size_t)n < sizeof(line))
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "\n");
 	if (n < 0 || (size_t)n >= sizeof(line))
 		n = (int)sizeof(line) - 1;
 	/* O_EXCL after unlink: never through a link someone left there. */
@@ -79,5 +85,21 @@ outcome_read(const char *path, struct outcome *o)
 		snprintf(o->config, sizeof(o->config), "%s", line + n);
 		o->config[strcspn(o->config, "\n")] = '\0';
 	}
+	if (fgets(line, sizeof(line), f) != NULL &&
+	    strncmp(line, "covers", 6) == 0)
+		for (p = line + 6; o->ncovers < OUTCOME_COVERS_MAX &&
+		    sscanf(p, " %d%n", &o->covers[o->ncovers], &n) == 1; p += n)
+			o->ncovers++;
 	fclose(f);
+}
+
+bool
+outcome_covers(const struct outcome *o, int token)
+{
+	size_t i;
+
+	for (i = 0; i < o->ncovers; i++)
+		if (o->covers[i] == token)
+			return true;
+	return false;
 }

@@ -4,10 +4,13 @@
  * says what it says (exit 0 or 1), so that the command, the init
  * script's reload and systemd's ExecReload tell the truth.
  *
- * Two lines: a sequence number that grows with every outcome, "ok" or
+ * Three lines: a sequence number that grows with every outcome, "ok" or
  * "failed", and the text ("generation 5 serves ...", or the error with
- * FILE:LINE); then the file the master reads and its syntax, for
- * "ferryd -s reload" to check that file before it signals.  Written to
+ * FILE:LINE); the file the master reads and its syntax, for "ferryd -s
+ * reload" to check that file before it signals; and the requests this
+ * reload answers: each "ferryd -s reload" sends its pid with its SIGHUP
+ * (sigqueue) and waits for an outcome that covers it, so that it never
+ * takes another reload's outcome for its own.  Written to
  * a temporary name and renamed, so a reader never sees half of it.
  */
 #ifndef FERRYD_OUTCOME_H
@@ -17,6 +20,7 @@
 #include <stddef.h>
 
 #define OUTCOME_TEXT_MAX	600
+#define OUTCOME_COVERS_MAX	32
 
 struct outcome {
 	unsigned long	seq;		/* 0: none written yet */
@@ -24,7 +28,13 @@ struct outcome {
 	char		text[OUTCOME_TEXT_MAX];
 	int		syntax;		/* enum conf_syntax */
 	char		config[4096];	/* "": not known */
+	/* The requests the reload answers (sigqueue values), never 0. */
+	int		covers[OUTCOME_COVERS_MAX];
+	size_t		ncovers;
 };
+
+/* Whether o answers request token. */
+bool	outcome_covers(const struct outcome *o, int token);
 
 /* The file for pidfile: its name with ".pid" (if any) made ".reload". */
 void	outcome_path(const char *pidfile, char *buf, size_t len);

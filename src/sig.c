@@ -16,11 +16,29 @@
 static volatile sig_atomic_t pending[SIG_MAX];
 static int                   self_pipe[2] = { -1, -1 };
 
-static void
-sig_handler(int signo)
-{
-	int saved_errno = errno;
+/*
+ * The values sent with sigqueue(3), in arrival order, for sig_take_values:
+ * written by the handler (which runs with every signal blocked, so never
+ * twice at once), read with signals blocked.  Past SIG_VALUES_MAX unread,
+ * the oldest are lost.
+ */
+#define SIG_VALUES_MAX	32
+static volatile sig_atomic_t value_signo[SIG_VALUES_MAX];
+static volatile sig_atomic_t value_int[SIG_VALUES_MAX];
+static volatile sig_atomic_t values_written, values_read;
 
+static void
+sig_handler(int signo, siginfo_t *info, void *context)
+{
+	int saved_errno = errno, i;
+
+	(void)context;
+	if (info != NULL && info->si_code == SI_QUEUE) {
+		i = values_written % SIG_VALUES_MAX;
+		value_signo[i] = signo;
+		value_int[i] = info->si_value.sival_int;
+		values_written++;
+	}
 	pending[signo] = 1;
 	if (self_pipe[1] != -1 && write(self_pipe[1], "", 1) == -1) {
 		/* Pipe full: a wakeup is already pending, nothing is lost. */
@@ -74,9 +92,9 @@ sig_catch(int signo)
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = sig_handler;
+	sa.sa_sigaction = sig_handler;
 	sigfillset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
+	sa.sa_flags = SA_RESTART | SA_SIGINFO;
 	return sigaction(signo, &sa, NULL);
 }
 
@@ -110,6 +128,26 @@ sig_drain(void)
 
 	while (read(self_pipe[0], buf, sizeof(buf)) > 0)
 		continue;
+}
+
+size_t
+sig_take_values(int signo, int *out, size_t max)
+{
+	sigset_t	all, old;
+	size_t		n = 0;
+	int		i;
+
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	if (values_written - values_read > SIG_VALUES_MAX)
+		values_read = values_written - SIG_VALUES_MAX;
+	for (; values_read != values_written; values_read++) {
+		i = values_read % SIG_VALUES_MAX;
+		if (value_signo[i] == signo && n < max)
+			out[n++] = value_int[i];
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return n;
 }
 
 int

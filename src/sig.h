@@ -21,6 +21,12 @@ void sig_default(int signo);
 void sig_ignore(int signo);
 /* Empty the pipe; call before looking at the flags. */
 void sig_drain(void);
+/*
+ * The values that came with signo by sigqueue(3) since the last call, at
+ * most max into out; the values of other signals are dropped.  Call
+ * before sig_take(signo).
+ */
+size_t sig_take_values(int signo, int *out, size_t max);
 /* 1 if signo arrived since the last call (and forget it), else 0. */
 int  sig_take(int signo);
 /* Block or unblock every signal we catch (around fork). */
