@@ -2,9 +2,13 @@
  * stats_export.c - the counters as Prometheus text, JSON and a table
  * (stats_export.h).
  *
- * A document is made whole in memory from one reading of every counter,
- * then sent: a scrape is rare next to the connections it counts, and a
- * reader that holds nothing of the workers' cannot slow them.
+ * A document is made a piece at a time, as the endpoint's socket takes
+ * it: a cursor (which part, which family, which rule, which backend)
+ * says where it stands, and each step reads only what it writes next
+ * (a counter, a histogram, or for JSON and the table one rule or one
+ * backend) into a buffer of a few pieces.  So a scrape costs neither
+ * the worker's loop nor its memory in proportion to the rules: with
+ * 5,000 rules the exposition is 9 MB, the memory for it one piece.
  */
 #include "ferryd.h"
 
@@ -113,7 +117,7 @@ put_u64(struct text *t, uint64_t v)
 	}
 }
 
-/* What is shown of a rule, read once. */
+/* What is shown of a rule: what was read of it for the step at hand. */
 struct view_rule {
 	const struct rule	*rule;
 	struct stats_rule	 st;
@@ -131,12 +135,33 @@ struct view_backend {
 	uint64_t		 changed;	/* wall clock s; 0: never */
 };
 
-struct view {
+/* Where a document stands, and the buffer of its next piece. */
+struct stats_stream {
 	const struct conf	*cfg;
-	struct view_rule	*rules;
-	size_t			 nrules;
-	struct view_backend	*backends;
-	size_t			 nbackends;
+	enum stats_format	 format;
+	int			 phase;		/* enum phase */
+	size_t			 k;		/* the family (Prometheus) */
+	size_t			 i;		/* the rule, in cfg->rules */
+	size_t			 j;		/* its backend */
+	bool			 headed;	/* family k's header is out */
+	bool			 first;		/* no rule written yet */
+	int64_t			 now;		/* for the health states */
+	struct text		 t;
+	struct view_rule	 vr;
+	struct view_backend	 vb;
+};
+
+/* The parts of a document, in order. */
+enum phase {
+	PH_HEAD,
+	PH_RULES,		/* Prometheus: rule counters */
+	PH_RULE_HISTS,
+	PH_BACKENDS,		/* ... backend counters */
+	PH_BACKEND_HISTS,
+	PH_TAIL,		/* ... the workers and generations */
+	PH_RULE,		/* JSON and the table: a rule's own part */
+	PH_RULE_BACKENDS,	/* ... then its backends, one a step */
+	PH_END
 };
 
 /* How many ports rule r (a range's first port, or alone) has. */
@@ -162,57 +187,89 @@ backend_label(const struct backend *b, unsigned ports, char *buf, size_t len)
 		    sockaddr *)&b->addr.ss) + ports - 1);
 }
 
+/*
+ * Read backend b of rule r into v: its label and health, and of its
+ * counters size bytes from off in v (all of them with size 0).
+ */
 static void
-view_backend(struct view_backend *v, const struct rule *r,
-    const struct backend *b, unsigned ports, int64_t now)
+view_backend(struct view_backend *v, const struct stats_stream *s,
+    const struct rule *r, const struct backend *b, size_t off, size_t size)
 {
-	const struct health_cell *c = health_cell(b->id);
+	const struct health_cell	*c = health_cell(b->id);
+	const size_t			 st = offsetof(struct view_backend, st);
 
 	v->rule = r;
 	v->b = b;
-	backend_label(b, ports, v->label, sizeof(v->label));
-	(void)stats_read_backend(b->stat, &v->st);
-	v->up = health_state(b, now) == HEALTH_UP;
+	backend_label(b, ports_of(s->cfg, r), v->label, sizeof(v->label));
+	if (size == 0) {
+		memset(&v->st, 0, sizeof(v->st));
+		(void)stats_read_backend(b->stat, &v->st);
+	} else if (off >= st && off + size <= st + sizeof(v->st)) {
+		memset((char *)v + off, 0, size);
+		(void)stats_read_backend_part(b->stat, off - st, size, &v->st);
+	}
+	v->up = health_state(b, s->now) == HEALTH_UP;
 	v->changes = c != NULL ? c->changes : 0;
 	v->changed = c != NULL && c->changes > 0 ? (uint64_t)c->changed : 0;
 }
 
-/* Read every counter of cfg's rules and backends once. */
-static int
-view_read(struct view *v, const struct conf *cfg)
+/* Read rule r into v: size bytes from off in v, or all with size 0. */
+static void
+view_rule(struct view_rule *v, const struct rule *r, size_t off,
+    size_t size)
 {
-	const struct rule	*r;
-	int64_t			 now = clock_ms();
-	size_t			 i, j;
-	unsigned		 ports;
+	const size_t st = offsetof(struct view_rule, st);
 
-	memset(v, 0, sizeof(*v));
-	v->cfg = cfg;
-	v->rules = calloc(cfg->nrule_stats + 1, sizeof(*v->rules));
-	v->backends = calloc(cfg->nbackend_stats + 1, sizeof(*v->backends));
-	if (v->rules == NULL || v->backends == NULL)
-		return -1;
-	for (i = 0; i < cfg->nrules; i++) {
-		r = &cfg->rules[i];
-		if (r->range_first != NULL)
-			continue;
-		ports = ports_of(cfg, r);
-		v->rules[v->nrules].rule = r;
-		(void)stats_read_rule(r->stat, &v->rules[v->nrules].st);
-		stats_read_rates(r->stat, &v->rules[v->nrules].rates);
-		v->nrules++;
-		for (j = 0; j < r->upstream.nbackends; j++)
-			view_backend(&v->backends[v->nbackends++], r,
-			    &r->upstream.backends[j], ports, now);
+	v->rule = r;
+	if (size == 0) {
+		memset(&v->st, 0, sizeof(v->st));
+		(void)stats_read_rule(r->stat, &v->st);
+		stats_read_rates(r->stat, &v->rates);
+	} else {
+		memset((char *)v + off, 0, size);
+		(void)stats_read_rule_part(r->stat, off - st, size, &v->st);
 	}
-	return 0;
 }
 
-static void
-view_free(struct view *v)
+/*
+ * The rule at the cursor or after it (a range's later ports are its
+ * first port's): NULL past the last.
+ */
+static const struct rule *
+cursor_rule(struct stats_stream *s)
 {
-	free(v->rules);
-	free(v->backends);
+	while (s->i < s->cfg->nrules && s->cfg->rules[s->i].range_first != NULL)
+		s->i++;
+	return s->i < s->cfg->nrules ? &s->cfg->rules[s->i] : NULL;
+}
+
+/* The backend at the cursor or after it, and its rule: NULL past the last. */
+static const struct backend *
+cursor_backend(struct stats_stream *s, const struct rule **rp)
+{
+	const struct rule *r;
+
+	while ((r = cursor_rule(s)) != NULL) {
+		if (s->j < r->upstream.nbackends) {
+			*rp = r;
+			return &r->upstream.backends[s->j];
+		}
+		s->i++;
+		s->j = 0;
+	}
+	return NULL;
+}
+
+/* Family k has ended: the next one from its first rule, or of n the next phase. */
+static void
+cursor_next_family(struct stats_stream *s, size_t n)
+{
+	s->i = s->j = 0;
+	s->headed = false;
+	if (++s->k == n) {
+		s->k = 0;
+		s->phase++;
+	}
 }
 
 /* A label value, escaped as the exposition format says. */
@@ -512,50 +569,96 @@ draining_text(char *buf, size_t len)
 	return buf;
 }
 
-static void
-prometheus(struct text *t, const struct view *v)
-{
-	const struct family	*f;
-	struct stats_worker	 w;
-	size_t			 i, k;
-	int			 s;
+#define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 
-	put_header(t, "ferryd_build_info", "gauge", "The version of ferryd "
-	    "that serves these metrics.");
-	put(t, "ferryd_build_info{version=\"%s\"} 1\n", PACKAGE_VERSION);
-	for (k = 0; k < sizeof(rule_families) / sizeof(*rule_families); k++) {
-		f = &rule_families[k];
-		if (f->type != NULL)
-			put_header(t, f->name, f->type, f->help);
-		for (i = 0; i < v->nrules; i++)
-			put_sample(t, f->name, v->rules[i].rule, NULL, f->extra,
-			    word_at(&v->rules[i], f->off));
+/* A Prometheus family's header, once, as its first step. */
+static void
+prom_header(struct stats_stream *s, const char *name, const char *type,
+    const char *help)
+{
+	if (!s->headed && type != NULL)
+		put_header(&s->t, name, type, help);
+	s->headed = true;
+}
+
+/* One sample of rule counter family k: of the rule at the cursor. */
+static void
+prom_rule(struct stats_stream *s)
+{
+	const struct family	*f = &rule_families[s->k];
+	const struct rule	*r;
+
+	prom_header(s, f->name, f->type, f->help);
+	if ((r = cursor_rule(s)) == NULL) {
+		cursor_next_family(s, NELEM(rule_families));
+		return;
 	}
-	for (k = 0; k < sizeof(rule_hists) / sizeof(*rule_hists); k++) {
-		put_header(t, rule_hists[k].name, "histogram",
-		    rule_hists[k].help);
-		for (i = 0; i < v->nrules; i++)
-			put_hist(t, rule_hists[k].name, hist_at(&v->rules[i],
-			    rule_hists[k].off), v->rules[i].rule, NULL);
+	view_rule(&s->vr, r, f->off, sizeof(uint64_t));
+	put_sample(&s->t, f->name, r, NULL, f->extra, word_at(&s->vr, f->off));
+	s->i++;
+}
+
+/* The series of rule histogram k of the rule at the cursor. */
+static void
+prom_rule_hist(struct stats_stream *s)
+{
+	const struct hist_family	*f = &rule_hists[s->k];
+	const struct rule		*r;
+
+	prom_header(s, f->name, "histogram", f->help);
+	if ((r = cursor_rule(s)) == NULL) {
+		cursor_next_family(s, NELEM(rule_hists));
+		return;
 	}
-	for (k = 0; k < sizeof(backend_families) / sizeof(*backend_families);
-	    k++) {
-		f = &backend_families[k];
-		if (f->type != NULL)
-			put_header(t, f->name, f->type, f->help);
-		for (i = 0; i < v->nbackends; i++)
-			put_sample(t, f->name, v->backends[i].rule,
-			    v->backends[i].label, f->extra,
-			    word_at(&v->backends[i], f->off));
+	view_rule(&s->vr, r, f->off, sizeof(struct hist));
+	put_hist(&s->t, f->name, hist_at(&s->vr, f->off), r, NULL);
+	s->i++;
+}
+
+/* One sample of backend counter family k: of the backend at the cursor. */
+static void
+prom_backend(struct stats_stream *s)
+{
+	const struct family	*f = &backend_families[s->k];
+	const struct backend	*b;
+	const struct rule	*r;
+
+	prom_header(s, f->name, f->type, f->help);
+	if ((b = cursor_backend(s, &r)) == NULL) {
+		cursor_next_family(s, NELEM(backend_families));
+		return;
 	}
-	for (k = 0; k < sizeof(backend_hists) / sizeof(*backend_hists); k++) {
-		put_header(t, backend_hists[k].name, "histogram",
-		    backend_hists[k].help);
-		for (i = 0; i < v->nbackends; i++)
-			put_hist(t, backend_hists[k].name,
-			    hist_at(&v->backends[i], backend_hists[k].off),
-			    v->backends[i].rule, v->backends[i].label);
+	view_backend(&s->vb, s, r, b, f->off, sizeof(uint64_t));
+	put_sample(&s->t, f->name, r, s->vb.label, f->extra,
+	    word_at(&s->vb, f->off));
+	s->j++;
+}
+
+/* The series of backend histogram k of the backend at the cursor. */
+static void
+prom_backend_hist(struct stats_stream *s)
+{
+	const struct hist_family	*f = &backend_hists[s->k];
+	const struct backend		*b;
+	const struct rule		*r;
+
+	prom_header(s, f->name, "histogram", f->help);
+	if ((b = cursor_backend(s, &r)) == NULL) {
+		cursor_next_family(s, NELEM(backend_hists));
+		return;
 	}
+	view_backend(&s->vb, s, r, b, f->off, sizeof(struct hist));
+	put_hist(&s->t, f->name, hist_at(&s->vb, f->off), r, s->vb.label);
+	s->j++;
+}
+
+/* The workers' and generations' families: a few lines per worker slot. */
+static void
+prom_tail(struct text *t)
+{
+	struct stats_worker	w;
+	int			s;
+
 	put_header(t, "ferryd_worker_generation", "gauge", "The configuration "
 	    "generation each worker slot runs (one more at every reload).");
 	for (s = 0; s < stats_slots(); s++)
@@ -573,6 +676,37 @@ prometheus(struct text *t, const struct view *v)
 		if (stats_read_worker(s, &w))
 			put(t, "ferryd_worker_loop_iterations_total{worker=\"%d\"}"
 			    " %llu\n", s, (unsigned long long)w.iterations);
+}
+
+/* A step of the Prometheus text: a sample, a histogram, or a part. */
+static void
+prometheus_step(struct stats_stream *s)
+{
+	switch (s->phase) {
+	case PH_HEAD:
+		put_header(&s->t, "ferryd_build_info", "gauge", "The version "
+		    "of ferryd that serves these metrics.");
+		put(&s->t, "ferryd_build_info{version=\"%s\"} 1\n",
+		    PACKAGE_VERSION);
+		s->phase = PH_RULES;
+		break;
+	case PH_RULES:
+		prom_rule(s);
+		break;
+	case PH_RULE_HISTS:
+		prom_rule_hist(s);
+		break;
+	case PH_BACKENDS:
+		prom_backend(s);
+		break;
+	case PH_BACKEND_HISTS:
+		prom_backend_hist(s);
+		break;
+	default:
+		prom_tail(&s->t);
+		s->phase = PH_END;
+		break;
+	}
 }
 
 /* A JSON string of s (names and addresses: no control characters). */
@@ -660,13 +794,12 @@ json_backend(struct text *t, const struct view_backend *b)
 	put(t, "}");
 }
 
+/* A rule's object up to its backends: they follow, one a step. */
 static void
-json_rule(struct text *t, const struct view *v, const struct view_rule *vr)
+json_rule(struct text *t, const struct view_rule *vr)
 {
 	const struct stats_rule	*st = &vr->st;
 	const struct rule	*r = vr->rule;
-	bool			 first = true;
-	size_t			 i;
 
 	put(t, "{\"name\":");
 	put_json_string(t, r->name);
@@ -702,21 +835,13 @@ json_rule(struct text *t, const struct view *v, const struct view_rule *vr)
 	    vr->rates.datagrams);
 	put_json_hists(t, vr, rule_hists, 4, hist_keys);
 	put(t, ",\"backends\":[");
-	for (i = 0; i < v->nbackends; i++)
-		if (v->backends[i].rule == r) {
-			if (!first)
-				put(t, ",");
-			first = false;
-			json_backend(t, &v->backends[i]);
-		}
-	put(t, "]}");
 }
 
+/* The document's start: the version, generation, time and workers. */
 static void
-json(struct text *t, const struct view *v)
+json_head(struct text *t)
 {
 	struct stats_worker	w;
-	size_t			i;
 	int			s;
 
 	put(t, "{\"version\":\"%s\",\"generation\":%u,\"time\":%lld,"
@@ -732,12 +857,50 @@ json(struct text *t, const struct view *v)
 		    (unsigned long long)w.iterations);
 	}
 	put(t, "],\"rules\":[");
-	for (i = 0; i < v->nrules; i++) {
-		if (i > 0)
-			put(t, ",");
-		json_rule(t, v, &v->rules[i]);
+}
+
+/* A step of the JSON document: its start, a rule, a backend, its end. */
+static void
+json_step(struct stats_stream *s)
+{
+	const struct backend	*b;
+	const struct rule	*r;
+
+	switch (s->phase) {
+	case PH_HEAD:
+		json_head(&s->t);
+		s->phase = PH_RULE;
+		break;
+	case PH_RULE:
+		if ((r = cursor_rule(s)) == NULL) {
+			put(&s->t, "]}\n");
+			s->phase = PH_END;
+			break;
+		}
+		if (!s->first)
+			put(&s->t, ",");
+		s->first = false;
+		view_rule(&s->vr, r, 0, 0);
+		json_rule(&s->t, &s->vr);
+		s->j = 0;
+		s->phase = PH_RULE_BACKENDS;
+		break;
+	default:
+		r = &s->cfg->rules[s->i];
+		if (s->j == r->upstream.nbackends) {
+			put(&s->t, "]}");
+			s->i++;
+			s->phase = PH_RULE;
+			break;
+		}
+		b = &r->upstream.backends[s->j];
+		if (s->j > 0)
+			put(&s->t, ",");
+		view_backend(&s->vb, s, r, b, 0, 0);
+		json_backend(&s->t, &s->vb);
+		s->j++;
+		break;
 	}
-	put(t, "]}\n");
 }
 
 /* A duration for a person: "850us", "12.5ms", "3.20s", or "-". */
@@ -772,84 +935,150 @@ human_rate(double r, char *buf, size_t len)
 	return buf;
 }
 
+/* The table's title and column heads. */
 static void
-table(struct text *t, const struct view *v)
+table_head(struct stats_stream *s)
 {
-	const struct view_rule		*vr;
-	const struct view_backend	*vb;
-	const struct hist		*lat;
-	char				 a[24], b[24], c[24], d[24];
-	char				 gens[256];
-	size_t				 i, j;
-	bool				 udp;
+	struct stats_rates	 rates;
+	const struct rule	*r;
+	char			 gens[256];
 
-	put(t, "ferryd %s, generation %u, %d worker(s)%s; rates over the "
+	/* The rates' span, as the first rule's says. */
+	memset(&rates, 0, sizeof(rates));
+	if ((r = cursor_rule(s)) != NULL)
+		stats_read_rates(r->stat, &rates);
+	put(&s->t, "ferryd %s, generation %u, %d worker(s)%s; rates over the "
 	    "last %.0f s\n\n", PACKAGE_VERSION, stats_generation(),
-	    stats_slots(), draining_text(gens, sizeof(gens)),
-	    v->nrules > 0 ? v->rules[0].rates.seconds : 0.0);
-	put(t, "%-24s %-5s %8s %8s %8s %9s %8s %8s\n", "RULE", "PROTO",
+	    stats_slots(), draining_text(gens, sizeof(gens)), rates.seconds);
+	put(&s->t, "%-24s %-5s %8s %8s %8s %9s %8s %8s\n", "RULE", "PROTO",
 	    "OPEN", "NEW/s", "BYTES/s", "REFUSED", "LAT p50", "LAT p99");
-	for (i = 0; i < v->nrules; i++) {
-		vr = &v->rules[i];
-		udp = vr->rule->protocol == RULE_UDP;
-		lat = udp && vr->rule->connect_protocol == RULE_UDP ?
-		    &vr->st.reply : &vr->st.connect;
-		put(t, "%-24s %-5s %8llu %8s %8s %9llu %8s %8s\n",
-		    vr->rule->name, udp ? "udp" : "tcp",
-		    (unsigned long long)(udp ? vr->st.active_sessions :
-		    vr->st.active), human_rate(udp ? vr->rates.sessions :
-		    vr->rates.connections, a, sizeof(a)),
-		    human_rate(vr->rates.bytes, b, sizeof(b)),
-		    (unsigned long long)(vr->st.denied + vr->st.refused_max +
-		    vr->st.refused_per_client + vr->st.refused_rate +
-		    vr->st.no_backend),
-		    human_time(hist_quantile(lat, 0.5), c, sizeof(c)),
-		    human_time(hist_quantile(lat, 0.99), d, sizeof(d)));
-		for (j = 0; j < v->nbackends; j++) {
-			vb = &v->backends[j];
-			if (vb->rule != vr->rule)
-				continue;
-			lat = udp && vr->rule->connect_protocol == RULE_UDP ?
-			    &vb->st.reply : &vb->st.connect;
-			put(t, "  %-22s %-5s %8llu %8s %8s %9llu %8s %8s\n",
-			    vb->label, vb->up ? "up" : "DOWN",
-			    (unsigned long long)vb->st.active, "", "",
-			    (unsigned long long)(vb->st.refused +
-			    vb->st.timeouts + vb->st.failed),
-			    human_time(hist_quantile(lat, 0.5), c, sizeof(c)),
-			    human_time(hist_quantile(lat, 0.99), d, sizeof(d)));
+}
+
+/* A rule's line. */
+static void
+table_rule(struct text *t, const struct view_rule *vr)
+{
+	const struct hist	*lat;
+	char			 a[24], b[24], c[24], d[24];
+	bool			 udp = vr->rule->protocol == RULE_UDP;
+
+	lat = udp && vr->rule->connect_protocol == RULE_UDP ? &vr->st.reply :
+	    &vr->st.connect;
+	put(t, "%-24s %-5s %8llu %8s %8s %9llu %8s %8s\n",
+	    vr->rule->name, udp ? "udp" : "tcp",
+	    (unsigned long long)(udp ? vr->st.active_sessions :
+	    vr->st.active), human_rate(udp ? vr->rates.sessions :
+	    vr->rates.connections, a, sizeof(a)),
+	    human_rate(vr->rates.bytes, b, sizeof(b)),
+	    (unsigned long long)(vr->st.denied + vr->st.refused_max +
+	    vr->st.refused_per_client + vr->st.refused_rate +
+	    vr->st.no_backend),
+	    human_time(hist_quantile(lat, 0.5), c, sizeof(c)),
+	    human_time(hist_quantile(lat, 0.99), d, sizeof(d)));
+}
+
+/* A backend's line, under its rule's. */
+static void
+table_backend(struct text *t, const struct view_backend *vb)
+{
+	const struct hist	*lat;
+	char			 c[24], d[24];
+	bool			 udp = vb->rule->protocol == RULE_UDP;
+
+	lat = udp && vb->rule->connect_protocol == RULE_UDP ? &vb->st.reply :
+	    &vb->st.connect;
+	put(t, "  %-22s %-5s %8llu %8s %8s %9llu %8s %8s\n",
+	    vb->label, vb->up ? "up" : "DOWN",
+	    (unsigned long long)vb->st.active, "", "",
+	    (unsigned long long)(vb->st.refused +
+	    vb->st.timeouts + vb->st.failed),
+	    human_time(hist_quantile(lat, 0.5), c, sizeof(c)),
+	    human_time(hist_quantile(lat, 0.99), d, sizeof(d)));
+}
+
+/* A step of the table: its head, a rule's line, a backend's, its foot. */
+static void
+table_step(struct stats_stream *s)
+{
+	const struct rule *r;
+
+	switch (s->phase) {
+	case PH_HEAD:
+		table_head(s);
+		s->phase = PH_RULE;
+		break;
+	case PH_RULE:
+		if ((r = cursor_rule(s)) == NULL) {
+			put(&s->t, "\nOPEN: connections (UDP: sessions) open "
+			    "now.  NEW/s, BYTES/s: over the last seconds (TCP "
+			    "bytes count\nas connections end).  REFUSED: "
+			    "clients refused (rule), failed connects (backend)."
+			    "\nLAT: connect time; for UDP backends, the time "
+			    "to a reply.\n");
+			s->phase = PH_END;
+			break;
 		}
+		view_rule(&s->vr, r, 0, 0);
+		table_rule(&s->t, &s->vr);
+		s->j = 0;
+		s->phase = PH_RULE_BACKENDS;
+		break;
+	default:
+		r = &s->cfg->rules[s->i];
+		if (s->j == r->upstream.nbackends) {
+			s->i++;
+			s->phase = PH_RULE;
+			break;
+		}
+		view_backend(&s->vb, s, r, &r->upstream.backends[s->j], 0, 0);
+		table_backend(&s->t, &s->vb);
+		s->j++;
+		break;
 	}
-	put(t, "\nOPEN: connections (UDP: sessions) open now.  NEW/s, BYTES/s: "
-	    "over the last seconds (TCP bytes count\nas connections end).  "
-	    "REFUSED: clients refused (rule), failed connects (backend).\n"
-	    "LAT: connect time; for UDP backends, the time to a reply.\n");
+}
+
+struct stats_stream *
+stats_stream_new(const struct conf *cfg, enum stats_format format)
+{
+	struct stats_stream *s;
+
+	if ((s = calloc(1, sizeof(*s))) == NULL)
+		return NULL;
+	s->cfg = cfg;
+	s->format = format;
+	s->phase = PH_HEAD;
+	s->first = true;
+	s->now = clock_ms();
+	return s;
 }
 
 int
-stats_render(const struct conf *cfg, enum stats_format format, char **out,
-    size_t *len)
+stats_stream_next(struct stats_stream *s, const char **p, size_t *len)
 {
-	struct view	v;
-	struct text	t;
+	s->t.len = 0;
+	while (s->phase != PH_END && s->t.len < STATS_STREAM_PIECE &&
+	    !s->t.failed) {
+		if (s->format == STATS_PROMETHEUS)
+			prometheus_step(s);
+		else if (s->format == STATS_JSON)
+			json_step(s);
+		else
+			table_step(s);
+	}
+	if (s->t.failed)
+		return -1;
+	if (s->t.len == 0)
+		return 0;
+	*p = s->t.p;
+	*len = s->t.len;
+	return 1;
+}
 
-	memset(&t, 0, sizeof(t));
-	if (view_read(&v, cfg) == -1) {
-		view_free(&v);
-		return -1;
-	}
-	if (format == STATS_PROMETHEUS)
-		prometheus(&t, &v);
-	else if (format == STATS_JSON)
-		json(&t, &v);
-	else
-		table(&t, &v);
-	view_free(&v);
-	if (t.failed || t.p == NULL) {
-		free(t.p);
-		return -1;
-	}
-	*out = t.p;
-	*len = t.len;
-	return 0;
+void
+stats_stream_free(struct stats_stream *s)
+{
+	if (s == NULL)
+		return;
+	free(s->t.p);
+	free(s);
 }
