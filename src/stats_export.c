@@ -260,7 +260,10 @@ cursor_backend(struct stats_stream *s, const struct rule **rp)
 	return NULL;
 }
 
-/* Family k has ended: the next one from its first rule, or of n the next phase. */
+/*
+ * Family k (of n) has ended: the next one from its first rule, or after
+ * the last the next phase.
+ */
 static void
 cursor_next_family(struct stats_stream *s, size_t n)
 {
@@ -581,74 +584,74 @@ prom_header(struct stats_stream *s, const char *name, const char *type,
 	s->headed = true;
 }
 
-/* One sample of rule counter family k: of the rule at the cursor. */
+/*
+ * A step of the rules' families: the sample of counter family k, or
+ * the series of histogram k (hists), of the rule at the cursor.
+ */
 static void
-prom_rule(struct stats_stream *s)
+prom_rule(struct stats_stream *s, bool hists)
 {
-	const struct family	*f = &rule_families[s->k];
-	const struct rule	*r;
-
-	prom_header(s, f->name, f->type, f->help);
-	if ((r = cursor_rule(s)) == NULL) {
-		cursor_next_family(s, NELEM(rule_families));
-		return;
-	}
-	view_rule(&s->vr, r, f->off, sizeof(uint64_t));
-	put_sample(&s->t, f->name, r, NULL, f->extra, word_at(&s->vr, f->off));
-	s->i++;
-}
-
-/* The series of rule histogram k of the rule at the cursor. */
-static void
-prom_rule_hist(struct stats_stream *s)
-{
-	const struct hist_family	*f = &rule_hists[s->k];
+	const struct family		*f = NULL;
+	const struct hist_family	*h = NULL;
 	const struct rule		*r;
 
-	prom_header(s, f->name, "histogram", f->help);
+	if (hists)
+		h = &rule_hists[s->k];
+	else
+		f = &rule_families[s->k];
+
+	if (hists)
+		prom_header(s, h->name, "histogram", h->help);
+	else
+		prom_header(s, f->name, f->type, f->help);
 	if ((r = cursor_rule(s)) == NULL) {
-		cursor_next_family(s, NELEM(rule_hists));
+		cursor_next_family(s, hists ? NELEM(rule_hists) :
+		    NELEM(rule_families));
 		return;
 	}
-	view_rule(&s->vr, r, f->off, sizeof(struct hist));
-	put_hist(&s->t, f->name, hist_at(&s->vr, f->off), r, NULL);
+	if (hists) {
+		view_rule(&s->vr, r, h->off, sizeof(struct hist));
+		put_hist(&s->t, h->name, hist_at(&s->vr, h->off), r, NULL);
+	} else {
+		view_rule(&s->vr, r, f->off, sizeof(uint64_t));
+		put_sample(&s->t, f->name, r, NULL, f->extra,
+		    word_at(&s->vr, f->off));
+	}
 	s->i++;
 }
 
-/* One sample of backend counter family k: of the backend at the cursor. */
+/* The same for the backends' families, of the backend at the cursor. */
 static void
-prom_backend(struct stats_stream *s)
+prom_backend(struct stats_stream *s, bool hists)
 {
-	const struct family	*f = &backend_families[s->k];
-	const struct backend	*b;
-	const struct rule	*r;
-
-	prom_header(s, f->name, f->type, f->help);
-	if ((b = cursor_backend(s, &r)) == NULL) {
-		cursor_next_family(s, NELEM(backend_families));
-		return;
-	}
-	view_backend(&s->vb, s, r, b, f->off, sizeof(uint64_t));
-	put_sample(&s->t, f->name, r, s->vb.label, f->extra,
-	    word_at(&s->vb, f->off));
-	s->j++;
-}
-
-/* The series of backend histogram k of the backend at the cursor. */
-static void
-prom_backend_hist(struct stats_stream *s)
-{
-	const struct hist_family	*f = &backend_hists[s->k];
+	const struct family		*f = NULL;
+	const struct hist_family	*h = NULL;
 	const struct backend		*b;
 	const struct rule		*r;
 
-	prom_header(s, f->name, "histogram", f->help);
+	if (hists)
+		h = &backend_hists[s->k];
+	else
+		f = &backend_families[s->k];
+
+	if (hists)
+		prom_header(s, h->name, "histogram", h->help);
+	else
+		prom_header(s, f->name, f->type, f->help);
 	if ((b = cursor_backend(s, &r)) == NULL) {
-		cursor_next_family(s, NELEM(backend_hists));
+		cursor_next_family(s, hists ? NELEM(backend_hists) :
+		    NELEM(backend_families));
 		return;
 	}
-	view_backend(&s->vb, s, r, b, f->off, sizeof(struct hist));
-	put_hist(&s->t, f->name, hist_at(&s->vb, f->off), r, s->vb.label);
+	if (hists) {
+		view_backend(&s->vb, s, r, b, h->off, sizeof(struct hist));
+		put_hist(&s->t, h->name, hist_at(&s->vb, h->off), r,
+		    s->vb.label);
+	} else {
+		view_backend(&s->vb, s, r, b, f->off, sizeof(uint64_t));
+		put_sample(&s->t, f->name, r, s->vb.label, f->extra,
+		    word_at(&s->vb, f->off));
+	}
 	s->j++;
 }
 
@@ -691,16 +694,12 @@ prometheus_step(struct stats_stream *s)
 		s->phase = PH_RULES;
 		break;
 	case PH_RULES:
-		prom_rule(s);
-		break;
 	case PH_RULE_HISTS:
-		prom_rule_hist(s);
+		prom_rule(s, s->phase == PH_RULE_HISTS);
 		break;
 	case PH_BACKENDS:
-		prom_backend(s);
-		break;
 	case PH_BACKEND_HISTS:
-		prom_backend_hist(s);
+		prom_backend(s, s->phase == PH_BACKEND_HISTS);
 		break;
 	default:
 		prom_tail(&s->t);

@@ -104,9 +104,11 @@ stats_request_scan(const char *req, size_t len)
 		n = eol != NULL ? (size_t)(eol - p) : left;
 		whole = eol != NULL;
 		if (first)
-			bad = n > STATS_REQUEST_LINE_MAX || !line_ok(p, n, whole);
+			bad = n > STATS_REQUEST_LINE_MAX ||
+			    !line_ok(p, n, whole);
 		else
-			bad = !(whole && blank(p, n)) && !header_ok(p, n, whole);
+			bad = !(whole && blank(p, n)) &&
+			    !header_ok(p, n, whole);
 		if (bad)
 			return STATS_SCAN_BAD;
 		if (!whole)

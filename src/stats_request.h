@@ -31,7 +31,7 @@ enum stats_request {
 
 enum stats_scan {
 	STATS_SCAN_MORE,	/* every byte so far can start a request */
-	STATS_SCAN_WHOLE,	/* a request line and headers, then a blank line */
+	STATS_SCAN_WHOLE,	/* request line, headers, a blank line */
 	STATS_SCAN_BAD		/* a byte that no request has there */
 };
 

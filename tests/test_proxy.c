@@ -224,8 +224,8 @@ main(void)
 	    memcmp(h + 32, &d.sin6_addr, 16) == 0,
 	    "v2, IPv4 and IPv6: TCP6, the IPv4 client mapped");
 	n = proxy_header(PROXY_V2, true, (void *)&c, (void *)&b, h);
-	check(n == 52 && h[13] == 0x21 && memcmp(h + 16, &c.sin6_addr, 16) == 0 &&
-	    h[32 + 10] == 0xff && h[32 + 12] == 198,
+	check(n == 52 && h[13] == 0x21 &&
+	    memcmp(h + 16, &c.sin6_addr, 16) == 0 && h[32 + 10] == 0xff && h[32 + 12] == 198,
 	    "v2, IPv6 client to an IPv4 address: TCP6, the address mapped");
 	test_parse();
 	return test_summary();

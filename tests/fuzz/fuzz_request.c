@@ -41,7 +41,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		path = copy + (head ? 5 : 4);
 		plen = doc != NULL ? strlen(doc->path) : 0;
 		if (doc == NULL || memcmp(copy, head ? "HEAD " : "GET ",
-		    head ? 5 : 4) != 0 || size < (size_t)(path - copy) + plen + 1 ||
+		    head ? 5 : 4) != 0 ||
+		    size < (size_t)(path - copy) + plen + 1 ||
 		    memcmp(path, doc->path, plen) != 0 ||
 		    (path[plen] != ' ' && path[plen] != '?') ||
 		    memchr(copy, '\n', size) == NULL)
