@@ -584,6 +584,55 @@ prom_header(struct stats_stream *s, const char *name, const char *type,
 	s->headed = true;
 }
 
+/* The families of the rules, or of the backends: counters, histograms. */
+struct series {
+	const struct family		*fams;
+	size_t				 nfams;
+	const struct hist_family	*hists;
+	size_t				 nhists;
+};
+
+static const struct series rule_series = {
+	rule_families, NELEM(rule_families), rule_hists, NELEM(rule_hists)
+};
+static const struct series backend_series = {
+	backend_families, NELEM(backend_families), backend_hists,
+	NELEM(backend_hists)
+};
+
+/*
+ * Family k of what (its histogram k with hists): *f or *h, its header
+ * written first; false, the cursor on the next family, once past its
+ * last rule or backend (at the end).
+ */
+static bool
+prom_family(struct stats_stream *s, const struct series *what, bool hists,
+    bool end, const struct family **f, const struct hist_family **h)
+{
+	*f = hists ? NULL : &what->fams[s->k];
+	*h = hists ? &what->hists[s->k] : NULL;
+	if (hists)
+		prom_header(s, (*h)->name, "histogram", (*h)->help);
+	else
+		prom_header(s, (*f)->name, (*f)->type, (*f)->help);
+	if (end)
+		cursor_next_family(s, hists ? what->nhists : what->nfams);
+	return !end;
+}
+
+/* The sample of f, or the series of h, at off in view. */
+static void
+prom_put(struct stats_stream *s, const struct family *f,
+    const struct hist_family *h, const void *view, const struct rule *r,
+    const char *backend)
+{
+	if (h != NULL)
+		put_hist(&s->t, h->name, hist_at(view, h->off), r, backend);
+	else
+		put_sample(&s->t, f->name, r, backend, f->extra,
+		    word_at(view, f->off));
+}
+
 /*
  * A step of the rules' families: the sample of counter family k, or
  * the series of histogram k (hists), of the rule at the cursor.
@@ -591,32 +640,15 @@ prom_header(struct stats_stream *s, const char *name, const char *type,
 static void
 prom_rule(struct stats_stream *s, bool hists)
 {
-	const struct family		*f = NULL;
-	const struct hist_family	*h = NULL;
-	const struct rule		*r;
+	const struct family		*f;
+	const struct hist_family	*h;
+	const struct rule		*r = cursor_rule(s);
 
-	if (hists)
-		h = &rule_hists[s->k];
-	else
-		f = &rule_families[s->k];
-
-	if (hists)
-		prom_header(s, h->name, "histogram", h->help);
-	else
-		prom_header(s, f->name, f->type, f->help);
-	if ((r = cursor_rule(s)) == NULL) {
-		cursor_next_family(s, hists ? NELEM(rule_hists) :
-		    NELEM(rule_families));
+	if (!prom_family(s, &rule_series, hists, r == NULL, &f, &h))
 		return;
-	}
-	if (hists) {
-		view_rule(&s->vr, r, h->off, sizeof(struct hist));
-		put_hist(&s->t, h->name, hist_at(&s->vr, h->off), r, NULL);
-	} else {
-		view_rule(&s->vr, r, f->off, sizeof(uint64_t));
-		put_sample(&s->t, f->name, r, NULL, f->extra,
-		    word_at(&s->vr, f->off));
-	}
+	view_rule(&s->vr, r, h != NULL ? h->off : f->off, h != NULL ?
+	    sizeof(struct hist) : sizeof(uint64_t));
+	prom_put(s, f, h, &s->vr, r, NULL);
 	s->i++;
 }
 
@@ -624,34 +656,16 @@ prom_rule(struct stats_stream *s, bool hists)
 static void
 prom_backend(struct stats_stream *s, bool hists)
 {
-	const struct family		*f = NULL;
-	const struct hist_family	*h = NULL;
-	const struct backend		*b;
-	const struct rule		*r;
+	const struct family		*f;
+	const struct hist_family	*h;
+	const struct rule		*r = NULL;
+	const struct backend		*b = cursor_backend(s, &r);
 
-	if (hists)
-		h = &backend_hists[s->k];
-	else
-		f = &backend_families[s->k];
-
-	if (hists)
-		prom_header(s, h->name, "histogram", h->help);
-	else
-		prom_header(s, f->name, f->type, f->help);
-	if ((b = cursor_backend(s, &r)) == NULL) {
-		cursor_next_family(s, hists ? NELEM(backend_hists) :
-		    NELEM(backend_families));
+	if (!prom_family(s, &backend_series, hists, b == NULL, &f, &h))
 		return;
-	}
-	if (hists) {
-		view_backend(&s->vb, s, r, b, h->off, sizeof(struct hist));
-		put_hist(&s->t, h->name, hist_at(&s->vb, h->off), r,
-		    s->vb.label);
-	} else {
-		view_backend(&s->vb, s, r, b, f->off, sizeof(uint64_t));
-		put_sample(&s->t, f->name, r, s->vb.label, f->extra,
-		    word_at(&s->vb, f->off));
-	}
+	view_backend(&s->vb, s, r, b, h != NULL ? h->off : f->off, h != NULL ?
+	    sizeof(struct hist) : sizeof(uint64_t));
+	prom_put(s, f, h, &s->vb, r, s->vb.label);
 	s->j++;
 }
 
