@@ -872,48 +872,39 @@ json_head(struct text *t)
 	put(t, "],\"rules\":[");
 }
 
-/* A step of the JSON document: its start, a rule, a backend, its end. */
+/* JSON's parts, for walk_step. */
 static void
-json_step(struct stats_stream *s)
+json_w_head(struct stats_stream *s)
 {
-	const struct backend	*b;
-	const struct rule	*r;
+	json_head(&s->t);
+}
 
-	switch (s->phase) {
-	case PH_HEAD:
-		json_head(&s->t);
-		s->phase = PH_RULE;
-		break;
-	case PH_RULE:
-		if ((r = cursor_rule(s)) == NULL) {
-			put(&s->t, "]}\n");
-			s->phase = PH_END;
-			break;
-		}
-		if (!s->first)
-			put(&s->t, ",");
-		s->first = false;
-		view_rule(&s->vr, r, 0, 0);
-		json_rule(&s->t, &s->vr);
-		s->j = 0;
-		s->phase = PH_RULE_BACKENDS;
-		break;
-	default:
-		r = &s->cfg->rules[s->i];
-		if (s->j == r->upstream.nbackends) {
-			put(&s->t, "]}");
-			s->i++;
-			s->phase = PH_RULE;
-			break;
-		}
-		b = &r->upstream.backends[s->j];
-		if (s->j > 0)
-			put(&s->t, ",");
-		view_backend(&s->vb, s, r, b, 0, 0);
-		json_backend(&s->t, &s->vb);
-		s->j++;
-		break;
-	}
+static void
+json_w_rule(struct stats_stream *s)
+{
+	if (!s->first)
+		put(&s->t, ",");
+	json_rule(&s->t, &s->vr);
+}
+
+static void
+json_w_backend(struct stats_stream *s)
+{
+	if (s->j > 0)
+		put(&s->t, ",");
+	json_backend(&s->t, &s->vb);
+}
+
+static void
+json_w_rule_end(struct stats_stream *s)
+{
+	put(&s->t, "]}");
+}
+
+static void
+json_w_end(struct stats_stream *s)
+{
+	put(&s->t, "]}\n");
 }
 
 /* A duration for a person: "850us", "12.5ms", "3.20s", or "-". */
@@ -1009,42 +1000,83 @@ table_backend(struct text *t, const struct view_backend *vb)
 	    human_time(hist_quantile(lat, 0.99), d, sizeof(d)));
 }
 
-/* A step of the table: its head, a rule's line, a backend's, its foot. */
+/* The table's parts, for walk_step. */
 static void
-table_step(struct stats_stream *s)
+table_w_rule(struct stats_stream *s)
+{
+	table_rule(&s->t, &s->vr);
+}
+
+static void
+table_w_backend(struct stats_stream *s)
+{
+	table_backend(&s->t, &s->vb);
+}
+
+static void
+table_w_end(struct stats_stream *s)
+{
+	put(&s->t, "\nOPEN: connections (UDP: sessions) open now.  NEW/s, "
+	    "BYTES/s: over the last seconds (TCP bytes count\nas connections "
+	    "end).  REFUSED: clients refused (rule), failed connects "
+	    "(backend).\nLAT: connect time; for UDP backends, the time to a "
+	    "reply.\n");
+}
+
+/*
+ * What JSON and the table write, rule by rule: the head, each rule (in
+ * s->vr) and each of its backends (in s->vb, s->j its index), the end
+ * of a rule's part (or NULL), the end.
+ */
+struct walk {
+	void	(*head)(struct stats_stream *);
+	void	(*rule)(struct stats_stream *);
+	void	(*backend)(struct stats_stream *);
+	void	(*rule_end)(struct stats_stream *);
+	void	(*end)(struct stats_stream *);
+};
+
+static const struct walk json_walk = {
+	json_w_head, json_w_rule, json_w_backend, json_w_rule_end, json_w_end
+};
+static const struct walk table_walk = {
+	table_head, table_w_rule, table_w_backend, NULL, table_w_end
+};
+
+/* A step of a document made rule by rule: a part, a rule, a backend. */
+static void
+walk_step(struct stats_stream *s, const struct walk *w)
 {
 	const struct rule *r;
 
 	switch (s->phase) {
 	case PH_HEAD:
-		table_head(s);
+		w->head(s);
 		s->phase = PH_RULE;
 		break;
 	case PH_RULE:
 		if ((r = cursor_rule(s)) == NULL) {
-			put(&s->t, "\nOPEN: connections (UDP: sessions) open "
-			    "now.  NEW/s, BYTES/s: over the last seconds (TCP "
-			    "bytes count\nas connections end).  REFUSED: "
-			    "clients refused (rule), failed connects (backend)."
-			    "\nLAT: connect time; for UDP backends, the time "
-			    "to a reply.\n");
+			w->end(s);
 			s->phase = PH_END;
 			break;
 		}
 		view_rule(&s->vr, r, 0, 0);
-		table_rule(&s->t, &s->vr);
+		w->rule(s);
+		s->first = false;
 		s->j = 0;
 		s->phase = PH_RULE_BACKENDS;
 		break;
 	default:
 		r = &s->cfg->rules[s->i];
 		if (s->j == r->upstream.nbackends) {
+			if (w->rule_end != NULL)
+				w->rule_end(s);
 			s->i++;
 			s->phase = PH_RULE;
 			break;
 		}
 		view_backend(&s->vb, s, r, &r->upstream.backends[s->j], 0, 0);
-		table_backend(&s->t, &s->vb);
+		w->backend(s);
 		s->j++;
 		break;
 	}
@@ -1073,10 +1105,9 @@ stats_stream_next(struct stats_stream *s, const char **p, size_t *len)
 	    !s->t.failed) {
 		if (s->format == STATS_PROMETHEUS)
 			prometheus_step(s);
-		else if (s->format == STATS_JSON)
-			json_step(s);
 		else
-			table_step(s);
+			walk_step(s, s->format == STATS_JSON ? &json_walk :
+			    &table_walk);
 	}
 	if (s->t.failed)
 		return -1;
