@@ -28,6 +28,8 @@ static int	al_format = ACCESS_LOG_RINETD;
 static int	al_fields[ACCESS_FIELDS];	/* access_log_fields */
 static int	al_nfields;
 static struct log_episode al_lost;	/* lines lost while writes fail */
+static bool	al_no_reserve;		/* al_fd cannot have room reserved */
+static bool	al_cut;			/* its last line was cut: end it */
 
 const struct accesslog_times accesslog_no_times = { -1, -1 };
 static char	al_path[PATH_MAX];
@@ -77,6 +79,7 @@ accesslog_open(const char *path, char *err, size_t errlen)
 		return -1;
 	accesslog_close();
 	al_fd = fd;
+	al_no_reserve = al_cut = false;
 	strcpy(al_path, path);
 	return 0;
 }
@@ -95,6 +98,7 @@ accesslog_reopen(void)
 	}
 	close(al_fd);
 	al_fd = fd;
+	al_no_reserve = al_cut = false;
 	log_info("reopened access log %s", al_path);
 	return 0;
 }
@@ -114,6 +118,7 @@ accesslog_adopt_fd(int fd)
 	}
 	close(al_fd);
 	al_fd = fd;
+	al_no_reserve = al_cut = false;
 	log_info("reopened access log %s", al_path);
 }
 
@@ -286,22 +291,77 @@ accesslog_session(const struct rule *rule, const struct sockaddr *client,
 	accesslog_write(&e);
 }
 
+/*
+ * Room for len more bytes at the end of the access log, taken before a
+ * line is written, so that a full disk refuses the line whole instead
+ * of taking its first bytes (the slack of the file's last block): the
+ * blocks of the line's place are allocated, the file's size unchanged.
+ * Exactly the line's place, so that nothing is held past the end.
+ * Several workers append to the file: one that appends between this
+ * and the write moves the line past its room, a window of two system
+ * calls; should the disk fill in it, the cut line is ended before the
+ * next one (al_cut).  A FIFO, a device or a file system without
+ * fallocate(2) is written as it is (a FIFO takes a line of at most
+ * PIPE_BUF bytes whole or not at all).  false, with errno, when there
+ * is no room.
+ */
+static bool
+reserve(size_t len)
+{
+#ifdef FALLOC_FL_KEEP_SIZE
+	off_t	end;
+
+	if (al_no_reserve)
+		return true;
+	if ((end = lseek(al_fd, 0, SEEK_END)) == -1) {
+		al_no_reserve = true;	/* a FIFO */
+		return true;
+	}
+	while (fallocate(al_fd, FALLOC_FL_KEEP_SIZE, end, (off_t)len) == -1) {
+		if (errno == EINTR)
+			continue;
+		if (errno == ENOSPC || errno == EDQUOT || errno == EFBIG)
+			return false;
+		al_no_reserve = true;	/* a device, or not supported */
+		break;
+	}
+#else
+	(void)len;
+#endif
+	return true;
+}
+
+/*
+ * A line goes out whole with one write(2), or not at all: lost lines
+ * are counted, and said with their number when lines are written again.
+ */
 void
 accesslog_write(const struct accesslog_entry *e)
 {
-	char	line[ACCESSLOG_LINE_MAX];
+	char	line[ACCESSLOG_LINE_MAX + 1];
+	char	*p = line + 1;
 	size_t	len;
-	ssize_t	rc;
+	ssize_t	rc = -1;
 	int	saved_errno = errno;
 	uint64_t lost;
 	int64_t	ms;
 
 	if (al_fd == -1)
 		return;
-	len = accesslog_format(e, al_format, line, sizeof(line));
-	do
-		rc = write(al_fd, line, len);
-	while (rc == -1 && errno == EINTR);
+	len = accesslog_format(e, al_format, p, sizeof(line) - 1);
+	if (al_cut) {
+		*--p = '\n';	/* end the line a short write cut */
+		len++;
+	}
+	if (reserve(len)) {
+		do
+			rc = write(al_fd, p, len);
+		while (rc == -1 && errno == EINTR);
+	}
+	if (rc > 0 && (size_t)rc < len)
+		al_cut = p[rc - 1] != '\n';
+	else if (rc > 0)
+		al_cut = false;
 	/*
 	 * A full disk or a FIFO nobody reads loses the line: the relay must
 	 * not wait for the log.  Said once when it starts, and once with

@@ -45,6 +45,18 @@ endpoint(const struct sockaddr *sa, struct endpoint *e)
 	}
 }
 
+/* An IPv4 endpoint as IPv6, IPv4-mapped (::ffff:a.b.c.d). */
+static void
+endpoint_widen(struct endpoint *e)
+{
+	if (e->family != AF_INET)
+		return;
+	memmove(e->addr + 12, e->addr, 4);
+	memset(e->addr, 0, 10);
+	e->addr[10] = e->addr[11] = 0xff;
+	e->family = AF_INET6;
+}
+
 static size_t
 header_v1(const struct endpoint *s, const struct endpoint *d,
     unsigned char *buf)
@@ -101,6 +113,15 @@ proxy_header(int version, bool stream, const struct sockaddr *src,
 
 	endpoint(src, &s);
 	endpoint(dst, &d);
+	/*
+	 * Both IPv4 (mapped ones unwrapped) is TCP4; when only one side
+	 * is, both are written as IPv6, the IPv4 one mapped again: the
+	 * client is never lost to an UNKNOWN.
+	 */
+	if (s.family != 0 && d.family != 0 && s.family != d.family) {
+		endpoint_widen(&s);
+		endpoint_widen(&d);
+	}
 	return version == PROXY_V1 ? header_v1(&s, &d, buf) :
 	    header_v2(stream, &s, &d, buf);
 }

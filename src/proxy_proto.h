@@ -22,9 +22,11 @@ enum proxy_version {
 /*
  * The header of version for a connection (stream) or datagram from src
  * to dst, into buf (PROXY_HEADER_MAX bytes).  IPv4-mapped IPv6
- * addresses are written as IPv4.  Addresses of two families, or of
- * another family, make v1's "PROXY UNKNOWN" and v2's LOCAL command.
- * Returns its length.
+ * addresses are unwrapped on both sides together: two IPv4 (mapped or
+ * not) are TCP4/AF_INET; an IPv4 and an IPv6 are both IPv6 (TCP6/
+ * AF_INET6, the IPv4 one as ::ffff:a.b.c.d), so the client is kept.
+ * An address of another family (not IP) makes v1's "PROXY UNKNOWN"
+ * and v2's LOCAL command.  Returns its length.
  */
 size_t	proxy_header(int version, bool stream, const struct sockaddr *src,
     const struct sockaddr *dst, unsigned char *buf);

@@ -132,6 +132,11 @@ sandbox_report(pid_t pid, char *buf, size_t len)
 static const int allowed[] = {
 	/* descriptors */
 	SYS_read, SYS_write, SYS_readv, SYS_writev, SYS_close, SYS_fcntl,
+	/* The access log: room for a line before it is written. */
+	SYS_lseek,
+#ifdef SYS_fallocate
+	SYS_fallocate,
+#endif
 	SYS_dup3, SYS_pipe2, SYS_splice,
 #ifdef SYS_pipe
 	SYS_pipe,

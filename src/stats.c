@@ -269,10 +269,13 @@ kind_of(const struct stats_table *t, enum kind kind,
 	}
 }
 
-/* Add t's own counters (its columns and base) of kind for id to out. */
+/*
+ * Add t's own counters (its columns and base) of kind for id to out:
+ * the part of count words from word first (out points at that part).
+ */
 static void
 add_own(const struct stats_table *t, enum kind kind, size_t id,
-    volatile uint64_t *out)
+    size_t first, size_t count, volatile uint64_t *out)
 {
 	const volatile uint64_t	*cols;
 	const int32_t		*map;
@@ -280,13 +283,13 @@ add_own(const struct stats_table *t, enum kind kind, size_t id,
 
 	kind_of(t, kind, &cols, &n, &words, &map);
 	if (kind == WORKERS) {
-		add_words(out, cols + id * words, words);
-		add_words(out, (const volatile uint64_t *)&t->worker_base[id],
-		    words);
+		add_words(out, cols + id * words + first, count);
+		add_words(out, (const volatile uint64_t *)&t->worker_base[id] +
+		    first, count);
 		return;
 	}
 	for (c = 0; c <= (size_t)t->slots; c++)
-		add_words(out, cols + (c * n + id) * words, words);
+		add_words(out, cols + (c * n + id) * words + first, count);
 }
 
 /*
@@ -301,7 +304,7 @@ add_chain(const struct stats_table *t, volatile uint64_t *out)
 
 	for (; t != NULL; t = t->prev_alive ? t->prev : NULL)
 		for (i = 0; i < t->nrules; i++)
-			add_own(t, RULES, i, out);
+			add_own(t, RULES, i, 0, WORDS(struct stats_rule), out);
 }
 
 /* Everything t and the tables it reads hold, to the retired total. */
@@ -341,7 +344,8 @@ retire_removed(const struct stats_table *t, const struct stats_table *old)
 				kept[t->rule_map[i]] = true;
 	for (j = 0; j < old->nrules; j++)
 		if (kept != NULL ? !kept[j] : !goes_on(t, j))
-			add_own(old, RULES, j, (volatile uint64_t *)&retired);
+			add_own(old, RULES, j, 0, WORDS(struct stats_rule),
+			    (volatile uint64_t *)&retired);
 	free(kept);
 }
 
@@ -399,11 +403,12 @@ seq_write_end(volatile uint64_t *seq)
 
 /*
  * The totals of kind's counters for id in t and the tables before it,
- * into out: read again while a fold moved counters between them.
+ * words first to first + count, into out (which points at that part):
+ * read again while a fold moved counters between them.
  */
 static void
 read_total(const struct stats_table *t, enum kind kind, size_t id,
-    volatile uint64_t *out, size_t words)
+    volatile uint64_t *out, size_t first, size_t count)
 {
 	volatile uint64_t	more[WORDS_MAX];
 	uint64_t		seq;
@@ -411,49 +416,72 @@ read_total(const struct stats_table *t, enum kind kind, size_t id,
 
 	do {
 		seq = seq_begin(&t->seq);
-		memset((void *)out, 0, words * sizeof(uint64_t));
-		add_own(t, kind, id, out);
+		memset((void *)out, 0, count * sizeof(uint64_t));
+		add_own(t, kind, id, first, count, out);
 		if (t->prev_alive && (pid = prev_id(t, kind, id)) >= 0) {
-			read_total(t->prev, kind, (size_t)pid, more, words);
-			add_words(out, more, words);
+			read_total(t->prev, kind, (size_t)pid, more, first,
+			    count);
+			add_words(out, more, count);
 		}
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	} while (__atomic_load_n(&t->seq, __ATOMIC_ACQUIRE) != seq);
 }
 
-/* The totals of kind's counters for id in the current table: false if none. */
+/*
+ * The totals of kind's counters for id in the current table, size bytes
+ * from byte off (whole words; all of them with size 0), into the same
+ * place of out: false if none.
+ */
 static bool
-read_kind(enum kind kind, size_t id, void *out)
+read_kind(enum kind kind, size_t id, void *out, size_t off, size_t size)
 {
 	const volatile uint64_t	*cols;
 	const int32_t		*map;
-	size_t			 n, words;
+	size_t			 n, words, first, count;
 
 	if (current == NULL)
 		return false;
 	kind_of(current, kind, &cols, &n, &words, &map);
-	if (id >= n)
+	first = off / sizeof(uint64_t);
+	count = size == 0 ? words : size / sizeof(uint64_t);
+	if (id >= n || off % sizeof(uint64_t) != 0 || first > words ||
+	    count > words - first)
 		return false;
-	read_total(current, kind, id, out, words);
+	read_total(current, kind, id, (volatile uint64_t *)out + first, first,
+	    count);
 	return true;
 }
 
 bool
 stats_read_rule(unsigned id, struct stats_rule *out)
 {
-	return read_kind(RULES, id, out);
+	return read_kind(RULES, id, out, 0, 0);
 }
 
 bool
 stats_read_backend(unsigned id, struct stats_backend *out)
 {
-	return read_kind(BACKENDS, id, out);
+	return read_kind(BACKENDS, id, out, 0, 0);
+}
+
+bool
+stats_read_rule_part(unsigned id, size_t off, size_t size,
+    struct stats_rule *out)
+{
+	return size > 0 && read_kind(RULES, id, out, off, size);
+}
+
+bool
+stats_read_backend_part(unsigned id, size_t off, size_t size,
+    struct stats_backend *out)
+{
+	return size > 0 && read_kind(BACKENDS, id, out, off, size);
 }
 
 bool
 stats_read_worker(int slot, struct stats_worker *out)
 {
-	if (slot < 0 || !read_kind(WORKERS, (size_t)slot, out))
+	if (slot < 0 || !read_kind(WORKERS, (size_t)slot, out, 0, 0))
 		return false;
 	out->pid = current->workers[slot].pid;	/* not a sum */
 	return true;
@@ -588,7 +616,7 @@ fold(struct stats_table *t, struct stats_table *old)
 			if ((pid = prev_id(t, kinds[k], i)) < 0)
 				continue;
 			memset((void *)sum, 0, sizeof(sum));
-			add_own(old, kinds[k], (size_t)pid, sum);
+			add_own(old, kinds[k], (size_t)pid, 0, words, sum);
 			base = kinds[k] == WORKERS ?
 			    (volatile uint64_t *)&t->worker_base[i] :
 			    (volatile uint64_t *)cols + ((size_t)t->slots * n +
@@ -668,7 +696,7 @@ stats_sample(int64_t now_ms)
 		return;
 	seq_write_begin(&t->ring_seq);
 	for (i = 0; i < t->nrules; i++) {
-		read_total(t, RULES, i, (volatile uint64_t *)&r,
+		read_total(t, RULES, i, (volatile uint64_t *)&r, 0,
 		    WORDS(struct stats_rule));
 		smp = &t->ring[i * STATS_RING + t->ring_next];
 		smp->at_ms = now_ms;

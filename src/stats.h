@@ -162,6 +162,16 @@ bool	stats_read_worker(int slot, struct stats_worker *out);
  */
 void	stats_read_life(struct stats_rule *out);
 /*
+ * Readers of a part: size bytes at byte off of the totals (whole
+ * uint64_t words: a counter, or a struct hist), into the same place of
+ * out, the rest of out untouched.  A scrape reads what it writes next,
+ * not every counter of a rule for each line.
+ */
+bool	stats_read_rule_part(unsigned id, size_t off, size_t size,
+    struct stats_rule *out);
+bool	stats_read_backend_part(unsigned id, size_t off, size_t size,
+    struct stats_backend *out);
+/*
  * Worker: a reload made a newer table, whose workers read this one's
  * counts too; this one's do not read theirs, and must leave readers to
  * them, or a counter read here after one read there would fall.

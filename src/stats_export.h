@@ -18,10 +18,25 @@ enum stats_format {
 };
 
 /*
- * cfg's counters as they are now, in format: a malloc'd document in
- * *out, *len bytes.  0, or -1 (out of memory).
+ * A document being made (stats_stream_next), a piece at a time: each
+ * piece is made as it is asked for, of the counters as they are then,
+ * in a buffer of about STATS_STREAM_PIECE bytes that is used again for
+ * the next, so its memory does not grow with the rules.
  */
-int	stats_render(const struct conf *cfg, enum stats_format format,
-    char **out, size_t *len);
+struct stats_stream;
+
+#define STATS_STREAM_PIECE	16384
+
+/* cfg's counters in format, from the start: NULL when out of memory. */
+struct stats_stream *stats_stream_new(const struct conf *cfg,
+    enum stats_format format);
+/*
+ * The next piece: 1 with *p and *len (at least STATS_STREAM_PIECE
+ * bytes but for the last; kept until the next call), 0 once the
+ * document has ended, -1 when out of memory.
+ */
+int	stats_stream_next(struct stats_stream *s, const char **p,
+    size_t *len);
+void	stats_stream_free(struct stats_stream *s);
 
 #endif

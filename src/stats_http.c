@@ -1,10 +1,20 @@
 /*
  * stats_http.c - the stats endpoint's HTTP server (stats_http.h).
  *
- * Each client gets a small record: the request as it comes, then the
- * response, written as the socket takes it; one timer bounds the whole
- * exchange.  Nothing the client sends is kept past the request line and
- * headers, and nothing is read once the request is whole.
+ * Each client gets a small record that goes through three states: it
+ * sends its request (READING, bounded by the header timeout from its
+ * accept, however slowly it trickles), it is answered (WRITING: the
+ * status line and headers, then the document a piece at a time as the
+ * socket takes it, bounded by the idle timeout between two pieces
+ * taken), then its side is shut and what it still sends is read and
+ * dropped until it closes (LINGERING, bounded too), so that an answer
+ * is never cut by the reset a close with unread bytes makes.  Nothing
+ * the client sends is kept past the request line and headers.
+ *
+ * A worker holds at most STATS_HTTP_MAX clients.  One more is never
+ * refused: it takes the place of the oldest that has not been answered
+ * (lingering first, then reading), so connections that send nothing,
+ * or a byte now and then, cannot keep a scraper out.
  */
 #include "ferryd.h"
 
@@ -26,13 +36,23 @@
 #include "stats_http.h"
 #include "stats_request.h"
 
+enum client_state {
+	CLIENT_READING,		/* the request, until it is whole */
+	CLIENT_WRITING,		/* the answer, as the socket takes it */
+	CLIENT_LINGERING	/* answered, our side shut: until its close */
+};
+
 struct client {
-	TAILQ_ENTRY(client)	 link;
+	TAILQ_ENTRY(client)	 link;		/* oldest first */
 	struct stats_http	*owner;
 	int			 fd;
+	enum client_state	 state;
 	size_t			 got;		/* request bytes so far */
-	char			*out;		/* the response, once made */
-	size_t			 out_len, out_off;
+	char			 head[512];	/* status, headers [, body] */
+	size_t			 head_len, head_off;
+	struct stats_stream	*doc;		/* the body to come, or NULL */
+	const char		*piece;		/* of doc, being written */
+	size_t			 piece_len, piece_off;
 	struct event_timer	 timer;
 	char			 req[STATS_HTTP_REQUEST_MAX];
 };
@@ -42,30 +62,25 @@ struct stats_http {
 	const struct conf	*cfg;
 	int			 fd;		/* listening, or -1 */
 	int			 count;
-	bool			 full;		/* not watching fd: at the most */
 	TAILQ_HEAD(, client)	 clients;
 };
 
 static void client_io(struct event_loop *, int, int, void *);
 
+/* Close c: with a reset unless it was answered whole (abort false). */
 static void
-client_close(struct client *c)
+client_close(struct client *c, bool abort)
 {
 	struct stats_http *sh = c->owner;
 
 	event_close(sh->loop, c->fd);
-	/* A FIN after a whole response; a reset cuts anything else off. */
-	sock_abort_on_close(c->fd, c->out == NULL || c->out_off < c->out_len);
+	sock_abort_on_close(c->fd, abort);
 	close(c->fd);
 	event_timer_cancel(sh->loop, &c->timer);
 	TAILQ_REMOVE(&sh->clients, c, link);
 	sh->count--;
-	free(c->out);
+	stats_stream_free(c->doc);
 	free(c);
-	/* Room again: take new clients from the other workers' share. */
-	if (sh->full && sh->fd != -1 &&
-	    event_mask(sh->loop, sh->fd, EV_READ) == 0)
-		sh->full = false;
 }
 
 static void
@@ -75,55 +90,81 @@ client_on_timer(struct event_timer *t, void *data)
 	static struct log_limit	 limit;
 
 	(void)t;
-	log_limited_at(&limit, LOG_LEVEL_INFO, "stats: a client took more "
-	    "than %d ms; closed", STATS_HTTP_TIMEOUT_MS);
-	client_close(c);
+	if (c->state == CLIENT_READING)
+		log_limited_at(&limit, LOG_LEVEL_INFO, "stats: a client sent "
+		    "no whole request within %d ms; closed",
+		    STATS_HTTP_HEADER_TIMEOUT_MS);
+	else if (c->state == CLIENT_WRITING)
+		log_limited_at(&limit, LOG_LEVEL_INFO, "stats: a client took "
+		    "nothing of its answer for %d ms; closed",
+		    STATS_HTTP_IDLE_TIMEOUT_MS);
+	client_close(c, c->state != CLIENT_LINGERING);
 }
 
-/*
- * The response: status line, headers, body (malloc'd or NULL; taken).
- * 0, or -1 when c was closed for want of memory.
- */
+/* c's timer, ms from now: 0, or -1 (c closed). */
 static int
-client_respond(struct client *c, const char *status, const char *type,
-    char *body, size_t len)
+client_timer(struct client *c, int ms)
 {
-	char	head[256];
-	int	n;
+	struct event_loop *loop = c->owner->loop;
 
-	n = snprintf(head, sizeof(head), "HTTP/1.0 %s\r\nContent-Type: %s\r\n"
-	    "Content-Length: %zu\r\nCache-Control: no-store\r\n"
-	    "Connection: close\r\n\r\n", status, type, len);
-	if (n < 0 || (size_t)n >= sizeof(head) ||
-	    (c->out = malloc((size_t)n + len)) == NULL) {
-		free(body);
-		client_close(c);
+	if (event_timer_arm(loop, &c->timer, event_now(loop) + ms) == -1) {
+		client_close(c, true);
 		return -1;
 	}
-	memcpy(c->out, head, (size_t)n);
-	if (len > 0)
-		memcpy(c->out + n, body, len);
-	free(body);
-	c->out_len = (size_t)n + len;
-	c->out_off = 0;
 	return 0;
 }
 
-/* A short plain-text response: the status again. */
+/*
+ * Answer c: the status line and headers, with body (len bytes, or a
+ * document to stream when doc is set; nothing for a HEAD).  An answer
+ * streamed has no Content-Length: its end is the connection's (a cut
+ * one ends with a reset, not a FIN).  0, or -1 when c was closed.
+ */
 static int
-client_error(struct client *c, const char *status)
+client_answer(struct client *c, const char *status, const char *type,
+    const char *extra, const char *body, size_t len, struct stats_stream *doc,
+    bool head)
 {
-	char	*body;
-	size_t	 len = strlen(status) + 1;
+	char	clen[48] = "";
+	int	n;
 
-	if ((body = malloc(len)) == NULL) {
-		client_close(c);
+	if (doc == NULL)
+		snprintf(clen, sizeof(clen), "Content-Length: %zu\r\n", len);
+	n = snprintf(c->head, sizeof(c->head), "HTTP/1.0 %s\r\nContent-Type: "
+	    "%s\r\n%s%sCache-Control: no-store\r\nConnection: close\r\n\r\n",
+	    status, type, clen, extra);
+	if (n < 0 || (size_t)n + (head ? 0 : len) >= sizeof(c->head)) {
+		stats_stream_free(doc);
+		client_close(c, true);
 		return -1;
 	}
-	memcpy(body, status, len - 1);
-	body[len - 1] = '\n';
-	return client_respond(c, status, "text/plain; charset=utf-8", body,
-	    len);
+	if (!head && len > 0)
+		memcpy(c->head + n, body, len);
+	c->head_len = (size_t)n + (head ? 0 : len);
+	c->head_off = 0;
+	if (head)
+		stats_stream_free(doc);
+	else
+		c->doc = doc;
+	c->state = CLIENT_WRITING;
+	if (event_mask(c->owner->loop, c->fd, EV_WRITE) == -1) {
+		client_close(c, true);
+		return -1;
+	}
+	return client_timer(c, STATS_HTTP_IDLE_TIMEOUT_MS);
+}
+
+/* A short plain-text answer: the status again. */
+static int
+client_error(struct client *c, const char *status, const char *extra,
+    bool head)
+{
+	char	body[64];
+	int	n;
+
+	n = snprintf(body, sizeof(body), "%s\n", status);
+	return client_answer(c, status, "text/plain; charset=utf-8", extra,
+	    body, (size_t)n, NULL, head);
 }
 
 /* Answer a whole request: 0, or -1 when c was closed. */
@@ -131,27 +172,29 @@ static int
 client_serve(struct client *c)
 {
 	const struct stats_doc	*doc = NULL;
-	char			*body;
-	size_t			 len;
+	struct stats_stream	*s;
+	bool			 head = false;
 
-	switch (stats_request_parse(c->req, c->got, &doc)) {
+	switch (stats_request_parse(c->req, c->got, &doc, &head)) {
 	case STATS_REQ_BAD:
-		return client_error(c, "400 Bad Request");
+		return client_error(c, "400 Bad Request", "", false);
 	case STATS_REQ_METHOD:
-		return client_error(c, "405 Method Not Allowed");
+		return client_error(c, "405 Method Not Allowed",
+		    "Allow: GET, HEAD\r\n", false);
 	case STATS_REQ_NOT_FOUND:
-		return client_error(c, "404 Not Found");
+		return client_error(c, "404 Not Found", "", head);
 	default:
 		break;
 	}
-	if (stats_render(c->owner->cfg, doc->format, &body, &len) == -1)
-		return client_error(c, "503 Service Unavailable");
-	return client_respond(c, "200 OK", doc->type, body, len);
+	if ((s = stats_stream_new(c->owner->cfg, doc->format)) == NULL)
+		return client_error(c, "503 Service Unavailable", "", head);
+	return client_answer(c, "200 OK", doc->type, "", NULL, 0, s, head);
 }
 
 /*
  * Read until the request is whole (a blank line after the headers), then
- * answer it: 0 (still reading, or a response to write), -1 (closed).
+ * answer it; answer 400 as soon as it cannot be a request: 0 (still
+ * reading, or an answer to write), -1 (closed).
  */
 static int
 client_read(struct client *c)
@@ -160,48 +203,125 @@ client_read(struct client *c)
 
 	for (;;) {
 		if (c->got == sizeof(c->req))
-			return client_error(c, "400 Bad Request");
+			return client_error(c, "400 Bad Request", "", false);
 		n = recv(c->fd, c->req + c->got, sizeof(c->req) - c->got, 0);
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return 0;	/* more to come */
 		if (n <= 0) {
-			client_close(c);
+			client_close(c, true);
 			return -1;
 		}
 		c->got += (size_t)n;
-		if (stats_request_whole(c->req, c->got))
+		switch (stats_request_scan(c->req, c->got)) {
+		case STATS_SCAN_BAD:
+			return client_error(c, "400 Bad Request", "", false);
+		case STATS_SCAN_WHOLE:
 			return client_serve(c);
+		default:
+			break;
+		}
 	}
 }
 
-/* Write what the socket takes; close once all is written. */
+/* Answered: shut our side, then wait for the client's close. */
+static void
+client_linger(struct client *c)
+{
+	if (shutdown(c->fd, SHUT_WR) == -1 ||
+	    event_mask(c->owner->loop, c->fd, EV_READ) == -1) {
+		client_close(c, false);
+		return;
+	}
+	c->state = CLIENT_LINGERING;
+	(void)client_timer(c, STATS_HTTP_LINGER_MS);
+}
+
+/* What the client sends after its answer: dropped until it closes. */
+static void
+client_drain(struct client *c)
+{
+	char	buf[4096];
+	ssize_t	n;
+
+	for (;;) {
+		n = recv(c->fd, buf, sizeof(buf), 0);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n <= 0) {
+			client_close(c, false);
+			return;
+		}
+	}
+}
+
+/*
+ * The next bytes to write: the rest of the head, then the rest of the
+ * document's piece, then its next piece.  Their length (0 at the end),
+ * or -1 when the document cannot be made.
+ */
+static ssize_t
+client_next(struct client *c, const char **p)
+{
+	int rc;
+
+	if (c->head_off < c->head_len) {
+		*p = c->head + c->head_off;
+		return (ssize_t)(c->head_len - c->head_off);
+	}
+	if (c->doc == NULL)
+		return 0;
+	if (c->piece_off == c->piece_len) {
+		c->piece_off = c->piece_len = 0;
+		if ((rc = stats_stream_next(c->doc, &c->piece,
+		    &c->piece_len)) <= 0)
+			return rc;
+	}
+	*p = c->piece + c->piece_off;
+	return (ssize_t)(c->piece_len - c->piece_off);
+}
+
+/*
+ * Write what the socket takes, a piece of the document at a time, then
+ * linger: each turn of the loop writes at most STATS_HTTP_TURN bytes,
+ * so that a large document to a fast reader shares the worker.
+ */
 static void
 client_write(struct client *c)
 {
-	ssize_t n;
+	const char	*p = NULL;
+	ssize_t		 want, n;
+	size_t		 turn = 0;
 
-	while (c->out_off < c->out_len) {
-		n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
-		    MSG_NOSIGNAL);
+	while (turn < STATS_HTTP_TURN) {
+		if ((want = client_next(c, &p)) == -1) {
+			client_close(c, true);	/* out of memory: cut */
+			return;
+		}
+		if (want == 0) {
+			client_linger(c);
+			return;
+		}
+		n = send(c->fd, p, (size_t)want, MSG_NOSIGNAL);
 		if (n == -1 && errno == EINTR)
 			continue;
-		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			if (event_mask(c->owner->loop, c->fd, EV_WRITE) == -1)
-				client_close(c);
-			return;
-		}
+		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;		/* EV_WRITE says when */
 		if (n <= 0) {
-			client_close(c);
+			client_close(c, true);
 			return;
 		}
-		c->out_off += (size_t)n;
-		/* A large document to a slow reader: 3 s of no progress. */
-		(void)event_timer_arm(c->owner->loop, &c->timer,
-		    event_now(c->owner->loop) + STATS_HTTP_TIMEOUT_MS);
+		if (c->head_off < c->head_len)
+			c->head_off += (size_t)n;
+		else
+			c->piece_off += (size_t)n;
+		turn += (size_t)n;
+		if (client_timer(c, STATS_HTTP_IDLE_TIMEOUT_MS) == -1)
+			return;
 	}
-	client_close(c);
 }
 
 static void
@@ -212,10 +332,46 @@ client_io(struct event_loop *loop, int fd, int events, void *data)
 	(void)loop;
 	(void)fd;
 	(void)events;
-	if (c->out == NULL && client_read(c) == -1)
-		return;
-	if (c->out != NULL)
+	switch (c->state) {
+	case CLIENT_READING:
+		if (client_read(c) == 0 && c->state == CLIENT_WRITING)
+			client_write(c);
+		break;
+	case CLIENT_WRITING:
 		client_write(c);
+		break;
+	default:
+		client_drain(c);
+		break;
+	}
+}
+
+/*
+ * Room for one more client: the oldest lingering one, else the oldest
+ * still reading its request, else the oldest of all is closed.
+ */
+static void
+stats_make_room(struct stats_http *sh)
+{
+	static struct log_limit	 limit;
+	struct client		*c, *victim = NULL;
+
+	TAILQ_FOREACH(c, &sh->clients, link)
+		if (c->state == CLIENT_LINGERING)
+			break;
+	if ((victim = c) == NULL)
+		TAILQ_FOREACH(c, &sh->clients, link)
+			if (c->state == CLIENT_READING) {
+				victim = c;
+				break;
+			}
+	if (victim == NULL)
+		victim = TAILQ_FIRST(&sh->clients);
+	if (victim->state != CLIENT_LINGERING)
+		log_limited_at(&limit, LOG_LEVEL_NOTICE, "stats: %d clients at "
+		    "once; the oldest not answered closed for a new one",
+		    STATS_HTTP_MAX);
+	client_close(victim, victim->state != CLIENT_LINGERING);
 }
 
 /* A client of stats_listen: allowed in by allow/deny, within the limit. */
@@ -249,6 +405,8 @@ stats_accept(struct event_loop *loop, int fd, int events, void *data)
 			close(cfd);
 			continue;
 		}
+		if (sh->count >= STATS_HTTP_MAX)
+			stats_make_room(sh);
 		if ((c = calloc(1, sizeof(*c))) == NULL) {
 			log_limited_at(&limit, LOG_LEVEL_WARNING, "stats: out "
 			    "of memory; a client closed");
@@ -257,21 +415,15 @@ stats_accept(struct event_loop *loop, int fd, int events, void *data)
 		}
 		c->owner = sh;
 		c->fd = cfd;
+		c->state = CLIENT_READING;
 		event_timer_init(&c->timer, client_on_timer, c);
 		TAILQ_INSERT_TAIL(&sh->clients, c, link);
 		sh->count++;
 		if (event_set(sh->loop, cfd, EV_READ, client_io, c) == -1 ||
 		    event_timer_arm(sh->loop, &c->timer, event_now(sh->loop) +
-		    STATS_HTTP_TIMEOUT_MS) == -1) {
-			client_close(c);
-			continue;
-		}
-		/* At the most: leave new clients to the other workers. */
-		if (sh->count >= STATS_HTTP_MAX) {
-			if (event_mask(sh->loop, fd, 0) == 0)
-				sh->full = true;
-			return;
-		}
+		    STATS_HTTP_HEADER_TIMEOUT_MS) == -1)
+			client_close(c, true);
+
 	}
 }
 
@@ -310,6 +462,6 @@ stats_http_free(struct stats_http *sh)
 		return;
 	stats_http_stop(sh);
 	while (!TAILQ_EMPTY(&sh->clients))
-		client_close(TAILQ_FIRST(&sh->clients));
+		client_close(TAILQ_FIRST(&sh->clients), true);
 	free(sh);
 }

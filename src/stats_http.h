@@ -1,23 +1,36 @@
 /*
  * stats_http.h - the stats endpoint (stats_listen), served by every
- * worker from the one socket the master bound: HTTP/1.0 GET of
+ * worker from the one socket the master bound: HTTP/1.0 GET or HEAD of
  * /metrics (Prometheus text), /status (JSON) and /status.txt (the table
- * "ferryd -s status" prints); 404 for any other path, 405 for another
- * method, 400 for what is not a request.  One request per connection;
- * a client that takes longer than STATS_HTTP_TIMEOUT_MS to send it, or
- * to take the next part of the answer, is closed.  The top level's
- * allow and deny apply to TCP clients.
+ * "ferryd -s status" prints), a query string ignored; 404 for any other
+ * path, 405 for another method, 400 for what is not a request (as soon
+ * as a byte says so).  One request per connection; the document is
+ * streamed (no Content-Length: it ends with the connection).  A client
+ * that has not sent its whole request STATS_HTTP_HEADER_TIMEOUT_MS
+ * after it connected, or takes nothing of its answer for
+ * STATS_HTTP_IDLE_TIMEOUT_MS, is closed.  The top level's allow and deny
+ * apply to TCP clients.
  */
 #ifndef FERRYD_STATS_HTTP_H
 #define FERRYD_STATS_HTTP_H
 
 struct conf;
 
-#define STATS_HTTP_TIMEOUT_MS	3000
-/* Clients served at once per worker; more wait for another worker. */
-#define STATS_HTTP_MAX		16
+/* From the accept to the request's blank line, however it trickles. */
+#define STATS_HTTP_HEADER_TIMEOUT_MS	3000
+/* While answering: the longest the socket may take nothing. */
+#define STATS_HTTP_IDLE_TIMEOUT_MS	5000
+/* Answered: how long the client's close is waited for. */
+#define STATS_HTTP_LINGER_MS		2000
+/*
+ * Clients held at once per worker; one more takes the place of the
+ * oldest not answered yet, so idle connections cannot starve a scrape.
+ */
+#define STATS_HTTP_MAX			256
 /* The longest request taken (request line and headers). */
-#define STATS_HTTP_REQUEST_MAX	4096
+#define STATS_HTTP_REQUEST_MAX		4096
+/* Bytes of answers one client writes in a turn of the worker's loop. */
+#define STATS_HTTP_TURN			(256 * 1024)
 
 struct event_loop;
 struct stats_http;

@@ -1,7 +1,8 @@
 /*
  * stats_request.h - reading a request to the stats endpoint: whether it
- * is whole, and which document its request line asks for.  Pure
- * functions of the bytes received, fuzzed (tests/fuzz/fuzz_request.c).
+ * is whole, whether it can still become one, and which document its
+ * request line asks for.  Pure functions of the bytes received, fuzzed
+ * (tests/fuzz/fuzz_request.c).
  */
 #ifndef FERRYD_STATS_REQUEST_H
 #define FERRYD_STATS_REQUEST_H
@@ -11,6 +12,9 @@
 
 #include "stats_export.h"
 
+/* The longest request line taken; a longer one is malformed. */
+#define STATS_REQUEST_LINE_MAX	1024
+
 /* A document the endpoint serves. */
 struct stats_doc {
 	const char		*path;
@@ -19,20 +23,34 @@ struct stats_doc {
 };
 
 enum stats_request {
-	STATS_REQ_DOC,		/* GET of a document: *doc says which */
-	STATS_REQ_BAD,		/* not "METHOD PATH HTTP/1.x" */
-	STATS_REQ_METHOD,	/* another method than GET */
+	STATS_REQ_DOC,		/* GET or HEAD of a document: *doc says which */
+	STATS_REQ_BAD,		/* not "METHOD TARGET HTTP/1.x" and headers */
+	STATS_REQ_METHOD,	/* another method than GET or HEAD */
 	STATS_REQ_NOT_FOUND	/* a path that is no document */
 };
 
-/* Whether the len bytes at req end the headers (a blank line). */
-bool	stats_request_whole(const char *req, size_t len);
+enum stats_scan {
+	STATS_SCAN_MORE,	/* every byte so far can start a request */
+	STATS_SCAN_WHOLE,	/* request line, headers, a blank line */
+	STATS_SCAN_BAD		/* a byte that no request has there */
+};
+
+/*
+ * Where the len bytes at req stand: a request line ("METHOD TARGET
+ * HTTP/1.x", a token, visible characters, at most
+ * STATS_REQUEST_LINE_MAX bytes), header lines ("Name: value", no
+ * control characters but tab, no folding), a blank line; lines end with
+ * CRLF or a bare LF.  BAD as soon as a byte cannot be there, so that
+ * garbage is answered at once, not when the request buffer is full.
+ */
+enum stats_scan stats_request_scan(const char *req, size_t len);
 
 /*
  * What the request in the len bytes at req asks for, by its first line
- * (ended by CRLF or a bare LF).  Reads nothing past len.
+ * (ended by CRLF or a bare LF): a query string (from '?') is not part
+ * of the path; *head is set for a HEAD.  Reads nothing past len.
  */
 enum stats_request stats_request_parse(const char *req, size_t len,
-    const struct stats_doc **doc);
+    const struct stats_doc **doc, bool *head);
 
 #endif

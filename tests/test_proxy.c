@@ -165,7 +165,7 @@ main(void)
 	static const unsigned char v2tail[] = { 0x21, 0x11, 0x00, 0x0c,
 	    192, 0, 2, 1, 198, 51, 100, 7, 0xd4, 0x31, 0x01, 0xbb };
 	struct sockaddr_in	a, b;
-	struct sockaddr_in6	c, d, m;
+	struct sockaddr_in6	c, d, m, mb;
 	unsigned char		h[PROXY_HEADER_MAX + 1];
 	size_t			n;
 
@@ -174,6 +174,7 @@ main(void)
 	v6(&c, "2001:db8::1", 1);
 	v6(&d, "2001:db8::2", 65535);
 	v6(&m, "::ffff:192.0.2.1", 54321);
+	v6(&mb, "::ffff:198.51.100.7", 443);
 
 	n = proxy_header(PROXY_V1, true, (void *)&a, (void *)&b, h);
 	h[n] = '\0';
@@ -187,10 +188,21 @@ main(void)
 	h[n] = '\0';
 	check(strncmp((char *)h, "PROXY TCP4 192.0.2.1 ", 21) == 0,
 	    "v1, an IPv4-mapped client is TCP4 with plain IPv4");
+	n = proxy_header(PROXY_V1, true, (void *)&m, (void *)&mb, h);
+	h[n] = '\0';
+	check(strcmp((char *)h, "PROXY TCP4 192.0.2.1 198.51.100.7 54321 443"
+	    "\r\n") == 0, "v1, both IPv4-mapped (a dual-stack listener): TCP4, "
+	    "both unwrapped: %.*s", (int)n - 2, h);
 	n = proxy_header(PROXY_V1, true, (void *)&a, (void *)&d, h);
 	h[n] = '\0';
-	check(strcmp((char *)h, "PROXY UNKNOWN\r\n") == 0,
-	    "v1, two families: UNKNOWN");
+	check(strcmp((char *)h, "PROXY TCP6 ::ffff:192.0.2.1 2001:db8::2 54321 "
+	    "65535\r\n") == 0, "v1, IPv4 and IPv6: both TCP6: %.*s",
+	    (int)n - 2, h);
+	n = proxy_header(PROXY_V1, true, (void *)&m, (void *)&d, h);
+	h[n] = '\0';
+	check(strcmp((char *)h, "PROXY TCP6 ::ffff:192.0.2.1 2001:db8::2 54321 "
+	    "65535\r\n") == 0, "v1, IPv4-mapped and IPv6: both TCP6: %.*s",
+	    (int)n - 2, h);
 
 	n = proxy_header(PROXY_V2, true, (void *)&a, (void *)&b, h);
 	check(n == 28 && memcmp(h, sig, 12) == 0 &&
@@ -203,9 +215,18 @@ main(void)
 	n = proxy_header(PROXY_V2, true, (void *)&m, (void *)&b, h);
 	check(n == 28 && h[13] == 0x11 && h[16] == 192,
 	    "v2, an IPv4-mapped client is TCP4");
+	n = proxy_header(PROXY_V2, true, (void *)&m, (void *)&mb, h);
+	check(n == 28 && memcmp(h + 12, v2tail, sizeof(v2tail)) == 0,
+	    "v2, both IPv4-mapped: TCP4, both unwrapped");
 	n = proxy_header(PROXY_V2, true, (void *)&a, (void *)&d, h);
-	check(n == 16 && h[12] == 0x20 && h[13] == 0 && h[15] == 0,
-	    "v2, two families: LOCAL, no addresses");
+	check(n == 52 && h[12] == 0x21 && h[13] == 0x21 && h[15] == 36 &&
+	    memcmp(h + 16, "\0\0\0\0\0\0\0\0\0\0\xff\xff\xc0\0\2\1", 16) == 0 &&
+	    memcmp(h + 32, &d.sin6_addr, 16) == 0,
+	    "v2, IPv4 and IPv6: TCP6, the IPv4 client mapped");
+	n = proxy_header(PROXY_V2, true, (void *)&c, (void *)&b, h);
+	check(n == 52 && h[13] == 0x21 &&
+	    memcmp(h + 16, &c.sin6_addr, 16) == 0 && h[32 + 10] == 0xff && h[32 + 12] == 198,
+	    "v2, IPv6 client to an IPv4 address: TCP6, the address mapped");
 	test_parse();
 	return test_summary();
 }

@@ -1,0 +1,398 @@
+/*
+ * stats_prom.c - the Prometheus exposition of the counters, a step at a
+ * time (stats_stream.h): each family's header, then its sample for each
+ * rule or backend, the histograms, the workers and generations last.
+ */
+#include "ferryd.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "clock.h"
+#include "conf.h"
+#include "health.h"
+#include "rule.h"
+#include "stats.h"
+#include "stats_stream.h"
+#include "upstream.h"
+
+static void
+put_label(struct text *t, const char *s)
+{
+	/* Names and addresses have nothing to escape: the usual case. */
+	if (strpbrk(s, "\\\"\n") == NULL) {
+		text_put_str(t, s);
+		return;
+	}
+	for (; *s != '\0'; s++)
+		if (*s == '\\' || *s == '"')
+			text_put(t, "\\%c", *s);
+		else if (*s == '\n')
+			text_put(t, "\\n");
+		else
+			text_put(t, "%c", *s);
+}
+
+/* A family of samples: a counter or gauge at off in a view. */
+struct family {
+	const char	*name, *type, *help;
+	size_t		 off;		/* a uint64_t in the view */
+	const char	*extra;		/* another label, or NULL */
+};
+
+#define RULE_AT(f)	offsetof(struct view_rule, st.f)
+#define BACKEND_AT(f)	offsetof(struct view_backend, st.f)
+
+static const struct family rule_families[] = {
+	{ "ferryd_rule_connections_accepted_total", "counter",
+	    "TCP connections the rule accepted.", RULE_AT(accepted), NULL },
+	{ "ferryd_rule_connections_closed_total", "counter",
+	    "TCP connections of the rule that ended.", RULE_AT(closed), NULL },
+	{ "ferryd_rule_connections_active", "gauge",
+	    "TCP connections of the rule open now.", RULE_AT(active), NULL },
+	{ "ferryd_rule_refused_total", "counter",
+	    "Clients refused: by allow and deny (UDP: each run of datagrams "
+	    "of a client), at max_connections, at max_connections_per_client "
+	    "(per_client), over connection_rate (rate), or for want of a "
+	    "backend.",
+	    RULE_AT(denied), "reason=\"denied\"" },
+	{ "ferryd_rule_refused_total", NULL, NULL, RULE_AT(refused_max),
+	    "reason=\"max_connections\"" },
+	{ "ferryd_rule_refused_total", NULL, NULL,
+	    RULE_AT(refused_per_client), "reason=\"per_client\"" },
+	{ "ferryd_rule_refused_total", NULL, NULL, RULE_AT(refused_rate),
+	    "reason=\"rate\"" },
+	{ "ferryd_rule_refused_total", NULL, NULL, RULE_AT(no_backend),
+	    "reason=\"no_backend\"" },
+	{ "ferryd_rule_received_bytes_total", "counter",
+	    "Bytes from the rule's clients: TCP counted as each connection "
+	    "ends, UDP as datagrams pass.", RULE_AT(bytes_in), NULL },
+	{ "ferryd_rule_sent_bytes_total", "counter",
+	    "Bytes to the rule's clients: TCP counted as each connection "
+	    "ends, UDP as datagrams pass.", RULE_AT(bytes_out), NULL },
+	{ "ferryd_rule_udp_sessions_total", "counter",
+	    "UDP sessions the rule opened.", RULE_AT(sessions), NULL },
+	{ "ferryd_rule_udp_sessions_active", "gauge",
+	    "UDP sessions of the rule open now.", RULE_AT(active_sessions),
+	    NULL },
+	{ "ferryd_rule_received_datagrams_total", "counter",
+	    "Datagrams from the rule's clients sent on to a backend.",
+	    RULE_AT(datagrams_in), NULL },
+	{ "ferryd_rule_sent_datagrams_total", "counter",
+	    "Datagrams sent to the rule's clients.", RULE_AT(datagrams_out),
+	    NULL },
+	{ "ferryd_rule_truncated_datagrams_total", "counter",
+	    "Datagrams the kernel cut for want of room, dropped.",
+	    RULE_AT(truncated), NULL },
+	{ "ferryd_rule_dropped_datagrams_total", "counter",
+	    "Datagrams that could not be sent on.", RULE_AT(dropped), NULL },
+	{ "ferryd_rule_proxy_header_errors_total", "counter",
+	    "Clients of an accept_proxy rule closed for a bad, missing or "
+	    "late PROXY header.", RULE_AT(proxy_errors), NULL },
+};
+
+static const struct family backend_families[] = {
+	{ "ferryd_backend_connect_attempts_total", "counter",
+	    "TCP connects started to the backend.", BACKEND_AT(attempts),
+	    NULL },
+	{ "ferryd_backend_connect_failures_total", "counter",
+	    "TCP connects to the backend that failed: refused, timed out, or "
+	    "otherwise.", BACKEND_AT(refused), "reason=\"refused\"" },
+	{ "ferryd_backend_connect_failures_total", NULL, NULL,
+	    BACKEND_AT(timeouts), "reason=\"timeout\"" },
+	{ "ferryd_backend_connect_failures_total", NULL, NULL,
+	    BACKEND_AT(failed), "reason=\"other\"" },
+	{ "ferryd_backend_connections_total", "counter",
+	    "Connections and UDP sessions made to the backend.",
+	    BACKEND_AT(opened), NULL },
+	{ "ferryd_backend_connections_active", "gauge",
+	    "Connections and UDP sessions to the backend open now.",
+	    BACKEND_AT(active), NULL },
+	{ "ferryd_backend_sent_bytes_total", "counter",
+	    "Bytes sent to the backend: TCP counted as each connection ends, "
+	    "UDP as datagrams pass.", BACKEND_AT(bytes_in), NULL },
+	{ "ferryd_backend_received_bytes_total", "counter",
+	    "Bytes from the backend: TCP counted as each connection ends, UDP "
+	    "as datagrams pass.", BACKEND_AT(bytes_out), NULL },
+	{ "ferryd_backend_up", "gauge",
+	    "1 while the backend takes new connections, 0 while it is down.",
+	    offsetof(struct view_backend, up), NULL },
+	{ "ferryd_backend_state_changes_total", "counter",
+	    "Times the backend went down or came back up.",
+	    offsetof(struct view_backend, changes), NULL },
+	{ "ferryd_backend_last_change_timestamp_seconds", "gauge",
+	    "When the backend last went down or came back up (0: never).",
+	    offsetof(struct view_backend, changed), NULL },
+};
+
+/* The labels of a rule's series, or of a backend's, without braces. */
+static void
+put_labels(struct text *t, const struct rule *r, const char *backend)
+{
+	text_put_str(t, "rule=\"");
+	put_label(t, r->name);
+	text_put_str(t, "\"");
+	if (backend != NULL) {
+		text_put_str(t, ",backend=\"");
+		put_label(t, backend);
+		text_put_str(t, "\"");
+	}
+}
+
+/* One sample: name{labels[,extra]} value */
+static void
+put_sample(struct text *t, const char *name, const struct rule *r,
+    const char *backend, const char *extra, uint64_t v)
+{
+	text_put_str(t, name);
+	text_put_str(t, "{");
+	put_labels(t, r, backend);
+	if (extra != NULL) {
+		text_put_str(t, ",");
+		text_put_str(t, extra);
+	}
+	text_put_str(t, "} ");
+	text_put_u64(t, v);
+	text_put_str(t, "\n");
+}
+
+static void
+put_header(struct text *t, const char *name, const char *type,
+    const char *help)
+{
+	text_put(t, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/*
+ * A histogram's series: the bucket of every power of two of
+ * microseconds, cumulative (each one is a bound of the finer buckets
+ * kept, so each count is exact), +Inf, _sum and _count.  A histogram
+ * nothing was recorded in is left out, as client libraries leave out a
+ * series until it is first observed.
+ */
+static void
+put_hist(struct text *t, const char *name, const struct hist *h,
+    const struct rule *r, const char *backend)
+{
+	static char	le[HIST_FINITE][32];
+	static bool	le_made;
+	char		sum[32];
+	uint64_t	cum = 0, bound;
+	unsigned	i;
+
+	if (hist_count(h) == 0)
+		return;
+	if (!le_made) {
+		for (i = 0; i < HIST_FINITE; i++)
+			hist_seconds(hist_bound(i), le[i], sizeof(le[i]));
+		le_made = true;
+	}
+	for (i = 0; i < HIST_FINITE; i++) {
+		cum += h->bucket[i];
+		bound = hist_bound(i);
+		if ((bound & (bound - 1)) != 0)
+			continue;	/* not a power of two */
+		text_put_str(t, name);
+		text_put_str(t, "_bucket{");
+		put_labels(t, r, backend);
+		text_put_str(t, ",le=\"");
+		text_put_str(t, le[i]);
+		text_put_str(t, "\"} ");
+		text_put_u64(t, cum);
+		text_put_str(t, "\n");
+	}
+	cum += h->bucket[HIST_FINITE];
+	text_put_str(t, name);
+	text_put_str(t, "_bucket{");
+	put_labels(t, r, backend);
+	text_put_str(t, ",le=\"+Inf\"} ");
+	text_put_u64(t, cum);
+	text_put_str(t, "\n");
+	hist_seconds(h->sum, sum, sizeof(sum));
+	text_put_str(t, name);
+	text_put_str(t, "_sum{");
+	put_labels(t, r, backend);
+	text_put_str(t, "} ");
+	text_put_str(t, sum);
+	text_put_str(t, "\n");
+	text_put_str(t, name);
+	text_put_str(t, "_count{");
+	put_labels(t, r, backend);
+	text_put_str(t, "} ");
+	text_put_u64(t, cum);
+	text_put_str(t, "\n");
+}
+
+
+/*
+ * The generations that have workers: the current one and those that
+ * drain after a reload, with what each holds.
+ */
+static void
+put_generations(struct text *t)
+{
+	struct stats_gen	g[STATS_GENS_MAX];
+	size_t			i, n = stats_generations(g, STATS_GENS_MAX);
+
+	put_header(t, "ferryd_generations", "gauge", "Configuration "
+	    "generations with workers: the current one and those draining.");
+	text_put(t, "ferryd_generations %zu\n", n);
+	put_header(t, "ferryd_generation_connections", "gauge", "Connections "
+	    "and UDP sessions the workers of each generation hold now.");
+	for (i = 0; i < n; i++)
+		text_put(t, "ferryd_generation_connections{generation=\"%u\"} "
+		    "%llu\n", g[i].gen, (unsigned long long)g[i].open);
+}
+
+
+
+/* A Prometheus family's header, once, as its first step. */
+static void
+prom_header(struct stats_stream *s, const char *name, const char *type,
+    const char *help)
+{
+	if (!s->headed && type != NULL)
+		put_header(&s->t, name, type, help);
+	s->headed = true;
+}
+
+/* The families of the rules, or of the backends: counters, histograms. */
+struct series {
+	const struct family		*fams;
+	size_t				 nfams;
+	const struct hist_family	*hists;
+	size_t				 nhists;
+};
+
+static const struct series rule_series = {
+	rule_families, NELEM(rule_families), stats_rule_hists, NELEM(stats_rule_hists)
+};
+static const struct series backend_series = {
+	backend_families, NELEM(backend_families), stats_backend_hists,
+	NELEM(stats_backend_hists)
+};
+
+/*
+ * Family k of what (its histogram k with hists): *f or *h, its header
+ * written first; false, the cursor on the next family, once past its
+ * last rule or backend (at the end).
+ */
+static bool
+prom_family(struct stats_stream *s, const struct series *what, bool hists,
+    bool end, const struct family **f, const struct hist_family **h)
+{
+	*f = hists ? NULL : &what->fams[s->k];
+	*h = hists ? &what->hists[s->k] : NULL;
+	if (hists)
+		prom_header(s, (*h)->name, "histogram", (*h)->help);
+	else
+		prom_header(s, (*f)->name, (*f)->type, (*f)->help);
+	if (end)
+		stream_next_family(s, hists ? what->nhists : what->nfams);
+	return !end;
+}
+
+/* The sample of f, or the series of h, at off in view. */
+static void
+prom_put(struct stats_stream *s, const struct family *f,
+    const struct hist_family *h, const void *view, const struct rule *r,
+    const char *backend)
+{
+	if (h != NULL)
+		put_hist(&s->t, h->name, view_hist_at(view, h->off), r, backend);
+	else
+		put_sample(&s->t, f->name, r, backend, f->extra,
+		    view_word_at(view, f->off));
+}
+
+/*
+ * A step of the rules' families: the sample of counter family k, or
+ * the series of histogram k (hists), of the rule at the cursor.
+ */
+static void
+prom_rule(struct stats_stream *s, bool hists)
+{
+	const struct family		*f;
+	const struct hist_family	*h;
+	const struct rule		*r = stream_rule(s);
+
+	if (!prom_family(s, &rule_series, hists, r == NULL, &f, &h))
+		return;
+	stream_view_rule(&s->vr, r, h != NULL ? h->off : f->off, h != NULL ?
+	    sizeof(struct hist) : sizeof(uint64_t));
+	prom_put(s, f, h, &s->vr, r, NULL);
+	s->i++;
+}
+
+/* The same for the backends' families, of the backend at the cursor. */
+static void
+prom_backend(struct stats_stream *s, bool hists)
+{
+	const struct family		*f;
+	const struct hist_family	*h;
+	const struct rule		*r = NULL;
+	const struct backend		*b = stream_backend(s, &r);
+
+	if (!prom_family(s, &backend_series, hists, b == NULL, &f, &h))
+		return;
+	stream_view_backend(&s->vb, s, r, b, h != NULL ? h->off : f->off, h != NULL ?
+	    sizeof(struct hist) : sizeof(uint64_t));
+	prom_put(s, f, h, &s->vb, r, s->vb.label);
+	s->j++;
+}
+
+/* The workers' and generations' families: a few lines per worker slot. */
+static void
+prom_tail(struct text *t)
+{
+	struct stats_worker	w;
+	int			s;
+
+	put_header(t, "ferryd_worker_generation", "gauge", "The configuration "
+	    "generation each worker slot runs (one more at every reload).");
+	for (s = 0; s < stats_slots(); s++)
+		text_put(t, "ferryd_worker_generation{worker=\"%d\"} %u\n", s,
+		    stats_generation());
+	put_generations(t);
+	put_header(t, "ferryd_worker_connections", "gauge", "Connections and "
+	    "UDP sessions each worker slot holds now.");
+	for (s = 0; s < stats_slots(); s++)
+		text_put(t, "ferryd_worker_connections{worker=\"%d\"} %llu\n", s,
+		    (unsigned long long)stats_slot_open(s));
+	put_header(t, "ferryd_worker_loop_iterations_total", "counter",
+	    "Turns of each worker slot's event loop.");
+	for (s = 0; s < stats_slots(); s++)
+		if (stats_read_worker(s, &w))
+			text_put(t, "ferryd_worker_loop_iterations_total{worker=\"%d\"}"
+			    " %llu\n", s, (unsigned long long)w.iterations);
+}
+
+/* A step of the Prometheus text: a sample, a histogram, or a part. */
+void
+stats_prom_step(struct stats_stream *s)
+{
+	switch (s->phase) {
+	case PH_HEAD:
+		put_header(&s->t, "ferryd_build_info", "gauge", "The version "
+		    "of ferryd that serves these metrics.");
+		text_put(&s->t, "ferryd_build_info{version=\"%s\"} 1\n",
+		    PACKAGE_VERSION);
+		s->phase = PH_RULES;
+		break;
+	case PH_RULES:
+	case PH_RULE_HISTS:
+		prom_rule(s, s->phase == PH_RULE_HISTS);
+		break;
+	case PH_BACKENDS:
+	case PH_BACKEND_HISTS:
+		prom_backend(s, s->phase == PH_BACKEND_HISTS);
+		break;
+	default:
+		prom_tail(&s->t);
+		s->phase = PH_END;
+		break;
+	}
+}
+
+/* A JSON string of s (names and addresses: no control characters). */
