@@ -75,6 +75,7 @@ struct stats_backend {
 	volatile uint64_t	active;		/* gauge: open now */
 	volatile uint64_t	bytes_in;	/* from clients, to it */
 	volatile uint64_t	bytes_out;	/* from it, to clients */
+	volatile uint64_t	icmp_errors;	/* UDP: unreachable, from it */
 	struct hist		connect;	/* the connect that succeeded */
 	struct hist		first_byte;
 	struct hist		duration;

@@ -115,6 +115,9 @@ static const struct family backend_families[] = {
 	{ "ferryd_backend_received_bytes_total", "counter",
 	    "Bytes from the backend: TCP counted as each connection ends, UDP "
 	    "as datagrams pass.", BACKEND_AT(bytes_out), NULL },
+	{ "ferryd_backend_icmp_errors_total", "counter",
+	    "ICMP unreachable errors the backend's UDP sockets got; each also "
+	    "counts against its health.", BACKEND_AT(icmp_errors), NULL },
 	{ "ferryd_backend_up", "gauge",
 	    "1 while the backend takes new connections, 0 while it is down.",
 	    offsetof(struct view_backend, up), NULL },

@@ -112,8 +112,10 @@ udp_backend_error(const struct rule *rule, const struct backend *b, int err)
 		return;
 	}
 	stats_rule(rule)->icmp_errors++;
-	if (b != NULL)
+	if (b != NULL) {
+		stats_backend(b)->icmp_errors++;
 		health_failed(rule, b, err, false, clock_ms());
+	}
 	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: backend %s: %s",
 	    rule_log_name(rule), b != NULL ? addr_format((const struct sockaddr *)
 	    &b->addr.ss, backend, sizeof(backend)) : "(gone since a reload)",
