@@ -13,24 +13,40 @@
 #include "safefile.h"
 
 /* Whether the directory of path may be written by others than its owner. */
+/*
+ * The directory of path into dir (PATH_MAX bytes): 1, or 0 when path has
+ * none ("name": the start directory's), or -1 with err (too long).
+ */
 static int
-dir_check(const char *path, const char *what, char *err, size_t errlen)
+dir_of(const char *path, char *dir, const char *what, char *err,
+    size_t errlen)
 {
-	char		 dir[PATH_MAX];
 	const char	*slash = strrchr(path, '/');
-	struct stat	 st;
 	size_t		 len;
 
 	if (slash == NULL)
-		return 0;	/* relative to the start directory: the admin's */
+		return 0;
 	len = slash == path ? 1 : (size_t)(slash - path);
-	if (len >= sizeof(dir)) {
+	if (len >= PATH_MAX) {
 		snprintf(err, errlen, "cannot open %s %s: name too long", what,
 		    path);
 		return -1;
 	}
 	memcpy(dir, path, len);
 	dir[len] = '\0';
+	return 1;
+}
+
+static int
+dir_check(const char *path, const char *what, char *err, size_t errlen)
+{
+	char		 dir[PATH_MAX];
+	struct stat	 st;
+	int		 rc;
+
+	/* Relative to the start directory: the admin's. */
+	if ((rc = dir_of(path, dir, what, err, errlen)) <= 0)
+		return rc;
 	if (stat(dir, &st) == -1) {
 		snprintf(err, errlen, "cannot open %s %s: %s: %s", what, path,
 		    dir, strerror(errno));
@@ -51,20 +67,13 @@ safefile_mkdir(const char *path, mode_t mode, const char *what, char *err,
     size_t errlen)
 {
 	char		 dir[PATH_MAX], whatdir[64];
-	const char	*slash = strrchr(path, '/');
 	struct stat	 st;
-	size_t		 len;
+	int		 rc;
 
-	if (slash == NULL || slash == path)
-		return 0;	/* the start directory, or "/": there */
-	len = (size_t)(slash - path);
-	if (len >= sizeof(dir)) {
-		snprintf(err, errlen, "cannot open %s %s: name too long", what,
-		    path);
-		return -1;
-	}
-	memcpy(dir, path, len);
-	dir[len] = '\0';
+	/* The start directory, or "/": there. */
+	if ((rc = dir_of(path, dir, what, err, errlen)) <= 0 ||
+	    strcmp(dir, "/") == 0)
+		return rc < 0 ? -1 : 0;
 	if (stat(dir, &st) == 0 || errno != ENOENT)
 		return 0;	/* safefile_open says what is wrong with it */
 	/* Made only where no one else could have made it first. */
