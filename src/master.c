@@ -451,6 +451,7 @@ master_run(struct conf *cfg, const struct options *opt)
 	TAILQ_INIT(&m.controls);
 	m.opt = opt;
 	m.on_channel = master_on_channel;
+	m.forget_in_child = master_control_forget;
 	TAILQ_INIT(&m.children);
 	if (master_start(&m, err, sizeof(err)) == 0)
 		status = master_loop(&m);

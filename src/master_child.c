@@ -135,6 +135,9 @@ master_forget_chans(struct master *m)
 		close(m->checker.chan);
 	if (m->resolver.fd != -1)
 		close(m->resolver.fd);	/* a lookup under way: its pipe */
+	/* Nor the control socket and its clients, who would wait forever. */
+	if (m->forget_in_child != NULL)
+		m->forget_in_child(m);
 }
 
 static void

@@ -382,28 +382,16 @@ client_on_idle(struct event_timer *t, void *data)
 		client_close(c);
 }
 
+/*
+ * Run the whole lines c has sent, one at a time: a reload's answer comes
+ * before the next line is read, and while it is awaited c is not read
+ * at all (a level-triggered EV_READ would spin on what waits).
+ */
 static void
-client_on_event(struct event_loop *loop, int fd, int events, void *data)
+client_lines(struct control_client *c)
 {
-	struct control_client	*c = data;
-	char			*nl;
-	ssize_t			 n;
+	char *nl;
 
-	(void)loop;
-	if (events & EV_WRITE)
-		client_flush(c);
-	if (c->fd == -1 || !(events & EV_READ) || c->reload_token != 0)
-		return;
-	n = read(fd, c->in + c->inlen, sizeof(c->in) - c->inlen - 1);
-	if (n == 0 || (n == -1 && errno != EAGAIN && errno != EINTR)) {
-		client_close(c);
-		return;
-	}
-	if (n > 0)
-		c->inlen += (size_t)n;
-	(void)event_timer_arm(c->m->loop, &c->idle, clock_ms() +
-	    CONTROL_IDLE_MS);
-	/* One line at a time: a reload's answer comes before the next. */
 	while (c->reload_token == 0 && !c->closing &&
 	    (nl = memchr(c->in, '\n', c->inlen)) != NULL) {
 		*nl = '\0';
@@ -413,25 +401,52 @@ client_on_event(struct event_loop *loop, int fd, int events, void *data)
 		c->inlen -= (size_t)(nl + 1 - c->in);
 		memmove(c->in, nl + 1, c->inlen);
 	}
-	if (c->inlen == sizeof(c->in) - 1) {
+	if (c->reload_token == 0 && c->inlen == sizeof(c->in) - 1) {
 		say_error(c, "a line is at most %d bytes", CONTROL_LINE_MAX - 2);
 		c->closing = true;
 	}
 	client_flush(c);
 }
 
-/* Write what c's answer holds; close it when it is done and closing. */
+static void
+client_on_event(struct event_loop *loop, int fd, int events, void *data)
+{
+	struct control_client	*c = data;
+	ssize_t			 n;
+
+	(void)loop;
+	if (!(events & EV_READ) || c->reload_token != 0) {
+		client_flush(c);	/* EV_WRITE: the rest of an answer */
+		return;
+	}
+	n = read(fd, c->in + c->inlen, sizeof(c->in) - c->inlen - 1);
+	if (n == 0 || (n == -1 && errno != EAGAIN && errno != EINTR)) {
+		client_close(c);
+		return;
+	}
+	if (n > 0)
+		c->inlen += (size_t)n;
+	(void)event_timer_arm(c->m->loop, &c->idle, clock_ms() +
+	    CONTROL_IDLE_MS);
+	client_lines(c);
+}
+
+/*
+ * Write what c's answer holds, watching for room while some is left;
+ * close c when it is done and closing.  c may be freed on return.
+ */
 static void
 client_flush(struct control_client *c)
 {
-	ssize_t n;
+	int	read_mask = c->reload_token != 0 ? 0 : EV_READ;
+	ssize_t	n;
 
 	while (c->outoff < c->outlen) {
 		n = write(c->fd, c->out + c->outoff, c->outlen - c->outoff);
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1 && errno == EAGAIN) {
-			(void)event_mask(c->m->loop, c->fd, EV_READ | EV_WRITE);
+			(void)event_mask(c->m->loop, c->fd, read_mask | EV_WRITE);
 			return;
 		}
 		if (n == -1) {
@@ -441,9 +456,11 @@ client_flush(struct control_client *c)
 		c->outoff += (size_t)n;
 	}
 	c->outoff = c->outlen = 0;
-	(void)event_mask(c->m->loop, c->fd, EV_READ);
-	if (c->closing)
+	if (c->closing) {
 		client_close(c);
+		return;
+	}
+	(void)event_mask(c->m->loop, c->fd, read_mask);
 }
 
 static void
@@ -527,8 +544,19 @@ master_control_follow(struct master *m)
 			continue;
 		c->reload_token = 0;
 		say(c, m->told_ok ? "%s\nok\n" : "error: %s\n", m->told);
-		client_flush(c);
+		client_lines(c);	/* the lines that waited, then flush */
 	}
+}
+
+void
+master_control_forget(struct master *m)
+{
+	struct control_client *c;
+
+	TAILQ_FOREACH(c, &m->controls, link)
+		close(c->fd);
+	if (m->control_fd != -1)
+		close(m->control_fd);
 }
 
 void

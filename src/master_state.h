@@ -77,6 +77,11 @@ struct master {
 	struct event_loop    *loop;
 	/* Reads what a child says on its channel (master_reload.c's). */
 	event_handler        *on_channel;
+	/*
+	 * In a new child: closes the descriptors of the layers above
+	 * master_child.c that no child may hold (master_control.c's).
+	 */
+	void                (*forget_in_child)(struct master *);
 	TAILQ_HEAD(, child)   children;
 	struct slot          *slots;	/* cfg->workers of them */
 	int                   udp_budget;	/* sessions per worker */
