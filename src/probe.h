@@ -1,0 +1,74 @@
+/*
+ * probe.h - pure parsers of a client's first bytes: what a TLS
+ * ClientHello names (SNI, ALPN), an HTTP request's Host, an SSH banner,
+ * OpenVPN, SOCKS5, XMPP.  The peek stage (tcp_peek.c) reads the first
+ * bytes into one bounded buffer and calls a probe after every read with
+ * all the bytes so far; a probe keeps in its state how far it got, so
+ * that nothing is parsed twice.  No probe allocates, reads past len or
+ * does I/O; each is fuzzed (tests/fuzz).
+ */
+#ifndef FERRYD_PROBE_H
+#define FERRYD_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The most a peek reads: a ClientHello of 16 KiB plus its headers. */
+#define PROBE_PEEK_MAX	(16384 + 5 + 4)
+
+enum probe_verdict {
+	PROBE_AGAIN = 0,	/* not yet: call again with more bytes */
+	PROBE_MATCH,		/* it is this protocol; results are set */
+	PROBE_NO		/* it is not (or is malformed): final */
+};
+
+#define PROBE_NAME_MAX	255	/* a DNS name, an HTTP host */
+#define PROBE_ALPN_MAX	16	/* protocols kept of a ClientHello */
+#define PROBE_ALPN_LEN	32	/* longest protocol name kept, with NUL */
+
+/*
+ * A TLS ClientHello, which may span several records and segments.
+ * sni is lower-cased (ASCII only, IDNA names as sent); an ALPN name
+ * longer than PROBE_ALPN_LEN - 1 or past the first PROBE_ALPN_MAX is
+ * not kept.
+ */
+struct probe_tls {
+	/* parser's own state: zero it before the first call */
+	size_t		pos;		/* bytes of buf consumed */
+	uint32_t	stage;
+	uint32_t	need;
+	uint8_t		hello[PROBE_PEEK_MAX];	/* the handshake, records
+						 * stripped */
+	size_t		hello_len;
+	/* results, valid after PROBE_MATCH */
+	bool		has_sni;
+	char		sni[PROBE_NAME_MAX + 1];
+	int		nalpn;
+	char		alpn[PROBE_ALPN_MAX][PROBE_ALPN_LEN];
+};
+
+enum probe_verdict probe_tls(struct probe_tls *st, const uint8_t *buf,
+    size_t len);
+
+/*
+ * An HTTP/1.x request: a known method, a request line, and its Host
+ * header (lower-cased, the port cut off) once the headers are complete.
+ */
+struct probe_http {
+	size_t		pos;
+	uint32_t	stage;
+	bool		has_host;
+	char		host[PROBE_NAME_MAX + 1];
+};
+
+enum probe_verdict probe_http(struct probe_http *st, const uint8_t *buf,
+    size_t len);
+
+/* Stateless probes: a verdict from the bytes so far. */
+enum probe_verdict probe_ssh(const uint8_t *buf, size_t len);
+enum probe_verdict probe_openvpn(const uint8_t *buf, size_t len);
+enum probe_verdict probe_socks5(const uint8_t *buf, size_t len);
+enum probe_verdict probe_xmpp(const uint8_t *buf, size_t len);
+
+#endif
