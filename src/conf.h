@@ -74,6 +74,8 @@ struct conf {
 	int            max_connections;  /* per worker */
 	int            max_connections_per_client; /* default for TCP rules */
 	int            connection_rate;  /* default for TCP rules */
+	int            max_sessions_per_client; /* default for UDP rules */
+	int            session_rate;     /* default for UDP rules */
 	int            session_timeout;  /* ms, default for UDP rules */
 	int            max_sessions;     /* default for UDP rules */
 	int            splice;           /* enum splice_mode, default */

@@ -49,6 +49,10 @@ static const struct conf_key rule_keys[] = {
 	    offsetof(struct rule, max_connections_per_client) },
 	{ "connection_rate", conf_parse_int, 0, CONNECTION_RATE_MAX,
 	    offsetof(struct rule, connection_rate) },
+	{ "max_sessions_per_client", conf_parse_int, 0, MAX_SESSIONS_MAX,
+	    offsetof(struct rule, max_sessions_per_client) },
+	{ "session_rate", conf_parse_int, 0, CONNECTION_RATE_MAX,
+	    offsetof(struct rule, session_rate) },
 	{ "splice", conf_parse_splice, 0, 0, offsetof(struct rule, splice) },
 	{ "sndbuf", conf_parse_int, 0, SOCKBUF_MAX,
 	    offsetof(struct rule, sndbuf) },
@@ -161,6 +165,8 @@ rule_protocol_keys(struct conf_loader *ld, const config_setting_t *rule,
 		{ "accept_proxy", KIND_TCP | KIND_TCP_UDP },
 		{ "max_connections_per_client", KIND_TCP | KIND_TCP_UDP },
 		{ "connection_rate", KIND_TCP | KIND_TCP_UDP },
+		{ "max_sessions_per_client", KIND_UDP | KIND_UDP_TCP },
+		{ "session_rate", KIND_UDP | KIND_UDP_TCP },
 		{ "proxy_timeout", KIND_TCP | KIND_TCP_UDP },
 		{ "accept_proxy_from", KIND_TCP | KIND_TCP_UDP },
 		{ "keepalive", KIND_TCP | KIND_UDP_TCP | KIND_TCP_UDP },
@@ -377,6 +383,7 @@ parse_rule(struct conf_loader *ld, const config_setting_t *s,
 	r->connect_protocol = UNSET;
 	r->proxy_timeout = UNSET;
 	r->max_connections_per_client = r->connection_rate = UNSET;
+	r->max_sessions_per_client = r->session_rate = UNSET;
 	if (conf_parse_members(ld, s, &conf_rule_keys, r) == -1)
 		return -1;
 	if (r->connect_protocol == UNSET)
@@ -522,9 +529,15 @@ conf_rules_inherit(struct conf *cfg)
 			r->max_sessions = cfg->max_sessions;
 		if (r->splice == UNSET)
 			r->splice = cfg->splice;
-		/* Clients are counted by connection: UDP listeners have none. */
-		if (r->protocol == RULE_UDP)
-			r->max_connections_per_client = r->connection_rate = 0;
+		/* A UDP listener counts its clients' sessions instead. */
+		if (r->protocol == RULE_UDP) {
+			r->max_connections_per_client =
+			    r->max_sessions_per_client != UNSET ?
+			    r->max_sessions_per_client :
+			    cfg->max_sessions_per_client;
+			r->connection_rate = r->session_rate != UNSET ?
+			    r->session_rate : cfg->session_rate;
+		}
 		if (r->max_connections_per_client == UNSET)
 			r->max_connections_per_client =
 			    cfg->max_connections_per_client;

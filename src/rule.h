@@ -81,11 +81,18 @@ struct rule {
 	int                 idle_timeout;    /* ms, 0 = never */
 	int                 session_timeout; /* ms, either side UDP: silence */
 	int                 max_sessions;    /* UDP listeners, per worker */
-	int                 max_connections_per_client; /* TCP listeners:
-					      * open from one address, over
-					      * all workers; 0 = no limit */
-	int                 connection_rate; /* TCP listeners: new per second
-					      * from one address; 0 = none */
+	/*
+	 * The limits per client of client_limit.c: TCP connections, or for
+	 * a UDP listener sessions (max_sessions_per_client, session_rate,
+	 * copied here when the rule is loaded).
+	 */
+	int                 max_connections_per_client; /* open from one
+					      * address, over all workers;
+					      * 0 = no limit */
+	int                 connection_rate; /* new per second from one
+					      * address; 0 = none */
+	int                 max_sessions_per_client; /* as written, or UNSET */
+	int                 session_rate;    /* as written, or UNSET */
 	uint64_t            client_key;      /* its name hashed: the rule in
 					      * client_limit.c's tables,
 					      * across reloads */

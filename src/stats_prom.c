@@ -54,8 +54,8 @@ static const struct family rule_families[] = {
 	{ "ferryd_rule_refused_total", "counter",
 	    "Clients refused: by allow and deny (UDP: each run of datagrams "
 	    "of a client), at max_connections, at max_connections_per_client "
-	    "(per_client), over connection_rate (rate), or for want of a "
-	    "backend.",
+	    "or max_sessions_per_client (per_client), over connection_rate "
+	    "or session_rate (rate), or for want of a backend.",
 	    RULE_AT(denied), "reason=\"denied\"" },
 	{ "ferryd_rule_refused_total", NULL, NULL, RULE_AT(refused_max),
 	    "reason=\"max_connections\"" },

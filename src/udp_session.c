@@ -27,6 +27,7 @@
 #include "addr.h"
 #include "balance.h"
 #include "bug.h"
+#include "client_limit.h"
 #include "conf.h"
 #include "event.h"
 #include "log.h"
@@ -34,6 +35,7 @@
 #include "stats.h"
 #include "tcp_connect.h"
 #include "udp_backend.h"
+#include "udp_client.h"
 #include "udp_io.h"
 #include "udp_pass.h"
 #include "udp_session.h"
@@ -76,6 +78,7 @@ udp_session_free(struct udp_session *s)
 	close(s->fd);
 	event_timer_cancel(us->loop, &s->timer);
 	udp_backend_release(s);
+	client_limit_release(s->client_hold);
 	stats_rule(s->rule)->active_sessions--;
 	udp_stream_free(s->stream);
 	if (udp_state_in_table(s->state))
@@ -257,6 +260,7 @@ udp_session_insert(struct udp_sessions *us, struct udp_session *s,
 	}
 	s->key = *k;
 	s->hash = h;
+	s->client_hold = udp_client_hold(s);
 	event_timer_init(&s->timer, session_on_timer, s);
 	(void)event_timer_arm(us->loop, &s->timer, session_due(s));
 	if (udp_state_in_table(s->state))
@@ -280,6 +284,8 @@ session_open(struct udp_sessions *us, const struct udp_from *from,
 	struct udp_session	*s;
 	char			 client[ADDR_STRLEN];
 
+	if (udp_client_refused(us, from))
+		return NULL;
 	switch (udp_table_room(us, ur, from->rule)) {
 	case UDP_ROOM:
 		break;

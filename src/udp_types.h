@@ -110,6 +110,7 @@ struct udp_session {
 	 * counted on any backend, its errors blamed on none.
 	 */
 	bool			 stranger;
+	int			 client_hold;	/* client_limit_hold()'s */
 	int64_t			 started, last_active;
 	int64_t			 until;		/* detached: its end */
 	int64_t			 asked_us;	/* sent to the backend since
