@@ -666,8 +666,7 @@ same_slot(const struct rule *ra, const struct backend *ba,
 {
 	return ra->upstream.balance != BALANCE_HASH &&
 	    ba->addr.ss.ss_family == bb->addr.ss.ss_family &&
-	    ba->has_source == bb->has_source &&
-	    (!ba->has_source || addr_equal(&ba->source, &bb->source));
+	    conf_source_same(ba->pool, bb->pool);
 }
 
 bool
@@ -859,6 +858,8 @@ conf_free(struct conf *cfg)
 		conf_items_free(&cfg->rules[i]);
 		free(cfg->rules[i].upstream.maglev);
 		free(cfg->rules[i].source);
+		free(cfg->rules[i].source_pool[0]);
+		free(cfg->rules[i].source_pool[1]);
 		acl_free(&cfg->rules[i].acl);
 		acl_free(&cfg->rules[i].accept_proxy_from);
 	}

@@ -60,7 +60,7 @@ static const struct conf_key rule_keys[] = {
 	    offsetof(struct rule, rcvbuf) },
 	{ "allow", conf_parse_allow, 0, 0, offsetof(struct rule, acl) },
 	{ "deny", conf_parse_deny, 0, 0, offsetof(struct rule, acl) },
-	{ "source", conf_parse_string, 0, 0, offsetof(struct rule, source) },
+	{ "source", conf_parse_source, 0, 0, 0 },
 	{ "ipv6_only", conf_parse_bool, 0, 0,
 	    offsetof(struct rule, ipv6_only) },
 	{ "send_proxy", parse_send_proxy, 0, 0,

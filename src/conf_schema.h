@@ -16,6 +16,7 @@
 /* What the parsers fill in; the engine itself reads none of them. */
 struct conf;
 struct rule;
+struct source_pool;
 struct upstream;
 
 struct conf_text;
@@ -121,6 +122,13 @@ conf_key_parser conf_parse_string, conf_parse_bool, conf_parse_splice;
 conf_key_parser conf_parse_allow, conf_parse_deny;
 conf_key_parser conf_parse_rules;		/* conf_rule.c */
 conf_key_parser conf_parse_connect, conf_parse_balance; /* conf_upstream.c */
+conf_key_parser conf_parse_source;			/* conf_source.c */
+/* r's source resolved into its pools (r->source_pool), at rule's line. */
+int	conf_source_pools(struct conf_loader *ld,
+    const config_setting_t *rule, struct rule *r);
+/* Two pools hold the same addresses in the same order (or are NULL). */
+bool	conf_source_same(const struct source_pool *a,
+    const struct source_pool *b);
 conf_key_parser conf_parse_health_check, conf_parse_keepalive;
 
 /*

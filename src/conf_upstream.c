@@ -339,10 +339,11 @@ add_item(struct conf_loader *ld, const config_setting_t *where,
 		b->ranged = ports > 1;
 		*family = addrs[i].ss.ss_family;
 		if (r->source != NULL) {
-			/* A name may have addresses of both families. */
-			if (addr_resolve_host(r->source, *family, &b->source,
-			    why, sizeof(why)) == -1)
+			/* The source may have addresses of both families. */
+			b->pool = r->source_pool[*family == AF_INET6];
+			if (b->pool == NULL)
 				continue;
+			b->source = b->pool->addr[0];
 			b->has_source = true;
 		}
 		u->has_backup |= b->backup;
@@ -404,27 +405,22 @@ conf_rule_upstream(struct conf_loader *ld, const config_setting_t *rule,
 {
 	const config_setting_t	*m = config_setting_get_member(rule, "source");
 	struct upstream		*u = &r->upstream;
-	struct sockaddr_any	 any;
-	char			 why[CONF_ERR_MAX];
 	size_t			 i;
 	int			 family = AF_INET;
 
 	if (r->nitems == 0)
 		return conf_fail(ld, rule, "rule is missing required setting "
 		    "\"connect\"");
+	if (conf_source_pools(ld, rule, r) == -1)
+		return -1;
 	for (i = 0; i < r->nitems; i++)
 		if (add_item(ld, item_setting(rule, i), r, &r->items[i], nports,
 		    u, &family) == -1)
 			return -1;
-	if (u->nbackends == 0) {
-		/* Say why the source did not do for any address. */
-		if (addr_resolve_host(r->source, AF_UNSPEC, &any, why,
-		    sizeof(why)) == -1)
-			return conf_fail(ld, m, "\"source\": %s", why);
+	if (u->nbackends == 0)
 		return conf_fail(ld, m, "\"source\" \"%s\" is not an %s "
 		    "address, as the connect address \"%s\" is", r->source,
 		    family == AF_INET ? "IPv4" : "IPv6", r->connect);
-	}
 	if (u->nbackends > UPSTREAM_MAX)
 		return conf_fail(ld, config_setting_get_member(rule, "connect"),
 		    "\"connect\" resolves to %zu addresses; at most %d are "

@@ -16,6 +16,7 @@
 #include "fdlimit.h"
 #include "pool.h"
 #include "rule.h"
+#include "sock.h"
 #include "tcp_relay.h"
 
 #define FDLIMIT_MARGIN	64	/* loop, signal pipe, logs, channel */
@@ -82,10 +83,35 @@ udp_descriptors(const struct conf *cfg)
 	return rl.rlim_max > sockets ? rl.rlim_max - sockets : 0;
 }
 
+/*
+ * The fewest source addresses a rule's UDP sessions to one backend leave
+ * from: each has the whole range of ports (source pools, 1 without).
+ */
+static unsigned
+udp_source_spread(const struct conf *cfg)
+{
+	unsigned	least = 0, n;
+	size_t		i, j;
+
+	for (i = 0; i < cfg->nrules; i++) {
+		const struct upstream *u = &cfg->rules[i].upstream;
+
+		if (cfg->rules[i].connect_protocol != RULE_UDP)
+			continue;
+		for (j = 0; j < u->nbackends; j++) {
+			n = u->backends[j].pool != NULL ?
+			    u->backends[j].pool->n : 1;
+			if (least == 0 || n < least)
+				least = n;
+		}
+	}
+	return least == 0 ? 1 : least;
+}
+
 int
 fdlimit_udp_sessions(const struct conf *cfg, char *why, size_t whylen)
 {
-	unsigned	lo, hi, ports;
+	unsigned	lo, hi, ports, spread;
 	rlim_t		fds;
 	int		share;
 	bool		read;
@@ -97,15 +123,22 @@ fdlimit_udp_sessions(const struct conf *cfg, char *why, size_t whylen)
 	}
 	read = port_range(&lo, &hi);
 	ports = hi - lo + 1;
-	share = (int)(ports / 2 / (unsigned)cfg->workers);
+	spread = udp_source_spread(cfg);
+	share = (int)((uint64_t)ports / 2 * spread / (unsigned)cfg->workers);
 	if (share < 1)
 		share = 1;
 	fds = udp_descriptors(cfg);
-	if (why != NULL)
+	if (why != NULL) {
+		char each[48] = "";
+
+		if (spread > 1)
+			snprintf(each, sizeof(each), " on each of %u source "
+			    "addresses", spread);
 		snprintf(why, whylen, "half of the host's %u ephemeral ports "
-		    "(%u-%u%s) over %d worker(s)%s", ports, lo, hi, read ? "" :
-		    ", assumed", cfg->workers, fds < (rlim_t)share ?
+		    "(%u-%u%s)%s over %d worker(s)%s", ports, lo, hi, read ?
+		    "" : ", assumed", each, cfg->workers, fds < (rlim_t)share ?
 		    ", cut to the descriptors TCP leaves" : "");
+	}
 	return fds < (rlim_t)share ? (int)fds : share;
 }
 

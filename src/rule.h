@@ -99,7 +99,11 @@ struct rule {
 	int                 splice;          /* enum splice_mode (tcp_relay.h) */
 	int                 sndbuf;          /* SO_SNDBUF, 0 = system's */
 	int                 rcvbuf;          /* SO_RCVBUF, 0 = system's */
-	char               *source;          /* as written, NULL = not set */
+	char               *source;          /* as written (a list's items
+					      * joined by ", "), NULL = not
+					      * set */
+	struct source_pool *source_pool[2];  /* source's IPv4 and IPv6
+					      * addresses, NULL: none */
 	bool                ipv6_only;       /* IPV6_V6ONLY on IPv6 listeners */
 	int                 send_proxy;      /* enum proxy_version (proxy_proto.h) */
 	bool                accept_proxy;    /* clients start with a header */

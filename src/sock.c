@@ -471,3 +471,17 @@ sock_bind_source(int fd, const struct sockaddr_any *src)
 #endif
 	return bind(fd, (const struct sockaddr *)&src->ss, src->len);
 }
+
+int
+sock_bind_pool(int fd, struct source_pool *p)
+{
+	unsigned i;
+
+	for (i = 0; i < p->n; i++) {
+		if (sock_bind_source(fd, &p->addr[p->turn++ % p->n]) == 0)
+			return 0;
+		if (errno != EADDRINUSE && errno != EADDRNOTAVAIL)
+			return -1;
+	}
+	return -1;
+}

@@ -65,6 +65,24 @@ int  sock_probe(const struct sockaddr_any *addr, int type, bool v6only);
 /* Bind fd to the local address src (port 0) before connecting; -1 and
  * errno on failure. */
 int  sock_bind_source(int fd, const struct sockaddr_any *src);
+
+/*
+ * The addresses of one family that connections to backends leave from
+ * (a rule's source), taken in turn.  Made by the loader; each worker
+ * has its own copy of turn, as it has of the whole configuration.
+ */
+struct source_pool {
+	unsigned            n;       /* 1 or more */
+	unsigned            turn;    /* the next one to take */
+	struct sockaddr_any addr[];
+};
+
+/*
+ * Bind fd to the pool's next address (as sock_bind_source); if that
+ * address has no port left (EADDRINUSE, EADDRNOTAVAIL: a UDP socket
+ * takes its port at bind), the next, at most once round.  -1 and errno.
+ */
+int  sock_bind_pool(int fd, struct source_pool *p);
 /*
  * transparent: bind fd, a socket of family towards a backend, to the
  * client's address (port 0: connect picks one) with IP_TRANSPARENT, so

@@ -134,7 +134,7 @@ backend_connect(const struct rule *rule, const struct backend *b,
 	sock_buffers(fd, rule->sndbuf, rule->rcvbuf);
 	if (rule->keepalive.enabled)
 		sock_keepalive(fd, &rule->keepalive);
-	if ((b->has_source && sock_bind_source(fd, &b->source) == -1) ||
+	if ((b->has_source && sock_bind_pool(fd, b->pool) == -1) ||
 	    (connect(fd, (const struct sockaddr *)&to->ss, to->len) == -1 &&
 	    errno != EINPROGRESS)) {
 		/*

@@ -50,7 +50,7 @@ udp_backend_socket(const struct rule *rule, const struct sockaddr *client,
 			continue;
 		}
 		sock_buffers(fd, rule->sndbuf, rule->rcvbuf);
-		if ((!b->has_source || sock_bind_source(fd, &b->source) == 0) &&
+		if ((!b->has_source || sock_bind_pool(fd, b->pool) == 0) &&
 		    connect(fd, (const struct sockaddr *)&b->addr.ss,
 		    b->addr.len) == 0) {
 			balance_acquire(b);

@@ -11,6 +11,8 @@
 
 #include "addr.h"
 
+struct source_pool;
+
 /* How a rule picks the backend of each new connection or session. */
 enum balance {
 	BALANCE_ROUND_ROBIN = 0,	/* smooth weighted round robin */
@@ -47,8 +49,10 @@ struct upstream_state {
  */
 struct backend {
 	struct sockaddr_any addr;            /* resolved at load time */
-	struct sockaddr_any source;          /* bind before connect; port 0 */
+	struct sockaddr_any source;          /* pool's first address */
 	bool                has_source;      /* the rule's source, this family */
+	struct source_pool *pool;            /* ... all of them (sock.h),
+					      * taken in turn before connect */
 	bool                backup;          /* only while no primary is up */
 	bool                ranged;          /* its port moves with listen's */
 	int                 weight;          /* 1..BACKEND_WEIGHT_MAX */

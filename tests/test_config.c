@@ -274,6 +274,22 @@ static const struct bad_case bad_cases[] = {
 	    "    connect = \"127.0.0.1:18081\";\n"
 	    "    source = \"nonexistent.invalid\"; }\n);\n",
 	    4, "\"source\": cannot resolve \"nonexistent.invalid\"" },
+	{ "source prefix too large",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
+	    "    connect = \"127.0.0.1:18081\"; source = [ \"127.0.0.0/16\" ]; }\n);\n",
+	    3, "\"source\": \"127.0.0.0/16\" holds more than 256 addresses" },
+	{ "source prefix malformed",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
+	    "    connect = \"127.0.0.1:18081\"; source = \"127.0.0.0/2x\"; }\n);\n",
+	    3, "\"source\": \"127.0.0.0/2x\" is not an address prefix" },
+	{ "source list of numbers",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
+	    "    connect = \"127.0.0.1:18081\"; source = [ 1, 2 ]; }\n);\n",
+	    3, "items of \"source\" must be address strings" },
+	{ "max_sessions_per_client on TCP",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
+	    "    connect = \"127.0.0.1:18081\"; max_sessions_per_client = 2; }\n);\n",
+	    3, "\"max_sessions_per_client\" is not a setting of TCP rules" },
 	{ "empty source",
 	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
 	    "    connect = \"127.0.0.1:18081\"; source = \"\"; }\n);\n",
@@ -674,6 +690,68 @@ test_client_limits(void)
 	    cfg->rules[0].connection_rate == 0, "no limit per client by default");
 	check(cfg->rules[0].client_key == web_key,
 	    "a rule is known by its name: the same key at another address");
+	conf_free(cfg);
+}
+
+/* UDP listeners count sessions per client: their own settings. */
+static void
+test_udp_client_limits(void)
+{
+	struct conf	*cfg;
+	char		 path[1024];
+
+	cfg = load_good("udpclient.conf",
+	    "max_connections_per_client = 4;\n"
+	    "max_sessions_per_client = 9;\n"
+	    "rules = (\n"
+	    "  { listen = \"127.0.0.1:18080\"; connect = \"127.0.0.1:18095\";\n"
+	    "    protocol = \"udp\"; },\n"
+	    "  { listen = \"127.0.0.1:18081\"; connect = \"127.0.0.1:18095\";\n"
+	    "    protocol = \"udp\"; max_sessions_per_client = 0;\n"
+	    "    session_rate = 3; }\n"
+	    ");\n", path, sizeof(path), "limits per client of UDP listeners");
+	if (cfg == NULL)
+		return;
+	check(cfg->rules[0].max_connections_per_client == 9 &&
+	    cfg->rules[0].connection_rate == 0,
+	    "a UDP listener takes max_sessions_per_client, not the TCP limit");
+	check(cfg->rules[1].max_connections_per_client == 0 &&
+	    cfg->rules[1].connection_rate == 3,
+	    "... or sets its own, session_rate too");
+	conf_free(cfg);
+}
+
+/* source: one address, or a pool of addresses and prefixes. */
+static void
+test_sources(void)
+{
+	struct conf		*cfg;
+	const struct rule	*r;
+	const struct sockaddr_in *a;
+	char			 path[1024];
+
+	cfg = load_good("sources.conf",
+	    "rules = (\n"
+	    "  { listen = \"127.0.0.1:18080\";\n"
+	    "    connect = [ \"127.0.0.1:18090\", \"[::1]:18090\" ];\n"
+	    "    source = [ \"127.0.0.8/30\", \"127.0.0.9\", \"::1\" ]; }\n"
+	    ");\n", path, sizeof(path), "a source pool");
+	if (cfg == NULL)
+		return;
+	r = &cfg->rules[0];
+	check(streq(r->source, "127.0.0.8/30, 127.0.0.9, ::1"),
+	    "the pool as written, joined");
+	check(r->source_pool[0] != NULL && r->source_pool[0]->n == 4 &&
+	    r->source_pool[1] != NULL && r->source_pool[1]->n == 1,
+	    "a /30 is 4 addresses, a repeated one counts once");
+	a = (const void *)&r->source_pool[0]->addr[3].ss;
+	check(a->sin_family == AF_INET && a->sin_port == 0 &&
+	    a->sin_addr.s_addr == htonl(0x7f00000b), "... 127.0.0.8 to .11");
+	check(r->upstream.nbackends == 2 &&
+	    r->upstream.backends[0].pool != r->upstream.backends[1].pool &&
+	    r->upstream.backends[0].has_source &&
+	    r->upstream.backends[1].has_source,
+	    "each backend takes the pool of its family");
 	conf_free(cfg);
 }
 
@@ -1326,6 +1404,8 @@ main(void)
 	test_names();
 	test_udp();
 	test_client_limits();
+	test_udp_client_limits();
+	test_sources();
 	remove_tmpdir();
 	return test_summary();
 }
