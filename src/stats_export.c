@@ -666,9 +666,13 @@ stats_stream_new(const struct conf *cfg, enum stats_format format)
 int
 stats_stream_next(struct stats_stream *s, const char **p, size_t *len)
 {
+	unsigned steps = 0;
+
 	s->t.len = 0;
+	if (s->phase == PH_END)
+		return 0;
 	while (s->phase != PH_END && s->t.len < STATS_STREAM_PIECE &&
-	    !s->t.failed) {
+	    steps++ < STATS_STREAM_STEPS && !s->t.failed) {
 		if (s->format == STATS_PROMETHEUS)
 			stats_prom_step(s);
 		else
@@ -677,8 +681,6 @@ stats_stream_next(struct stats_stream *s, const char **p, size_t *len)
 	}
 	if (s->t.failed)
 		return -1;
-	if (s->t.len == 0)
-		return 0;
 	*p = s->t.p;
 	*len = s->t.len;
 	return 1;

@@ -25,15 +25,22 @@ enum stats_format {
  */
 struct stats_stream;
 
-#define STATS_STREAM_PIECE	16384
+#define STATS_STREAM_PIECE	4096
+/*
+ * The most steps (a sample, a histogram) one piece takes: a family that
+ * writes nothing for most rules (the backends' last changes) would
+ * otherwise read every rule's counters in one piece, for tens of
+ * milliseconds with thousands of rules, while the worker relays nothing.
+ */
+#define STATS_STREAM_STEPS	64
 
 /* cfg's counters in format, from the start: NULL when out of memory. */
 struct stats_stream *stats_stream_new(const struct conf *cfg,
     enum stats_format format);
 /*
- * The next piece: 1 with *p and *len (at least STATS_STREAM_PIECE
- * bytes but for the last; kept until the next call), 0 once the
- * document has ended, -1 when out of memory.
+ * The next piece: 1 with *p and *len (about STATS_STREAM_PIECE bytes,
+ * fewer when STATS_STREAM_STEPS ran out first, perhaps none; kept until
+ * the next call), 0 once the document has ended, -1 when out of memory.
  */
 int	stats_stream_next(struct stats_stream *s, const char **p,
     size_t *len);

@@ -261,7 +261,8 @@ client_drain(struct client *c)
 /*
  * The next bytes to write: the rest of the head, then the rest of the
  * document's piece, then its next piece.  Their length (0 at the end),
- * or -1 when the document cannot be made.
+ * -1 when the document cannot be made, or -2 when the piece just made
+ * is empty (its steps wrote nothing): the worker's turn is over.
  */
 static ssize_t
 client_next(struct client *c, const char **p)
@@ -279,6 +280,8 @@ client_next(struct client *c, const char **p)
 		if ((rc = stats_stream_next(c->doc, &c->piece,
 		    &c->piece_len)) <= 0)
 			return rc;
+		if (c->piece_len == 0)
+			return -2;
 	}
 	*p = c->piece + c->piece_off;
 	return (ssize_t)(c->piece_len - c->piece_off);
@@ -301,6 +304,8 @@ client_write(struct client *c)
 			client_close(c, true);	/* out of memory: cut */
 			return;
 		}
+		if (want == -2)
+			return;		/* the socket is still writable */
 		if (want == 0) {
 			client_linger(c);
 			return;

@@ -30,7 +30,7 @@ struct conf;
 /* The longest request taken (request line and headers). */
 #define STATS_HTTP_REQUEST_MAX		4096
 /* Bytes of answers one client writes in a turn of the worker's loop. */
-#define STATS_HTTP_TURN			(256 * 1024)
+#define STATS_HTTP_TURN			4096
 
 struct event_loop;
 struct stats_http;
