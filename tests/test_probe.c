@@ -1,6 +1,6 @@
 /*
  * test_probe.c - unit tests of the first-bytes parsers (probe_*.c):
- * ClientHellos captured from openssl s_client and curl (tests/probe/),
+ * ClientHellos captured from openssl s_client and curl (tests/fuzz/probe/),
  * fed whole, in every two-part split and one byte at a time, which must
  * all give the same answer; hellos built here to break every length
  * (the bug classes of sslh's, HAProxy's and nginx's readers); HTTP
@@ -8,6 +8,7 @@
  */
 #include "ferryd.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,7 @@
 #include "probe_run.h"
 #include "testlib.h"
 
-/* A seed file of tests/probe/ into buf (at most size bytes): its length. */
+/* A seed of tests/fuzz/probe/ into buf (at most size bytes): its length. */
 static size_t
 read_seed(const char *name, uint8_t *buf, size_t size)
 {
@@ -25,7 +26,7 @@ read_seed(const char *name, uint8_t *buf, size_t size)
 	FILE		*f;
 	size_t		 n;
 
-	snprintf(path, sizeof(path), "%s/tests/probe/%s",
+	snprintf(path, sizeof(path), "%s/tests/fuzz/probe/%s",
 	    srcdir != NULL ? srcdir : ".", name);
 	if ((f = fopen(path, "rb")) == NULL) {
 		fprintf(stderr, "cannot open %s\n", path);
@@ -34,6 +35,32 @@ read_seed(const char *name, uint8_t *buf, size_t size)
 	n = fread(buf, 1, size, f);
 	fclose(f);
 	return n;
+}
+
+/*
+ * With PROBE_CORPUS_OUT=DIR, every case goes into DIR as a corpus entry
+ * of the fuzz harness (tests/fuzz/probe/case-KIND-DESC.bin).
+ */
+static void
+save_case(const char *kind, const char *desc, const uint8_t *buf,
+    size_t len)
+{
+	const char	*dir = getenv("PROBE_CORPUS_OUT");
+	char		 path[4096], name[64];
+	size_t		 i;
+	FILE		*f;
+
+	if (dir == NULL || strstr(desc, ".bin") != NULL)
+		return;		/* a seed is in the corpus already */
+	for (i = 0; desc[i] != '\0' && i < sizeof(name) - 1; i++)
+		name[i] = isalnum((unsigned char)desc[i]) ?
+		    (char)tolower((unsigned char)desc[i]) : '-';
+	name[i] = '\0';
+	snprintf(path, sizeof(path), "%s/case-%s-%s.bin", dir, kind, name);
+	if ((f = fopen(path, "wb")) != NULL) {
+		fwrite(buf, 1, len, f);
+		fclose(f);
+	}
 }
 
 /*
@@ -54,6 +81,7 @@ check_probe(const char *kind, const char *desc, const uint8_t *buf,
 	enum probe_verdict	 v, w;
 	size_t			 i, bad = 0, *cuts;
 
+	save_case(kind, desc, buf, len);
 	v = probe_run(k, a, buf, len, NULL, 0);
 	got[0] = '\0';
 	if (v == PROBE_MATCH && !k->describe(a, got, sizeof(got)))
@@ -104,8 +132,8 @@ check_tls(const char *desc, const uint8_t *buf, size_t len,
 static struct probe_tls	tls_a;
 
 /*
- * Seeds captured from real clients (tests/probe/README), with what their
- * probe must make of them; every other probe must say no.
+ * Seeds captured from real clients (tests/fuzz/probe/README), with what
+ * their probe must make of them; every other probe must say no.
  */
 static void
 test_seeds(void)
