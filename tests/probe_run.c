@@ -70,41 +70,13 @@ describe_none(const void *st, char *out, size_t size)
 	return true;
 }
 
-static enum probe_verdict
-run_ssh(void *st, const uint8_t *buf, size_t len)
-{
-	(void)st;
-	return probe_ssh(buf, len);
-}
-
-static enum probe_verdict
-run_openvpn(void *st, const uint8_t *buf, size_t len)
-{
-	(void)st;
-	return probe_openvpn(buf, len);
-}
-
-static enum probe_verdict
-run_socks5(void *st, const uint8_t *buf, size_t len)
-{
-	(void)st;
-	return probe_socks5(buf, len);
-}
-
-static enum probe_verdict
-run_xmpp(void *st, const uint8_t *buf, size_t len)
-{
-	(void)st;
-	return probe_xmpp(buf, len);
-}
-
 const struct probe_kind probe_kinds[] = {
-	{ "tls", sizeof(struct probe_tls), run_tls, describe_tls },
-	{ "http", sizeof(struct probe_http), run_http, describe_http },
-	{ "ssh", 0, run_ssh, describe_none },
-	{ "openvpn", 0, run_openvpn, describe_none },
-	{ "socks5", 0, run_socks5, describe_none },
-	{ "xmpp", 0, run_xmpp, describe_none },
+	{ "tls", sizeof(struct probe_tls), run_tls, NULL, describe_tls },
+	{ "http", sizeof(struct probe_http), run_http, NULL, describe_http },
+	{ "ssh", 0, NULL, probe_ssh, describe_none },
+	{ "openvpn", 0, NULL, probe_openvpn, describe_none },
+	{ "socks5", 0, NULL, probe_socks5, describe_none },
+	{ "xmpp", 0, NULL, probe_xmpp, describe_none },
 };
 const size_t nprobe_kinds = sizeof(probe_kinds) / sizeof(probe_kinds[0]);
 
@@ -119,6 +91,14 @@ probe_kind(const char *name)
 	return NULL;
 }
 
+static enum probe_verdict
+probe_call(const struct probe_kind *k, void *st, const uint8_t *buf,
+    size_t len)
+{
+	return k->probe != NULL ? k->probe(st, buf, len) :
+	    k->stateless(buf, len);
+}
+
 enum probe_verdict
 probe_run(const struct probe_kind *k, void *st, const uint8_t *buf,
     size_t len, const size_t *cuts, size_t ncuts)
@@ -128,9 +108,7 @@ probe_run(const struct probe_kind *k, void *st, const uint8_t *buf,
 
 	if (st != NULL)
 		memset(st, 0, k->state_size);
-	for (i = 0; i < ncuts && v == PROBE_AGAIN; i++)
-		v = k->probe(st, buf, cuts[i]);
-	if (v == PROBE_AGAIN)
-		v = k->probe(st, buf, len);
+	for (i = 0; i <= ncuts && v == PROBE_AGAIN; i++)
+		v = probe_call(k, st, buf, i < ncuts ? cuts[i] : len);
 	return v;
 }

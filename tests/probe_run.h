@@ -12,7 +12,9 @@
 struct probe_kind {
 	const char	*name;
 	size_t		 state_size;	/* 0: stateless */
+	/* One of the two is set. */
 	enum probe_verdict (*probe)(void *st, const uint8_t *buf, size_t len);
+	enum probe_verdict (*stateless)(const uint8_t *buf, size_t len);
 	/* The results as "sni alpn,alpn" or "host" ("-": none); false if
 	 * they break the contract (a string not NUL-terminated, a count
 	 * out of range). */

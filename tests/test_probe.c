@@ -437,6 +437,26 @@ test_tls_hello_fields(void)
 		check_tls(bad[i].desc, wire, n, PROBE_NO, NULL, "");
 		msg[bad[i].off] = save;
 	}
+	/*
+	 * HAProxy's reader (smp_client_hello_parse) once took a handshake
+	 * 4 bytes longer than its record, and read the session id's length
+	 * past a hello ending in its random.
+	 */
+	e = ext_sni(exts, "a.example", 9);
+	m = hello_msg(msg, exts, e);
+	msg[3] += 4;
+	n = records(wire, msg, m, TLS_MAX_REC);
+	check_tls("a handshake 4 bytes longer than its record", wire, n,
+	    PROBE_AGAIN, NULL, "");
+	memcpy(wire + n, "\027\003\003\000\004abcd", 9);
+	check_tls("a handshake 4 bytes longer than its record, then data",
+	    wire, n + 9, PROBE_NO, NULL, "");
+	msg[1] = msg[2] = 0;
+	msg[3] = 30;
+	n = records(wire, msg, 4 + 30, TLS_MAX_REC);
+	check_tls("a hello that ends in its random", wire, n, PROBE_NO, NULL,
+	    "");
+
 	/* A hello without extensions (TLS 1.0 to 1.2 may send one). */
 	m = hello_msg(msg, NULL, 0);
 	n = records(wire, msg, m, TLS_MAX_REC);
@@ -470,6 +490,11 @@ test_tls_names(void)
 	check_exts("a NUL in the name", e, PROBE_NO, NULL, "");
 	e = ext_sni(exts, "", 0);
 	check_exts("an empty name", e, PROBE_NO, NULL, "");
+	/* sslh logged the bytes it probed as a format (CVE-2022-4639):
+	 * a name is data, kept as sent, for whoever prints it. */
+	e = ext_sni(exts, "%s%n%p.example", 14);
+	check_exts("format directives in the name, kept as data", e,
+	    PROBE_MATCH, "%s%n%p.example", "");
 	e = ext_sni(exts, "a b", 3);
 	check_exts("a space in the name", e, PROBE_NO, NULL, "");
 	e = ext_sni(exts, "a\nb", 3);
@@ -591,6 +616,9 @@ test_http(void)
 	check_http("the absolute-form target wins over Host",
 	    "GET HTTP://Target.example:81/p HTTP/1.1\r\nHost: other.example"
 	    "\r\n\r\n", PROBE_MATCH, "target.example");
+	check_http("format directives in Host, kept as data (sslh's "
+	    "CVE-2022-4639)", "GET / HTTP/1.1\r\nHost: %n%s%x\r\n\r\n",
+	    PROBE_MATCH, "%n%s%x");
 	check_http("every method", "PATCH / HTTP/1.1\r\nHost: p\r\n\r\n",
 	    PROBE_MATCH, "p");
 	check_http("a body after the head is not read",
