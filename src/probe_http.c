@@ -291,10 +291,6 @@ probe_http(struct probe_http *st, const uint8_t *buf, size_t len)
 		st->stage = HTTP_NO;
 		return PROBE_NO;
 	}
-	if (st->stage == HTTP_REQUEST && st->pos == 0) {
-		st->has_host = false;
-		st->host[0] = '\0';
-	}
 	v = http_scan(st, buf, len);
 	if (v == PROBE_MATCH && !st->has_host)
 		st->host[0] = '\0';
