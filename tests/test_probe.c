@@ -39,14 +39,17 @@ read_seed(const char *name, uint8_t *buf, size_t size)
 
 /*
  * With PROBE_CORPUS_OUT=DIR, every case goes into DIR as a corpus entry
- * of the fuzz harness (tests/fuzz/probe/case-KIND-DESC.bin).
+ * of the fuzz harness (tests/fuzz/probe/case-NNN-KIND-DESC.bin), DESC cut
+ * short (make dist's tar format keeps no path past 99 bytes), NNN the
+ * case's number, so that two cases cut alike stay two.
  */
 static void
 save_case(const char *kind, const char *desc, const uint8_t *buf,
     size_t len)
 {
+	static unsigned	 number;
 	const char	*dir = getenv("PROBE_CORPUS_OUT");
-	char		 path[4096], name[64];
+	char		 path[4096], name[40];
 	size_t		 i;
 	FILE		*f;
 
@@ -56,7 +59,8 @@ save_case(const char *kind, const char *desc, const uint8_t *buf,
 		name[i] = isalnum((unsigned char)desc[i]) ?
 		    (char)tolower((unsigned char)desc[i]) : '-';
 	name[i] = '\0';
-	snprintf(path, sizeof(path), "%s/case-%s-%s.bin", dir, kind, name);
+	snprintf(path, sizeof(path), "%s/case-%03u-%s-%s.bin", dir, ++number,
+	    kind, name);
 	if ((f = fopen(path, "wb")) != NULL) {
 		fwrite(buf, 1, len, f);
 		fclose(f);
