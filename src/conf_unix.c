@@ -207,6 +207,11 @@ conf_rule_unix(struct conf_loader *ld, const config_setting_t *rule,
 		return conf_fail(ld, where, "\"listen\": \"%s\" is a Unix "
 		    "stream socket; a rule with protocol = \"udp\" cannot "
 		    "listen on one", r->listen);
+	if (unix_listen && r->connect_protocol == RULE_UDP)
+		return conf_fail(ld, config_setting_get_member(rule,
+		    "connect_protocol"), "\"connect_protocol\" = \"udp\": "
+		    "a Unix listener's clients are streams, forwarded to "
+		    "stream backends only");
 	if (b != NULL && r->connect_protocol == RULE_UDP)
 		return conf_fail(ld, config_setting_get_member(rule,
 		    "connect"), "\"connect\": %s is a Unix stream socket; "
