@@ -171,6 +171,18 @@ addr_unix_path(const struct sockaddr_any *a)
 	return sun->sun_path;
 }
 
+/*
+ * accept() fills a Unix peer's address only as far as its length (two
+ * bytes for an unnamed client): the rest, which the PROXY header copies
+ * and the credentials follow, must hold no stale bytes.
+ */
+static void
+addr_unix_clear_tail(struct sockaddr_any *a)
+{
+	if (a->len < sizeof(a->ss))
+		memset((char *)&a->ss + a->len, 0, sizeof(a->ss) - a->len);
+}
+
 int
 addr_unix_take_cred(struct sockaddr_any *a, int fd)
 {
@@ -179,6 +191,7 @@ addr_unix_take_cred(struct sockaddr_any *a, int fd)
 	struct ucred		 cr;
 	socklen_t		 len = sizeof(cr);
 
+	addr_unix_clear_tail(a);
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == -1)
 		return -1;
 	p->pid = (int)cr.pid;
@@ -188,6 +201,7 @@ addr_unix_take_cred(struct sockaddr_any *a, int fd)
 	uid_t			 uid;
 	gid_t			 gid;
 
+	addr_unix_clear_tail(a);
 	if (getpeereid(fd, &uid, &gid) == -1)
 		return -1;
 	p->pid = 0;
