@@ -502,7 +502,8 @@ addr_split_range(const char *spec, char *out, size_t outlen, unsigned *count,
 	char		*end;
 
 	*count = 1;
-	if (port == NULL || addr_is_unix_spec(spec) || (dash = strchr(port, '-')) == NULL ||
+	if (port == NULL || addr_is_unix_spec(spec) ||
+	    (dash = strchr(port, '-')) == NULL ||
 	    !isdigit((unsigned char)port[0])) {
 		if ((size_t)snprintf(out, outlen, "%s", spec) >= outlen) {
 			snprintf(err, errlen, "\"%s\" is too long", spec);

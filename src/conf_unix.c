@@ -212,7 +212,8 @@ conf_rule_unix(struct conf_loader *ld, const config_setting_t *rule,
 		    "connect_protocol"), "\"connect_protocol\" = \"udp\": "
 		    "a Unix listener's clients are streams, forwarded to "
 		    "stream backends only");
-	if (b != NULL && r->connect_protocol == RULE_UDP)
+	if (b != NULL && (r->protocol == RULE_UDP ||
+	    r->connect_protocol == RULE_UDP))
 		return conf_fail(ld, config_setting_get_member(rule,
 		    "connect"), "\"connect\": %s is a Unix stream socket; "
 		    "UDP datagrams cannot be forwarded to one",
