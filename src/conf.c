@@ -481,6 +481,14 @@ check_stats_listen(struct conf_loader *ld, const config_t *lc,
 {
 	size_t i;
 
+	for (i = 0; cfg->stats_path != NULL && i < cfg->nrules; i++)
+		if (addr_unix_path(&cfg->rules[i].listen_addr) != NULL &&
+		    strcmp(addr_unix_path(&cfg->rules[i].listen_addr),
+		    cfg->stats_path) == 0)
+			return conf_fail(ld, config_lookup(lc, "stats_listen"),
+			    "\"stats_listen\" \"%s\" is the socket of the "
+			    "rule at line %d", cfg->stats_listen,
+			    cfg->rules[i].line);
 	if (cfg->stats_listen == NULL || cfg->stats_path != NULL)
 		return 0;
 	for (i = 0; i < cfg->nrules; i++)
