@@ -220,6 +220,20 @@ unix_clear_stale(const struct sockaddr_un *sun, socklen_t len, char *err,
 	return 0;
 }
 
+/* The owner and group of the socket file at path, if file names them. */
+static int
+unix_file_own(const char *path, const struct sock_unix_file *file,
+    char *err, size_t errlen)
+{
+	if ((file->uid != (uid_t)-1 || file->gid != (gid_t)-1) &&
+	    lchown(path, file->uid, file->gid) == -1) {
+		snprintf(err, errlen, "cannot set the owner and group of "
+		    "unix:%s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int
 sock_listen_unix_addr(const struct sockaddr_any *addr, int backlog,
     const struct sock_unix_file *file, char *err, size_t errlen)
@@ -236,8 +250,11 @@ sock_listen_unix_addr(const struct sockaddr_any *addr, int backlog,
 	if ((fd = sock_new(AF_UNIX, SOCK_STREAM)) == -1)
 		goto fail;
 	what = "bind";
-	/* Nobody but root until the mode is set, before listen(). */
-	mask = umask(0177);
+	/*
+	 * The file is made with its mode (0600 without file): no chmod()
+	 * by path, which a link put in its place would redirect.
+	 */
+	mask = umask(file != NULL ? (mode_t)(~file->mode & 0777) : 0177);
 	rc = bind(fd, (const struct sockaddr *)sun, addr->len);
 	umask(mask);
 	if (rc == -1) {
@@ -250,8 +267,8 @@ sock_listen_unix_addr(const struct sockaddr_any *addr, int backlog,
 		}
 		goto fail;
 	}
-	if (has_file && file != NULL &&
-	    sock_unix_file_set(sun->sun_path, file, err, errlen) == -1) {
+	if (has_file && file != NULL && unix_file_own(sun->sun_path, file,
+	    err, errlen) == -1) {
 		(void)unlink(sun->sun_path);
 		close(fd);
 		return -1;
@@ -294,14 +311,26 @@ int
 sock_unix_file_set(const char *path, const struct sock_unix_file *file,
     char *err, size_t errlen)
 {
-	if (chmod(path, (mode_t)file->mode) == -1 ||
-	    ((file->uid != (uid_t)-1 || file->gid != (gid_t)-1) &&
-	    lchown(path, file->uid, file->gid) == -1)) {
-		snprintf(err, errlen, "cannot set the mode, owner and group "
-		    "of unix:%s: %s", path, strerror(errno));
+	struct stat	st;
+
+	/* Only ever our socket: never what a link points to. */
+	if (lstat(path, &st) == -1) {
+		snprintf(err, errlen, "cannot set the mode of unix:%s: %s",
+		    path, strerror(errno));
 		return -1;
 	}
-	return 0;
+	if (!S_ISSOCK(st.st_mode)) {
+		snprintf(err, errlen, "cannot set the mode of unix:%s: not a "
+		    "socket any more", path);
+		return -1;
+	}
+	if ((st.st_mode & 0777) != (mode_t)file->mode &&
+	    chmod(path, (mode_t)file->mode) == -1) {
+		snprintf(err, errlen, "cannot set the mode of unix:%s: %s",
+		    path, strerror(errno));
+		return -1;
+	}
+	return unix_file_own(path, file, err, errlen);
 }
 
 int

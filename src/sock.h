@@ -50,15 +50,19 @@ struct sock_unix_file {
 };
 /*
  * The same for a Unix address (a path or an abstract name): a path's
- * file gets file's mode, owner and group (file NULL: 0600, ours) before
- * listen(), so that no client connects before they are right.  A stale
+ * file is made with file's mode and given its owner and group (file
+ * NULL: 0600, ours) before listen(), so that no client connects before
+ * they are right.  A stale
  * file is replaced only when it is a socket that refuses connections; a
  * live one is "in use by another process", any other file "not a
  * socket".
  */
 int  sock_listen_unix_addr(const struct sockaddr_any *addr, int backlog,
     const struct sock_unix_file *file, char *err, size_t errlen);
-/* Give the socket file at path file's mode, owner and group; 0 or -1. */
+/*
+ * Give the socket file at path file's mode, owner and group, if it is
+ * still a socket (a kept listener's, at a reload); 0 or -1.
+ */
 int  sock_unix_file_set(const char *path, const struct sock_unix_file *file,
     char *err, size_t errlen);
 /*
