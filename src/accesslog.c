@@ -42,9 +42,9 @@ static const char *const months[12] = {
 
 /* The addresses and times of a line, as text. */
 struct fields {
-	char		client[INET6_ADDRSTRLEN];
-	char		lhost[INET6_ADDRSTRLEN];
-	char		chost[INET6_ADDRSTRLEN];
+	char		client[ADDR_STRLEN];
+	char		lhost[ADDR_STRLEN];
+	char		chost[ADDR_STRLEN];
 	unsigned int	lport, cport;
 	char		date[32];	/* "21/Nov/2026:23:29:52", local time */
 	char		zone[8];	/* "+0100" */

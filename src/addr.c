@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/un.h>
 
 #include "addr.h"
 #include "lookup.h"
@@ -121,6 +122,119 @@ check_port(const char *port, const char *spec, char *err, size_t errlen)
 	return -1;
 }
 
+int
+addr_is_unix_spec(const char *spec)
+{
+	return strncmp(spec, ADDR_UNIX_PREFIX, strlen(ADDR_UNIX_PREFIX)) == 0;
+}
+
+/*
+ * "unix:/path" or "unix:@name" into out: a path is absolute, and either
+ * fits sun_path (an abstract name's leading NUL counts).  Names nothing
+ * up: no resolver, no file looked at.
+ */
+static int
+unix_resolve(const char *spec, struct sockaddr_any *out, char *err,
+    size_t errlen)
+{
+	struct sockaddr_un	*sun = (struct sockaddr_un *)(void *)&out->ss;
+	const char		*path = spec + strlen(ADDR_UNIX_PREFIX);
+	size_t			 len = strlen(path);
+
+	memset(out, 0, sizeof(*out));
+	if (path[0] != '/' && path[0] != '@') {
+		snprintf(err, errlen, "\"%s\": a Unix socket address is "
+		    "\"unix:/absolute/path\" or \"unix:@abstract-name\"", spec);
+		return -1;
+	}
+	if (len < 2 || len >= sizeof(sun->sun_path)) {
+		snprintf(err, errlen, "\"%s\": the path or name of a Unix "
+		    "socket has 1 to %zu bytes", spec,
+		    sizeof(sun->sun_path) - 2);
+		return -1;
+	}
+	sun->sun_family = AF_UNIX;
+	memcpy(sun->sun_path, path, len);
+	if (path[0] == '@')
+		sun->sun_path[0] = '\0';	/* Linux's abstract namespace */
+	out->len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len);
+	return 0;
+}
+
+const char *
+addr_unix_path(const struct sockaddr_any *a)
+{
+	const struct sockaddr_un *sun = (const void *)&a->ss;
+
+	if (a->ss.ss_family != AF_UNIX || sun->sun_path[0] == '\0')
+		return NULL;
+	return sun->sun_path;
+}
+
+/*
+ * accept() fills a Unix peer's address only as far as its length (two
+ * bytes for an unnamed client): the rest, which the PROXY header copies
+ * and the credentials follow, must hold no stale bytes.
+ */
+static void
+addr_unix_clear_tail(struct sockaddr_any *a)
+{
+	if (a->len < sizeof(a->ss))
+		memset((char *)&a->ss + a->len, 0, sizeof(a->ss) - a->len);
+}
+
+int
+addr_unix_take_cred(struct sockaddr_any *a, int fd)
+{
+	struct addr_unix_peer	*p = (struct addr_unix_peer *)(void *)&a->ss;
+#ifdef SO_PEERCRED
+	struct ucred		 cr;
+	socklen_t		 len = sizeof(cr);
+
+	addr_unix_clear_tail(a);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == -1)
+		return -1;
+	p->pid = (int)cr.pid;
+	p->uid = (unsigned)cr.uid;
+	p->gid = (unsigned)cr.gid;
+#else
+	uid_t			 uid;
+	gid_t			 gid;
+
+	addr_unix_clear_tail(a);
+	if (getpeereid(fd, &uid, &gid) == -1)
+		return -1;
+	p->pid = 0;
+	p->uid = (unsigned)uid;
+	p->gid = (unsigned)gid;
+#endif
+	p->has_cred = 1;
+	return 0;
+}
+
+const struct addr_unix_peer *
+addr_unix_cred(const struct sockaddr *sa)
+{
+	const struct addr_unix_peer *p = (const void *)sa;
+
+	return sa->sa_family == AF_UNIX && p->has_cred ? p : NULL;
+}
+
+/* Format a Unix address (the path ends where len says, or at a NUL). */
+static const char *
+unix_format(const struct sockaddr *sa, char *buf, size_t len)
+{
+	const struct sockaddr_un	*sun = (const void *)sa;
+	size_t				 n = sizeof(sun->sun_path) - 1;
+
+	if (sun->sun_path[0] == '\0' && sun->sun_path[1] != '\0')
+		snprintf(buf, len, "unix:@%.*s", (int)(n - 1),
+		    sun->sun_path + 1);
+	else
+		snprintf(buf, len, "unix:%.*s", (int)n, sun->sun_path);
+	return buf;
+}
+
 /*
  * getaddrinfo() for spec ("host:port"), checked as addr_resolve() says;
  * *res is the list, to be freed with lookup_free().
@@ -164,6 +278,8 @@ addr_resolve(const char *spec, int passive, struct sockaddr_any *out,
 {
 	struct addrinfo	*res;
 
+	if (addr_is_unix_spec(spec))
+		return unix_resolve(spec, out, err, errlen);
 	if (resolve_spec(spec, passive, &res, err, errlen) == -1)
 		return -1;
 	store(out, res);
@@ -179,6 +295,19 @@ addr_resolve_all(const char *spec, struct sockaddr_any **out, size_t *n,
 	struct sockaddr_any	*v, a;
 	size_t			 count = 0, i;
 
+	if (addr_is_unix_spec(spec)) {
+		if ((v = calloc(1, sizeof(*v))) == NULL) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		if (unix_resolve(spec, v, err, errlen) == -1) {
+			free(v);
+			return -1;
+		}
+		*out = v;
+		*n = 1;
+		return 0;
+	}
 	if (resolve_spec(spec, 0, &res, err, errlen) == -1)
 		return -1;
 	for (ai = res; ai != NULL; ai = ai->ai_next)
@@ -271,8 +400,13 @@ const char *
 addr_host(const struct sockaddr *sa, char *buf, size_t len)
 {
 	const struct sockaddr_in6	*sin6 = (const void *)sa;
+	const struct addr_unix_peer	*cred;
 
-	if (sa->sa_family == AF_INET)
+	if ((cred = addr_unix_cred(sa)) != NULL)
+		snprintf(buf, len, "pid=%d,uid=%u", cred->pid, cred->uid);
+	else if (sa->sa_family == AF_UNIX)
+		unix_format(sa, buf, len);
+	else if (sa->sa_family == AF_INET)
 		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr,
 		    buf, len);
 	else if (sa->sa_family == AF_INET6 &&
@@ -315,6 +449,9 @@ addr_format(const struct sockaddr *sa, char *buf, size_t len)
 		snprintf(buf, len, "[%s]:%u", ip, ntohs(sin6->sin6_port));
 		break;
 	}
+	case AF_UNIX:
+		unix_format(sa, buf, len);
+		break;
 	default:
 		snprintf(buf, len, "(address family %d)", sa->sa_family);
 	}
@@ -365,7 +502,8 @@ addr_split_range(const char *spec, char *out, size_t outlen, unsigned *count,
 	char		*end;
 
 	*count = 1;
-	if (port == NULL || (dash = strchr(port, '-')) == NULL ||
+	if (port == NULL || addr_is_unix_spec(spec) ||
+	    (dash = strchr(port, '-')) == NULL ||
 	    !isdigit((unsigned char)port[0])) {
 		if ((size_t)snprintf(out, outlen, "%s", spec) >= outlen) {
 			snprintf(err, errlen, "\"%s\" is too long", spec);
@@ -393,7 +531,7 @@ addr_split_range(const char *spec, char *out, size_t outlen, unsigned *count,
 int
 addr_with_port(const char *spec, unsigned port, char *out, size_t outlen)
 {
-	const char	*p = port_part(spec);
+	const char	*p = addr_is_unix_spec(spec) ? NULL : port_part(spec);
 	int		 n;
 
 	n = p == NULL ? snprintf(out, outlen, "%s", spec) :

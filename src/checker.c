@@ -380,7 +380,8 @@ checker_run(const struct conf *cfg, int chan, pid_t master)
 		log_err("cannot start: %s", strerror(errno));
 		_exit(2);
 	}
-	if (sandbox_enter(cfg->seccomp, "health checker") == -1)
+	if (sandbox_enter(cfg->seccomp, conf_has_unix_backends(cfg),
+	    "health checker") == -1)
 		_exit(2);
 	if (getppid() != master)
 		_exit(0);

@@ -146,6 +146,7 @@ client_limit_worker_begin(int cell)
 static void
 client_addr(const struct sockaddr_any *peer, uint64_t out[2])
 {
+	const struct addr_unix_peer *cred;
 	unsigned char	b[16];
 
 	memset(b, 0, sizeof(b));
@@ -156,6 +157,9 @@ client_addr(const struct sockaddr_any *peer, uint64_t out[2])
 	} else if (peer->ss.ss_family == AF_INET6)
 		memcpy(b, &((const struct sockaddr_in6 *)&peer->ss)->sin6_addr,
 		    16);
+	else if ((cred = addr_unix_cred((const void *)&peer->ss)) != NULL)
+		/* A Unix client is its user: no IP rule shares the table. */
+		memcpy(b, &cred->uid, sizeof(cred->uid));
 	memcpy(out, b, sizeof(b));
 }
 

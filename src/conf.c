@@ -39,7 +39,7 @@ static conf_key_parser parse_path, parse_chroot, parse_pidfile, parse_workers;
 static conf_key_parser parse_user;
 static conf_key_parser parse_stats_listen, parse_access_log_fields;
 static conf_key_parser parse_group, parse_log_level, parse_backend;
-static conf_key_parser parse_access_log_format, parse_mode;
+static conf_key_parser parse_access_log_format;
 static conf_key_parser parse_control_group;
 
 static const struct conf_key global_keys[] = {
@@ -92,7 +92,7 @@ static const struct conf_key global_keys[] = {
 	{ "deny", conf_parse_deny, 0, 0, offsetof(struct conf, acl) },
 	{ "control_socket", parse_path, 0, 0,
 	    offsetof(struct conf, control_socket) },
-	{ "control_mode", parse_mode, 0, 0,
+	{ "control_mode", conf_parse_mode, 0, 0,
 	    offsetof(struct conf, control_mode) },
 	{ "control_group", parse_control_group, 0, 0,
 	    offsetof(struct conf, control_group) },
@@ -347,27 +347,6 @@ parse_control_group(struct conf_loader *ld, const struct conf_key *k,
 	return 0;
 }
 
-/* A file mode, written in octal as a string: "0660". */
-static int
-parse_mode(struct conf_loader *ld, const struct conf_key *k,
-    const config_setting_t *s, void *base)
-{
-	const char	*v = "";
-	char		*end;
-	long		 mode;
-
-	if (conf_get_string(ld, k, s, &v) == -1)
-		return -1;
-	errno = 0;
-	mode = strtol(v, &end, 8);
-	if (v[0] == '\0' || *end != '\0' || errno != 0 || mode < 0 ||
-	    mode > 0777)
-		return conf_fail(ld, s, "\"%s\" must be a file mode in octal, "
-		    "\"0600\" to \"0777\" (got \"%s\")", k->name, v);
-	*(int *)conf_field(base, k) = (int)mode;
-	return 0;
-}
-
 static int
 parse_log_level(struct conf_loader *ld, const struct conf_key *k,
     const config_setting_t *s, void *base)
@@ -506,6 +485,14 @@ check_stats_listen(struct conf_loader *ld, const config_t *lc,
 {
 	size_t i;
 
+	for (i = 0; cfg->stats_path != NULL && i < cfg->nrules; i++)
+		if (addr_unix_path(&cfg->rules[i].listen_addr) != NULL &&
+		    strcmp(addr_unix_path(&cfg->rules[i].listen_addr),
+		    cfg->stats_path) == 0)
+			return conf_fail(ld, config_lookup(lc, "stats_listen"),
+			    "\"stats_listen\" \"%s\" is the socket of the "
+			    "rule at line %d", cfg->stats_listen,
+			    cfg->rules[i].line);
 	if (cfg->stats_listen == NULL || cfg->stats_path != NULL)
 		return 0;
 	for (i = 0; i < cfg->nrules; i++)
@@ -655,6 +642,19 @@ conf_has_udp(const struct conf *cfg)
 	return false;
 }
 
+bool
+conf_has_unix_backends(const struct conf *cfg)
+{
+	size_t i, j;
+
+	for (i = 0; i < cfg->nrules; i++)
+		for (j = 0; j < cfg->rules[i].upstream.nbackends; j++)
+			if (cfg->rules[i].upstream.backends[j].addr.ss.
+			    ss_family == AF_UNIX)
+				return true;
+	return false;
+}
+
 /*
  * Whether a backend of rule rb may take ba's place by its address alone:
  * what was derived from the address (the source address's family, a
@@ -731,7 +731,11 @@ rule_cmp(const struct rule *a, const struct rule *b)
 	if (x->sa_family == AF_INET)
 		return memcmp(&x4->sin_addr, &y4->sin_addr,
 		    sizeof(x4->sin_addr));
-	return 0;
+	/* Unix: the path or abstract name, as long as its length says. */
+	if (a->listen_addr.len != b->listen_addr.len)
+		return a->listen_addr.len < b->listen_addr.len ? -1 : 1;
+	return memcmp(&a->listen_addr.ss, &b->listen_addr.ss,
+	    a->listen_addr.len);
 }
 
 static int
@@ -862,6 +866,7 @@ conf_free(struct conf *cfg)
 		free(cfg->rules[i].source_pool[1]);
 		acl_free(&cfg->rules[i].acl);
 		acl_free(&cfg->rules[i].accept_proxy_from);
+		conf_rule_unix_free(&cfg->rules[i]);
 	}
 	free(cfg->rules);
 	acl_free(&cfg->acl);

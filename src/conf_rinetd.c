@@ -20,6 +20,7 @@
 #include "acl.h"
 #include "conf_file.h"
 #include "conf_rinetd.h"
+#include "conf_rinetd_unix.h"
 
 #define MAX_TOKENS	8	/* a rule with options has 5 */
 #define HOSTPORT_MAX	320	/* "[host]:port" of a rule */
@@ -72,6 +73,7 @@ struct forward {
 	char		 listen[HOSTPORT_MAX];
 	char		 connect[HOSTPORT_MAX];
 	char		 source[HOSTPORT_MAX];	/* "": no src= */
+	char		 mode[8];		/* [mode=0660]; "": none */
 	bool		 listen_v6;
 	bool		 udp;			/* the bind port is /udp */
 	bool		 to_udp;		/* the connect port is /udp */
@@ -275,6 +277,10 @@ classify(const struct line *ln)
 			d = (int)i;
 	if (ln->ntok >= 4 && (d == D_UNKNOWN || looks_like_port(&ln->tok[1])))
 		return D_FORWARD;
+	/* rinetd-uv's "unix:PATH" takes the place of an address and port. */
+	if (ln->ntok >= 2 && (rinetd_unix_word(ln->tok[0].s) || (ln->ntok >= 3
+	    && looks_like_port(&ln->tok[1]) && rinetd_unix_word(ln->tok[2].s))))
+		return D_FORWARD;
 	return (enum directive)d;
 }
 
@@ -363,6 +369,23 @@ host_port(struct rconf *rc, const struct line *ln, int i, const char *what,
 	return 0;
 }
 
+/* Field *i's address, host and port or unix:PATH; *i moves past it. */
+static int
+rule_address(struct rconf *rc, const struct line *ln, int *i,
+    const char *what, char *out, bool *v6, bool *udp)
+{
+	char	why[MSG_MAX];
+
+	*v6 = *udp = false;
+	if (*i + 1 < ln->ntok && !rinetd_unix_word(ln->tok[*i].s))
+		return (*i += 2, host_port(rc, ln, *i - 2, what, out, v6, udp));
+	if (*i >= ln->ntok || ln->tok[*i].kind != TOK_WORD ||
+	    !rinetd_unix_word(ln->tok[*i].s))
+		return fail(rc, ln->num, "no %s address and port", what);
+	return rinetd_unix_address(what, ln->tok[(*i)++].s, out, HOSTPORT_MAX,
+	    why, sizeof(why)) == -1 ? fail(rc, ln->num, "%s", why) : 0;
+}
+
 static int
 set_timeout(struct rconf *rc, const struct line *ln, struct forward *f,
     const char *value)
@@ -394,11 +417,12 @@ set_source(struct rconf *rc, const struct line *ln, struct forward *f,
 	return 0;
 }
 
-/* "[timeout=N,src=ADDRESS]", in any order, spaces allowed around. */
+/* "[timeout=N,src=ADDRESS]" at field i, any order, spaces around. */
 static int
-parse_options(struct rconf *rc, const struct line *ln, struct forward *f)
+parse_options(struct rconf *rc, const struct line *ln, struct forward *f,
+    int i)
 {
-	char	*s = ln->tok[4].s + 1, *opt, *next, *eq, *key;
+	char	*s = ln->tok[i].s + 1, *opt, *next, *eq, *key, why[MSG_MAX];
 
 	s[strlen(s) - 1] = '\0';		/* the ']' */
 	if (*trim(s) == '\0')
@@ -418,6 +442,10 @@ parse_options(struct rconf *rc, const struct line *ln, struct forward *f)
 		} else if (strcmp(key, "src") == 0) {
 			if (set_source(rc, ln, f, trim(eq + 1)) == -1)
 				return -1;
+		} else if (strcmp(key, "mode") == 0) {	/* rinetd-uv's */
+			if (rinetd_unix_mode(f->listen, trim(eq + 1), f->mode,
+			    sizeof(f->mode), why, sizeof(why)) == -1)
+				return fail(rc, ln->num, "%s", why);
 		} else
 			return fail(rc, ln->num, "unknown option \"%s\" (rinetd "
 			    "knows timeout and src)", key);
@@ -425,18 +453,14 @@ parse_options(struct rconf *rc, const struct line *ln, struct forward *f)
 	return 0;
 }
 
-/* bindaddress bindport connectaddress connectport [options] */
+/* bindaddr bindport connaddr connport [options]; unix:PATH for a pair */
 static int
 add_forward(struct rconf *rc, const struct line *ln)
 {
 	struct forward	*f;
 	bool		 v6;
+	int		 i = 0, n = ln->ntok;
 
-	if (ln->ntok > 5 || (ln->ntok == 5 && ln->tok[4].kind != TOK_BRACKET))
-		return fail(rc, ln->num, "unexpected \"%s\" after the connect "
-		    "port (options are written [timeout=N,src=ADDRESS])",
-		    ln->tok[ln->ntok > 5 && ln->tok[4].kind == TOK_BRACKET ?
-		    5 : 4].s);
 	if ((f = grow(rc->fwd, &rc->capfwd, rc->nfwd + 1,
 	    sizeof(*f))) == NULL)
 		return fail(rc, ln->num, "out of memory");
@@ -446,11 +470,15 @@ add_forward(struct rconf *rc, const struct line *ln)
 	f->from.num = ln->num;
 	f->from.text = ln->text;
 	f->timeout = -1;
-	if (host_port(rc, ln, 0, "bind", f->listen, &f->listen_v6,
-	    &f->udp) == -1 ||
-	    host_port(rc, ln, 2, "connect", f->connect, &v6,
-	    &f->to_udp) == -1 ||
-	    (ln->ntok == 5 && parse_options(rc, ln, f) == -1))
+	if (rule_address(rc, ln, &i, "bind", f->listen, &f->listen_v6,
+	    &f->udp) == -1 || rule_address(rc, ln, &i, "connect", f->connect,
+	    &v6, &f->to_udp) == -1)
+		return -1;
+	if (i < n && (ln->tok[i].kind != TOK_BRACKET || i + 1 < n))
+		return fail(rc, ln->num, "unexpected \"%s\" after the connect "
+		    "port (options are written [timeout=N,src=ADDRESS])",
+		    ln->tok[i + (ln->tok[i].kind == TOK_BRACKET)].s);
+	if (i + 1 == n && parse_options(rc, ln, f, i) == -1)
 		return -1;
 	rc->nfwd++;
 	return 0;
@@ -691,6 +719,8 @@ out_forward(struct out *o, const struct forward *f, bool last)
 		out_printf(o, num, "    idle_timeout = %ld;\n", f->timeout);
 	if (f->source[0] != '\0')
 		out_printf(o, num, "    source = \"%s\";\n", f->source);
+	if (f->mode[0] != '\0')
+		out_printf(o, num, "    mode = \"%s\";\n", f->mode);
 	out_patterns(o, "    ", "allow", &f->allow);
 	out_patterns(o, "    ", "deny", &f->deny);
 	out_printf(o, num, "  }%s\n", last ? "" : ",");
@@ -810,10 +840,12 @@ line_is_rinetd(const struct line *ln)
 {
 	enum directive	d = classify(ln);
 
-	if (d == D_FORWARD)
-		return looks_like_port(&ln->tok[1]) &&
+	if (d == D_FORWARD)	/* with unix:, classify() knew */
+		return ln->ntok < 4 || rinetd_unix_word(ln->tok[0].s) ||
+		    rinetd_unix_word(ln->tok[2].s) ||
+		    (looks_like_port(&ln->tok[1]) &&
 		    looks_like_port(&ln->tok[3]) && (ln->ntok == 4 ||
-		    (ln->ntok == 5 && ln->tok[4].kind == TOK_BRACKET));
+		    (ln->ntok == 5 && ln->tok[4].kind == TOK_BRACKET)));
 	if (d >= D_ALLOW && d <= D_LOGCOMMON)
 		return ln->ntok == directives[d].ntok;
 	return false;

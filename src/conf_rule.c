@@ -73,6 +73,15 @@ static const struct conf_key rule_keys[] = {
 	    PROXY_TIMEOUT_MAX, offsetof(struct rule, proxy_timeout) },
 	{ "accept_proxy_from", conf_parse_allow, 0, 0,
 	    offsetof(struct rule, accept_proxy_from) },
+	{ "mode", conf_parse_mode, 0, 0, offsetof(struct rule, unix_sock.mode) },
+	{ "owner", conf_parse_unix_owner, 0, 0,
+	    offsetof(struct rule, unix_sock.owner) },
+	{ "group", conf_parse_unix_group, 0, 0,
+	    offsetof(struct rule, unix_sock.group) },
+	{ "allow_uid", conf_parse_unix_uids, 0, 0,
+	    offsetof(struct rule, unix_sock.allow_uid) },
+	{ "allow_gid", conf_parse_unix_gids, 0, 0,
+	    offsetof(struct rule, unix_sock.allow_gid) },
 };
 
 const struct conf_keys conf_rule_keys = {
@@ -384,6 +393,7 @@ parse_rule(struct conf_loader *ld, const config_setting_t *s,
 	r->proxy_timeout = UNSET;
 	r->max_connections_per_client = r->connection_rate = UNSET;
 	r->max_sessions_per_client = r->session_rate = UNSET;
+	conf_rule_unix_init(r);
 	if (conf_parse_members(ld, s, &conf_rule_keys, r) == -1)
 		return -1;
 	if (r->connect_protocol == UNSET)
@@ -403,7 +413,8 @@ parse_rule(struct conf_loader *ld, const config_setting_t *s,
 	if (rule_address(ld, s, "listen", r->listen, 1, &r->listen_addr) == -1 ||
 	    conf_rule_upstream(ld, s, r, nports) == -1 ||
 	    rule_ipv6_only(ld, s, r) == -1 || rule_protocol_keys(ld, s, r) == -1 ||
-	    rule_proxy_keys(ld, s, r) == -1 || rule_transparent(ld, s, r) == -1)
+	    rule_proxy_keys(ld, s, r) == -1 || conf_rule_unix(ld, s, r) == -1 ||
+	    rule_transparent(ld, s, r) == -1)
 		return -1;
 	return 0;
 }

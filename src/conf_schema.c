@@ -314,6 +314,27 @@ parse_acl(struct conf_loader *ld, const struct conf_key *k,
 	return 0;
 }
 
+/* A file mode, written in octal as a string: "0660". */
+int
+conf_parse_mode(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, void *base)
+{
+	const char	*v = "";
+	char		*end;
+	long		 mode;
+
+	if (conf_get_string(ld, k, s, &v) == -1)
+		return -1;
+	errno = 0;
+	mode = strtol(v, &end, 8);
+	if (v[0] == '\0' || *end != '\0' || errno != 0 || mode < 0 ||
+	    mode > 0777)
+		return conf_fail(ld, s, "\"%s\" must be a file mode in octal, "
+		    "\"0600\" to \"0777\" (got \"%s\")", k->name, v);
+	*(int *)conf_field(base, k) = (int)mode;
+	return 0;
+}
+
 int
 conf_parse_allow(struct conf_loader *ld, const struct conf_key *k,
     const config_setting_t *s, void *base)

@@ -119,7 +119,10 @@ int	conf_store_choice(struct conf_loader *ld, const struct conf_key *k,
 /* Parsers for key tables (see struct conf_key). */
 conf_key_parser conf_parse_int, conf_parse_size, conf_parse_duration;
 conf_key_parser conf_parse_string, conf_parse_bool, conf_parse_splice;
-conf_key_parser conf_parse_allow, conf_parse_deny;
+conf_key_parser conf_parse_allow, conf_parse_deny, conf_parse_mode;
+/* Unix listeners' settings (conf_unix.c). */
+conf_key_parser conf_parse_unix_owner, conf_parse_unix_group;
+conf_key_parser conf_parse_unix_uids, conf_parse_unix_gids;
 conf_key_parser conf_parse_rules;		/* conf_rule.c */
 conf_key_parser conf_parse_connect, conf_parse_balance; /* conf_upstream.c */
 conf_key_parser conf_parse_source;			/* conf_source.c */
@@ -157,6 +160,16 @@ int	conf_parse_members(struct conf_loader *ld,
  */
 int	conf_check_rules(struct conf_loader *ld, const config_setting_t *list,
     const struct conf *cfg);
+
+/*
+ * A rule with a Unix address on either side (conf_unix.c): refuse what
+ * makes no sense with it, at its line.  0, or -1.  _init sets the
+ * defaults of struct rule_unix, _free frees its lists.
+ */
+int	conf_rule_unix(struct conf_loader *ld, const config_setting_t *rule,
+    struct rule *r);
+void	conf_rule_unix_init(struct rule *r);
+void	conf_rule_unix_free(struct rule *r);
 
 /* Rules take what they did not set from the top level; backends get ids. */
 void	conf_rules_inherit(struct conf *cfg);

@@ -338,6 +338,12 @@ add_item(struct conf_loader *ld, const config_setting_t *where,
 		b->max_connections = it->max_connections;
 		b->ranged = ports > 1;
 		*family = addrs[i].ss.ss_family;
+		if (r->source != NULL && *family == AF_UNIX) {
+			free(addrs);
+			return conf_fail(ld, where, "\"connect\": \"%s\" is "
+			    "a Unix socket, which \"source\" (an IP address "
+			    "to leave from) cannot apply to", it->address);
+		}
 		if (r->source != NULL) {
 			/* The source may have addresses of both families. */
 			b->pool = r->source_pool[*family == AF_INET6];

@@ -26,6 +26,13 @@
  * handler that keeps readiness that way works the same.
  */
 #define EV_EDGE   0x04
+/*
+ * In a mask: where the backend can (epoll's EPOLLEXCLUSIVE), wake only
+ * one of the processes watching a descriptor they share (a listening
+ * socket handed to every worker) rather than all of them.  The mask can
+ * then only go from 0 to a mask and back: the backend re-adds fd.
+ */
+#define EV_EXCLUSIVE 0x80
 /* In events: the peer sent FIN, so everything it sent is already queued. */
 #define EV_RDHUP  0x08
 /*

@@ -74,6 +74,18 @@ epoll_backend_update(void *state, int fd, int old_mask, int new_mask,
 	else
 		ev.events = (new_mask & EV_READ ? EPOLLIN : 0) |
 		    (new_mask & EV_WRITE ? EPOLLOUT : 0);
+	/* bench/unix-accept builds without it, to compare. */
+#if defined(EPOLLEXCLUSIVE) && !defined(FERRYD_NO_EPOLLEXCLUSIVE)
+	if (new_mask & EV_EXCLUSIVE) {
+		ev.events |= EPOLLEXCLUSIVE;
+		/* EPOLL_CTL_MOD refuses it: remove, then add again. */
+		if (op == EPOLL_CTL_MOD) {
+			if (epoll_ctl(st->epfd, EPOLL_CTL_DEL, fd, NULL) == -1)
+				return -1;
+			op = EPOLL_CTL_ADD;
+		}
+	}
+#endif
 	ev.data.fd = fd;
 	return epoll_ctl(st->epfd, op, fd, &ev);
 }

@@ -34,6 +34,13 @@ rule_by_listen(const struct rule_map *map, const struct conf *cfg,
 	    (int)(o - cfg->rules) : -1;
 }
 
+/* Whether rule listens on a Unix socket: one for all slots. */
+static bool
+listen_is_unix(const struct rule *rule)
+{
+	return rule->listen_addr.ss.ss_family == AF_UNIX;
+}
+
 /* The kind of socket rule listens on. */
 static int
 rule_socktype(const struct rule *rule)
@@ -129,10 +136,59 @@ rule_open_per_slot(struct listen_set *ls, const struct conf *cfg, size_t r,
 	return 0;
 }
 
+/* A Unix listener's file as the rule says: mode, owner, group. */
+static void
+rule_unix_file(const struct rule *rule, struct sock_unix_file *f)
+{
+	f->mode = rule->unix_sock.mode;
+	f->uid = rule->unix_sock.owner == -1 ? (uid_t)-1 :
+	    (uid_t)rule->unix_sock.owner;
+	f->gid = rule->unix_sock.group == -1 ? (gid_t)-1 :
+	    (gid_t)rule->unix_sock.group;
+}
+
+/*
+ * A new shared socket for rule: a Unix one with its file as the rule
+ * says, or an IP one without SO_REUSEPORT.
+ */
+static int
+shared_listen(const struct conf *cfg, const struct rule *rule, char *err,
+    size_t errlen)
+{
+	struct sock_unix_file	f;
+
+	if (rule->listen_addr.ss.ss_family != AF_UNIX)
+		return sock_listen(&rule->listen_addr, rule_socktype(rule),
+		    cfg->backlog, rule->ipv6_only, false, err, errlen);
+	rule_unix_file(rule, &f);
+	return sock_listen_unix_addr(&rule->listen_addr, cfg->backlog, &f,
+	    err, errlen);
+}
+
+/*
+ * A kept socket: listen() again updates its backlog, if it changed; a
+ * Unix socket's file takes the mode, owner and group the rule has now.
+ */
+static int
+keep_shared(int fd, const struct conf *cfg, const struct rule *rule,
+    char *err, size_t errlen)
+{
+	struct sock_unix_file	 f;
+	const char		*path = addr_unix_path(&rule->listen_addr);
+
+	if (keep_backlog(fd, cfg, rule, err, errlen) == -1)
+		return -1;
+	if (path == NULL)
+		return 0;
+	rule_unix_file(rule, &f);
+	return sock_unix_file_set(path, &f, err, errlen);
+}
+
 /*
  * One socket shared by the slots: old's (slot 0 is never retired, and is
  * taken over once all is bound), or a new one; every other slot gets a
- * dup() of it, which takes nothing from old.
+ * dup() of it, which takes nothing from old.  Unix listeners are always
+ * shared: one name is one socket (see HACKING).
  */
 static int
 rule_open_shared(struct listen_set *ls, const struct conf *cfg, size_t r,
@@ -143,11 +199,10 @@ rule_open_shared(struct listen_set *ls, const struct conf *cfg, size_t r,
 
 	if (o != -1) {
 		sock = LISTEN_FD(old, o, 0);
-		if (keep_backlog(sock, cfg, rule, err, errlen) == -1)
+		if (keep_shared(sock, cfg, rule, err, errlen) == -1)
 			return -1;
 	} else {
-		sock = sock_listen(&rule->listen_addr, rule_socktype(rule),
-		    cfg->backlog, rule->ipv6_only, false, err, errlen);
+		sock = shared_listen(cfg, rule, err, errlen);
 		if ((LISTEN_FD(ls, r, 0) = sock) == -1)
 			return -1;
 		listen_buffers(sock, rule);
@@ -237,8 +292,9 @@ listen_set_open(const struct conf *cfg, struct listen_set *old,
 	for (r = 0; r < cfg->nrules; r++) {
 		o = old != NULL ? rule_by_listen(map, oldcfg, &cfg->rules[r]) :
 		    -1;
-		if ((mode == LISTEN_SHARED ? rule_open_shared :
-		    rule_open_per_slot)(ls, cfg, r, old, o, err, errlen) == -1) {
+		if ((mode == LISTEN_SHARED || listen_is_unix(&cfg->rules[r]) ?
+		    rule_open_shared : rule_open_per_slot)(ls, cfg, r, old, o,
+		    err, errlen) == -1) {
 			conf_rule_map_free(map);
 			listen_set_close(ls);
 			return NULL;
@@ -374,7 +430,8 @@ listen_set_steer(const struct listen_set *ls, const struct conf *cfg,
 	if (ls->mode == LISTEN_SHARED)
 		return 0;	/* one queue: nothing to steer */
 	for (r = 0; r < ls->nrules; r++)
-		if (steer_group(LISTEN_FD(ls, r, 0), ls->nslots, skip) == -1) {
+		if (!listen_is_unix(&cfg->rules[r]) &&
+		    steer_group(LISTEN_FD(ls, r, 0), ls->nslots, skip) == -1) {
 			snprintf(err, errlen, "cannot steer connections on %s: "
 			    "%s", cfg->rules[r].listen, strerror(errno));
 			return -1;

@@ -158,7 +158,7 @@ master_stop(struct master *m, int signo)
 	m->ls = NULL;		/* nothing is steered from now on */
 	m->steer_pending = false;
 	event_timer_cancel(m->loop, &m->steer_end);
-	master_stats_socket_forget(m->cfg, NULL);
+	master_socket_files_forget(m->cfg, NULL);
 	resolver_cancel(&m->resolver);	/* no reload will come of it */
 	master_control_close(m);
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "accesslog.h"
@@ -123,16 +124,46 @@ master_open_access_log(const struct conf *cfg, const struct conf *old,
 	return accesslog_open(cfg->access_log, err, errlen);
 }
 
-void
-master_stats_socket_forget(const struct conf *old, const struct conf *cfg)
+/* Remove the socket file at path, if it is still a socket. */
+static void
+socket_file_remove(const char *path)
 {
+	struct stat	st;
+
+	/* Never another kind of file someone put in its place. */
+	if (lstat(path, &st) == -1 || !S_ISSOCK(st.st_mode))
+		return;
+	if (unlink(path) == -1 && errno != ENOENT)
+		log_warn("cannot remove unix:%s: %s", path, strerror(errno));
+}
+
+/* Whether cfg has a rule listening on Unix address a. */
+static bool
+conf_listens_on(const struct conf *cfg, const struct sockaddr_any *a)
+{
+	size_t	i;
+
+	for (i = 0; cfg != NULL && i < cfg->nrules; i++)
+		if (addr_equal(&cfg->rules[i].listen_addr, a))
+			return true;
+	return false;
+}
+
+void
+master_socket_files_forget(const struct conf *old, const struct conf *cfg)
+{
+	const char	*path;
+	size_t		 i;
+
+	for (i = 0; i < old->nrules; i++)
+		if ((path = addr_unix_path(&old->rules[i].listen_addr)) !=
+		    NULL && !conf_listens_on(cfg, &old->rules[i].listen_addr))
+			socket_file_remove(path);
 	if (old->stats_path == NULL || (cfg != NULL &&
 	    cfg->stats_path != NULL &&
 	    strcmp(cfg->stats_path, old->stats_path) == 0))
 		return;
-	if (unlink(old->stats_path) == -1 && errno != ENOENT)
-		log_warn("cannot remove %s: %s", old->stats_path,
-		    strerror(errno));
+	socket_file_remove(old->stats_path);
 }
 
 /* Whether old and new forward the same way: a session may move. */
@@ -405,7 +436,7 @@ master_apply(struct master *m, struct conf *cfg)
 	 * have emptied them, and the new workers must not inherit them.
 	 */
 	listen_set_close(m->ls);
-	master_stats_socket_forget(m->cfg, cfg);
+	master_socket_files_forget(m->cfg, cfg);
 	master_map_udp_rules(m, cfg);
 	/* Re-resolved from the running text: it goes on with it. */
 	if (cfg->text == NULL)

@@ -57,10 +57,10 @@ void	master_reload_child_gone(struct master *m, struct child *c);
 int	master_open_access_log(const struct conf *cfg, const struct conf *old,
     char *err, size_t errlen);
 /*
- * The file of old's unix: stats socket goes, unless cfg (NULL at a stop)
- * keeps the same socket.
+ * The socket files of old's Unix listeners and unix: stats socket go,
+ * unless cfg (NULL at a stop) keeps the same socket.
  */
-void	master_stats_socket_forget(const struct conf *old,
+void	master_socket_files_forget(const struct conf *old,
     const struct conf *cfg);
 /* Free what the reload machinery holds, at the end. */
 void	master_reload_free(struct master *m);

@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/un.h>
 
 #include "proxy_proto.h"
 
@@ -15,11 +16,14 @@ static const unsigned char v2_signature[12] = {
 	0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a
 };
 
-/* An address as the header carries it: IPv4 (mapped too) or IPv6. */
+#define UNIX_PATH_LEN	108	/* the spec's, whatever sun_path's size */
+
+/* An address as the header carries it: IPv4 (mapped too), IPv6, Unix. */
 struct endpoint {
-	int		family;		/* AF_INET, AF_INET6, or 0: other */
+	int		family;		/* AF_INET, AF_INET6, AF_UNIX; 0: other */
 	unsigned char	addr[16];
 	uint16_t	port;		/* network order */
+	unsigned char	path[UNIX_PATH_LEN];	/* AF_UNIX: sun_path */
 };
 
 static void
@@ -42,6 +46,12 @@ endpoint(const struct sockaddr *sa, struct endpoint *e)
 		e->family = AF_INET6;
 		memcpy(e->addr, &sin6->sin6_addr, 16);
 		e->port = sin6->sin6_port;
+	} else if (sa->sa_family == AF_UNIX) {
+		const struct sockaddr_un *sun = (const void *)sa;
+
+		e->family = AF_UNIX;
+		memcpy(e->path, sun->sun_path, sizeof(sun->sun_path) <
+		    UNIX_PATH_LEN ? sizeof(sun->sun_path) : UNIX_PATH_LEN);
 	}
 }
 
@@ -64,7 +74,7 @@ header_v1(const struct endpoint *s, const struct endpoint *d,
 	char	sa[INET6_ADDRSTRLEN], da[INET6_ADDRSTRLEN];
 	int	n;
 
-	if (s->family == 0 || s->family != d->family)
+	if (s->family == 0 || s->family == AF_UNIX || s->family != d->family)
 		n = snprintf((char *)buf, PROXY_HEADER_MAX,
 		    "PROXY UNKNOWN\r\n");
 	else {
@@ -93,6 +103,15 @@ header_v2(bool stream, const struct endpoint *s, const struct endpoint *d,
 		return len;
 	}
 	buf[12] = 0x21;			/* version 2, PROXY */
+	if (s->family == AF_UNIX) {
+		buf[13] = (unsigned char)(0x30 | (stream ? 0x01 : 0x02));
+		memcpy(p, s->path, UNIX_PATH_LEN);
+		memcpy(p + UNIX_PATH_LEN, d->path, UNIX_PATH_LEN);
+		len += 2 * UNIX_PATH_LEN;
+		buf[14] = (unsigned char)((len - 16) >> 8);
+		buf[15] = (unsigned char)((len - 16) & 0xff);
+		return len;
+	}
 	buf[13] = (unsigned char)((s->family == AF_INET ? 0x10 : 0x20) |
 	    (stream ? 0x01 : 0x02));
 	memcpy(p, s->addr, alen);
@@ -118,7 +137,9 @@ proxy_header(int version, bool stream, const struct sockaddr *src,
 	 * is, both are written as IPv6, the IPv4 one mapped again: the
 	 * client is never lost to an UNKNOWN.
 	 */
-	if (s.family != 0 && d.family != 0 && s.family != d.family) {
+	if ((s.family == AF_INET || s.family == AF_INET6) &&
+	    (d.family == AF_INET || d.family == AF_INET6) &&
+	    s.family != d.family) {
 		endpoint_widen(&s);
 		endpoint_widen(&d);
 	}

@@ -10,8 +10,11 @@
 #include <stddef.h>
 #include <sys/socket.h>
 
-/* Longest header made: v1's 107 bytes, v2's 16 + 36 for IPv6. */
-#define PROXY_HEADER_MAX	108
+/*
+ * Longest header made: v1's 107 bytes; v2's 16 + 36 for IPv6, 16 + 216
+ * for AF_UNIX (two paths of 108 bytes).
+ */
+#define PROXY_HEADER_MAX	232
 
 enum proxy_version {
 	PROXY_OFF = 0,
@@ -25,8 +28,11 @@ enum proxy_version {
  * addresses are unwrapped on both sides together: two IPv4 (mapped or
  * not) are TCP4/AF_INET; an IPv4 and an IPv6 are both IPv6 (TCP6/
  * AF_INET6, the IPv4 one as ::ffff:a.b.c.d), so the client is kept.
- * An address of another family (not IP) makes v1's "PROXY UNKNOWN"
- * and v2's LOCAL command.  Returns its length.
+ * Two Unix addresses make v2's AF_UNIX block (each sun_path as it is,
+ * 108 bytes, an abstract name with its leading NUL); v1 has no way to
+ * say them.  Any other address (not IP), or a Unix address with an IP
+ * one, makes v1's "PROXY UNKNOWN" and v2's LOCAL command.  Returns its
+ * length.
  */
 size_t	proxy_header(int version, bool stream, const struct sockaddr *src,
     const struct sockaddr *dst, unsigned char *buf);

@@ -52,6 +52,23 @@ struct connect_item {
 	bool    backup;
 };
 
+/*
+ * A Unix listener (conf_unix.c): its socket file's mode, owner and
+ * group, and the clients let in by the credentials of their process
+ * (SO_PEERCRED): a uid in allow_uid or a gid in allow_gid; both lists
+ * empty lets every client in.
+ */
+struct rule_unix {
+	int		 mode;		/* file mode, 0 to 0777 */
+	long		 owner, group;	/* -1: the master's */
+	unsigned	*allow_uid;
+	size_t		 nallow_uid;
+	unsigned	*allow_gid;
+	size_t		 nallow_gid;
+};
+
+#define RULE_UNIX_MODE_DEFAULT	0666	/* as reachable as a TCP port */
+
 /* A rule's name: letters, digits and these; at most RULE_NAME_MAX bytes. */
 #define RULE_NAME_CHARS	"._-:/[]@+"
 #define RULE_NAME_MAX	64
@@ -111,6 +128,8 @@ struct rule {
 	struct acl          accept_proxy_from; /* who may send one; empty: all */
 	bool                transparent;     /* backends see the client's address */
 	struct acl          acl;             /* this rule's allow and deny */
+	struct rule_unix    unix_sock;       /* listen = "unix:...": the
+					      * file and who may connect */
 	char               *file;            /* file the rule is in */
 	int                 line;            /* line of the rule in the file */
 	int                 elem;            /* its group's index in rules */

@@ -6,7 +6,8 @@
  * loops make: reading and writing sockets, pipes and logs, the event
  * mechanism, memory, clocks, their own signals, exit.  A few are allowed
  * with their arguments checked: socket() for IPv4 and IPv6 only (and
- * AF_UNIX when logging to syslog, for its reconnect); mmap() and mprotect() never executable;
+ * AF_UNIX when logging to syslog, for its reconnect, or when a rule
+ * connects to a Unix socket: the caller says); mmap() and mprotect() never executable;
  * kill() and tgkill() to the process itself only (abort()).  Nothing
  * that opens a file, starts a process, changes credentials or traces.
  * A system call of another architecture (x32 on x86_64 too) kills the
@@ -312,13 +313,13 @@ on_sigsys(int signo, siginfo_t *si, void *uc)
 }
 
 static int
-install(const char *who)
+install(const char *who, bool unix_sockets)
 {
 	struct prog		p;
 	struct sock_fprog	fp;
 	struct sigaction	sa;
 
-	if (!build(&p, getpid(), log_to_syslog())) {
+	if (!build(&p, getpid(), unix_sockets || log_to_syslog())) {
 		log_err("%s: the seccomp filter does not fit (a bug)", who);
 		return -1;
 	}
@@ -342,7 +343,7 @@ install(const char *who)
 #endif /* CAN_FILTER */
 
 int
-sandbox_enter(bool seccomp, const char *who)
+sandbox_enter(bool seccomp, bool unix_sockets, const char *who)
 {
 	if (!seccomp)
 		return 0;
@@ -354,8 +355,9 @@ sandbox_enter(bool seccomp, const char *who)
 	}
 #endif
 #ifdef CAN_FILTER
-	return install(who);
+	return install(who, unix_sockets);
 #else
+	(void)unix_sockets;
 	log_debug("%s: no seccomp filter in this build or on this system",
 	    who);
 	return 0;

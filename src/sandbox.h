@@ -22,8 +22,10 @@ int	sandbox_open(void);
  * filter (sanitizers, another architecture: sandbox_filters()), only
  * no_new_privs.  -1 after logging why when the filter was wanted and
  * could not be installed (the child then exits: no silent downgrade).
+ * unix_sockets: the child makes AF_UNIX sockets (a backend is a Unix
+ * socket); socket() refuses that family otherwise.
  */
-int	sandbox_enter(bool seccomp, const char *who);
+int	sandbox_enter(bool seccomp, bool unix_sockets, const char *who);
 
 /* Whether this build installs a filter (x86_64, aarch64, riscv64). */
 bool	sandbox_filters(void);

@@ -172,58 +172,165 @@ fail:
 	return -1;
 }
 
-int
-sock_listen_unix(const char *path, int backlog, char *err, size_t errlen)
+/*
+ * Make room for a Unix socket file at sun's path: nothing there, or a
+ * socket nobody listens on (connect() refused: left by a process that
+ * did not stop), which goes.  A live socket or a file of another kind
+ * stays, and bind is refused with the reason in err.
+ */
+static int
+unix_clear_stale(const struct sockaddr_un *sun, socklen_t len, char *err,
+    size_t errlen)
 {
-	struct sockaddr_un	 sun;
-	struct stat		 st;
+	const char	*path = sun->sun_path;
+	struct stat	 st;
+	int		 fd, rc, saved;
+
+	if (lstat(path, &st) == -1)
+		return 0;	/* bind() says why, if it is not ENOENT */
+	if (!S_ISSOCK(st.st_mode)) {
+		snprintf(err, errlen, "cannot bind unix:%s: a file that is "
+		    "not a socket is in the way", path);
+		return -1;
+	}
+	if ((fd = sock_new(AF_UNIX, SOCK_STREAM)) == -1) {
+		snprintf(err, errlen, "cannot bind unix:%s: cannot make a "
+		    "socket to try it: %s", path, strerror(errno));
+		return -1;
+	}
+	rc = connect(fd, (const struct sockaddr *)sun, len);
+	saved = errno;
+	close(fd);
+	if (rc == 0 || saved == EINPROGRESS || saved == EAGAIN) {
+		snprintf(err, errlen, "cannot bind unix:%s: in use by "
+		    "another process", path);
+		return -1;
+	}
+	if (saved != ECONNREFUSED) {
+		snprintf(err, errlen, "cannot bind unix:%s: cannot tell "
+		    "whether the socket there is in use: %s", path,
+		    strerror(saved));
+		return -1;
+	}
+	if (unlink(path) == -1 && errno != ENOENT) {
+		snprintf(err, errlen, "cannot remove the stale socket "
+		    "unix:%s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The owner and group of the socket file at path, if file names them. */
+static int
+unix_file_own(const char *path, const struct sock_unix_file *file,
+    char *err, size_t errlen)
+{
+	if ((file->uid != (uid_t)-1 || file->gid != (gid_t)-1) &&
+	    lchown(path, file->uid, file->gid) == -1) {
+		snprintf(err, errlen, "cannot set the owner and group of "
+		    "unix:%s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
+sock_listen_unix_addr(const struct sockaddr_any *addr, int backlog,
+    const struct sock_unix_file *file, char *err, size_t errlen)
+{
+	const struct sockaddr_un *sun = (const void *)&addr->ss;
+	char			 name[ADDR_STRLEN];
 	const char		*what = "create a socket for";
+	bool			 has_file = sun->sun_path[0] != '\0';
 	mode_t			 mask;
 	int			 fd, rc;
 
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof(sun.sun_path)) {
-		errno = ENAMETOOLONG;
-		goto fail_early;
-	}
-	memcpy(sun.sun_path, path, strlen(path));
+	if (has_file && unix_clear_stale(sun, addr->len, err, errlen) == -1)
+		return -1;
 	if ((fd = sock_new(AF_UNIX, SOCK_STREAM)) == -1)
-		goto fail_early;
-	/*
-	 * A socket file that nobody listens on is left over by a ferryd
-	 * that did not stop: take its place.  One that answers is in use.
-	 */
+		goto fail;
 	what = "bind";
-	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode)) {
-		rc = connect(fd, (const struct sockaddr *)&sun, sizeof(sun));
-		if (rc == 0 || errno == EINPROGRESS || errno == EAGAIN) {
+	/*
+	 * The file is made with its mode (0600 without file): no chmod()
+	 * by path, which a link put in its place would redirect.
+	 */
+	mask = umask(file != NULL ? (mode_t)(~file->mode & 0777) : 0177);
+	rc = bind(fd, (const struct sockaddr *)sun, addr->len);
+	umask(mask);
+	if (rc == -1) {
+		if (errno == EADDRINUSE && !has_file) {
 			close(fd);
-			snprintf(err, errlen, "cannot bind unix:%s: in use by "
-			    "another process", path);
+			snprintf(err, errlen, "cannot bind %s: in use by "
+			    "another process", addr_format((const void *)sun,
+			    name, sizeof(name)));
 			return -1;
 		}
-		close(fd);
-		(void)unlink(path);
-		if ((fd = sock_new(AF_UNIX, SOCK_STREAM)) == -1)
-			goto fail_early;
+		goto fail;
 	}
-	/* Only root may connect: the socket is made mode 0600. */
-	mask = umask(0177);
-	rc = bind(fd, (const struct sockaddr *)&sun, sizeof(sun));
-	umask(mask);
-	if (rc == -1)
-		goto fail;
+	if (has_file && file != NULL && unix_file_own(sun->sun_path, file,
+	    err, errlen) == -1) {
+		(void)unlink(sun->sun_path);
+		close(fd);
+		return -1;
+	}
 	what = "listen on";
-	if (listen(fd, backlog) == -1)
+	if (listen(fd, backlog) == -1) {
+		if (has_file)
+			(void)unlink(sun->sun_path);
 		goto fail;
+	}
 	return fd;
 fail:
-	close(fd);
-fail_early:
-	snprintf(err, errlen, "cannot %s unix:%s: %s", what, path,
-	    strerror(errno));
+	snprintf(err, errlen, "cannot %s %s: %s", what, addr_format(
+	    (const void *)sun, name, sizeof(name)), strerror(errno));
+	if (fd != -1)
+		close(fd);
 	return -1;
+}
+
+int
+sock_listen_unix(const char *path, int backlog, char *err, size_t errlen)
+{
+	struct sockaddr_any	a;
+	struct sockaddr_un	*sun = (struct sockaddr_un *)(void *)&a.ss;
+
+	memset(&a, 0, sizeof(a));
+	sun->sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sun->sun_path)) {
+		snprintf(err, errlen, "cannot bind unix:%s: %s", path,
+		    strerror(ENAMETOOLONG));
+		return -1;
+	}
+	memcpy(sun->sun_path, path, strlen(path));
+	a.len = sizeof(*sun);
+	/* Only root may connect: the socket stays mode 0600. */
+	return sock_listen_unix_addr(&a, backlog, NULL, err, errlen);
+}
+
+int
+sock_unix_file_set(const char *path, const struct sock_unix_file *file,
+    char *err, size_t errlen)
+{
+	struct stat	st;
+
+	/* Only ever our socket: never what a link points to. */
+	if (lstat(path, &st) == -1) {
+		snprintf(err, errlen, "cannot set the mode of unix:%s: %s",
+		    path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISSOCK(st.st_mode)) {
+		snprintf(err, errlen, "cannot set the mode of unix:%s: not a "
+		    "socket any more", path);
+		return -1;
+	}
+	if ((st.st_mode & 0777) != (mode_t)file->mode &&
+	    chmod(path, (mode_t)file->mode) == -1) {
+		snprintf(err, errlen, "cannot set the mode of unix:%s: %s",
+		    path, strerror(errno));
+		return -1;
+	}
+	return unix_file_own(path, file, err, errlen);
 }
 
 int

@@ -42,6 +42,29 @@ int  sock_listen(const struct sockaddr_any *addr, int type, int backlog,
  */
 int  sock_listen_unix(const char *path, int backlog, char *err,
     size_t errlen);
+/* A Unix listener's file: its mode, owner and group ((uid_t)-1: ours). */
+struct sock_unix_file {
+	int	mode;
+	uid_t	uid;
+	gid_t	gid;
+};
+/*
+ * The same for a Unix address (a path or an abstract name): a path's
+ * file is made with file's mode and given its owner and group (file
+ * NULL: 0600, ours) before listen(), so that no client connects before
+ * they are right.  A stale
+ * file is replaced only when it is a socket that refuses connections; a
+ * live one is "in use by another process", any other file "not a
+ * socket".
+ */
+int  sock_listen_unix_addr(const struct sockaddr_any *addr, int backlog,
+    const struct sock_unix_file *file, char *err, size_t errlen);
+/*
+ * Give the socket file at path file's mode, owner and group, if it is
+ * still a socket (a kept listener's, at a reload); 0 or -1.
+ */
+int  sock_unix_file_set(const char *path, const struct sock_unix_file *file,
+    char *err, size_t errlen);
 /*
  * Try to bind addr with a socket of type as a socket of nobody's group
  * would: without SO_REUSEPORT (TCP: with SO_REUSEADDR, so that

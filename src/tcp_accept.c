@@ -34,6 +34,7 @@
 struct tcp_listener {
 	STAILQ_ENTRY(tcp_listener) link;
 	int			 fd;
+	int			 mask;		/* how it is watched */
 	const struct rule	*rule;
 	struct tcp_acceptor	*acc;
 };
@@ -57,7 +58,7 @@ acceptor_watch(struct tcp_acceptor *acc, bool on)
 	struct tcp_listener *l;
 
 	STAILQ_FOREACH(l, &acc->listeners, link)
-		if (event_mask(acc->loop, l->fd, on ? EV_READ : 0) == -1)
+		if (event_mask(acc->loop, l->fd, on ? l->mask : 0) == -1)
 			log_err("%s: cannot watch listening socket: %s",
 			    rule_log_name(l->rule), strerror(errno));
 }
@@ -131,6 +132,73 @@ acceptor_deny(struct tcp_acceptor *acc, int fd, const struct rule *rule,
 }
 
 /*
+ * A Unix client's credentials against allow_uid and allow_gid (its
+ * primary group, or one of its others where SO_PEERGROUPS tells them);
+ * both lists empty let everyone in.
+ */
+static bool
+unix_permits(const struct rule_unix *u, const struct addr_unix_peer *p,
+    int fd)
+{
+	size_t	i;
+#ifdef SO_PEERGROUPS
+	gid_t		groups[64];
+	socklen_t	len = sizeof(groups);
+	size_t		j;
+#endif
+
+	if (u->nallow_uid == 0 && u->nallow_gid == 0)
+		return true;
+	if (p == NULL)
+		return false;
+	for (i = 0; i < u->nallow_uid; i++)
+		if (u->allow_uid[i] == p->uid)
+			return true;
+	for (i = 0; i < u->nallow_gid; i++)
+		if (u->allow_gid[i] == p->gid)
+			return true;
+#ifdef SO_PEERGROUPS
+	if (u->nallow_gid == 0 || getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS,
+	    groups, &len) == -1)
+		return false;
+	for (j = 0; j < len / sizeof(groups[0]); j++)
+		for (i = 0; i < u->nallow_gid; i++)
+			if (u->allow_gid[i] == (unsigned)groups[j])
+				return true;
+#else
+	(void)fd;
+#endif
+	return false;
+}
+
+/*
+ * A client of a Unix listener: its credentials go with its address
+ * (addr.h), for allow_uid and allow_gid, the limits and the log.  False
+ * when it was refused and closed.
+ */
+static bool
+acceptor_unix_client(struct tcp_acceptor *acc, int fd,
+    const struct rule *rule, struct sockaddr_any *peer)
+{
+	static struct log_limit	limit;
+	const struct addr_unix_peer *p;
+	char			client[ADDR_STRLEN];
+
+	if (addr_unix_take_cred(peer, fd) == -1)
+		log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: cannot read "
+		    "the credentials of a client: %s", rule_log_name(rule),
+		    strerror(errno));
+	p = addr_unix_cred((const struct sockaddr *)&peer->ss);
+	if (unix_permits(&rule->unix_sock, p, fd))
+		return true;
+	log_limited_at(&limit, LOG_LEVEL_INFO, "%s: client %s denied by "
+	    "allow_uid/allow_gid", rule_log_name(rule), addr_host((const
+	    struct sockaddr *)&peer->ss, client, sizeof(client)));
+	tcp_session_refuse(acc->sessions, fd, rule, peer, ACCESSLOG_DENIED);
+	return false;
+}
+
+/*
  * Over max_connections_per_client or connection_rate (verdict), with
  * seen against the limit: close at once, say so now and then.  A log
  * limit per reason, so that a flood of one hides no line of the other.
@@ -176,7 +244,9 @@ acceptor_admit(struct tcp_acceptor *acc, int fd, const struct rule *rule,
 	enum client_verdict	verdict = CLIENT_ADMIT;
 	unsigned		seen = 0;
 
-	if (!acl_permits(&acc->cfg->acl, &rule->acl,
+	/* Unix clients have no address: allow_uid judged them at accept. */
+	if (rule->listen_addr.ss.ss_family != AF_UNIX &&
+	    !acl_permits(&acc->cfg->acl, &rule->acl,
 	    (const struct sockaddr *)&peer->ss))
 		acceptor_deny(acc, fd, rule, peer);
 	else if (client_limited(rule) && (verdict = client_limit_check(rule,
@@ -237,6 +307,9 @@ listener_accept(struct tcp_listener *l, int max)
 				return;
 			}
 		}
+		if (l->rule->listen_addr.ss.ss_family == AF_UNIX &&
+		    !acceptor_unix_client(acc, cfd, l->rule, &peer))
+			continue;
 		if (tcp_sessions_count(acc->sessions) +
 		    proxy_waits_count(acc->waits) >= acc->cfg->max_connections)
 			acceptor_refuse_max(acc, cfd, l->rule, &peer);
@@ -285,7 +358,8 @@ tcp_acceptor_new(struct event_loop *loop, struct tcp_sessions *sessions,
 }
 
 int
-tcp_acceptor_add(struct tcp_acceptor *acc, int fd, const struct rule *rule)
+tcp_acceptor_add(struct tcp_acceptor *acc, int fd, const struct rule *rule,
+    bool shared)
 {
 	struct tcp_listener *l = calloc(1, sizeof(*l));
 
@@ -294,7 +368,9 @@ tcp_acceptor_add(struct tcp_acceptor *acc, int fd, const struct rule *rule)
 	l->fd = fd;
 	l->rule = rule;
 	l->acc = acc;
-	if (event_set(acc->loop, fd, EV_READ, acceptor_on_ready, l) == -1) {
+	/* One socket, every worker: wake one of them per connection. */
+	l->mask = EV_READ | (shared ? EV_EXCLUSIVE : 0);
+	if (event_set(acc->loop, fd, l->mask, acceptor_on_ready, l) == -1) {
 		free(l);
 		return -1;
 	}

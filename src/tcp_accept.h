@@ -19,10 +19,12 @@ struct tcp_acceptor *tcp_acceptor_new(struct event_loop *loop,
 
 /*
  * Accept from the listening socket fd (non-blocking) for rule, from now
- * on.  Returns 0, or -1 with errno.
+ * on; shared: every worker has it (a Unix listener), so that one of them
+ * is woken per connection where the loop can.  Returns 0, or -1 with
+ * errno.
  */
 int	tcp_acceptor_add(struct tcp_acceptor *acc, int fd,
-    const struct rule *rule);
+    const struct rule *rule, bool shared);
 
 /*
  * Stop accepting for good: take what is queued (at most a backlog per

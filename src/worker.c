@@ -130,7 +130,8 @@ worker_take_listeners(struct worker *w, struct listen_set *ls)
 			rule = &w->cfg->rules[r];
 			if ((rule->protocol == RULE_UDP ?
 			    udp_listener_add(w->udp_listeners, fd, rule) :
-			    tcp_acceptor_add(w->acceptor, fd, rule)) == -1) {
+			    tcp_acceptor_add(w->acceptor, fd, rule,
+			    rule->listen_addr.ss.ss_family == AF_UNIX)) == -1) {
 				log_err("%s: cannot watch listening socket: %s",
 				    rule_log_name(rule), strerror(errno));
 				return -1;
@@ -453,7 +454,8 @@ worker_run(const struct worker_start *ws)
 		    strerror(errno));
 		_exit(2);
 	}
-	if (sandbox_enter(cfg->seccomp, role) == -1)
+	if (sandbox_enter(cfg->seccomp, conf_has_unix_backends(cfg),
+	    role) == -1)
 		_exit(2);
 	worker_beat(&w);
 	if (ipc_send(w.chan, IPC_READY, NULL, 0, NULL, 0) == -1)

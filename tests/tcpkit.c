@@ -49,6 +49,7 @@
 #include <sys/types.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 
 #include "kit_netns.h"
 
@@ -64,6 +65,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +73,9 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
+
+/* "[v6]:port", or "unix:" and a socket's path (108 bytes) */
+#define ADDR_TEXT_MAX	128
 
 #define GOLDEN		0x9e3779b97f4a7c15ULL
 #define FNV_INIT	0xcbf29ce484222325ULL
@@ -90,7 +95,7 @@
 struct addr {
 	struct sockaddr_storage	 ss;
 	socklen_t		 len;
-	char			 text[INET6_ADDRSTRLEN + 8];
+	char			 text[ADDR_TEXT_MAX];
 };
 
 static const char		*cmdname;
@@ -533,6 +538,15 @@ addr_text(const struct sockaddr_storage *ss, char *buf, size_t len)
 	} else if (ss->ss_family == AF_INET6) {
 		inet_ntop(AF_INET6, &sin6->sin6_addr, ip, sizeof(ip));
 		snprintf(buf, len, "[%s]:%u", ip, ntohs(sin6->sin6_port));
+	} else if (ss->ss_family == AF_UNIX) {
+		const struct sockaddr_un *sun = (const void *)ss;
+
+		if (sun->sun_path[0] == '\0' && sun->sun_path[1] != '\0')
+			snprintf(buf, len, "unix:@%.*s",
+			    (int)sizeof(sun->sun_path) - 1, sun->sun_path + 1);
+		else
+			snprintf(buf, len, "unix:%.*s",
+			    (int)sizeof(sun->sun_path), sun->sun_path);
 	} else
 		snprintf(buf, len, "(family %d)", ss->ss_family);
 	return buf;
@@ -544,6 +558,8 @@ addr_port(const struct sockaddr_storage *ss)
 	if (ss->ss_family == AF_INET)
 		return ntohs(((const struct sockaddr_in *)(const void *)ss)->
 		    sin_port);
+	if (ss->ss_family != AF_INET6)
+		return 0;	/* Unix: no port */
 	return ntohs(((const struct sockaddr_in6 *)(const void *)ss)->
 	    sin6_port);
 }
@@ -559,6 +575,29 @@ addr_set_port(struct addr *a, unsigned port)
 	addr_text(&a->ss, a->text, sizeof(a->text));
 }
 
+/*
+ * HOST "unix:/path" or "unix:@abstract": a Unix stream socket, local by
+ * nature (PORT is not looked at).
+ */
+static void
+parse_unix(const char *host, struct addr *a)
+{
+	struct sockaddr_un	*sun = (void *)&a->ss;
+	const char		*path = host + 5;
+	size_t			 len = strlen(path);
+
+	memset(a, 0, sizeof(*a));
+	if ((path[0] != '/' && path[0] != '@') || len < 2 ||
+	    len >= sizeof(sun->sun_path))
+		usage_error("\"%s\" is not unix:/path or unix:@name", host);
+	sun->sun_family = AF_UNIX;
+	memcpy(sun->sun_path, path, len);
+	if (path[0] == '@')
+		sun->sun_path[0] = '\0';
+	a->len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len);
+	addr_text(&a->ss, a->text, sizeof(a->text));
+}
+
 /* A numeric loopback HOST (brackets allowed around IPv6) and PORT. */
 static void
 parse_addr(const char *host, const char *port, unsigned minport,
@@ -570,6 +609,10 @@ parse_addr(const char *host, const char *port, unsigned minport,
 	size_t			 len = strlen(host);
 	unsigned		 p;
 
+	if (strncmp(host, "unix:", 5) == 0) {
+		parse_unix(host, a);
+		return;
+	}
 	p = (unsigned)parse_num(port, "port", minport, 65535);
 	if (len >= 2 && host[0] == '[' && host[len - 1] == ']' &&
 	    len - 2 < sizeof(h)) {
@@ -739,7 +782,7 @@ static const char *const smode_names[] = {
 
 struct sconn {
 	int		 fd;
-	char		 peer[INET6_ADDRSTRLEN + 8];
+	char		 peer[ADDR_TEXT_MAX];
 	uint64_t	 in, out, insum;
 	uint8_t		*buf;		/* echo: data not yet written back */
 	size_t		 off, len;
@@ -747,7 +790,7 @@ struct sconn {
 	int64_t		 reply_at;	/* sink-reply: when to start */
 	const char	*end;		/* finished, and why */
 	int		 need_proxy;	/* --proxy: the header is still to come */
-	char		 proxy[96];	/* what it said: "v1 dst=ADDR:PORT" */
+	char		 proxy[ADDR_TEXT_MAX + 32];	/* what it said: "v1 dst=ADDR:PORT" */
 };
 
 struct server {
@@ -837,7 +880,7 @@ server_accept(struct server *s)
 {
 	struct sockaddr_storage	 ss;
 	socklen_t		 len;
-	char			 peer[INET6_ADDRSTRLEN + 8];
+	char			 peer[ADDR_TEXT_MAX];
 	int			 fd, i;
 
 	for (i = 0; i < 256; i++) {
@@ -1037,6 +1080,31 @@ proxy_v1(struct sconn *c, const char *h, size_t len)
 	return 0;
 }
 
+/*
+ * v2's AF_UNIX block: source and destination paths of 108 bytes each,
+ * NUL-padded; exactly 216 bytes of addresses, stream.  Logged as
+ * "proxy=v2-unix dst=unix:PATH", the source as the peer.
+ */
+static int
+proxy_v2_unix(struct sconn *c, const unsigned char *h, size_t len)
+{
+	struct sockaddr_storage	 ss;
+	struct sockaddr_un	*sun = (void *)&ss;
+	char			 dst[ADDR_TEXT_MAX];
+
+	if ((h[13] & 0x0f) != 1 || (h[14] << 8 | h[15]) != 216 ||
+	    len != 16 + 216)
+		return -1;
+	memset(&ss, 0, sizeof(ss));
+	sun->sun_family = AF_UNIX;
+	memcpy(sun->sun_path, h + 16 + 108, 108);
+	addr_text(&ss, dst, sizeof(dst));
+	memcpy(sun->sun_path, h + 16, 108);
+	addr_text(&ss, c->peer, sizeof(c->peer));
+	snprintf(c->proxy, sizeof(c->proxy), "v2-unix dst=%s", dst);
+	return 0;
+}
+
 static int
 proxy_v2(struct sconn *c, const unsigned char *h, size_t len)
 {
@@ -1050,6 +1118,8 @@ proxy_v2(struct sconn *c, const unsigned char *h, size_t len)
 		snprintf(c->proxy, sizeof(c->proxy), "v2-local");
 		return 0;
 	}
+	if ((h[12] & 0x0f) == 1 && fam == 3)
+		return proxy_v2_unix(c, h, len);
 	if ((h[12] & 0x0f) != 1 || (fam != 1 && fam != 2) ||
 	    len < 16 + 2 * alen + 4)
 		return -1;

@@ -27,6 +27,7 @@
 #include "conf.h"
 #include "framing.h"
 #include "log.h"
+#include "rule.h"
 #include "testlib.h"
 
 /* A one-line valid rules list, for files that test something else. */
@@ -755,6 +756,73 @@ test_sources(void)
 	conf_free(cfg);
 }
 
+/* Unix-domain addresses and the settings of a Unix listener. */
+static const struct bad_case unix_bad_cases[] = {
+	{ "two rules on one socket", "rules = (\n"
+	    "  { listen = \"unix:/run/a.sock\"; connect = \"127.0.0.1:80\"; },\n"
+	    "  { listen = \"unix:/run/a.sock\"; connect = \"127.0.0.1:81\"; } );\n",
+	    3, "is already used by the rule at line 2" },
+	{ "a rule forwarding to its own socket", "rules = (\n"
+	    "  { listen = \"unix:@loop\"; connect = \"unix:@loop\"; } );\n", 2,
+	    "forwards to itself" },
+	{ "a path too long", "rules = ( { listen = \"unix:/"
+	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"; connect = \"127.0.0.1:80\";"
+	    " } );\n", 1, "1 to 106 bytes" },
+	{ "mode on a TCP listener", "rules = ( { listen = \"127.0.0.1:80-81\";"
+	    " connect = \"unix:/run/a.sock\"; mode = \"0600\"; } );\n", 1,
+	    "is for a listen address" },
+	{ "source with a Unix backend", "rules = ( { listen = \"127.0.0.1:80\";"
+	    " connect = \"unix:/run/a.sock\"; source = \"127.0.0.1\"; } );\n", 1,
+	    "cannot apply to" },
+	{ "send_proxy v1 for Unix clients", "rules = ( { listen = "
+	    "\"unix:/run/a.sock\"; connect = \"127.0.0.1:80\"; send_proxy = "
+	    "\"v1\"; } );\n", 1, "use \"v2\"" },
+	{ "an unknown owner", "rules = ( { listen = \"unix:/run/a.sock\"; "
+	    "connect = \"127.0.0.1:80\"; owner = \"no-such-user-here\"; } );\n", 1,
+	    "unknown user" },
+	{ "an empty allow_gid", "rules = ( { listen = \"unix:/run/a.sock\"; "
+	    "connect = \"127.0.0.1:80\"; allow_gid = [ ]; } );\n", 1,
+	    "must list 1 to" },
+};
+
+static void
+test_unix(void)
+{
+	struct conf		*cfg;
+	const struct rule	*r;
+	char			 path[1024], text[ADDR_STRLEN];
+
+	cfg = load_good("unix.conf", "rules = (\n"
+	    "  { listen = \"unix:/run/ferryd-t/a.sock\"; connect = ( "
+	    "\"127.0.0.1:80\", \"unix:@b\" );\n"
+	    "    mode = \"0640\"; owner = \"root\"; group = 0;\n"
+	    "    allow_uid = ( 0, \"root\", 1000 ); allow_gid = 100; },\n"
+	    "  { listen = \"unix:@front\"; connect = \"unix:/run/ferryd-t/c\"; }"
+	    " );\n", path, sizeof(path), "Unix listeners and backends");
+	if (cfg == NULL)
+		return;
+	r = cfg->rules;
+	check(r[0].listen_addr.ss.ss_family == AF_UNIX &&
+	    streq(addr_unix_path(&r[0].listen_addr), "/run/ferryd-t/a.sock") &&
+	    r[0].unix_sock.mode == 0640 && r[0].unix_sock.owner == 0 &&
+	    r[0].unix_sock.group == 0, "a socket file with mode, owner, group");
+	check(r[0].unix_sock.nallow_uid == 3 && r[0].unix_sock.allow_uid[2] ==
+	    1000 && r[0].unix_sock.nallow_gid == 1 &&
+	    r[0].unix_sock.allow_gid[0] == 100, "allow_uid and allow_gid");
+	check(streq(addr_format((const void *)&r[0].upstream.backends[1].addr.ss,
+	    text, sizeof(text)), "unix:@b") && addr_unix_path(
+	    &r[0].upstream.backends[1].addr) == NULL,
+	    "an abstract backend: %s, no file", text);
+	check(r[1].unix_sock.mode == 0666 && r[1].unix_sock.owner == -1 &&
+	    r[1].unix_sock.nallow_uid == 0 && streq(r[1].name, "unix:@front"),
+	    "defaults: mode 0666, no owner, everyone; named by its listen");
+	check(conf_has_unix_backends(cfg), "the sandbox hears of Unix backends");
+	conf_free(cfg);
+	check_bad_cases(unix_bad_cases, sizeof(unix_bad_cases) /
+	    sizeof(unix_bad_cases[0]), "bad-unix.conf", conf_load);
+}
+
 /* A port range is a rule per port, sharing what does not change. */
 static void
 test_port_ranges(void)
@@ -1406,6 +1474,7 @@ main(void)
 	test_client_limits();
 	test_udp_client_limits();
 	test_sources();
+	test_unix();
 	remove_tmpdir();
 	return test_summary();
 }

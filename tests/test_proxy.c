@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/un.h>
 
 #include "proxy_proto.h"
 #include "testlib.h"
@@ -157,6 +158,44 @@ test_parse(void)
 	    sizeof(bad) / sizeof(bad[0]));
 }
 
+/*
+ * A Unix client (unnamed, or an abstract name) of a listener at a path:
+ * v2's AF_UNIX block, 108 + 108 bytes, each sun_path as it is; v1 has
+ * no way to say it; a Unix and an IP address are LOCAL.
+ */
+static void
+test_unix(void)
+{
+	struct sockaddr_un	cl, ln, ab;
+	struct sockaddr_in	ip;
+	unsigned char		h[PROXY_HEADER_MAX + 1], zero[108];
+	size_t			n;
+
+	memset(&cl, 0, sizeof(cl));
+	cl.sun_family = AF_UNIX;
+	ln = ab = cl;
+	strcpy(ln.sun_path, "/run/app.sock");
+	memcpy(ab.sun_path, "\0name", 5);
+	memset(zero, 0, sizeof(zero));
+	n = proxy_header(PROXY_V2, true, (void *)&cl, (void *)&ln, h);
+	check(n == 16 + 216 && h[12] == 0x21 && h[13] == 0x31 &&
+	    h[14] == 0 && h[15] == 216 && memcmp(h + 16, zero, 108) == 0 &&
+	    memcmp(h + 124, "/run/app.sock", 14) == 0 &&
+	    memcmp(h + 138, zero, 108 - 14) == 0,
+	    "v2, Unix: UNIX STREAM, 216 bytes, an unnamed source, the "
+	    "listener's path NUL-padded");
+	n = proxy_header(PROXY_V2, true, (void *)&ab, (void *)&ln, h);
+	check(n == 232 && memcmp(h + 16, "\0name\0", 6) == 0,
+	    "v2, Unix: an abstract source keeps its leading NUL");
+	n = proxy_header(PROXY_V1, true, (void *)&cl, (void *)&ln, h);
+	check(n == 15 && memcmp(h, "PROXY UNKNOWN\r\n", 15) == 0,
+	    "v1, Unix: UNKNOWN");
+	v4(&ip, "192.0.2.1", 80);
+	n = proxy_header(PROXY_V2, true, (void *)&cl, (void *)&ip, h);
+	check(n == 16 && h[12] == 0x20 && h[13] == 0,
+	    "v2, a Unix client to an IP address: LOCAL");
+}
+
 int
 main(void)
 {
@@ -227,6 +266,7 @@ main(void)
 	check(n == 52 && h[13] == 0x21 &&
 	    memcmp(h + 16, &c.sin6_addr, 16) == 0 && h[32 + 10] == 0xff && h[32 + 12] == 198,
 	    "v2, IPv6 client to an IPv4 address: TCP6, the address mapped");
+	test_unix();
 	test_parse();
 	return test_summary();
 }

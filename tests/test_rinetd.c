@@ -490,6 +490,52 @@ test_nul_byte(void)
 	check_error("rinetd: NUL byte", cfg, path, 3, err, "NUL byte");
 }
 
+/* rinetd-uv's unix: addresses in place of an address and port. */
+static const char unix_sample[] =
+    "unix:/run/ferryd-test/front.sock 127.0.0.1 8080/tcp [mode=0660]\n"
+    "0.0.0.0 18402/tcp unix:/run/ferryd-test/docker.sock\n"
+    "unix:/run/ferryd-test/a.sock unix:@backend [timeout=30]\n";
+
+static const struct bad_case unix_bad_cases[] = {
+	{ "mode on a TCP bind address", GOOD "127.0.0.1 18303 127.0.0.1 80 "
+	    "[mode=0660]\n", 2, "option mode is for a bind address unix:/path" },
+	{ "mode not octal", "unix:/run/x.sock 127.0.0.1 80 [mode=0980]\n", 1,
+	    "mode must be a file mode in octal" },
+	{ "relative unix path", GOOD "unix:x.sock 127.0.0.1 80\n", 2,
+	    "unix:/absolute/path or unix:@abstract-name" },
+	{ "unix connect without a bind port", GOOD "127.0.0.1 unix:/x\n", 2,
+	    "none of allow" },
+	{ "UDP to a unix socket", GOOD "127.0.0.1 18303/udp unix:/x.sock\n",
+	    2, "UDP datagrams cannot be forwarded" },
+	{ "allow after a unix bind", GOOD "unix:/run/x.sock 127.0.0.1 80\n"
+	    "allow 10.*\n", 3, "use allow_uid" },
+};
+
+static void
+test_unix(void)
+{
+	char		 path[PATH_MAX];
+	struct conf	*cfg;
+	const struct rule *r;
+
+	cfg = load_good("unix.rinetd", unix_sample, path, sizeof(path),
+	    "unix: rinetd-uv's unix: addresses load");
+	if (cfg != NULL && cfg->nrules == 3) {
+		r = cfg->rules;
+		check(streq(r[0].listen, "unix:/run/ferryd-test/front.sock") &&
+		    r[0].listen_addr.ss.ss_family == AF_UNIX &&
+		    r[0].unix_sock.mode == 0660, "unix: unix->tcp with mode");
+		check(streq(r[1].connect, "unix:/run/ferryd-test/docker.sock") &&
+		    r[1].upstream.backends[0].addr.ss.ss_family == AF_UNIX,
+		    "unix: tcp->unix");
+		check(streq(r[2].connect, "unix:@backend") &&
+		    r[2].idle_timeout == 30000, "unix: unix->unix, abstract");
+	}
+	conf_free(cfg);
+	check_bad_cases(unix_bad_cases, sizeof(unix_bad_cases) /
+	    sizeof(unix_bad_cases[0]), "bad-unix.rinetd", conf_load_rinetd);
+}
+
 int
 main(void)
 {
@@ -502,6 +548,7 @@ main(void)
 	test_example();
 	test_nul_byte();
 	test_rewrite();
+	test_unix();
 	remove_tmpdir();
 	return test_summary();
 }

@@ -126,7 +126,7 @@ fork_sandboxed(void)
 		perror("fork");
 		exit(2);
 	}
-	if (pid == 0 && sandbox_enter(true, "test") == -1)
+	if (pid == 0 && sandbox_enter(true, false, "test") == -1)
 		_exit(3);
 	return pid;
 }
