@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "addr.h"
@@ -182,24 +183,47 @@ file_read(const struct conf *cfg, FILE *f)
 		    "is as configured", cfg->state_file, strerror(errno));
 }
 
+/* cfg's state file open for reading, NULL (and a warning) if it is not. */
+static FILE *
+file_open(const struct conf *cfg)
+{
+	char		 err[512];
+	const char	*why;
+	struct stat	 st;
+	FILE		*f;
+	int		 fd;
+
+	errno = 0;	/* a directory refused leaves it so: said */
+	fd = safefile_open(cfg->state_file, O_RDONLY, 0, "state file", err,
+	    sizeof(err));
+	if (fd == -1) {
+		if (errno != ENOENT)	/* none yet: nothing was said */
+			log_warn("%s; every backend starts as configured", err);
+		return NULL;
+	}
+	if (fstat(fd, &st) == -1)
+		why = strerror(errno);
+	else if (!S_ISREG(st.st_mode))
+		why = "not a regular file";
+	else if ((f = fdopen(fd, "r")) == NULL)
+		why = strerror(errno);
+	else
+		return f;
+	log_warn("cannot read state file %s: %s; every backend starts as "
+	    "configured", cfg->state_file, why);
+	close(fd);
+	return NULL;
+}
+
 void
 master_statefile_load(const struct conf *cfg)
 {
 	char	 err[512];
 	FILE	*f;
-	int	 fd;
 
 	if (cfg->state_file == NULL)
 		return;
-	fd = safefile_open(cfg->state_file, O_RDONLY, 0, "state file", err,
-	    sizeof(err));
-	if (fd == -1 && errno != ENOENT)
-		log_warn("%s; every backend starts as configured", err);
-	else if (fd != -1 && (f = fdopen(fd, "r")) == NULL) {
-		log_warn("cannot read state file %s: %s", cfg->state_file,
-		    strerror(errno));
-		close(fd);
-	} else if (fd != -1) {
+	if ((f = file_open(cfg)) != NULL) {
 		file_read(cfg, f);
 		fclose(f);
 	}
