@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "addr.h"
@@ -365,12 +366,17 @@ cmd_ready_host(struct control_client *c, char *arg)
 static int
 cmd_show_host(struct control_client *c, char *arg)
 {
-	int64_t	since;
-	bool	drain = scoreboard_host_drain(&since);
+	int64_t		since;
+	bool		drain = scoreboard_host_drain(&since);
+	time_t		t = (time_t)since;
+	struct tm	tm;
+	char		when[32] = "?";
 
 	(void)arg;
-	say(c, "host %s since %lld\nready %s\n", drain ? "drain" : "ready",
-	    (long long)since, drain ? "503" : "200");
+	if (gmtime_r(&t, &tm) != NULL)
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	say(c, "host %s since %s (%lld s)\nready %s\n", drain ? "drain" :
+	    "ready", when, (long long)(time(NULL) - t), drain ? "503" : "200");
 	return 0;
 }
 
