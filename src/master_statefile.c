@@ -10,7 +10,9 @@
  * is ready, drain or disabled, weight 1 to BACKEND_WEIGHT_MAX or 0 for
  * the configured one.  Only backends with something said of them are
  * written.  A backend is matched by rule and address, as a reload
- * matches health cells, so a port range's rules all take the entry.
+ * matches health cells and the control socket names them: the rules of
+ * a named port range all take an entry of its name (an unnamed one's
+ * ports are a rule each).
  */
 #include "ferryd.h"
 
@@ -234,6 +236,22 @@ master_statefile_load(const struct conf *cfg)
 		log_warn("%s", err);
 }
 
+/*
+ * Whether backend j of r has the entry of its range's first port: a
+ * named range is one name, and a backend that does not follow the
+ * port is one address (a command and an entry name them all at once).
+ */
+static bool
+range_said(const struct rule *r, size_t j)
+{
+	const struct rule *first = r->range_first;
+
+	return first != NULL && strcmp(rule_log_name(r),
+	    rule_log_name(first)) == 0 && j < first->upstream.nbackends &&
+	    addr_equal(&r->upstream.backends[j].addr,
+	    &first->upstream.backends[j].addr);
+}
+
 /* The state of each backend with something said of it, into f. */
 static void
 file_backends(const struct conf *cfg, FILE *f)
@@ -246,11 +264,10 @@ file_backends(const struct conf *cfg, FILE *f)
 
 	for (i = 0; i < cfg->nrules; i++) {
 		r = &cfg->rules[i];
-		if (r->range_first != NULL)
-			continue;	/* the first port's entry is the range's */
 		for (j = 0; j < r->upstream.nbackends; j++) {
 			b = &r->upstream.backends[j];
-			if ((cell = health_cell(b->id)) == NULL ||
+			if (range_said(r, j) ||
+			    (cell = health_cell(b->id)) == NULL ||
 			    (cell->admin == HEALTH_READY && cell->weight == 0))
 				continue;
 			fprintf(f, "backend %s %s admin=%s weight=%d\n",
