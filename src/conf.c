@@ -96,6 +96,8 @@ static const struct conf_key global_keys[] = {
 	    offsetof(struct conf, control_mode) },
 	{ "control_group", parse_control_group, 0, 0,
 	    offsetof(struct conf, control_group) },
+	{ "state_file", parse_path, 0, 0,
+	    offsetof(struct conf, state_file) },
 	{ "stats_listen", parse_stats_listen, 0, 0,
 	    offsetof(struct conf, stats_listen) },
 	{ "access_log", parse_path, 0, 0,
@@ -873,6 +875,7 @@ conf_free(struct conf *cfg)
 	free(cfg->access_log);
 	free(cfg->control_socket);
 	free(cfg->control_group);
+	free(cfg->state_file);
 	free(cfg->stats_listen);
 	free(cfg->path);
 	free(cfg->user);

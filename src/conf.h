@@ -93,6 +93,7 @@ struct conf {
 	int            control_mode;     /* its file mode */
 	char          *control_group;    /* its file's group; NULL = root's */
 	gid_t          control_gid;      /* ... resolved */
+	char          *state_file;       /* drains, weights kept; NULL = no */
 	char          *stats_listen;     /* as written; NULL = no endpoint */
 	struct sockaddr_any stats_addr;  /* its address, unless a path */
 	const char    *stats_path;       /* "unix:PATH": PATH, in it */

@@ -31,6 +31,7 @@ static const struct {
 	{ "stop",   SIGTERM, "SIGTERM" },
 	{ "quit",   SIGQUIT, "SIGQUIT" },
 	{ "reopen", SIGUSR1, "SIGUSR1" },
+	{ "drain",  SIGUSR2, "SIGUSR2" },
 };
 
 int

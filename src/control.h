@@ -12,8 +12,8 @@
 struct conf;
 
 /*
- * The signal for action ("reload", "stop", "quit" or "reopen"), or -1 if
- * there is no such action.
+ * The signal for action ("reload", "stop", "quit", "reopen" or "drain"),
+ * or -1 if there is no such action.
  */
 int control_signo(const char *action);
 

@@ -39,7 +39,8 @@ usage(FILE *out)
 {
 	fprintf(out,
 	    "usage: ferryd [-ftV] [-c file] [-l level] [-p pidfile] [--rinetd]\n"
-	    "       ferryd -s reload|stop|quit|reopen [-c file] [-p pidfile]\n"
+	    "       ferryd -s reload|stop|quit|reopen|drain [-c file] "
+	    "[-p pidfile]\n"
 	    "       ferryd -s status [-c file]\n"
 	    "       ferryd -x command [-c file] [-S socket]\n"
 	    "       ferryd --convert rinetd.conf\n"
@@ -59,7 +60,8 @@ usage(FILE *out)
 	    "  -p, --pidfile FILE    write the master's pid to FILE\n"
 	    "  -s, --signal ACTION   tell the running master, found through\n"
 	    "                        its pidfile, to reload, stop, quit\n"
-	    "                        (gracefully) or reopen its logs; status:\n"
+	    "                        (gracefully), reopen its logs or drain\n"
+	    "                        the host (/ready answers 503); status:\n"
 	    "                        print what it is doing, asked through\n"
 	    "                        the configuration's stats_listen\n"
 	    "  -x, --control CMD     send CMD to the configuration's\n"
@@ -70,8 +72,8 @@ usage(FILE *out)
 	    "  -V, --version         show the version and exit\n"
 	    "\n"
 	    "Signals to the master: HUP reload, TERM/INT stop, QUIT stop after\n"
-	    "finishing connections, USR1 reopen log files.  See ferryd(8) and\n"
-	    "ferryd.conf(5).\n", DEFAULT_CONFIG);
+	    "finishing connections, USR1 reopen log files, USR2 drain the host.\n"
+	    "See ferryd(8) and ferryd.conf(5).\n", DEFAULT_CONFIG);
 }
 
 /* -s status: what the running daemon is doing, from its stats endpoint. */
@@ -350,8 +352,8 @@ main(int argc, char *argv[])
 			signo = control_signo(optarg);
 			if (signo == -1) {
 				fprintf(stderr, "ferryd: unknown action \"%s\" "
-				    "for -s (use reload, stop, quit, reopen or "
-				    "status)\n", optarg);
+				    "for -s (use reload, stop, quit, reopen, drain "
+				    "or status)\n", optarg);
 				return 1;
 			}
 			break;

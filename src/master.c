@@ -31,6 +31,7 @@
 #include "master_reload.h"
 #include "master_resolve.h"
 #include "master_state.h"
+#include "master_statefile.h"
 #include "outcome.h"
 #include "pidfile.h"
 #include "proctitle.h"
@@ -224,6 +225,8 @@ master_on_signal(struct event_loop *loop, int fd, int events, void *data)
 		master_reap(m);
 	if (sig_take(SIGUSR1))
 		master_reopen_logs(m);
+	if (sig_take(SIGUSR2))
+		master_host_drain(m, true, "SIGUSR2");
 	/*
 	 * Reloads run one at a time; one arriving meanwhile waits.  Those
 	 * sent by "ferryd -s reload" carry its pid, to be answered.
@@ -258,7 +261,7 @@ static int
 master_signals_setup(void)
 {
 	static const int caught[] = {
-		SIGCHLD, SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1
+		SIGCHLD, SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1, SIGUSR2
 	};
 
 	if (sig_open_catching(caught, sizeof(caught) / sizeof(caught[0])) == -1)
@@ -427,6 +430,7 @@ master_start(struct master *m, char *err, size_t errlen)
 		    strerror(errno));
 		return -1;
 	}
+	master_statefile_load(cfg);
 	m->gen = 1;
 	m->gen_started = clock_ms();
 	master_set_udp_budget(m, cfg);

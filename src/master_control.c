@@ -4,7 +4,9 @@
  * answer ending in a line "ok" or "error: REASON".  The workers never
  * read it.  What it changes of a backend (drain, disable, weight) lives
  * in the backend's health cell, which every worker reads when it picks
- * and which a reload carries over, as it carries health.
+ * and which a reload carries over, as it carries health; the host's
+ * drain (GET /ready) lives in the scoreboard, made once.  Both go to
+ * state_file at each change (master_statefile.c), for a restart.
  *
  * The master must never block on a client: sockets are non-blocking,
  * a line is at most CONTROL_LINE_MAX bytes, an answer is written as the
@@ -21,6 +23,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "addr.h"
@@ -31,8 +34,10 @@
 #include "master_control.h"
 #include "master_reload.h"
 #include "master_state.h"
+#include "master_statefile.h"
 #include "options.h"
 #include "rule.h"
+#include "scoreboard.h"
 #include "sock.h"
 #include "stats.h"
 #include "upstream.h"
@@ -181,11 +186,11 @@ cmd_show_info(struct control_client *c, char *arg)
 	TAILQ_FOREACH(ch, &m->children, link)
 		old += ch->gen != m->gen;
 	say(c, "version %s\npid %ld\nuptime %lld s\nconfig %s\n"
-	    "generation %u\nworkers %d\nold workers %d\nlast reload %s%s\n",
-	    PACKAGE_VERSION, (long)getpid(),
+	    "generation %u\nworkers %d\nold workers %d\nlast reload %s%s\n"
+	    "host %s\n", PACKAGE_VERSION, (long)getpid(),
 	    (long long)((clock_ms() - m->born) / 1000), m->opt->config_path,
 	    m->gen, m->cfg->workers, old, m->told_ok ? "" : "failed: ",
-	    m->told);
+	    m->told, scoreboard_host_drain(NULL) ? "drain" : "ready");
 	return 0;
 }
 
@@ -244,12 +249,15 @@ static void
 set_weight(struct control_client *c, const struct rule *r,
     const struct backend *b, long weight)
 {
-	struct health_cell *cell = health_cell(b->id);
+	struct health_cell	*cell = health_cell(b->id);
+	char			 a[ADDR_STRLEN];
 
-	(void)r;
-	(void)c;
-	if (cell != NULL)
-		cell->weight = (uint16_t)weight;
+	if (cell == NULL || cell->weight == weight)
+		return;
+	cell->weight = (uint16_t)weight;
+	log_notice("%s: backend %s has weight %ld now (control, uid %d)",
+	    rule_log_name(r), addr_format((const void *)&b->addr.ss, a,
+	    sizeof(a)), weight, (int)c->uid);
 }
 
 static int
@@ -304,6 +312,74 @@ cmd_reload(struct control_client *c, char *arg)
 	return 1;	/* answered by master_control_follow() */
 }
 
+/* The host drained or ready, said by who: whether that changed it. */
+static bool
+host_change(bool drain, const char *who)
+{
+	if (scoreboard_host_drain(NULL) == drain)
+		return false;
+	scoreboard_set_host_drain(drain);
+	if (drain)
+		log_notice("host drained (%s): /ready answers 503; connections "
+		    "are still served", who);
+	else
+		log_notice("host ready (%s): /ready answers 200", who);
+	return true;
+}
+
+void
+master_host_drain(struct master *m, bool drain, const char *who)
+{
+	char err[512];
+
+	if (host_change(drain, who) &&
+	    master_statefile_save(m->cfg, err, sizeof(err)) == -1)
+		log_warn("%s", err);
+}
+
+/* "drain host", "ready host": /ready's answer (scoreboard.h). */
+static int
+host_set(struct control_client *c, char *arg, bool drain)
+{
+	char who[64];
+
+	if (arg != NULL)
+		return say_error(c, "%s host takes no argument",
+		    drain ? "drain" : "ready");
+	snprintf(who, sizeof(who), "control, uid %d", (int)c->uid);
+	(void)host_change(drain, who);	/* saved by client_run() */
+	return 0;
+}
+
+static int
+cmd_drain_host(struct control_client *c, char *arg)
+{
+	return host_set(c, arg, true);
+}
+
+static int
+cmd_ready_host(struct control_client *c, char *arg)
+{
+	return host_set(c, arg, false);
+}
+
+static int
+cmd_show_host(struct control_client *c, char *arg)
+{
+	int64_t		since;
+	bool		drain = scoreboard_host_drain(&since);
+	time_t		t = (time_t)since;
+	struct tm	tm;
+	char		when[32] = "?";
+
+	(void)arg;
+	if (gmtime_r(&t, &tm) != NULL)
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	say(c, "host %s since %s (%lld s)\nready %s\n", drain ? "drain" :
+	    "ready", when, (long long)(time(NULL) - t), drain ? "503" : "200");
+	return 0;
+}
+
 static int cmd_help(struct control_client *, char *);
 
 /* The commands; those that change something are logged as notices. */
@@ -327,6 +403,10 @@ static const struct {
 	    "as a last resort" },
 	{ "set weight", cmd_set_weight, true, "RULE/ADDRESS N: its share, 1 "
 	    "to 256" },
+	{ "show host", cmd_show_host, false, "ready or drain, since when" },
+	{ "drain host", cmd_drain_host, true, "/ready answers 503; "
+	    "connections are still served" },
+	{ "ready host", cmd_ready_host, true, "/ready answers 200 again" },
 	{ "reload", cmd_reload, true, "reload the file; answers how it went" },
 };
 
@@ -346,7 +426,7 @@ static void
 client_run(struct control_client *c, char *line)
 {
 	size_t	i, n;
-	char	*arg;
+	char	*arg, why[512];
 	int	rc = -1;
 
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
@@ -364,8 +444,15 @@ client_run(struct control_client *c, char *line)
 	if (i == sizeof(commands) / sizeof(commands[0])) {
 		log_info("control: uid %d: unknown: %.80s", (int)c->uid, line);
 		say_error(c, "unknown command (try help)");
+		return;
 	}
-	else if (rc == 0)
+	/* A change is kept for a restart (a reload's, once it serves). */
+	if (rc == 0 && commands[i].changes &&
+	    master_statefile_save(c->m->cfg, why, sizeof(why)) == -1) {
+		log_warn("%s", why);
+		say(c, "warning: %s\n", why);
+	}
+	if (rc == 0)
 		say(c, "ok\n");
 }
 
@@ -531,11 +618,17 @@ master_control_follow(struct master *m)
 	struct control_client	*c, *next;
 	char			 err[CONF_ERR_MAX];
 
-	/* A reload's configuration: its control socket, once. */
+	/*
+	 * A reload's configuration: its control socket, once, and the
+	 * state file as it stands with the new rules (the cells carried
+	 * over, those of backends gone dropped).
+	 */
 	if (m->control_gen != m->gen && !m->stopping) {
 		m->control_gen = m->gen;
 		if (master_control_open(m, m->cfg, err, sizeof(err)) == -1)
 			log_err("%s; the control socket stays as it was", err);
+		if (master_statefile_save(m->cfg, err, sizeof(err)) == -1)
+			log_warn("%s", err);
 	}
 	for (c = TAILQ_FIRST(&m->controls); c != NULL; c = next) {
 		next = TAILQ_NEXT(c, link);

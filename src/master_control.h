@@ -5,6 +5,7 @@
 #ifndef FERRYD_MASTER_CONTROL_H
 #define FERRYD_MASTER_CONTROL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct conf;
@@ -30,5 +31,10 @@ void	master_control_close(struct master *m);
  * clients whose reload has an outcome answered.
  */
 void	master_control_follow(struct master *m);
+/*
+ * The host drained (/ready 503) or ready again, said by who ("control,
+ * uid 0", "SIGUSR2"): logged and kept in state_file.
+ */
+void	master_host_drain(struct master *m, bool drain, const char *who);
 
 #endif

@@ -101,6 +101,7 @@ child_run(int fd, resolver_work_fn *work, void *arg, pid_t parent)
 	sig_default(SIGQUIT);
 	sig_default(SIGHUP);
 	sig_default(SIGUSR1);
+	sig_default(SIGUSR2);
 	sig_default(SIGCHLD);
 	sig_block_all(0);
 	child_close_others(fd);

@@ -110,3 +110,61 @@ safefile_open(const char *path, int flags, mode_t mode, const char *what,
 		    errno == ELOOP ? "it is a symbolic link" : strerror(errno));
 	return fd;
 }
+
+/* All len bytes at data to fd: 0, or -1 with errno (ENOSPC if short). */
+static int
+write_all(int fd, const char *data, size_t len)
+{
+	ssize_t	n;
+	size_t	off = 0;
+
+	while (off < len) {
+		if ((n = write(fd, data + off, len - off)) == -1 &&
+		    errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = ENOSPC;
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	return 0;
+}
+
+int
+safefile_replace(const char *path, const char *data, size_t len, mode_t mode,
+    const char *what, char *err, size_t errlen)
+{
+	char	tmp[PATH_MAX];
+	int	fd, saved;
+
+	if (dir_check(path, what, err, errlen) == -1)
+		return -1;
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp)) {
+		snprintf(err, errlen, "cannot write %s %s: name too long", what,
+		    path);
+		return -1;
+	}
+	/* O_EXCL after unlink: never through a link someone left there. */
+	(void)unlink(tmp);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, mode)) == -1)
+		goto fail;
+	if (write_all(fd, data, len) == -1 || fsync(fd) == -1) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		goto fail_unlink;
+	}
+	if (close(fd) == 0 && rename(tmp, path) == 0)
+		return 0;
+fail_unlink:
+	saved = errno;
+	(void)unlink(tmp);
+	errno = saved;
+fail:
+	snprintf(err, errlen, "cannot write %s %s: %s", what, path,
+	    strerror(errno));
+	return -1;
+}

@@ -1,6 +1,7 @@
 /*
  * safefile.h - opening the files ferryd writes as root (log_file,
- * access_log, pidfile) so that no other user can redirect the writes.
+ * access_log, pidfile, state_file) so that no other user can redirect
+ * the writes.
  */
 #ifndef FERRYD_SAFEFILE_H
 #define FERRYD_SAFEFILE_H
@@ -27,5 +28,15 @@ int	safefile_mkdir(const char *path, mode_t mode, const char *what,
 	    char *err, size_t errlen);
 int	safefile_open(const char *path, int flags, mode_t mode,
 	    const char *what, char *err, size_t errlen);
+/*
+ * Replace the file at path with the len bytes at data, atomically: they
+ * go to PATH.tmp (made anew, never through a link), reach the disk
+ * (fsync), then the rename puts them in place, so that a crash leaves
+ * the old file or the new one, never half of one.  The directory is
+ * judged as safefile_open does.  0, or -1 with "cannot write WHAT PATH:
+ * reason" in err.
+ */
+int	safefile_replace(const char *path, const char *data, size_t len,
+	    mode_t mode, const char *what, char *err, size_t errlen);
 
 #endif

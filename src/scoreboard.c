@@ -15,7 +15,14 @@
 #define MAP_ANONYMOUS MAP_ANON
 #endif
 
-static struct scoreboard_cell *cells;
+/* What the region holds: the cells, then the host's state. */
+struct scoreboard_host {
+	volatile int64_t	since;	/* wall clock s of the last change */
+	volatile int		drain;
+} __attribute__((aligned(64)));
+
+static struct scoreboard_cell	*cells;
+static struct scoreboard_host	*host;
 
 int
 scoreboard_open(void)
@@ -24,11 +31,13 @@ scoreboard_open(void)
 
 	if (cells != NULL)
 		return 0;
-	p = mmap(NULL, SCOREBOARD_CELLS * sizeof(*cells),
+	p = mmap(NULL, SCOREBOARD_CELLS * sizeof(*cells) + sizeof(*host),
 	    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return -1;
 	cells = p;
+	host = (struct scoreboard_host *)(void *)(cells + SCOREBOARD_CELLS);
+	host->since = (int64_t)time(NULL);
 	return 0;
 }
 
@@ -58,4 +67,21 @@ scoreboard_cell(int i)
 {
 	return cells != NULL && i >= 0 && i < SCOREBOARD_CELLS ? &cells[i] :
 	    NULL;
+}
+
+void
+scoreboard_set_host_drain(bool drain)
+{
+	if (host == NULL || host->drain == (int)drain)
+		return;
+	host->drain = drain;
+	host->since = (int64_t)time(NULL);
+}
+
+bool
+scoreboard_host_drain(int64_t *since)
+{
+	if (since != NULL)
+		*since = host != NULL ? host->since : 0;
+	return host != NULL && host->drain;
 }

@@ -4,12 +4,16 @@
  * locks, no syscalls) and read by the master.  Apache's prefork
  * scoreboard is the model.  A cell holds the worker's heartbeat, by
  * which the master finds a hung or stopped worker, and its index keys
- * the worker's table of clients (client_limit.h).  Nothing is counted
- * here: every event is counted once, in the counters (stats.h).
+ * the worker's table of clients (client_limit.h).  Beside the cells, the
+ * host's readiness ("drain host"), which the master writes and the
+ * workers read when the stats endpoint is asked GET /ready: made once,
+ * it outlasts reloads as the master does.  Nothing is counted here:
+ * every event is counted once, in the counters (stats.h).
  */
 #ifndef FERRYD_SCOREBOARD_H
 #define FERRYD_SCOREBOARD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Cells: each worker of every generation that may live at once. */
@@ -29,5 +33,13 @@ int	scoreboard_take(void);
 void	scoreboard_give(int cell);
 /* The cell at index i. */
 struct scoreboard_cell *scoreboard_cell(int i);
+
+/*
+ * The host drained (true: /ready answers 503, for keepalived or a BGP
+ * speaker to take the traffic elsewhere; connections are served as
+ * before) or ready, and the wall clock second it became so.
+ */
+void	scoreboard_set_host_drain(bool drain);
+bool	scoreboard_host_drain(int64_t *since);
 
 #endif

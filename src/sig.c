@@ -200,6 +200,9 @@ sig_child_setup(void)
 	 */
 	sig_ignore(SIGHUP);
 	sig_ignore(SIGUSR1);
+#ifndef FERRYD_DEBUG
+	sig_ignore(SIGUSR2);	/* the master's: drain host */
+#endif
 	sig_ignore(SIGPIPE);
 	sig_default(SIGCHLD);
 	sig_block_all(0);

@@ -33,8 +33,8 @@ int  sig_take(int signo);
 void sig_block_all(int block);
 /*
  * A child of the master (worker, health checker): a pipe of its own;
- * SIGTERM, SIGINT and SIGQUIT caught; SIGHUP and SIGUSR1 (the master's
- * to act on) and SIGPIPE ignored; SIGCHLD as by default; signals
+ * SIGTERM, SIGINT and SIGQUIT caught; SIGHUP, SIGUSR1 and SIGUSR2 (the
+ * master's to act on; SIGUSR2 caught in a debug build) and SIGPIPE ignored; SIGCHLD as by default; signals
  * unblocked.  0, or -1 with errno.
  */
 int  sig_child_setup(void);

@@ -14,7 +14,8 @@ struct conf;
 enum stats_format {
 	STATS_PROMETHEUS,	/* text exposition format 0.0.4 */
 	STATS_JSON,
-	STATS_TABLE		/* for a terminal */
+	STATS_TABLE,		/* for a terminal */
+	STATS_READY		/* no counters: the host's readiness */
 };
 
 /*

@@ -30,6 +30,7 @@
 #include "conf.h"
 #include "event.h"
 #include "log.h"
+#include "scoreboard.h"
 #include "sock.h"
 #include "stats.h"
 #include "stats_export.h"
@@ -167,6 +168,22 @@ client_error(struct client *c, const char *status, const char *extra,
 	    body, (size_t)n, NULL, head);
 }
 
+/*
+ * GET /ready: 200 while the host takes traffic, 503 once the operator
+ * said "drain host" (the scoreboard's word, read afresh for each
+ * request), for keepalived's track script or a BGP speaker's check.
+ * Connections are served either way.
+ */
+static int
+client_ready(struct client *c, const struct stats_doc *doc, bool head)
+{
+	if (scoreboard_host_drain(NULL))
+		return client_answer(c, "503 Service Unavailable", doc->type,
+		    "", "draining\n", 9, NULL, head);
+	return client_answer(c, "200 OK", doc->type, "", "ready\n", 6, NULL,
+	    head);
+}
+
 /* Answer a whole request: 0, or -1 when c was closed. */
 static int
 client_serve(struct client *c)
@@ -186,6 +203,8 @@ client_serve(struct client *c)
 	default:
 		break;
 	}
+	if (doc->format == STATS_READY)
+		return client_ready(c, doc, head);
 	if ((s = stats_stream_new(c->owner->cfg, doc->format)) == NULL)
 		return client_error(c, "503 Service Unavailable", "", head);
 	return client_answer(c, "200 OK", doc->type, "", NULL, 0, s, head);

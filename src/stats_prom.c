@@ -13,6 +13,7 @@
 #include "conf.h"
 #include "health.h"
 #include "rule.h"
+#include "scoreboard.h"
 #include "stats.h"
 #include "stats_stream.h"
 #include "upstream.h"
@@ -381,6 +382,11 @@ stats_prom_step(struct stats_stream *s)
 		    "of ferryd that serves these metrics.");
 		text_put(&s->t, "ferryd_build_info{version=\"%s\"} 1\n",
 		    PACKAGE_VERSION);
+		put_header(&s->t, "ferryd_host_ready", "gauge", "1 while the "
+		    "host takes traffic (GET /ready answers 200), 0 once it "
+		    "was drained (drain host).");
+		text_put(&s->t, "ferryd_host_ready %d\n",
+		    !scoreboard_host_drain(NULL));
 		s->phase = PH_RULES;
 		break;
 	case PH_RULES:

@@ -13,6 +13,7 @@ static const struct stats_doc docs[] = {
 	    "text/plain; version=0.0.4; charset=utf-8" },
 	{ "/status", STATS_JSON, "application/json" },
 	{ "/status.txt", STATS_TABLE, "text/plain; charset=utf-8" },
+	{ "/ready", STATS_READY, "text/plain; charset=utf-8" },
 };
 
 /* A character of a token (RFC 9110: a method, a header's name). */

@@ -1,0 +1,310 @@
+/*
+ * master_statefile.c - the runtime state in a file (master_statefile.h).
+ *
+ * One entry a line, words split by blanks, '#' starts a comment:
+ *
+ *	host drain
+ *	backend RULE ADDRESS admin=drain weight=3
+ *
+ * RULE and ADDRESS as "show backends" names them (RULE/ADDRESS); admin
+ * is ready, drain or disabled, weight 1 to BACKEND_WEIGHT_MAX or 0 for
+ * the configured one.  Only backends with something said of them are
+ * written.  A backend is matched by rule and address, as a reload
+ * matches health cells and the control socket names them: the rules of
+ * a named port range all take an entry of its name (an unnamed one's
+ * ports are a rule each).
+ */
+#include "ferryd.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "addr.h"
+#include "conf.h"
+#include "health.h"
+#include "log.h"
+#include "master_statefile.h"
+#include "rule.h"
+#include "safefile.h"
+#include "scoreboard.h"
+#include "upstream.h"
+
+#define STATEFILE_LINE_MAX	1024
+
+static const char *const admin_words[] = { "ready", "drain", "disabled" };
+
+/* One entry read: what it says of a backend. */
+struct entry {
+	const char	*rule, *addr;
+	int		 admin;		/* enum health_admin, -1: not said */
+	int		 weight;	/* -1: not said */
+};
+
+/* The index of word in words (n of them), or -1. */
+static int
+word_index(const char *word, const char *const *words, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(word, words[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* "admin=..." or "weight=N" into e: 0, or -1 with why. */
+static int
+entry_key(struct entry *e, const char *kv, const char **why)
+{
+	char	*end;
+	long	 w;
+
+	if (strncmp(kv, "admin=", 6) == 0) {
+		if ((e->admin = word_index(kv + 6, admin_words, 3)) == -1)
+			*why = "admin is ready, drain or disabled";
+		return e->admin == -1 ? -1 : 0;
+	}
+	if (strncmp(kv, "weight=", 7) == 0) {
+		w = strtol(kv + 7, &end, 10);
+		if (kv[7] == '\0' || *end != '\0' || w < 0 ||
+		    w > BACKEND_WEIGHT_MAX) {
+			*why = "weight is 0 (as configured) to 256";
+			return -1;
+		}
+		e->weight = (int)w;
+		return 0;
+	}
+	*why = "expected admin=STATE or weight=N";
+	return -1;
+}
+
+/* e given to every backend of cfg it names: how many. */
+static int
+entry_apply(const struct conf *cfg, const struct entry *e)
+{
+	const struct rule	*r;
+	const struct backend	*b;
+	struct health_cell	*cell;
+	char			 a[ADDR_STRLEN];
+	size_t			 i, j;
+	int			 n = 0;
+
+	for (i = 0; i < cfg->nrules; i++) {
+		r = &cfg->rules[i];
+		if (strcmp(rule_log_name(r), e->rule) != 0)
+			continue;
+		for (j = 0; j < r->upstream.nbackends; j++) {
+			b = &r->upstream.backends[j];
+			if (strcmp(addr_format((const void *)&b->addr.ss, a,
+			    sizeof(a)), e->addr) != 0 ||
+			    (cell = health_cell(b->id)) == NULL)
+				continue;
+			if (e->admin != -1)
+				cell->admin = (uint8_t)e->admin;
+			if (e->weight != -1)
+				cell->weight = (uint16_t)e->weight;
+			n++;
+		}
+	}
+	return n;
+}
+
+/*
+ * One line (no newline) of the file: 0 when taken or dropped, -1 with
+ * why when it cannot be read.
+ */
+static int
+line_take(const struct conf *cfg, char *line, int lineno, const char **why)
+{
+	struct entry	 e = { NULL, NULL, -1, -1 };
+	char		*w[8], *save = NULL, *p;
+	int		 n = 0, i;
+
+	if ((p = strchr(line, '#')) != NULL)
+		*p = '\0';
+	for (p = strtok_r(line, " \t\r", &save); p != NULL && n < 8;
+	    p = strtok_r(NULL, " \t\r", &save))
+		w[n++] = p;
+	if (n == 0)
+		return 0;
+	if (strcmp(w[0], "host") == 0) {
+		if (n != 2 || (i = word_index(w[1], admin_words, 2)) == -1) {
+			*why = "expected \"host ready\" or \"host drain\"";
+			return -1;
+		}
+		scoreboard_set_host_drain(i == HEALTH_DRAIN);
+		return 0;
+	}
+	if (strcmp(w[0], "backend") != 0 || n < 4 || p != NULL) {
+		*why = "expected \"backend RULE ADDRESS admin=STATE "
+		    "weight=N\" or \"host STATE\"";
+		return -1;
+	}
+	e.rule = w[1];
+	e.addr = w[2];
+	for (i = 3; i < n; i++)
+		if (entry_key(&e, w[i], why) == -1)
+			return -1;
+	if (entry_apply(cfg, &e) == 0)
+		log_info("%s:%d: no backend %s/%s in the configuration: its "
+		    "state is dropped", cfg->state_file, lineno, e.rule,
+		    e.addr);
+	return 0;
+}
+
+/* Read what f holds: each line taken, or a warning. */
+static void
+file_read(const struct conf *cfg, FILE *f)
+{
+	char		 line[STATEFILE_LINE_MAX];
+	const char	*why;
+	size_t		 len;
+	int		 lineno = 0, c;
+
+	while (fgets(line, sizeof(line), f) != NULL) {
+		lineno++;
+		len = strlen(line);
+		why = NULL;
+		if (len > 0 && line[len - 1] == '\n')
+			line[len - 1] = '\0';
+		else if (!feof(f)) {
+			why = "line too long";
+			while ((c = getc(f)) != EOF && c != '\n')
+				continue;
+		}
+		if (why != NULL || line_take(cfg, line, lineno, &why) == -1)
+			log_warn("%s:%d: %s; the line is ignored",
+			    cfg->state_file, lineno, why);
+	}
+	if (ferror(f))
+		log_warn("cannot read state file %s: %s; what was not read "
+		    "is as configured", cfg->state_file, strerror(errno));
+}
+
+/* cfg's state file open for reading, NULL (and a warning) if it is not. */
+static FILE *
+file_open(const struct conf *cfg)
+{
+	char		 err[512];
+	const char	*why;
+	struct stat	 st;
+	FILE		*f;
+	int		 fd;
+
+	errno = 0;	/* a directory refused leaves it so: said */
+	fd = safefile_open(cfg->state_file, O_RDONLY, 0, "state file", err,
+	    sizeof(err));
+	if (fd == -1) {
+		if (errno != ENOENT)	/* none yet: nothing was said */
+			log_warn("%s; every backend starts as configured", err);
+		return NULL;
+	}
+	if (fstat(fd, &st) == -1)
+		why = strerror(errno);
+	else if (!S_ISREG(st.st_mode))
+		why = "not a regular file";
+	else if ((f = fdopen(fd, "r")) == NULL)
+		why = strerror(errno);
+	else
+		return f;
+	log_warn("cannot read state file %s: %s; every backend starts as "
+	    "configured", cfg->state_file, why);
+	close(fd);
+	return NULL;
+}
+
+void
+master_statefile_load(const struct conf *cfg)
+{
+	char	 err[512];
+	FILE	*f;
+
+	if (cfg->state_file == NULL)
+		return;
+	if ((f = file_open(cfg)) != NULL) {
+		file_read(cfg, f);
+		fclose(f);
+	}
+	if (scoreboard_host_drain(NULL))
+		log_notice("the host is drained (state file %s): /ready "
+		    "answers 503 until \"ready host\"", cfg->state_file);
+	if (master_statefile_save(cfg, err, sizeof(err)) == -1)
+		log_warn("%s", err);
+}
+
+/*
+ * Whether backend j of r has the entry of its range's first port: a
+ * named range is one name, and a backend that does not follow the
+ * port is one address (a command and an entry name them all at once).
+ */
+static bool
+range_said(const struct rule *r, size_t j)
+{
+	const struct rule *first = r->range_first;
+
+	return first != NULL && strcmp(rule_log_name(r),
+	    rule_log_name(first)) == 0 && j < first->upstream.nbackends &&
+	    addr_equal(&r->upstream.backends[j].addr,
+	    &first->upstream.backends[j].addr);
+}
+
+/* The state of each backend with something said of it, into f. */
+static void
+file_backends(const struct conf *cfg, FILE *f)
+{
+	const struct rule		*r;
+	const struct backend		*b;
+	const struct health_cell	*cell;
+	char				 a[ADDR_STRLEN];
+	size_t				 i, j;
+
+	for (i = 0; i < cfg->nrules; i++) {
+		r = &cfg->rules[i];
+		for (j = 0; j < r->upstream.nbackends; j++) {
+			b = &r->upstream.backends[j];
+			if (range_said(r, j) ||
+			    (cell = health_cell(b->id)) == NULL ||
+			    (cell->admin == HEALTH_READY && cell->weight == 0))
+				continue;
+			fprintf(f, "backend %s %s admin=%s weight=%d\n",
+			    rule_log_name(r), addr_format((const void *)
+			    &b->addr.ss, a, sizeof(a)),
+			    admin_words[cell->admin], (int)cell->weight);
+		}
+	}
+}
+
+int
+master_statefile_save(const struct conf *cfg, char *err, size_t errlen)
+{
+	char	*text = NULL;
+	size_t	 len = 0;
+	FILE	*f;
+	int	 rc;
+
+	if (cfg->state_file == NULL)
+		return 0;
+	if ((f = open_memstream(&text, &len)) == NULL) {
+		snprintf(err, errlen, "cannot write state file %s: %s",
+		    cfg->state_file, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "# ferryd's runtime state (state_file), written by ferryd "
+	    "at each change\n# and read at its start.\nhost %s\n",
+	    scoreboard_host_drain(NULL) ? "drain" : "ready");
+	file_backends(cfg, f);
+	if (fclose(f) != 0) {
+		free(text);
+		snprintf(err, errlen, "cannot write state file %s: out of "
+		    "memory", cfg->state_file);
+		return -1;
+	}
+	rc = safefile_replace(cfg->state_file, text, len, 0644, "state file",
+	    err, errlen);
+	free(text);
+	return rc;
+}
