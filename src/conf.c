@@ -120,7 +120,7 @@ static const char *const log_level_names[] = {
 
 /* In enum access_log_format order. */
 static const char *const access_log_format_names[] = {
-	"rinetd", "common", NULL
+	"rinetd", "common", "rinetd-exact", "common-exact", "json", NULL
 };
 
 /*

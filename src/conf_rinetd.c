@@ -719,7 +719,13 @@ emit(struct rconf *rc, struct rinetd_conv *conv)
 	memset(&o, 0, sizeof(o));
 	out_header(&o, rc->path);
 	out_setting(&o, &rc->logfile, "access_log", rc->logfile.value);
-	out_setting(&o, &rc->logcommon, "access_log_format", "common");
+	/* rinetd's own lines, two per connection, byte for byte. */
+	if (rc->logcommon.from.num != 0)
+		out_setting(&o, &rc->logcommon, "access_log_format",
+		    "common-exact");
+	else if (rc->logfile.from.num != 0)
+		out_printf(&o, rc->logfile.from.num,
+		    "access_log_format = \"rinetd-exact\";\n");
 	out_setting(&o, &rc->pidlogfile, "pidfile", rc->pidlogfile.value);
 	if (rc->allow.n + rc->deny.n > 0)
 		out_printf(&o, 0, "\n");

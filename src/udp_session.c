@@ -361,8 +361,12 @@ session_of(struct udp_sessions *us, const struct udp_from *from,
 		    (uint32_t)(from->rule - us->cfg->rules), from, iov, n));
 		return NULL;
 	}
-	if (session_allowed(us, from))
-		s = session_open(us, from, k, h);
+	if (session_allowed(us, from) &&
+	    (s = session_open(us, from, k, h)) != NULL && s->backend != NULL)
+		/* rinetd counts the first datagram on its "opened" line. */
+		accesslog_opened(s->rule, from->client,
+		    (const struct sockaddr *)&s->backend->addr.ss,
+		    n > 0 ? iov[0].iov_len : 0);
 	return s;
 }
 

@@ -176,8 +176,8 @@ check_sample_globals(const struct conf *cfg)
 	    streq(cfg->acl.deny[1].text, "fe80:*"),
 	    "sample: global allow and deny");
 	check(streq(cfg->access_log, "/var/log/rinetd-test.log") &&
-	    cfg->access_log_format == ACCESS_LOG_COMMON,
-	    "sample: logfile and logcommon");
+	    cfg->access_log_format == ACCESS_LOG_COMMON_EXACT,
+	    "sample: logfile and logcommon (rinetd's lines exactly)");
 	check(streq(cfg->pidfile, "/run/rinetd test.pid"),
 	    "sample: quoted pidlogfile");
 }
