@@ -809,6 +809,17 @@ conf_load_syntax(const char *path, int syntax, char *err, size_t errlen)
 	return cfg;
 }
 
+/* The converter's warnings, "FILE:LINE: ...\n" each, to the log. */
+static void
+conf_warn_lines(const char *warnings)
+{
+	const char	*p, *nl;
+
+	for (p = warnings; p != NULL && (nl = strchr(p, '\n')) != NULL;
+	    p = nl + 1)
+		log_warn("%.*s", (int)(nl - p), p);
+}
+
 struct conf *
 conf_load_rinetd(const char *path, char *err, size_t errlen)
 {
@@ -822,8 +833,9 @@ conf_load_rinetd(const char *path, char *err, size_t errlen)
 	if ((text = rinetd_read(path, err, errlen)) == NULL)
 		return NULL;
 	if (rinetd_convert(path, text, &conv, err, errlen) == 0) {
-		if (conf_text_from_lines(path, conv.text, conv.linemap,
-		    conv.nlines, &ctext) == 0) {
+		conf_warn_lines(conv.warnings);
+		if (conf_text_from_lines(conv.files, conv.nfiles, conv.text,
+		    conv.filemap, conv.linemap, conv.nlines, &ctext) == 0) {
 			ld.text = &ctext;
 			cfg = load(&ld, CONF_SYNTAX_RINETD, &ctext);
 			conf_text_free(&ctext);

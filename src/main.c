@@ -231,6 +231,9 @@ convert(const char *path)
 		free(text);
 		return 1;
 	}
+	/* The warnings are in the text too, as comments. */
+	if (conv.warnings != NULL)
+		fprintf(stderr, "%s", conv.warnings);
 	if (fputs(conv.text, stdout) == EOF || fflush(stdout) == EOF) {
 		fprintf(stderr, "ferryd: cannot write the converted file: "
 		    "%s\n", strerror(errno));
