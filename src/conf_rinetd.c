@@ -8,7 +8,9 @@
  * (one allow list per level, all rules in one list), so the file is first
  * gathered into structs and then written out in that order, each setting
  * under the rinetd lines it was made from.  Host names are not resolved
- * here: the loader does that, and reports at the mapped line.
+ * here: the loader does that, and reports at the mapped line.  This file
+ * reads rinetd 0.73's words and the files; rinetd-uv's words (include
+ * among them) are conf_rinetd_uv.c's, the writing conf_rinetd_out.c's.
  */
 #include "ferryd.h"
 
