@@ -132,6 +132,15 @@ accesslog_session_end(const struct rule *rule, const struct sockaddr *client,
 
 	if (al_fd == -1)
 		return;
+	/*
+	 * rinetd 0.73 writes no line when a UDP session ends (both its
+	 * sockets are gone before its last line would be): its exact lines
+	 * have the "opened" one only.
+	 */
+	if (accesslog_logs_opened() && rule->protocol == RULE_UDP &&
+	    strcmp(result, ACCESSLOG_DENIED) != 0 &&
+	    strcmp(result, ACCESSLOG_NOT_ALLOWED) != 0)
+		return;
 	memset(&e, 0, sizeof(e));
 	/* Refusals too (0), so that a rule's lines have one layout. */
 	e.attempts_field = rule->upstream.nbackends > 1;

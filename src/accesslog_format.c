@@ -215,9 +215,8 @@ written_host(const char *written, char *buf, size_t len)
 /*
  * rinetd's word for how a connection ended: done-remote-closed when the
  * client closed (or reset) first, done-local-closed when the backend did
- * (a refused connect too: rinetd reads the error as the backend's close);
- * a UDP session rinetd ends when its timeout runs out on the client's
- * side.  What rinetd never does (ferryd's timeouts and limits) keeps
+ * (a refused connect too: rinetd reads the error as the backend's close).
+ * What rinetd never does (ferryd's timeouts and limits) keeps
  * ferryd's word.  rinetd 0.73's table of words lacks the one for
  * "allowed" that its enum has, so a client no allow pattern matched is
  * logged "denied" and one a deny pattern matched "(null)" (glibc's text
@@ -229,9 +228,6 @@ exact_word(const struct accesslog_entry *e)
 {
 	const char	*r = e->result != NULL ? e->result : "unknown-error";
 
-	if (e->rule != NULL && e->rule->protocol == RULE_UDP &&
-	    strcmp(r, ACCESSLOG_IDLE_TIMEOUT) == 0)
-		return "done-remote-closed";
 	if (strcmp(r, ACCESSLOG_NOT_ALLOWED) == 0)
 		return "denied";
 	if (strcmp(r, ACCESSLOG_DENIED) == 0)

@@ -187,11 +187,10 @@ test_formats(void)
 	}
 }
 
-/* rinetd's words for who closed first; UDP's timeout is the client's. */
+/* rinetd's words for who closed first. */
 static void
 test_exact_words(struct accesslog_entry *e)
 {
-	struct rule	udp = rule4;
 	char		line[ACCESSLOG_LINE_MAX];
 
 	e->rule = &rule4;
@@ -205,11 +204,6 @@ test_exact_words(struct accesslog_entry *e)
 	accesslog_format(e, ACCESS_LOG_RINETD_EXACT, line, sizeof(line));
 	check(strstr(line, "\tidle-timeout\n") != NULL,
 	    "what rinetd never does keeps ferryd's word");
-	udp.protocol = RULE_UDP;
-	e->rule = &udp;
-	accesslog_format(e, ACCESS_LOG_RINETD_EXACT, line, sizeof(line));
-	check(strstr(line, "\tdone-remote-closed\n") != NULL,
-	    "a UDP session's timeout: done-remote-closed");
 	e->closed_first = ACCESSLOG_SIDE_UNKNOWN;
 }
 
