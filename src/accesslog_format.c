@@ -203,6 +203,10 @@ written_host(const char *written, char *buf, size_t len)
 {
 	const char	*colon;
 
+	if (written != NULL && strncmp(written, "unix:", 5) == 0) {
+		snprintf(buf, len, "%s", written);	/* a path, whole */
+		return true;
+	}
 	if (written == NULL || strpbrk(written, ", ") != NULL ||
 	    (colon = strrchr(written, ':')) == NULL ||
 	    (size_t)(colon - written) >= len)

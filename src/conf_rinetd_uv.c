@@ -288,8 +288,27 @@ uv_include(struct rconf *rc, const struct line *ln)
 }
 
 /*
- * rinetd-uv's other format: a YAML document ("---", or a top-level key
- * such as "rules:" or "global:" on a line of its own).
+ * Whether the line at p (up to its newline) is an indented YAML item:
+ * "  - ..." or "  key: ...".
+ */
+static bool
+yaml_item(const char *p)
+{
+	size_t	n = strspn(p, " ");
+
+	if (n == 0)
+		return false;
+	p += n;
+	if (p[0] == '-' && p[1] == ' ')
+		return true;
+	n = strspn(p, "abcdefghijklmnopqrstuvwxyz_-");
+	return n > 0 && p[n] == ':';
+}
+
+/*
+ * rinetd-uv's other format: a YAML document ("---" first, or a top-level
+ * key alone on its line, "rules:", with an indented item under it; a
+ * libconfig group would open with a brace or a parenthesis there).
  */
 bool
 rinetd_uv_looks_yaml(const char *text)
@@ -297,18 +316,16 @@ rinetd_uv_looks_yaml(const char *text)
 	const char	*p = text, *end;
 	size_t		 n;
 
-	while (*p != '\0') {
-		p += strspn(p, " \t\r\n");
-		if (*p == '#') {
-			p += strcspn(p, "\n");
-			continue;
-		}
-		end = p + strcspn(p, "\n");
-		if (strncmp(p, "---", 3) == 0)
-			return true;
-		n = strspn(p, "abcdefghijklmnopqrstuvwxyz_-");
-		return n > 0 && p[n] == ':' && p + n + 1 <= end &&
-		    strspn(p + n + 1, " \t\r") == (size_t)(end - p - n - 1);
-	}
-	return false;
+	while (*p == '#' || *p == '\n' || *p == '\r' || *p == ' ' ||
+	    *p == '\t')
+		p += *p == '#' ? strcspn(p, "\n") : 1;
+	if (strncmp(p, "---", 3) == 0)
+		return true;
+	end = p + strcspn(p, "\n");
+	n = strspn(p, "abcdefghijklmnopqrstuvwxyz_-");
+	if (n == 0 || p[n] != ':' ||
+	    strspn(p + n + 1, " \t\r") != (size_t)(end - p - n - 1) ||
+	    *end == '\0')
+		return false;
+	return yaml_item(end + 1);
 }
