@@ -216,14 +216,22 @@ out_forward(struct out *o, const struct forward *f, bool last)
 	out_printf(o, num, "  }%s\n", last ? "" : ",");
 }
 
-/* A file name in a comment: control characters made '?'. */
+/* n bytes of text in a comment: control characters made '?'. */
+static void
+out_comment(struct out *o, int num, const char *text, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++)
+		out_bytes(o, num, (unsigned char)text[i] < ' ' ? "?" :
+		    text + i, 1);
+}
+
+/* A file name in a comment. */
 static void
 out_path(struct out *o, int num, const char *path)
 {
-	const char	*p;
-
-	for (p = path; *p != '\0'; p++)
-		out_bytes(o, num, (unsigned char)*p < ' ' ? "?" : p, 1);
+	out_comment(o, num, path, strlen(path));
 }
 
 /* Each warning as a comment line. */
@@ -237,7 +245,8 @@ out_warnings(struct out *o, const char *warnings)
 	out_printf(o, 0, "# Kept with a warning (not carried over):\n");
 	for (p = warnings; (nl = strchr(p, '\n')) != NULL; p = nl + 1) {
 		out_printf(o, 0, "#   ");
-		out_bytes(o, 0, p, (size_t)(nl - p));
+		/* A file name may hold a newline: not in a comment. */
+		out_comment(o, 0, p, (size_t)(nl - p));
 		out_bytes(o, 0, "\n", 1);
 	}
 	out_printf(o, 0, "\n");
