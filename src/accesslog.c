@@ -1,11 +1,8 @@
 /*
  * accesslog.c - the access log: which client used which rule, how many
- * bytes went each way, how it ended and how long it took.
- *
- * The two layouts are rinetd's, field for field, so that scripts and web
- * log analyzers written for rinetd's log keep working; ferryd adds the
- * duration as one more field at the end of both (rinetd's manual lists
- * its absence as a bug).
+ * bytes went each way, how it ended and how long it took.  This file
+ * keeps the file and writes each line whole; accesslog_format.c makes
+ * the lines.
  */
 #include "ferryd.h"
 
@@ -24,33 +21,12 @@
 #include "upstream.h"
 
 static int	al_fd = -1;
-static int	al_format = ACCESS_LOG_RINETD;
-static int	al_fields[ACCESS_FIELDS];	/* access_log_fields */
-static int	al_nfields;
 static struct log_episode al_lost;	/* lines lost while writes fail */
 static bool	al_no_reserve;		/* al_fd cannot have room reserved */
 static bool	al_cut;			/* its last line was cut: end it */
 
 const struct accesslog_times accesslog_no_times = { -1, -1 };
 static char	al_path[PATH_MAX];
-
-/* Month names of the C locale, whatever locale the process runs in. */
-static const char *const months[12] = {
-	"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-	"Jul", "Aug", "Sep", "Oct", "Nov", "Dec"
-};
-
-/* The addresses and times of a line, as text. */
-struct fields {
-	char		client[ADDR_STRLEN];
-	char		lhost[ADDR_STRLEN];
-	char		chost[ADDR_STRLEN];
-	unsigned int	lport, cport;
-	char		date[32];	/* "21/Nov/2026:23:29:52", local time */
-	char		zone[8];	/* "+0100" */
-	long long	sec;		/* duration, whole seconds ... */
-	int		msec;		/* ... and milliseconds */
-};
 
 /*
  * Non-blocking, so that a FIFO without a reader drops lines instead of
@@ -130,138 +106,10 @@ accesslog_close(void)
 	al_fd = -1;
 }
 
-void
-accesslog_set_format(int format, const int *fields, int n)
-{
-	al_nfields = n > 0 && n <= ACCESS_FIELDS ? n : 0;
-	if (al_nfields > 0)
-		memcpy(al_fields, fields, (size_t)al_nfields * sizeof(*fields));
-	al_format = format;
-}
-
 bool
 accesslog_enabled(void)
 {
 	return al_fd != -1;
-}
-
-static void
-fields_fill(struct fields *f, const struct accesslog_entry *e)
-{
-	struct tm	tm;
-	time_t		when = e->date != 0 ? e->date : time(NULL);
-	int64_t		ms = e->end_ms - e->start_ms;
-
-	memset(f, 0, sizeof(*f));
-	strcpy(f->client, "?");
-	strcpy(f->lhost, "?");
-	strcpy(f->chost, "?");
-	if (e->client != NULL)
-		addr_host(e->client, f->client, sizeof(f->client));
-	if (e->rule != NULL) {
-		addr_host((const void *)&e->rule->listen_addr.ss, f->lhost,
-		    sizeof(f->lhost));
-		f->lport = addr_port((const void *)&e->rule->listen_addr.ss);
-	}
-	if (e->backend != NULL) {
-		addr_host(e->backend, f->chost, sizeof(f->chost));
-		f->cport = addr_port(e->backend);
-	}
-	if (localtime_r(&when, &tm) == NULL)
-		memset(&tm, 0, sizeof(tm));
-	snprintf(f->date, sizeof(f->date), "%02d/%s/%04d:%02d:%02d:%02d",
-	    tm.tm_mday, months[tm.tm_mon % 12], tm.tm_year + 1900, tm.tm_hour,
-	    tm.tm_min, tm.tm_sec);
-	if (strftime(f->zone, sizeof(f->zone), "%z", &tm) == 0)
-		strcpy(f->zone, "+0000");
-	if (ms < 0)
-		ms = 0;
-	f->sec = (long long)(ms / 1000);
-	f->msec = (int)(ms % 1000);
-}
-
-/* A time in seconds with microseconds ("0.000128"), or "-". */
-static void
-put_time(char *buf, size_t len, int64_t us)
-{
-	if (us < 0)
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%lld.%06lld", (long long)(us / 1000000),
-		    (long long)(us % 1000000));
-}
-
-/* access_log_fields: each after sep, into buf. */
-static void
-extra_fields(const struct accesslog_entry *e, char sep, char *buf,
-    size_t len)
-{
-	size_t	used = 0;
-	char	v[RULE_NAME_MAX + 8];
-	int	i;
-
-	buf[0] = '\0';
-	for (i = 0; i < al_nfields && used < len; i++) {
-		switch (al_fields[i]) {
-		case ACCESS_FIELD_RULE:
-			snprintf(v, sizeof(v), "%s", e->rule != NULL &&
-			    e->rule->name != NULL ? e->rule->name : "-");
-			break;
-		case ACCESS_FIELD_CONNECT_TIME:
-			put_time(v, sizeof(v), e->connect_us);
-			break;
-		default:
-			put_time(v, sizeof(v), e->first_byte_us);
-			break;
-		}
-		used += (size_t)snprintf(buf + used, len - used, "%c%s", sep,
-		    v);
-	}
-}
-
-size_t
-accesslog_format(const struct accesslog_entry *e, int format, char *buf,
-    size_t len)
-{
-	struct fields	 f;
-	const char	*result = e->result != NULL ? e->result : "unknown";
-	char		 attempts[16] = "", extra[3 * (RULE_NAME_MAX + 8)];
-	char		 sep = format == ACCESS_LOG_COMMON ? ' ' : '\t';
-	int		 n;
-
-	fields_fill(&f, e);
-	/* Several backends: how many were tried, as one more field. */
-	if (e->attempts_field)
-		snprintf(attempts, sizeof(attempts), "%c%u", sep, e->attempts);
-	extra_fields(e, sep, extra, sizeof(extra));
-	if (format == ACCESS_LOG_COMMON)
-		/*
-		 * rinetd's logcommon: a fake HTTP request whose "URL" holds
-		 * the rule and the result, the bytes sent to the client as
-		 * the response size, and the bytes received after the
-		 * placeholders for referrer, user agent and server name.
-		 */
-		n = snprintf(buf, len, "%s - - [%s %s] \"GET /rinetd-services/"
-		    "%s/%u/%s/%u/%s HTTP/1.0\" 200 %llu - - - %llu %lld.%03d%s%s\n",
-		    f.client, f.date, f.zone, f.lhost, f.lport, f.chost,
-		    f.cport, result, (unsigned long long)e->bytes_out,
-		    (unsigned long long)e->bytes_in, f.sec, f.msec, attempts,
-		    extra);
-	else
-		/* rinetd ends its date with a space, then the tab. */
-		n = snprintf(buf, len, "%s \t%s\t%s\t%u\t%s\t%u\t%llu\t%llu\t"
-		    "%s\t%lld.%03d%s%s\n", f.date, f.client, f.lhost, f.lport,
-		    f.chost, f.cport, (unsigned long long)e->bytes_in,
-		    (unsigned long long)e->bytes_out, result, f.sec, f.msec,
-		    attempts, extra);
-	if (n < 0 || len < 2)
-		return 0;
-	if ((size_t)n >= len) {
-		/* Cut, but still a line of its own. */
-		n = (int)len - 1;
-		buf[n - 1] = '\n';
-	}
-	return (size_t)n;
 }
 
 void
@@ -270,9 +118,28 @@ accesslog_session(const struct rule *rule, const struct sockaddr *client,
     uint64_t in, uint64_t out, int64_t start_ms, int64_t end_ms,
     const struct accesslog_times *times)
 {
+	accesslog_session_end(rule, client, backend, attempts, result,
+	    ACCESSLOG_SIDE_UNKNOWN, in, out, start_ms, end_ms, times);
+}
+
+void
+accesslog_session_end(const struct rule *rule, const struct sockaddr *client,
+    const struct sockaddr *backend, unsigned attempts, const char *result,
+    int closed_first, uint64_t in, uint64_t out, int64_t start_ms,
+    int64_t end_ms, const struct accesslog_times *times)
+{
 	struct accesslog_entry e;
 
 	if (al_fd == -1)
+		return;
+	/*
+	 * rinetd 0.73 writes no line when a UDP session ends (both its
+	 * sockets are gone before its last line would be): its exact lines
+	 * have the "opened" one only.
+	 */
+	if (accesslog_logs_opened() && rule->protocol == RULE_UDP &&
+	    strcmp(result, ACCESSLOG_DENIED) != 0 &&
+	    strcmp(result, ACCESSLOG_NOT_ALLOWED) != 0)
 		return;
 	memset(&e, 0, sizeof(e));
 	/* Refusals too (0), so that a rule's lines have one layout. */
@@ -288,6 +155,25 @@ accesslog_session(const struct rule *rule, const struct sockaddr *client,
 	e.end_ms = end_ms;
 	e.connect_us = times->connect_us;
 	e.first_byte_us = times->first_byte_us;
+	e.closed_first = closed_first;
+	accesslog_write(&e);
+}
+
+void
+accesslog_opened(const struct rule *rule, const struct sockaddr *client,
+    const struct sockaddr *backend, uint64_t in)
+{
+	struct accesslog_entry e;
+
+	if (al_fd == -1 || !accesslog_logs_opened())
+		return;
+	memset(&e, 0, sizeof(e));
+	e.client = client;
+	e.rule = rule;
+	e.backend = backend;
+	e.bytes_in = in;
+	e.result = ACCESSLOG_OPENED;
+	e.connect_us = e.first_byte_us = -1;
 	accesslog_write(&e);
 }
 
@@ -348,7 +234,8 @@ accesslog_write(const struct accesslog_entry *e)
 
 	if (al_fd == -1)
 		return;
-	len = accesslog_format(e, al_format, p, sizeof(line) - 1);
+	len = accesslog_format(e, accesslog_get_format(), p,
+	    sizeof(line) - 1);
 	if (al_cut) {
 		*--p = '\n';	/* end the line a short write cut */
 		len++;

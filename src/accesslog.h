@@ -1,6 +1,7 @@
 /*
  * accesslog.h - one line per finished (or refused) connection, in rinetd's
- * tab-separated format or in the web servers' common log format.
+ * tab-separated format, in the web servers' common log format, or as a
+ * JSON object; or rinetd 0.73's two lines per connection, exactly.
  *
  * Each line is formatted on the stack and written with one write(2) to a
  * descriptor opened with O_APPEND, so the lines of all workers sharing the
@@ -17,8 +18,13 @@ struct rule;
 
 /* Layout of the lines of access_log, documented in ferryd.conf(5). */
 enum access_log_format {
-	ACCESS_LOG_RINETD = 0,	/* rinetd's tab-separated fields */
-	ACCESS_LOG_COMMON	/* web servers' common log format (logcommon) */
+	ACCESS_LOG_RINETD = 0,	/* rinetd's tab-separated fields, ferryd's
+				 * words, one line, the duration at the end */
+	ACCESS_LOG_COMMON,	/* web servers' common log format (logcommon) */
+	ACCESS_LOG_RINETD_EXACT, /* rinetd 0.73's lines, byte for byte: an
+				 * "opened" line, then a "done-..." line */
+	ACCESS_LOG_COMMON_EXACT, /* the same in rinetd's logcommon layout */
+	ACCESS_LOG_JSON		/* one JSON object per line */
 };
 
 /* Fields access_log_fields adds at the end of each line, in its order. */
@@ -37,7 +43,9 @@ enum access_log_field {
  * others are ferryd's, as rinetd has no connect timeout or idle timeout.
  */
 #define ACCESSLOG_DONE			"done"
-#define ACCESSLOG_DENIED		"denied"
+#define ACCESSLOG_DENIED		"denied"	/* a deny pattern */
+#define ACCESSLOG_NOT_ALLOWED		"not-allowed"	/* no allow pattern */
+#define ACCESSLOG_OPENED		"opened"	/* the exact formats' */
 #define ACCESSLOG_CONNECT_FAILED	"connect-failed"
 #define ACCESSLOG_TIMEOUT		"timeout"
 #define ACCESSLOG_IDLE_TIMEOUT		"idle-timeout"
@@ -49,6 +57,13 @@ enum access_log_field {
 #define ACCESSLOG_EVICTED		"evicted"	/* UDP: max_sessions */
 #define ACCESSLOG_PROXY_ERROR		"proxy-error"	/* accept_proxy */
 #define ACCESSLOG_PROXY_TIMEOUT		"proxy-timeout"
+
+/* Which side closed a connection first (rinetd's done-... words). */
+enum accesslog_side {
+	ACCESSLOG_SIDE_UNKNOWN = 0,
+	ACCESSLOG_SIDE_CLIENT,		/* rinetd's "remote" */
+	ACCESSLOG_SIDE_BACKEND		/* rinetd's "local" */
+};
 
 /* One connection, as the relay knows it when the connection ends. */
 struct accesslog_entry {
@@ -65,6 +80,7 @@ struct accesslog_entry {
 	bool			 attempts_field; /* ... as a field of its own */
 	int64_t			 connect_us;	/* accept to connected, or -1 */
 	int64_t			 first_byte_us;	/* then the first byte, or -1 */
+	int			 closed_first;	/* enum accesslog_side */
 };
 
 /*
@@ -91,6 +107,12 @@ void accesslog_close(void);
  */
 void accesslog_set_format(int format, const int *fields, int n);
 
+/* The format set last. */
+int  accesslog_get_format(void);
+
+/* Whether the format set writes an "opened" line at the start. */
+bool accesslog_logs_opened(void);
+
 /* Whether a log is open: callers may skip gathering an entry otherwise. */
 bool accesslog_enabled(void);
 
@@ -112,6 +134,24 @@ void accesslog_session(const struct rule *rule, const struct sockaddr *client,
     const struct sockaddr *backend, unsigned attempts, const char *result,
     uint64_t in, uint64_t out, int64_t start_ms, int64_t end_ms,
     const struct accesslog_times *times);
+
+/*
+ * The same, for a session that knows which side closed first
+ * (enum accesslog_side): the exact formats' done-... words need it.
+ */
+void accesslog_session_end(const struct rule *rule,
+    const struct sockaddr *client, const struct sockaddr *backend,
+    unsigned attempts, const char *result, int closed_first, uint64_t in,
+    uint64_t out, int64_t start_ms, int64_t end_ms,
+    const struct accesslog_times *times);
+
+/*
+ * The exact formats' first line of a connection just accepted (TCP) or
+ * a session just made (UDP; in: its first datagram's bytes); nothing in
+ * the other formats.
+ */
+void accesslog_opened(const struct rule *rule, const struct sockaddr *client,
+    const struct sockaddr *backend, uint64_t in);
 
 /*
  * Format e as a line in format, with its newline, into buf (at most len

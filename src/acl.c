@@ -309,26 +309,37 @@ any_matches(const struct acl_pattern *v, size_t n, struct client *c)
 	return false;
 }
 
-static bool
-level_permits(const struct acl *acl, struct client *c)
+static int
+level_verdict(const struct acl *acl, struct client *c)
 {
 	if (acl == NULL)
-		return true;
+		return ACL_PERMITTED;
 	if (acl->nallow > 0 && !any_matches(acl->allow, acl->nallow, c))
-		return false;
-	return !any_matches(acl->deny, acl->ndeny, c);
+		return ACL_NOT_ALLOWED;
+	return any_matches(acl->deny, acl->ndeny, c) ? ACL_DENIED :
+	    ACL_PERMITTED;
+}
+
+int
+acl_verdict(const struct acl *global, const struct acl *rule,
+    const struct sockaddr *client)
+{
+	struct client	c;
+	int		v;
+
+	if (acl_is_empty(global) && acl_is_empty(rule))
+		return ACL_PERMITTED;
+	client_init(&c, client);
+	if ((v = level_verdict(global, &c)) != ACL_PERMITTED)
+		return v;
+	return level_verdict(rule, &c);
 }
 
 bool
 acl_permits(const struct acl *global, const struct acl *rule,
     const struct sockaddr *client)
 {
-	struct client	c;
-
-	if (acl_is_empty(global) && acl_is_empty(rule))
-		return true;
-	client_init(&c, client);
-	return level_permits(global, &c) && level_permits(rule, &c);
+	return acl_verdict(global, rule, client) == ACL_PERMITTED;
 }
 
 bool

@@ -60,6 +60,17 @@ int  acl_compile(struct acl *acl, enum acl_list list, const char *pattern,
 bool acl_permits(const struct acl *global, const struct acl *rule,
     const struct sockaddr *client);
 
+/* Why acl_permits() says no: rinetd logs the two cases apart. */
+enum acl_verdict {
+	ACL_PERMITTED = 0,
+	ACL_NOT_ALLOWED,	/* a level has allow patterns, none matched */
+	ACL_DENIED		/* a deny pattern matched */
+};
+
+/* acl_permits(), with the reason: enum acl_verdict. */
+int  acl_verdict(const struct acl *global, const struct acl *rule,
+    const struct sockaddr *client);
+
 /* True when acl has no pattern at all: every client is permitted. */
 bool acl_is_empty(const struct acl *acl);
 

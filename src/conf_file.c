@@ -603,22 +603,26 @@ conf_text_read(const char *path, struct conf_text *out, char *err,
 }
 
 int
-conf_text_from_lines(const char *file, const char *text, const int *linemap,
-    size_t nlines, struct conf_text *out)
+conf_text_from_lines(char *const *files, size_t nfiles, const char *text,
+    const int *filemap, const int *linemap, size_t nlines,
+    struct conf_text *out)
 {
-	const char	*name;
-	size_t		 i;
+	size_t	i;
 
 	memset(out, 0, sizeof(*out));
 	out->len = strlen(text);
 	if ((out->text = strdup(text)) == NULL ||
-	    (name = add_file(out, file)) == NULL ||
 	    (out->lines = calloc(nlines + 1, sizeof(*out->lines))) == NULL) {
 		conf_text_free(out);
 		return -1;
 	}
+	for (i = 0; i < nfiles; i++)
+		if (add_file(out, files[i]) == NULL) {
+			conf_text_free(out);
+			return -1;
+		}
 	for (i = 0; i < nlines; i++) {
-		out->lines[i].file = name;
+		out->lines[i].file = out->files[filemap[i]];
 		out->lines[i].line = linemap[i];
 	}
 	out->nlines = out->capl = nlines;

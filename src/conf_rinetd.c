@@ -8,10 +8,13 @@
  * (one allow list per level, all rules in one list), so the file is first
  * gathered into structs and then written out in that order, each setting
  * under the rinetd lines it was made from.  Host names are not resolved
- * here: the loader does that, and reports at the mapped line.
+ * here: the loader does that, and reports at the mapped line.  This file
+ * reads rinetd 0.73's words and the files; rinetd-uv's words (include
+ * among them) are conf_rinetd_uv.c's, the writing conf_rinetd_out.c's.
  */
 #include "ferryd.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,71 +23,8 @@
 #include "acl.h"
 #include "conf_file.h"
 #include "conf_rinetd.h"
+#include "conf_rinetd_int.h"
 #include "conf_rinetd_unix.h"
-
-#define MAX_TOKENS	8	/* a rule with options has 5 */
-#define HOSTPORT_MAX	320	/* "[host]:port" of a rule */
-#define MSG_MAX		512
-
-#define DIGITS		"0123456789"
-#define HEX_DIGITS	DIGITS "abcdefABCDEF"
-#define HOST_CHARS	DIGITS "abcdefghijklmnopqrstuvwxyz" \
-			"ABCDEFGHIJKLMNOPQRSTUVWXYZ.-_"
-
-enum token_kind {
-	TOK_WORD,
-	TOK_QUOTED,	/* "file name", quotes removed */
-	TOK_BRACKET	/* [...], brackets kept: options or an IPv6 address */
-};
-
-struct token {
-	char		*s;
-	enum token_kind	 kind;
-};
-
-struct line {
-	int		 num;
-	const char	*text;		/* as written, trimmed */
-	struct token	 tok[MAX_TOKENS];
-	int		 ntok;
-};
-
-/* The rinetd line a setting was made from; num 0: not given. */
-struct origin {
-	int		 num;
-	const char	*text;
-};
-
-struct pattern {
-	struct origin	 from;
-	const char	*text;
-};
-
-struct patterns {
-	struct pattern	*v;
-	size_t		 n, cap;
-};
-
-/* rinetd's UDP session timeout when a rule gives none, in seconds. */
-#define RINETD_UDP_TIMEOUT	72
-
-struct forward {
-	struct origin	 from;
-	char		 listen[HOSTPORT_MAX];
-	char		 connect[HOSTPORT_MAX];
-	char		 source[HOSTPORT_MAX];	/* "": no src= */
-	char		 mode[8];		/* [mode=0660]; "": none */
-	bool		 listen_v6;
-	bool		 udp;			/* the bind port is /udp */
-	bool		 to_udp;		/* the connect port is /udp */
-	long		 timeout;		/* -1: no timeout= */
-	struct patterns	 allow, deny;
-};
-
-struct setting {
-	struct origin	 from;
-	const char	*value;
-};
 
 /* The directives, in the order of enum directive. */
 enum directive {
@@ -94,8 +34,10 @@ enum directive {
 	D_LOGFILE,
 	D_PIDLOGFILE,
 	D_LOGCOMMON,
+	D_PIDFILE,	/* rinetd-uv's name for pidlogfile */
 	D_FORWARD,
-	D_EMPTY
+	D_EMPTY,
+	D_UV		/* one of rinetd-uv's (conf_rinetd_uv.c) */
 };
 
 static const struct {
@@ -103,46 +45,64 @@ static const struct {
 	int		 ntok;		/* with the name itself */
 } directives[] = {
 	{ "allow", 2 }, { "deny", 2 }, { "logfile", 2 }, { "pidlogfile", 2 },
-	{ "logcommon", 1 }
+	{ "logcommon", 1 }, { "pidfile", 2 }
 };
 
-/* The whole file, gathered. */
-struct rconf {
-	const char	*path;
-	char		*err;
-	size_t		 errlen;
-	char		*lines;		/* copy of the text, split into lines */
-	char		*arena;		/* the tokens, NUL-terminated */
-	size_t		 arena_used;
-	struct setting	 logfile, pidlogfile, logcommon;
-	struct patterns	 allow, deny;	/* before the first rule: global */
-	struct forward	*fwd;
-	size_t		 nfwd, capfwd;
-};
+/* "FILE:LINE: " of place num into buf (the main file's name for 0). */
+static void
+place(const struct rconf *rc, int num, char *buf, size_t len)
+{
+	const char	*file = rc->path;
 
-/* The converted text and its line map, while it is written. */
-struct out {
-	char		*buf;
-	size_t		 len, cap;
-	int		*map;
-	size_t		 nlines, mapcap;
-	bool		 oom;
-};
+	if (rc->nfiles > 0 && (size_t)LOC_FILE(num) < rc->nfiles)
+		file = rc->files[LOC_FILE(num)].path;
+	if (LOC_LINE(num) > 0)
+		snprintf(buf, len, "%s:%d: ", file, LOC_LINE(num));
+	else
+		snprintf(buf, len, "%s: ", file);
+}
+
+static int
+vfail(struct rconf *rc, int num, const char *fmt, va_list ap)
+{
+	char	msg[MSG_MAX], where[MSG_MAX];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	place(rc, num, where, sizeof(where));
+	snprintf(rc->err, rc->errlen, "%s%s", where, msg);
+	return -1;
+}
 
 static int __attribute__((format(printf, 3, 4)))
 fail(struct rconf *rc, int num, const char *fmt, ...)
 {
-	char	msg[MSG_MAX];
+	va_list	ap;
+
+	va_start(ap, fmt);
+	(void)vfail(rc, num, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* A warning at place num: kept for the caller to log or print. */
+void
+rconf_warn(struct rconf *rc, int num, const char *fmt, ...)
+{
+	char	msg[MSG_MAX], where[MSG_MAX], *p;
+	size_t	cap = rc->nwarnings + 1, n;
 	va_list	ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (num > 0)
-		snprintf(rc->err, rc->errlen, "%s:%d: %s", rc->path, num, msg);
-	else
-		snprintf(rc->err, rc->errlen, "%s: %s", rc->path, msg);
-	return -1;
+	place(rc, num, where, sizeof(where));
+	n = strlen(where) + strlen(msg) + 1;
+	/* A warning that finds no memory is dropped, not fatal. */
+	if ((p = realloc(rc->warnings, cap + n)) == NULL)
+		return;
+	snprintf(p + rc->nwarnings, n + 1, "%s%s\n", where, msg);
+	rc->warnings = p;
+	rc->nwarnings += n;
 }
 
 /*
@@ -275,6 +235,8 @@ classify(const struct line *ln)
 		if (ln->tok[0].kind == TOK_WORD &&
 		    strcmp(ln->tok[0].s, directives[i].name) == 0)
 			d = (int)i;
+	if (d == D_UNKNOWN && rinetd_uv_word(ln))
+		d = D_UV;
 	if (ln->ntok >= 4 && (d == D_UNKNOWN || looks_like_port(&ln->tok[1])))
 		return D_FORWARD;
 	/* rinetd-uv's "unix:PATH" takes the place of an address and port. */
@@ -423,6 +385,7 @@ parse_options(struct rconf *rc, const struct line *ln, struct forward *f,
     int i)
 {
 	char	*s = ln->tok[i].s + 1, *opt, *next, *eq, *key, why[MSG_MAX];
+	int	 rv;
 
 	s[strlen(s) - 1] = '\0';		/* the ']' */
 	if (*trim(s) == '\0')
@@ -446,9 +409,12 @@ parse_options(struct rconf *rc, const struct line *ln, struct forward *f,
 			if (rinetd_unix_mode(f->listen, trim(eq + 1), f->mode,
 			    sizeof(f->mode), why, sizeof(why)) == -1)
 				return fail(rc, ln->num, "%s", why);
-		} else
-			return fail(rc, ln->num, "unknown option \"%s\" (rinetd "
-			    "knows timeout and src)", key);
+		} else if ((rv = rinetd_uv_option(rc, ln, f, key,
+		    trim(eq + 1))) != 0)
+			return rv == -1 ? -1 : fail(rc, ln->num, "unknown "
+			    "option \"%s\" (rinetd knows timeout and src, "
+			    "rinetd-uv keepalive, connect-timeout and "
+			    "dns-refresh too)", key);
 	}
 	return 0;
 }
@@ -469,7 +435,7 @@ add_forward(struct rconf *rc, const struct line *ln)
 	memset(f, 0, sizeof(*f));
 	f->from.num = ln->num;
 	f->from.text = ln->text;
-	f->timeout = -1;
+	f->timeout = f->connect_timeout = f->keepalive = -1;
 	if (rule_address(rc, ln, &i, "bind", f->listen, &f->listen_v6,
 	    &f->udp) == -1 || rule_address(rc, ln, &i, "connect", f->connect,
 	    &v6, &f->to_udp) == -1)
@@ -517,21 +483,28 @@ add_pattern(struct rconf *rc, const struct line *ln, enum directive d)
 	return 0;
 }
 
-/* logfile, pidlogfile, logcommon: each at most once. */
+/*
+ * logfile, pidlogfile (or pidfile), logcommon.  A file given again
+ * replaces the one before, as in rinetd and rinetd-uv, with a warning.
+ */
 static int
 set_once(struct rconf *rc, const struct line *ln, enum directive d,
     struct setting *st)
 {
 	const char	*name = directives[d].name, *value;
+	char		 first[MSG_MAX];
 	size_t		 i;
 
 	if (ln->ntok != directives[d].ntok)
 		return d == D_LOGCOMMON ?
 		    fail(rc, ln->num, "logcommon takes no argument") :
 		    fail(rc, ln->num, "%s takes one file name", name);
-	if (st->from.num != 0)
-		return fail(rc, ln->num, "%s is given twice (first at line "
-		    "%d)", name, st->from.num);
+	if (st->from.num != 0 && d != D_LOGCOMMON) {
+		place(rc, st->from.num, first, sizeof(first));
+		first[strlen(first) - 2] = '\0';	/* ": " */
+		rconf_warn(rc, ln->num, "%s given again (first at %s): this "
+		    "one counts, as in rinetd", name, first);
+	}
 	st->from.num = ln->num;
 	st->from.text = ln->text;
 	if (d == D_LOGCOMMON)
@@ -569,205 +542,49 @@ convert_line(struct rconf *rc, int num, char *text)
 	case D_LOGFILE:
 		return set_once(rc, &ln, d, &rc->logfile);
 	case D_PIDLOGFILE:
-		return set_once(rc, &ln, d, &rc->pidlogfile);
+	case D_PIDFILE:
+		return set_once(rc, &ln, d, &rc->pidfile);
 	case D_LOGCOMMON:
 		return set_once(rc, &ln, d, &rc->logcommon);
+	case D_UV:
+		return rinetd_uv_directive(rc, &ln);
 	default:
-		return fail(rc, num, "invalid syntax: \"%s\" is none of allow, "
-		    "deny, logfile, pidlogfile, logcommon, and a forwarding "
-		    "rule has four fields: bindaddress bindport connectaddress "
-		    "connectport [options]", ln.tok[0].s);
+		return fail(rc, num, "invalid syntax: \"%s\" is none of "
+		    "allow, deny, logfile, pidlogfile, logcommon or "
+		    "rinetd-uv's words, and a forwarding rule has four "
+		    "fields: bindaddress bindport connectaddress connectport "
+		    "[options]", ln.tok[0].s);
 	}
 }
 
-/* Append n bytes from rinetd line num; each newline adds to the map. */
-static void
-out_bytes(struct out *o, int num, const char *s, size_t n)
+/* The helpers above, for conf_rinetd_uv.c and conf_rinetd_out.c. */
+int
+rconf_fail(struct rconf *rc, int num, const char *fmt, ...)
 {
-	char	*buf;
-	int	*map;
-	size_t	 i;
-
-	if (o->oom || (buf = grow(o->buf, &o->cap, o->len + n + 1, 1)) ==
-	    NULL) {
-		o->oom = true;
-		return;
-	}
-	o->buf = buf;
-	memcpy(o->buf + o->len, s, n);
-	o->len += n;
-	o->buf[o->len] = '\0';
-	for (i = 0; i < n; i++) {
-		if (s[i] != '\n')
-			continue;
-		if ((map = grow(o->map, &o->mapcap, o->nlines + 1,
-		    sizeof(*map))) == NULL) {
-			o->oom = true;
-			return;
-		}
-		o->map = map;
-		o->map[o->nlines++] = num;
-	}
-}
-
-/* For short, bounded text; long values go through out_quoted(). */
-static void __attribute__((format(printf, 3, 4)))
-out_printf(struct out *o, int num, const char *fmt, ...)
-{
-	char	buf[HOSTPORT_MAX + 64];
 	va_list	ap;
-	int	n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	(void)vfail(rc, num, fmt, ap);
 	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(buf))
-		o->oom = true;		/* cannot happen with our formats */
-	else
-		out_bytes(o, num, buf, n);
+	return -1;
 }
 
-/* s as a libconfig string; control characters were refused before. */
-static void
-out_quoted(struct out *o, int num, const char *s)
+void *
+rconf_grow(void *v, size_t *cap, size_t n, size_t size)
 {
-	size_t	n;
-
-	out_bytes(o, num, "\"", 1);
-	while (*s != '\0') {
-		n = strcspn(s, "\"\\");
-		out_bytes(o, num, s, n);
-		s += n;
-		if (*s != '\0') {
-			out_bytes(o, num, "\\", 1);
-			out_bytes(o, num, s++, 1);
-		}
-	}
-	out_bytes(o, num, "\"", 1);
+	return grow(v, cap, n, size);
 }
 
-/* "# line N: what it said", above what was made from it. */
-static void
-out_origin(struct out *o, const char *indent, const struct origin *from)
+bool
+rconf_all_of(const char *s, const char *set)
 {
-	out_printf(o, from->num, "%s# line %d: ", indent, from->num);
-	out_bytes(o, from->num, from->text, strlen(from->text));
-	out_bytes(o, from->num, "\n", 1);
+	return all_of(s, set);
 }
 
-/* key = [ ... ]; the closing bracket on the last element's line, for
- * libconfig dates an element by the token after it. */
-static void
-out_patterns(struct out *o, const char *indent, const char *key,
-    const struct patterns *list)
+char *
+rconf_trim(char *s)
 {
-	char	inner[16];
-	size_t	i;
-	int	num;
-
-	if (list->n == 0)
-		return;
-	snprintf(inner, sizeof(inner), "%s  ", indent);
-	out_printf(o, list->v[0].from.num, "%s%s = [\n", indent, key);
-	for (i = 0; i < list->n; i++) {
-		num = list->v[i].from.num;
-		out_origin(o, inner, &list->v[i].from);
-		out_printf(o, num, "%s", inner);
-		out_quoted(o, num, list->v[i].text);
-		out_printf(o, num, "%s\n", i + 1 < list->n ? "," : " ];");
-	}
-}
-
-static void
-out_setting(struct out *o, const struct setting *st, const char *key,
-    const char *value)
-{
-	if (st->from.num == 0)
-		return;
-	out_origin(o, "", &st->from);
-	out_printf(o, st->from.num, "%s = ", key);
-	out_quoted(o, st->from.num, value);
-	out_printf(o, st->from.num, ";\n");
-}
-
-static void
-out_forward(struct out *o, const struct forward *f, bool last)
-{
-	int	num = f->from.num;
-
-	out_origin(o, "  ", &f->from);
-	out_printf(o, num, "  {\n    listen = \"%s\";\n", f->listen);
-	out_printf(o, num, "    connect = \"%s\";\n", f->connect);
-	/* rinetd leaves IPV6_V6ONLY at the system's default: dual stack. */
-	if (f->listen_v6)
-		out_printf(o, num, "    ipv6_only = false;\n");
-	/*
-	 * rinetd's timeout is the idle time of a UDP session (72 s unless
-	 * given), also where only one side is UDP; for TCP to TCP ferryd
-	 * takes it as the idle timeout.  Mixed lines go raw, as rinetd
-	 * carries them.
-	 */
-	if (f->udp)
-		out_printf(o, num, "    protocol = \"udp\";\n");
-	if (f->udp != f->to_udp)
-		out_printf(o, num, "    connect_protocol = \"%s\";\n",
-		    f->to_udp ? "udp" : "tcp");
-	if (f->udp || f->to_udp)
-		out_printf(o, num, "    session_timeout = %ld;\n",
-		    f->timeout != -1 ? f->timeout : RINETD_UDP_TIMEOUT);
-	else if (f->timeout != -1)
-		out_printf(o, num, "    idle_timeout = %ld;\n", f->timeout);
-	if (f->source[0] != '\0')
-		out_printf(o, num, "    source = \"%s\";\n", f->source);
-	if (f->mode[0] != '\0')
-		out_printf(o, num, "    mode = \"%s\";\n", f->mode);
-	out_patterns(o, "    ", "allow", &f->allow);
-	out_patterns(o, "    ", "deny", &f->deny);
-	out_printf(o, num, "  }%s\n", last ? "" : ",");
-}
-
-static void
-out_header(struct out *o, const char *path)
-{
-	const char	*p;
-
-	out_printf(o, 0, "# ferryd.conf converted from ");
-	for (p = path; *p != '\0'; p++)
-		out_bytes(o, 0, (unsigned char)*p < ' ' ? "?" : p, 1);
-	out_printf(o, 0, " by ferryd %s.\n#\n", PACKAGE_VERSION);
-	out_printf(o, 0, "# Each setting comes after the rinetd line it was "
-	    "made from.  Check the\n# file with \"ferryd -t -c FILE\"; "
-	    "ferryd.conf(5) describes every setting.\n\n");
-}
-
-static int
-emit(struct rconf *rc, struct rinetd_conv *conv)
-{
-	struct out	o;
-	size_t		i;
-
-	memset(&o, 0, sizeof(o));
-	out_header(&o, rc->path);
-	out_setting(&o, &rc->logfile, "access_log", rc->logfile.value);
-	out_setting(&o, &rc->logcommon, "access_log_format", "common");
-	out_setting(&o, &rc->pidlogfile, "pidfile", rc->pidlogfile.value);
-	if (rc->allow.n + rc->deny.n > 0)
-		out_printf(&o, 0, "\n");
-	out_patterns(&o, "", "allow", &rc->allow);
-	out_patterns(&o, "", "deny", &rc->deny);
-	out_printf(&o, rc->fwd[0].from.num, "\nrules = (\n");
-	for (i = 0; i < rc->nfwd; i++)
-		out_forward(&o, &rc->fwd[i], i + 1 == rc->nfwd);
-	out_printf(&o, rc->fwd[rc->nfwd - 1].from.num, ");\n");
-	if (o.oom) {
-		free(o.buf);
-		free(o.map);
-		return fail(rc, 0, "out of memory");
-	}
-	conv->text = o.buf;
-	conv->linemap = o.map;
-	conv->nlines = o.nlines;
-	return 0;
+	return trim(s);
 }
 
 static void
@@ -782,24 +599,92 @@ rconf_free(struct rconf *rc)
 	free(rc->fwd);
 	free(rc->allow.v);
 	free(rc->deny.v);
-	free(rc->lines);
-	free(rc->arena);
+	for (i = 0; i < rc->nfiles; i++) {
+		free(rc->files[i].path);
+		free(rc->files[i].real);
+		free(rc->files[i].lines);
+		free(rc->files[i].arena);
+	}
+	free(rc->files);
+	free(rc->warnings);
 }
 
-/* Copy text and make room for its tokens. */
+/*
+ * One more file read: text (malloc()ed, now rc's) and room for its
+ * tokens.  Returns its index, or -1 (text freed) with the error set.
+ */
+int
+rconf_add_file(struct rconf *rc, const char *path, const char *real,
+    char *text)
+{
+	struct rfile	*f;
+
+	if (rc->nfiles == RINETD_FILES_MAX) {
+		free(text);
+		return fail(rc, 0, "more than %d files included",
+		    RINETD_FILES_MAX);
+	}
+	if ((f = grow(rc->files, &rc->capfiles, rc->nfiles + 1,
+	    sizeof(*f))) == NULL) {
+		free(text);
+		return fail(rc, 0, "out of memory");
+	}
+	rc->files = f;
+	f = &rc->files[rc->nfiles];
+	memset(f, 0, sizeof(*f));
+	f->lines = text;
+	f->path = strdup(path);
+	f->real = real != NULL ? strdup(real) : NULL;
+	f->arena = malloc(2 * strlen(text) + 2);
+	rc->nfiles++;
+	if (f->path == NULL || f->arena == NULL ||
+	    (real != NULL && f->real == NULL))
+		return fail(rc, 0, "out of memory");
+	return (int)rc->nfiles - 1;
+}
+
+/*
+ * The lines of file (its text in lines, split here in place), each
+ * converted in turn; an include reads its files before the next line.
+ */
+int
+rconf_convert_text(struct rconf *rc, int file, char *lines)
+{
+	char	*p, *next, *arena = rc->arena;
+	size_t	 used = rc->arena_used;
+	int	 num, rv = 0;
+
+	rc->arena = rc->files[file].arena;
+	rc->arena_used = 0;
+	for (num = 1, p = lines; rv == 0 && p != NULL; num++, p = next) {
+		if ((next = strchr(p, '\n')) != NULL)
+			*next++ = '\0';
+		if (num > RINETD_LINES_MAX)
+			rv = fail(rc, LOC(file, 0), "more than %d lines",
+			    RINETD_LINES_MAX);
+		else
+			rv = convert_line(rc, LOC(file, num), p);
+	}
+	rc->arena = arena;
+	rc->arena_used = used;
+	return rv;
+}
+
+/* The main file, path, with text (copied). */
 static int
 rconf_init(struct rconf *rc, const char *path, const char *text, char *err,
     size_t errlen)
 {
+	char	*copy;
+
 	memset(rc, 0, sizeof(*rc));
 	rc->path = path;
 	rc->err = err;
 	rc->errlen = errlen;
-	rc->lines = strdup(text);
-	rc->arena = malloc(2 * strlen(text) + 2);
-	if (rc->lines == NULL || rc->arena == NULL)
+	if ((copy = strdup(text)) == NULL)
 		return fail(rc, 0, "out of memory");
-	return 0;
+	/* Without realpath (detection, a test's text): no loop check. */
+	return rconf_add_file(rc, path, NULL, copy) == -1 ? -1 : 0;
 }
 
 int
@@ -807,21 +692,29 @@ rinetd_convert(const char *path, const char *text, struct rinetd_conv *out,
     char *err, size_t errlen)
 {
 	struct rconf	 rc;
-	char		*p, *next;
-	int		 num, rv;
+	char		*real;
+	int		 rv;
 
 	memset(out, 0, sizeof(*out));
 	rv = rconf_init(&rc, path, text, err, errlen);
-	for (num = 1, p = rc.lines; rv == 0 && p != NULL; num++, p = next) {
-		if ((next = strchr(p, '\n')) != NULL)
-			*next++ = '\0';
-		rv = convert_line(&rc, num, p);
+	if (rv == 0 && rinetd_uv_looks_yaml(text))
+		rv = fail(&rc, 0, "this looks like rinetd-uv's YAML "
+		    "configuration, which ferryd does not read: write it in "
+		    "the rinetd.conf form (rinetd-uv's legacy format), which "
+		    "ferryd --rinetd reads as it is and ferryd --convert "
+		    "turns into ferryd.conf");
+	/* The main file counts as included: no file may include it. */
+	if (rv == 0 && (real = realpath(path, NULL)) != NULL) {
+		rc.files[0].real = real;
 	}
-	if (rv == 0 && rc.nfwd == 0)
-		rv = fail(&rc, 0, "no forwarding rules (lines of the form "
-		    "\"bindaddress bindport connectaddress connectport\")");
 	if (rv == 0)
-		rv = emit(&rc, out);
+		rv = rconf_convert_text(&rc, 0, rc.files[0].lines);
+	if (rv == 0 && rc.nfwd == 0)
+		rv = fail(&rc, 0, "no forwarding rules (lines of the "
+		    "form \"bindaddress bindport connectaddress "
+		    "connectport\")");
+	if (rv == 0)
+		rv = rinetd_emit(&rc, out);
 	rconf_free(&rc);
 	return rv;
 }
@@ -829,8 +722,15 @@ rinetd_convert(const char *path, const char *text, struct rinetd_conv *out,
 void
 rinetd_conv_free(struct rinetd_conv *conv)
 {
+	size_t	i;
+
+	for (i = 0; i < conv->nfiles; i++)
+		free(conv->files[i]);
+	free(conv->files);
 	free(conv->text);
 	free(conv->linemap);
+	free(conv->filemap);
+	free(conv->warnings);
 	memset(conv, 0, sizeof(*conv));
 }
 
@@ -846,9 +746,9 @@ line_is_rinetd(const struct line *ln)
 		    (looks_like_port(&ln->tok[1]) &&
 		    looks_like_port(&ln->tok[3]) && (ln->ntok == 4 ||
 		    (ln->ntok == 5 && ln->tok[4].kind == TOK_BRACKET)));
-	if (d >= D_ALLOW && d <= D_LOGCOMMON)
+	if (d >= D_ALLOW && d <= D_PIDFILE)
 		return ln->ntok == directives[d].ntok;
-	return false;
+	return d == D_UV && ln->ntok == 2;
 }
 
 bool
@@ -863,7 +763,13 @@ rinetd_detect(const char *text)
 		rconf_free(&rc);
 		return false;
 	}
-	for (p = rc.lines; p != NULL; p = next) {
+	if (rinetd_uv_looks_yaml(text)) {
+		/* Said by rinetd_convert(), with the way out. */
+		rconf_free(&rc);
+		return true;
+	}
+	rc.arena = rc.files[0].arena;
+	for (p = rc.files[0].lines; p != NULL; p = next) {
 		if ((next = strchr(p, '\n')) != NULL)
 			*next++ = '\0';
 		ln.num = 1;

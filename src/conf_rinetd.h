@@ -11,9 +11,13 @@
 #include <stddef.h>
 
 struct rinetd_conv {
-	char	*text;		/* libconfig text, NUL-terminated */
-	int	*linemap;	/* linemap[i]: rinetd line of text line i + 1 */
-	size_t	 nlines;	/* lines in text (and entries in linemap) */
+	char	 *text;		/* libconfig text, NUL-terminated */
+	int	 *linemap;	/* linemap[i]: rinetd line of text line i + 1 */
+	int	 *filemap;	/* filemap[i]: ... in files[filemap[i]] */
+	size_t	  nlines;	/* lines in text (and entries in the maps) */
+	char	**files;	/* the rinetd file, then the ones included */
+	size_t	  nfiles;
+	char	 *warnings;	/* "FILE:LINE: ...\n" each, or NULL */
 };
 
 /*
@@ -26,17 +30,21 @@ char *rinetd_read(const char *path, char *err, size_t errlen);
 /*
  * Whether text is clearly a rinetd.conf: its first line that is neither
  * blank nor a comment is a rinetd forwarding rule or allow, deny, logfile,
- * pidlogfile or logcommon, written as rinetd writes them.
+ * pidlogfile, logcommon or one of rinetd-uv's words, written as rinetd
+ * writes them; or rinetd-uv's YAML form, which rinetd_convert() refuses
+ * with the way out.
  */
 bool rinetd_detect(const char *text);
 
 /*
  * Convert text, read from path, into out.  Every line of text is checked
- * for rinetd's syntax, UDP rules are refused, allow and deny patterns are
- * compiled; host names are left for the loader to resolve.  The result
- * carries a header comment and each rinetd line as a comment above the
- * setting made from it (what ferryd --convert prints).  Returns 0, or -1
- * with "PATH:LINE: problem" in err.
+ * for rinetd's and rinetd-uv's syntax, included files are read (globs,
+ * relative to the including file, at most 10 deep, none twice), allow
+ * and deny patterns are compiled; host names are left for the loader to
+ * resolve.  The result carries a header comment and each rinetd line as
+ * a comment above the setting made from it (what ferryd --convert
+ * prints); words kept only with a warning leave it in out->warnings.
+ * Returns 0, or -1 with "FILE:LINE: problem" in err.
  */
 int  rinetd_convert(const char *path, const char *text,
     struct rinetd_conv *out, char *err, size_t errlen);

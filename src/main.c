@@ -49,9 +49,10 @@ usage(FILE *out)
 	    "configuration say.\n"
 	    "\n"
 	    "  -c, --config FILE     configuration file (default %s)\n"
-	    "      --rinetd          FILE is a rinetd.conf (also recognized "
-	    "without\n"
-	    "                        this option when it is not libconfig)\n"
+	    "      --rinetd          FILE is a rinetd.conf, rinetd-uv's words "
+	    "too (also\n"
+	    "                        recognized without this option when it "
+	    "is not libconfig)\n"
 	    "      --convert FILE    print rinetd.conf FILE as a ferryd.conf "
 	    "and exit\n"
 	    "  -f, --foreground      stay in the foreground, log to stderr\n"
@@ -233,6 +234,9 @@ convert(const char *path)
 		free(text);
 		return 1;
 	}
+	/* The warnings are in the text too, as comments. */
+	if (conv.warnings != NULL)
+		fprintf(stderr, "%s", conv.warnings);
 	if (fputs(conv.text, stdout) == EOF || fflush(stdout) == EOF) {
 		fprintf(stderr, "ferryd: cannot write the converted file: "
 		    "%s\n", strerror(errno));

@@ -20,6 +20,7 @@ extern char **environ;
 
 static char   *title;		/* start of the area we may overwrite */
 static size_t  title_size;	/* its size */
+char         **proctitle_environ;
 
 void
 proctitle_init(int argc, char **argv)
@@ -50,7 +51,7 @@ proctitle_init(int argc, char **argv)
 		}
 	}
 	env[n] = NULL;
-	environ = env;
+	environ = proctitle_environ = env;
 	title = argv[0];
 	title_size = end - argv[0];
 #else

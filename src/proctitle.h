@@ -10,4 +10,12 @@ void proctitle_init(int argc, char **argv);
 void proctitle_set(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
 
+/*
+ * The environment's copy proctitle_init() made, held for the process's
+ * life.  glibc's clean-up at exit (__libc_freeres, which valgrind runs)
+ * sets environ to NULL: a copy only environ pointed to would then be
+ * reported as lost.  Not static, so that the compiler keeps the pointer.
+ */
+extern char **proctitle_environ;
+
 #endif

@@ -120,7 +120,7 @@ acceptor_refuse_max(struct tcp_acceptor *acc, int fd,
 /* Not allowed in by allow/deny: close, say so now and then. */
 static void
 acceptor_deny(struct tcp_acceptor *acc, int fd, const struct rule *rule,
-    const struct sockaddr_any *peer)
+    const struct sockaddr_any *peer, int verdict)
 {
 	static struct log_limit	limit;
 	char			client[ADDR_STRLEN];
@@ -128,7 +128,9 @@ acceptor_deny(struct tcp_acceptor *acc, int fd, const struct rule *rule,
 	log_limited_at(&limit, LOG_LEVEL_INFO, "%s: client %s denied by "
 	    "allow/deny rules", rule_log_name(rule), addr_format((const struct
 	    sockaddr *)&peer->ss, client, sizeof(client)));
-	tcp_session_refuse(acc->sessions, fd, rule, peer, ACCESSLOG_DENIED);
+	tcp_session_refuse(acc->sessions, fd, rule, peer,
+	    verdict == ACL_NOT_ALLOWED ? ACCESSLOG_NOT_ALLOWED :
+	    ACCESSLOG_DENIED);
 }
 
 /*
@@ -243,12 +245,13 @@ acceptor_admit(struct tcp_acceptor *acc, int fd, const struct rule *rule,
 {
 	enum client_verdict	verdict = CLIENT_ADMIT;
 	unsigned		seen = 0;
+	int			acl;
 
 	/* Unix clients have no address: allow_uid judged them at accept. */
 	if (rule->listen_addr.ss.ss_family != AF_UNIX &&
-	    !acl_permits(&acc->cfg->acl, &rule->acl,
-	    (const struct sockaddr *)&peer->ss))
-		acceptor_deny(acc, fd, rule, peer);
+	    (acl = acl_verdict(&acc->cfg->acl, &rule->acl,
+	    (const struct sockaddr *)&peer->ss)) != ACL_PERMITTED)
+		acceptor_deny(acc, fd, rule, peer, acl);
 	else if (client_limited(rule) && (verdict = client_limit_check(rule,
 	    peer, event_now(acc->loop), &seen)) != CLIENT_ADMIT)
 		acceptor_refuse_client(acc, fd, rule, peer, verdict, seen);

@@ -43,6 +43,7 @@ struct tcp_session {
 	/* How it ends, once CLOSING: */
 	int8_t			 reset_side;	/* closed with a reset, or -1 */
 	int8_t			 err_side;	/* whose socket failed, or -1 */
+	uint8_t			 closed_first;	/* enum accesslog_side */
 	bool			 shortage;	/* for want of a resource (err) */
 	int			 err;		/* errno of why, or 0 */
 	const char		*result;	/* the access log's word */
@@ -96,12 +97,22 @@ session_end(struct tcp_session *ss, int reset_side, const char *result,
 	ss->err = err;
 }
 
+/* side closed (FIN, reset or a failed connect): the first one counts. */
+static void
+session_note_close(struct tcp_session *ss, int side)
+{
+	if (ss->closed_first == ACCESSLOG_SIDE_UNKNOWN)
+		ss->closed_first = side == TCP_CLIENT ? ACCESSLOG_SIDE_CLIENT :
+		    ACCESSLOG_SIDE_BACKEND;
+}
+
 /* Side failed_side's socket failed with err: pass a reset on. */
 static void
 session_abort(struct tcp_session *ss, int failed_side, int err)
 {
 	session_end(ss, TCP_OTHER(failed_side), ACCESSLOG_RESET, NULL, err);
 	ss->err_side = (int8_t)failed_side;
+	session_note_close(ss, failed_side);
 }
 
 /* Out of descriptors or memory (err) for what: close, tell the accept. */
@@ -131,18 +142,20 @@ session_fail(struct tcp_session *ss, const char *result, const char *why,
 	    sizeof(client)), err != 0 ? strerror(err) : why,
 	    several ? " (every backend that could be tried)" : "");
 	session_end(ss, TCP_CLIENT, result, why, err);
+	session_note_close(ss, TCP_BACKEND);
 }
 
 /* One access_log line for a session that ends with result. */
 static void
 session_log_access(struct tcp_sessions *ts, const struct rule *rule,
     const struct backend *backend, unsigned attempts,
-    const struct sockaddr_any *peer, const char *result, uint64_t in,
-    uint64_t out, int64_t started, const struct accesslog_times *times)
+    const struct sockaddr_any *peer, const char *result, int closed_first,
+    uint64_t in, uint64_t out, int64_t started,
+    const struct accesslog_times *times)
 {
-	accesslog_session(rule, (const struct sockaddr *)&peer->ss,
+	accesslog_session_end(rule, (const struct sockaddr *)&peer->ss,
 	    backend != NULL ? (const struct sockaddr *)&backend->addr.ss :
-	    NULL, attempts, result, in, out, started,
+	    NULL, attempts, result, closed_first, in, out, started,
 	    event_now(ts->env.loop), times);
 }
 
@@ -209,7 +222,7 @@ session_free(struct tcp_session *ss)
 	times.first_byte_us = ss->first_byte_us == TIME_NONE ? -1 :
 	    (int64_t)ss->first_byte_us;
 	session_log_access(ts, ss->rule, ss->connect.backend,
-	    ss->connect.attempts, &ss->peer, ss->result,
+	    ss->connect.attempts, &ss->peer, ss->result, ss->closed_first,
 	    r->dir[TCP_CLIENT].bytes, r->dir[TCP_BACKEND].bytes, ss->started,
 	    &times);
 	session_count_end(ss);
@@ -326,6 +339,12 @@ session_relay(struct tcp_session *ss)
 	struct tcp_relay	*r = &ss->relay;
 	enum tcp_relay_status	 res = tcp_relay_run(&ss->owner->env, r);
 
+	/* rinetd reads the client first: a FIN from both at once is its. */
+	if (r->dir[TCP_CLIENT].eof)
+		session_note_close(ss, TCP_CLIENT);
+	else if (r->dir[TCP_BACKEND].eof)
+		session_note_close(ss, TCP_BACKEND);
+
 	if (ss->first_byte_us == TIME_NONE && r->dir[TCP_BACKEND].bytes > 0 &&
 	    ss->state == TCP_RELAYING)
 		session_first_byte(ss);
@@ -438,7 +457,8 @@ tcp_session_refuse(struct tcp_sessions *ts, int client_fd,
 	int64_t            now = event_now(ts->env.loop);
 
 	close(client_fd);
-	if (strcmp(result, ACCESSLOG_DENIED) == 0)
+	if (strcmp(result, ACCESSLOG_DENIED) == 0 ||
+	    strcmp(result, ACCESSLOG_NOT_ALLOWED) == 0)
 		sr->denied++;
 	else if (strcmp(result, ACCESSLOG_REFUSED_PER_CLIENT) == 0)
 		sr->refused_per_client++;
@@ -448,7 +468,7 @@ tcp_session_refuse(struct tcp_sessions *ts, int client_fd,
 		sr->refused_max++;
 	/* rinetd names the rule's backend on these lines too. */
 	session_log_access(ts, rule, &rule->upstream.backends[0], 0, peer,
-	    result, 0, 0, now, &accesslog_no_times);
+	    result, ACCESSLOG_SIDE_UNKNOWN, 0, 0, now, &accesslog_no_times);
 	log_debug("%s: %s client %s (%llu refused in this slot so far)",
 	    rule_log_name(rule), result,
 	    addr_format((const struct sockaddr *)&peer->ss, client,
@@ -465,6 +485,9 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 	int64_t             now = event_now(ts->env.loop);
 	unsigned char       hdr[PROXY_HEADER_MAX];
 
+	/* rinetd's "opened" line comes before the connect. */
+	accesslog_opened(rule, (const struct sockaddr *)&peer->ss,
+	    (const struct sockaddr *)&rule->upstream.backends[0].addr.ss, 0);
 	if (rule->connect_protocol == RULE_UDP)
 		return tcp_to_udp_start(ts->to_udp, client_fd, rule, peer, hdr,
 		    rule->send_proxy != PROXY_OFF ? client_proxy_header(

@@ -224,13 +224,23 @@ session_allowed(struct udp_sessions *us, const struct udp_from *from)
 {
 	static struct log_limit	limit;
 	char			client[ADDR_STRLEN];
+	int			verdict;
+	int64_t			now = event_now(us->loop);
 
-	if (acl_permits(&us->cfg->acl, &from->rule->acl, from->client))
+	if ((verdict = acl_verdict(&us->cfg->acl, &from->rule->acl,
+	    from->client)) == ACL_PERMITTED)
 		return true;
 	log_limited_at(&limit, LOG_LEVEL_INFO, "%s: client %s denied by "
 	    "allow/deny rules", rule_log_name(from->rule),
 	    addr_format(from->client, client, sizeof(client)));
 	stats_rule(from->rule)->denied++;
+	/* rinetd logs each datagram of a refused client: so do its lines. */
+	if (accesslog_logs_opened())
+		accesslog_session(from->rule, from->client,
+		    (const struct sockaddr *)&from->rule->upstream.backends[0].
+		    addr.ss, 0, verdict == ACL_NOT_ALLOWED ?
+		    ACCESSLOG_NOT_ALLOWED : ACCESSLOG_DENIED, 0, 0, now, now,
+		    &accesslog_no_times);
 	return false;
 }
 
@@ -367,8 +377,12 @@ session_of(struct udp_sessions *us, const struct udp_from *from,
 		    (uint32_t)(from->rule - us->cfg->rules), from, iov, n));
 		return NULL;
 	}
-	if (session_allowed(us, from))
-		s = session_open(us, from, k, h);
+	if (session_allowed(us, from) &&
+	    (s = session_open(us, from, k, h)) != NULL && s->backend != NULL)
+		/* rinetd counts the first datagram on its "opened" line. */
+		accesslog_opened(s->rule, from->client,
+		    (const struct sockaddr *)&s->backend->addr.ss,
+		    n > 0 ? iov[0].iov_len : 0);
 	return s;
 }
 

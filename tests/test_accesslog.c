@@ -52,6 +52,9 @@ make_rules(void)
 	resolve("10.0.0.2:80", &backend4.addr);
 	resolve("[::]:8443", &rule6.listen_addr);
 	resolve("[2001:db8::10]:443", &backend6.addr);
+	/* The exact formats name the hosts as the rule wrote them. */
+	rule6.listen = (char *)"[::]:8443";
+	rule6.connect = (char *)"[2001:db8::10]:443";
 }
 
 /* A finished connection from host through rule. */
@@ -134,6 +137,36 @@ static const struct format_case format_cases[] = {
 	    "192.0.2.7 - - [14/Nov/2023:17:13:20 -0500] \"GET /rinetd-services/"
 	    "0.0.0.0/8080/10.0.0.2/80/refused-max-connections HTTP/1.0\" 200 2 "
 	    "- - - 1 0.000\n" },
+	{ "rinetd-exact: opened, no duration", "UTC", &rule4,
+	    "192.0.2.7:51234", ACCESSLOG_OPENED, 0, 0, 0,
+	    ACCESS_LOG_RINETD_EXACT, "14/Nov/2023:22:13:20 \t192.0.2.7\t"
+	    "0.0.0.0\t8080\t10.0.0.2\t80\t0\t0\topened\n" },
+	{ "rinetd-exact: hosts as written, done by the backend", "UTC",
+	    &rule6, "[2001:db8::99]:40000", ACCESSLOG_DONE, 61001, 4, 5,
+	    ACCESS_LOG_RINETD_EXACT, "14/Nov/2023:22:13:20 \t2001:db8::99\t"
+	    "[::]\t8443\t[2001:db8::10]\t443\t4\t5\tdone-local-closed\n" },
+	{ "rinetd-exact: a mapped client as rinetd prints it; not-allowed "
+	    "is rinetd 0.73's \"denied\"", "UTC", &rule6,
+	    "[::ffff:198.51.100.4]:1", ACCESSLOG_NOT_ALLOWED, 0, 0, 0,
+	    ACCESS_LOG_RINETD_EXACT, "14/Nov/2023:22:13:20 \t"
+	    "::ffff:198.51.100.4\t[::]\t8443\t[2001:db8::10]\t443\t0\t0\t"
+	    "denied\n" },
+	{ "rinetd-exact: denied is rinetd 0.73's \"(null)\"", "UTC", &rule6,
+	    "[2001:db8::99]:1", ACCESSLOG_DENIED, 0, 0, 0,
+	    ACCESS_LOG_RINETD_EXACT, "14/Nov/2023:22:13:20 \t2001:db8::99\t"
+	    "[::]\t8443\t[2001:db8::10]\t443\t0\t0\t(null)\n" },
+	{ "common-exact: two spaces before the zone, no duration", "EST5",
+	    &rule4, "192.0.2.7:1", ACCESSLOG_CONNECT_FAILED, 7, 0, 0,
+	    ACCESS_LOG_COMMON_EXACT, "192.0.2.7 - - [14/Nov/2023:17:13:20  "
+	    "-0500] \"GET /rinetd-services/0.0.0.0/8080/10.0.0.2/80/"
+	    "done-local-closed HTTP/1.0\" 200 0 - - - 0\n" },
+	{ "json: UTC with milliseconds, addresses with ports", "EST5",
+	    &rule6, "[2001:db8::99]:40000", ACCESSLOG_DONE, 2500, 1234, 56789,
+	    ACCESS_LOG_JSON, "{\"time\":\"2023-11-14T22:13:20.000Z\","
+	    "\"rule\":\"[::]:8443\",\"client\":\"2001:db8::99\","
+	    "\"client_port\":40000,\"listen\":\"[::]:8443\",\"backend\":"
+	    "\"[2001:db8::10]:443\",\"bytes_in\":1234,\"bytes_out\":56789,"
+	    "\"duration\":2.500,\"outcome\":\"done\"}\n" },
 };
 
 static void
@@ -152,6 +185,53 @@ test_formats(void)
 		e.bytes_out = fc->out;
 		check_line(&e, fc->format, fc->want, fc->desc);
 	}
+}
+
+/* rinetd's words for who closed first. */
+static void
+test_exact_words(struct accesslog_entry *e)
+{
+	char		line[ACCESSLOG_LINE_MAX];
+
+	e->rule = &rule4;
+	e->date = DATE;
+	e->result = ACCESSLOG_RESET;
+	e->closed_first = ACCESSLOG_SIDE_CLIENT;
+	accesslog_format(e, ACCESS_LOG_RINETD_EXACT, line, sizeof(line));
+	check(strstr(line, "\tdone-remote-closed\n") != NULL,
+	    "a reset by the client first: done-remote-closed");
+	e->result = ACCESSLOG_IDLE_TIMEOUT;
+	accesslog_format(e, ACCESS_LOG_RINETD_EXACT, line, sizeof(line));
+	check(strstr(line, "\tidle-timeout\n") != NULL,
+	    "what rinetd never does keeps ferryd's word");
+	e->closed_first = ACCESSLOG_SIDE_UNKNOWN;
+}
+
+/* Quotes, backslashes and control characters in a JSON string. */
+static void
+test_json_escapes(struct accesslog_entry *e)
+{
+	static const int fields[] = { ACCESS_FIELD_CONNECT_TIME,
+	    ACCESS_FIELD_FIRST_BYTE_TIME, ACCESS_FIELD_RULE };
+	struct rule	r = rule4;
+	char		line[ACCESSLOG_LINE_MAX];
+
+	r.name = (char *)"a\"b\\c";
+	e->rule = &r;
+	e->result = "x\ty\001";
+	e->connect_us = 1500128;
+	e->first_byte_us = -1;
+	e->attempts_field = true;
+	e->attempts = 2;
+	accesslog_set_format(ACCESS_LOG_JSON, fields, 3);
+	accesslog_format(e, ACCESS_LOG_JSON, line, sizeof(line));
+	accesslog_set_format(ACCESS_LOG_RINETD, NULL, 0);
+	check(strstr(line, "\"rule\":\"a\\\"b\\\\c\",") != NULL &&
+	    strstr(line, "\"outcome\":\"x\\u0009y\\u0001\",\"attempts\":2,"
+	    "\"connect_time\":1.500128,\"first_byte_time\":null}\n") != NULL,
+	    "JSON escapes, attempts and access_log_fields: %s", line);
+	e->attempts_field = false;
+	e->rule = &rule4;
 }
 
 static void
@@ -186,6 +266,8 @@ test_corners(void)
 	len = accesslog_format(&e, ACCESS_LOG_RINETD, line, sizeof(line));
 	strftime(buf, sizeof(buf), "/%Y:", gmtime(&now));
 	check(len > 0 && strstr(line, buf) != NULL, "date 0 means now");
+	test_exact_words(&e);
+	test_json_escapes(&e);
 }
 
 /* The whole content of path, or "" if it cannot be read. */

@@ -244,7 +244,8 @@ static const struct bad_case bad_cases[] = {
 	    2, "\"access_log\" must be an absolute path" },
 	{ "bad access_log_format", "\naccess_log_format = \"combined\";\n"
 	    RULES, 2, "\"access_log_format\" must be one of \"rinetd\", "
-	    "\"common\" (got \"combined\")" },
+	    "\"common\", \"rinetd-exact\", \"common-exact\", \"json\" (got "
+	    "\"combined\")" },
 	{ "integer access_log_format", RULES "access_log_format = 1;\n",
 	    2, "must be a string (got an integer)" },
 	{ "access_log in a rule",

@@ -1,0 +1,325 @@
+/*
+ * conf_rinetd_out.c - a rinetd.conf, gathered, written as ferryd.conf:
+ * each setting under the rinetd line it was made from (as a comment),
+ * and a map from each line written back to its file and line, so that
+ * what the loader finds wrong later is reported at the rinetd line.
+ */
+#include "ferryd.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf_rinetd.h"
+#include "conf_rinetd_int.h"
+
+/* The converted text and its line map, while it is written. */
+struct out {
+	char		*buf;
+	size_t		 len, cap;
+	int		*map;		/* LOC() of each line */
+	size_t		 nlines, mapcap;
+	bool		 oom;
+	const struct rconf *rc;
+};
+
+static void out_path(struct out *o, int num, const char *path);
+
+/* Append n bytes from rinetd line num; each newline adds to the map. */
+static void
+out_bytes(struct out *o, int num, const char *s, size_t n)
+{
+	char	*buf;
+	int	*map;
+	size_t	 i;
+
+	if (o->oom || (buf = rconf_grow(o->buf, &o->cap, o->len + n + 1, 1)) ==
+	    NULL) {
+		o->oom = true;
+		return;
+	}
+	o->buf = buf;
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+	o->buf[o->len] = '\0';
+	for (i = 0; i < n; i++) {
+		if (s[i] != '\n')
+			continue;
+		if ((map = rconf_grow(o->map, &o->mapcap, o->nlines + 1,
+		    sizeof(*map))) == NULL) {
+			o->oom = true;
+			return;
+		}
+		o->map = map;
+		o->map[o->nlines++] = num;
+	}
+}
+
+/* For short, bounded text; long values go through out_quoted(). */
+static void __attribute__((format(printf, 3, 4)))
+out_printf(struct out *o, int num, const char *fmt, ...)
+{
+	char	buf[HOSTPORT_MAX + 64];
+	va_list	ap;
+	int	n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		o->oom = true;		/* cannot happen with our formats */
+	else
+		out_bytes(o, num, buf, n);
+}
+
+/* s as a libconfig string; control characters were refused before. */
+static void
+out_quoted(struct out *o, int num, const char *s)
+{
+	size_t	n;
+
+	out_bytes(o, num, "\"", 1);
+	while (*s != '\0') {
+		n = strcspn(s, "\"\\");
+		out_bytes(o, num, s, n);
+		s += n;
+		if (*s != '\0') {
+			out_bytes(o, num, "\\", 1);
+			out_bytes(o, num, s++, 1);
+		}
+	}
+	out_bytes(o, num, "\"", 1);
+}
+
+/*
+ * "# line N: what it said", above what was made from it ("# FILE:N:"
+ * for a line of an included file).
+ */
+static void
+out_origin(struct out *o, const char *indent, const struct origin *from)
+{
+	int	file = LOC_FILE(from->num), line = LOC_LINE(from->num);
+
+	if (file == 0)
+		out_printf(o, from->num, "%s# line %d: ", indent, line);
+	else {
+		out_printf(o, from->num, "%s# ", indent);
+		out_path(o, from->num, o->rc->files[file].path);
+		out_printf(o, from->num, ":%d: ", line);
+	}
+	out_bytes(o, from->num, from->text, strlen(from->text));
+	out_bytes(o, from->num, "\n", 1);
+}
+
+/* key = [ ... ]; the closing bracket on the last element's line, for
+ * libconfig dates an element by the token after it. */
+static void
+out_patterns(struct out *o, const char *indent, const char *key,
+    const struct patterns *list)
+{
+	char	inner[16];
+	size_t	i;
+	int	num;
+
+	if (list->n == 0)
+		return;
+	snprintf(inner, sizeof(inner), "%s  ", indent);
+	out_printf(o, list->v[0].from.num, "%s%s = [\n", indent, key);
+	for (i = 0; i < list->n; i++) {
+		num = list->v[i].from.num;
+		out_origin(o, inner, &list->v[i].from);
+		out_printf(o, num, "%s", inner);
+		out_quoted(o, num, list->v[i].text);
+		out_printf(o, num, "%s\n", i + 1 < list->n ? "," : " ];");
+	}
+}
+
+static void
+out_setting(struct out *o, const struct setting *st, const char *key,
+    const char *value)
+{
+	if (st->from.num == 0)
+		return;
+	out_origin(o, "", &st->from);
+	out_printf(o, st->from.num, "%s = ", key);
+	out_quoted(o, st->from.num, value);
+	out_printf(o, st->from.num, ";\n");
+}
+
+/* The places of the lines split into file and line, and the files. */
+static int
+out_maps(struct out *o, struct rconf *rc, struct rinetd_conv *conv)
+{
+	size_t	i;
+
+	conv->linemap = calloc(o->nlines + 1, sizeof(*conv->linemap));
+	conv->filemap = calloc(o->nlines + 1, sizeof(*conv->filemap));
+	conv->files = calloc(rc->nfiles, sizeof(*conv->files));
+	if (conv->linemap == NULL || conv->filemap == NULL ||
+	    conv->files == NULL)
+		goto fail;
+	for (i = 0; i < o->nlines; i++) {
+		conv->linemap[i] = LOC_LINE(o->map[i]);
+		conv->filemap[i] = LOC_FILE(o->map[i]);
+	}
+	for (i = 0; i < rc->nfiles; i++, conv->nfiles++)
+		if ((conv->files[i] = strdup(rc->files[i].path)) == NULL)
+			goto fail;
+	/* The warnings go with the text, for the caller to say. */
+	conv->warnings = rc->warnings;
+	rc->warnings = NULL;
+	return 0;
+fail:
+	rinetd_conv_free(conv);
+	return -1;
+}
+
+static void
+out_forward(struct out *o, const struct forward *f, bool last)
+{
+	int	num = f->from.num;
+
+	out_origin(o, "  ", &f->from);
+	out_printf(o, num, "  {\n    listen = \"%s\";\n", f->listen);
+	out_printf(o, num, "    connect = \"%s\";\n", f->connect);
+	/* rinetd leaves IPV6_V6ONLY at the system's default: dual stack. */
+	if (f->listen_v6)
+		out_printf(o, num, "    ipv6_only = false;\n");
+	/*
+	 * rinetd's timeout is the idle time of a UDP session (72 s unless
+	 * given), also where only one side is UDP; for TCP to TCP ferryd
+	 * takes it as the idle timeout.  Mixed lines go raw, as rinetd
+	 * carries them.
+	 */
+	if (f->udp)
+		out_printf(o, num, "    protocol = \"udp\";\n");
+	if (f->udp != f->to_udp)
+		out_printf(o, num, "    connect_protocol = \"%s\";\n",
+		    f->to_udp ? "udp" : "tcp");
+	if (f->udp || f->to_udp)
+		out_printf(o, num, "    session_timeout = %ld;\n",
+		    f->timeout != -1 ? f->timeout : RINETD_UDP_TIMEOUT);
+	else if (f->timeout != -1)
+		out_printf(o, num, "    idle_timeout = %ld;\n", f->timeout);
+	if (f->source[0] != '\0')
+		out_printf(o, num, "    source = \"%s\";\n", f->source);
+	if (f->mode[0] != '\0')
+		out_printf(o, num, "    mode = \"%s\";\n", f->mode);
+	/* rinetd-uv's [connect-timeout=N]: 0 is its "none". */
+	if (f->connect_timeout > 0)
+		out_printf(o, num, "    connect_timeout = %ld;\n",
+		    f->connect_timeout);
+	/* [keepalive=on]: the kernel's probes at ferryd's defaults. */
+	if (f->keepalive == 1)
+		out_printf(o, num, "    keepalive = { };\n");
+	out_patterns(o, "    ", "allow", &f->allow);
+	out_patterns(o, "    ", "deny", &f->deny);
+	out_printf(o, num, "  }%s\n", last ? "" : ",");
+}
+
+/* n bytes of text in a comment: control characters made '?'. */
+static void
+out_comment(struct out *o, int num, const char *text, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++)
+		out_bytes(o, num, (unsigned char)text[i] < ' ' ? "?" :
+		    text + i, 1);
+}
+
+/* A file name in a comment. */
+static void
+out_path(struct out *o, int num, const char *path)
+{
+	out_comment(o, num, path, strlen(path));
+}
+
+/* Each warning as a comment line. */
+static void
+out_warnings(struct out *o, const char *warnings)
+{
+	const char	*p, *nl;
+
+	if (warnings == NULL)
+		return;
+	out_printf(o, 0, "# Kept with a warning (not carried over):\n");
+	for (p = warnings; (nl = strchr(p, '\n')) != NULL; p = nl + 1) {
+		out_printf(o, 0, "#   ");
+		/* A file name may hold a newline: not in a comment. */
+		out_comment(o, 0, p, (size_t)(nl - p));
+		out_bytes(o, 0, "\n", 1);
+	}
+	out_printf(o, 0, "\n");
+}
+
+static void
+out_header(struct out *o, const char *path)
+{
+	out_printf(o, 0, "# ferryd.conf converted from ");
+	out_path(o, 0, path);
+	out_printf(o, 0, " by ferryd %s.\n#\n", PACKAGE_VERSION);
+	out_printf(o, 0, "# Each setting comes after the rinetd line it was "
+	    "made from.  Check the\n# file with \"ferryd -t -c FILE\"; "
+	    "ferryd.conf(5) describes every setting.\n\n");
+}
+
+/* rinetd-uv's global words, in ferryd's names (enum uv_setting order). */
+static const char *const uv_keys[UV_SETTINGS] = {
+	"connect_timeout", "resolve_interval", "buffer_size", "backlog"
+};
+
+static void
+out_uv_settings(struct out *o, const struct rconf *rc)
+{
+	int	i;
+
+	for (i = 0; i < UV_SETTINGS; i++) {
+		if (rc->uv[i].from.num == 0)
+			continue;
+		out_origin(o, "", &rc->uv[i].from);
+		out_printf(o, rc->uv[i].from.num, "%s = %s;\n", uv_keys[i],
+		    rc->uv[i].value);
+	}
+}
+
+/* The whole converted text, with its maps back to the rinetd files. */
+int
+rinetd_emit(struct rconf *rc, struct rinetd_conv *conv)
+{
+	struct out	o;
+	size_t		i;
+
+	memset(&o, 0, sizeof(o));
+	o.rc = rc;
+	out_header(&o, rc->path);
+	out_warnings(&o, rc->warnings);
+	out_setting(&o, &rc->logfile, "access_log", rc->logfile.value);
+	/* rinetd's own lines, two per connection, byte for byte. */
+	if (rc->logcommon.from.num != 0)
+		out_setting(&o, &rc->logcommon, "access_log_format",
+		    "common-exact");
+	else if (rc->logfile.from.num != 0)
+		out_printf(&o, rc->logfile.from.num,
+		    "access_log_format = \"rinetd-exact\";\n");
+	out_setting(&o, &rc->pidfile, "pidfile", rc->pidfile.value);
+	out_uv_settings(&o, rc);
+	if (rc->allow.n + rc->deny.n > 0)
+		out_printf(&o, 0, "\n");
+	out_patterns(&o, "", "allow", &rc->allow);
+	out_patterns(&o, "", "deny", &rc->deny);
+	out_printf(&o, rc->fwd[0].from.num, "\nrules = (\n");
+	for (i = 0; i < rc->nfwd; i++)
+		out_forward(&o, &rc->fwd[i], i + 1 == rc->nfwd);
+	out_printf(&o, rc->fwd[rc->nfwd - 1].from.num, ");\n");
+	if (o.oom || out_maps(&o, rc, conv) == -1) {
+		free(o.buf);
+		free(o.map);
+		return rconf_fail(rc, 0, "out of memory");
+	}
+	conv->text = o.buf;
+	conv->nlines = o.nlines;
+	free(o.map);
+	return 0;
+}
