@@ -261,12 +261,19 @@ dir_flush(const struct tcp_relay_env *env, struct tcp_relay *r, int s)
 		 * Everything read is written: pass the FIN on, an orderly one
 		 * (until now a close would reset: the socket was abandoned).
 		 * The last FIN of the two is sent by close(2): both sockets
-		 * were read to their end, so closing them sends no reset.
+		 * were read to their end, so closing them sends no reset, once
+		 * the abort on close is off.  The first FIN is shutdown(2)'s,
+		 * which the abort on close does not touch; the relay closes
+		 * that socket only after reading its end too, when the kernel
+		 * has moved it to TIME-WAIT and a close(2) sends nothing, so
+		 * it keeps its abort on close (a system call per connection
+		 * saved, and a worker killed in between still resets it).
 		 */
-		sock_abort_on_close(to, false);
 		d->shut = true;
-		if (r->dir[TCP_OTHER(s)].shut)
+		if (r->dir[TCP_OTHER(s)].shut) {
+			sock_abort_on_close(to, false);
 			return STEP_ENDED;
+		}
 		if (shutdown(to, SHUT_WR) == -1 && errno != ENOTCONN)
 			return relay_fail(r, TCP_OTHER(s), errno);
 	}
