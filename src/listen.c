@@ -81,7 +81,38 @@ shared_dup(int fd, const struct rule *r, char *err, size_t errlen)
 	return dup_fd;
 }
 
-/* A kept socket: listen() again updates its backlog, if it changed. */
+/*
+ * tcp_fastopen and defer_accept on a TCP listener: set when asked for
+ * (kept: always, so that a reload that drops them turns them off).
+ * Accepted connections need nothing more: the listener does the work.
+ */
+static int
+listen_tcp_options(int fd, const struct rule *rule, bool kept, char *err,
+    size_t errlen)
+{
+	if (rule->protocol != RULE_TCP)
+		return 0;
+	if ((kept || rule->tcp_fastopen > 0) &&
+	    sock_fastopen(fd, rule->tcp_fastopen) == -1 &&
+	    (rule->tcp_fastopen > 0 || errno != ENOPROTOOPT)) {
+		snprintf(err, errlen, "cannot set tcp_fastopen = %d on %s: %s",
+		    rule->tcp_fastopen, rule->listen, strerror(errno));
+		return -1;
+	}
+	if ((kept || rule->defer_accept > 0) &&
+	    sock_defer_accept(fd, rule->defer_accept) == -1 &&
+	    (rule->defer_accept > 0 || errno != ENOPROTOOPT)) {
+		snprintf(err, errlen, "cannot set defer_accept = %d on %s: %s",
+		    rule->defer_accept, rule->listen, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A kept socket: listen() again updates its backlog, if it changed, and
+ * the listener's TCP options.
+ */
 static int
 keep_backlog(int fd, const struct conf *cfg, const struct rule *rule,
     char *err, size_t errlen)
@@ -91,7 +122,7 @@ keep_backlog(int fd, const struct conf *cfg, const struct rule *rule,
 		    rule->listen, cfg->backlog, strerror(errno));
 		return -1;
 	}
-	return 0;
+	return listen_tcp_options(fd, rule, true, err, errlen);
 }
 
 /*
@@ -125,6 +156,9 @@ rule_open_per_slot(struct listen_set *ls, const struct conf *cfg, size_t r,
 		if (LISTEN_FD(ls, r, s) == -1)
 			return -1;
 		listen_buffers(LISTEN_FD(ls, r, s), rule);
+		if (listen_tcp_options(LISTEN_FD(ls, r, s), rule, false, err,
+		    errlen) == -1)
+			return -1;
 	}
 	return 0;
 }
@@ -151,6 +185,8 @@ rule_open_shared(struct listen_set *ls, const struct conf *cfg, size_t r,
 		if ((LISTEN_FD(ls, r, 0) = sock) == -1)
 			return -1;
 		listen_buffers(sock, rule);
+		if (listen_tcp_options(sock, rule, false, err, errlen) == -1)
+			return -1;
 	}
 	for (s = 1; s < ls->nslots; s++)
 		if ((LISTEN_FD(ls, r, s) = shared_dup(sock, rule, err,

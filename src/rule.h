@@ -99,6 +99,9 @@ struct rule {
 	int                 proxy_timeout;   /* ms, for that header */
 	struct acl          accept_proxy_from; /* who may send one; empty: all */
 	bool                transparent;     /* backends see the client's address */
+	int                 tcp_fastopen;    /* TFO queue on the listener, 0: off */
+	bool                tcp_fastopen_connect; /* TFO towards backends */
+	int                 defer_accept;    /* TCP_DEFER_ACCEPT s, 0: off */
 	struct acl          acl;             /* this rule's allow and deny */
 	char               *file;            /* file the rule is in */
 	int                 line;            /* line of the rule in the file */

@@ -311,6 +311,50 @@ sock_keepalive(int fd, const struct keepalive *ka)
 	(void)cnt;
 }
 
+int
+sock_fastopen(int fd, int qlen)
+{
+#ifdef TCP_FASTOPEN
+	return setsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN, &qlen, sizeof(qlen));
+#else
+	(void)fd;
+	(void)qlen;
+	errno = ENOPROTOOPT;
+	return -1;
+#endif
+}
+
+int
+sock_defer_accept(int fd, int seconds)
+{
+#ifdef TCP_DEFER_ACCEPT
+	return setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &seconds,
+	    sizeof(seconds));
+#else
+	(void)fd;
+	(void)seconds;
+	errno = ENOPROTOOPT;
+	return -1;
+#endif
+}
+
+void
+sock_fastopen_connect(int fd)
+{
+#ifdef TCP_FASTOPEN_CONNECT
+	int on = 1;
+
+	/*
+	 * Failing (a kernel before 4.11) costs only the round trip it
+	 * would have saved: the connect is an ordinary one.
+	 */
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN_CONNECT, &on,
+	    sizeof(on));
+#else
+	(void)fd;
+#endif
+}
+
 void
 sock_abort_on_close(int fd, bool on)
 {
