@@ -76,6 +76,8 @@ static const struct conf_key rule_keys[] = {
 	    offsetof(struct rule, tcp_fastopen_connect) },
 	{ "defer_accept", conf_parse_int, 0, DEFER_ACCEPT_MAX,
 	    offsetof(struct rule, defer_accept) },
+	{ "rate_limit", conf_parse_int, 0, INT_MAX,
+	    offsetof(struct rule, rate_limit) },
 };
 
 const struct conf_keys conf_rule_keys = {
@@ -174,6 +176,7 @@ rule_protocol_keys(struct conf_loader *ld, const config_setting_t *rule,
 		{ "tcp_fastopen", KIND_TCP | KIND_TCP_UDP },
 		{ "defer_accept", KIND_TCP | KIND_TCP_UDP },
 		{ "tcp_fastopen_connect", KIND_TCP },
+		{ "rate_limit", KIND_TCP },
 	};
 	const config_setting_t	*m;
 	int			 kind = rule_kind(r);
@@ -223,7 +226,8 @@ rule_proxy_keys(struct conf_loader *ld, const config_setting_t *rule,
 }
 
 /*
- * tcp_fastopen, tcp_fastopen_connect and defer_accept are Linux's socket
+ * tcp_fastopen, tcp_fastopen_connect, defer_accept and rate_limit are
+ * Linux's socket
  * options: refused where the system has none, rather than ignored.
  */
 static int
@@ -247,6 +251,11 @@ rule_tcp_options(struct conf_loader *ld, const config_setting_t *rule)
 		{ "defer_accept", true },
 #else
 		{ "defer_accept", false },
+#endif
+#ifdef SO_MAX_PACING_RATE
+		{ "rate_limit", true },
+#else
+		{ "rate_limit", false },
 #endif
 	};
 	const config_setting_t	*m;

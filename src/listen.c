@@ -82,9 +82,10 @@ shared_dup(int fd, const struct rule *r, char *err, size_t errlen)
 }
 
 /*
- * tcp_fastopen and defer_accept on a TCP listener: set when asked for
- * (kept: always, so that a reload that drops them turns them off).
- * Accepted connections need nothing more: the listener does the work.
+ * tcp_fastopen, defer_accept and rate_limit on a TCP listener: set when
+ * asked for (kept: always, so that a reload that drops them turns them
+ * off).  Accepted connections need nothing more: the listener does the
+ * work, or they inherit it (the pacing rate).
  */
 static int
 listen_tcp_options(int fd, const struct rule *rule, bool kept, char *err,
@@ -104,6 +105,14 @@ listen_tcp_options(int fd, const struct rule *rule, bool kept, char *err,
 	    (rule->defer_accept > 0 || errno != ENOPROTOOPT)) {
 		snprintf(err, errlen, "cannot set defer_accept = %d on %s: %s",
 		    rule->defer_accept, rule->listen, strerror(errno));
+		return -1;
+	}
+	/* rate_limit towards the clients: they inherit the listener's. */
+	if ((kept || rule->rate_limit > 0) &&
+	    sock_pacing_rate(fd, rule->rate_limit) == -1 &&
+	    (rule->rate_limit > 0 || errno != ENOPROTOOPT)) {
+		snprintf(err, errlen, "cannot set rate_limit = %d on %s: %s",
+		    rule->rate_limit, rule->listen, strerror(errno));
 		return -1;
 	}
 	return 0;

@@ -102,6 +102,8 @@ struct rule {
 	int                 tcp_fastopen;    /* TFO queue on the listener, 0: off */
 	bool                tcp_fastopen_connect; /* TFO towards backends */
 	int                 defer_accept;    /* TCP_DEFER_ACCEPT s, 0: off */
+	int                 rate_limit;      /* bytes/s each way per
+					      * connection, 0: none */
 	struct acl          acl;             /* this rule's allow and deny */
 	char               *file;            /* file the rule is in */
 	int                 line;            /* line of the rule in the file */

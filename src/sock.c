@@ -338,6 +338,22 @@ sock_defer_accept(int fd, int seconds)
 #endif
 }
 
+int
+sock_pacing_rate(int fd, int rate)
+{
+#ifdef SO_MAX_PACING_RATE
+	/* ~0U is the kernel's "unlimited", and does not turn pacing on. */
+	unsigned v = rate > 0 ? (unsigned)rate : ~0U;
+
+	return setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &v, sizeof(v));
+#else
+	(void)fd;
+	(void)rate;
+	errno = ENOPROTOOPT;
+	return -1;
+#endif
+}
+
 void
 sock_fastopen_connect(int fd)
 {

@@ -130,6 +130,12 @@ int  sock_defer_accept(int fd, int seconds);
  * the first bytes written.  Nothing where the system cannot.
  */
 void sock_fastopen_connect(int fd);
+/*
+ * At most rate bytes a second sent on fd (SO_MAX_PACING_RATE: the kernel
+ * paces the segments; 0: no limit).  A listener's accepted connections
+ * inherit it.  -1 with errno (ENOPROTOOPT where the system cannot).
+ */
+int  sock_pacing_rate(int fd, int rate);
 /* The pending error of fd (SO_ERROR, which clears it), or 0. */
 int  sock_error(int fd);
 /*

@@ -136,6 +136,8 @@ backend_connect(const struct rule *rule, const struct backend *b,
 		sock_keepalive(fd, &rule->keepalive);
 	if (rule->tcp_fastopen_connect)
 		sock_fastopen_connect(fd);
+	if (rule->rate_limit > 0)
+		(void)sock_pacing_rate(fd, rule->rate_limit);
 	if ((b->has_source && sock_bind_source(fd, &b->source) == -1) ||
 	    (connect(fd, (const struct sockaddr *)&to->ss, to->len) == -1 &&
 	    errno != EINPROGRESS)) {

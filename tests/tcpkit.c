@@ -150,7 +150,8 @@ usage(void)
 "  sockets PID\n"
 "      one line per TCP socket PID holds (pidfd_getfd: root): \"listen\n"
 "      port=P fastopen=QLEN defer_accept=SECONDS\" or \"conn local=P\n"
-"      peer=P fastopen_connect=0|1\"; exit 3 where the system cannot\n"
+"      peer=P fastopen_connect=0|1 pacing=BYTES/S\"; exit 3 where the\n"
+"      system cannot\n"
 "  proxyhello HOST PORT HEADER [--payload TEXT] [--bytewise] [--urgent]\n"
 "         [--expect echo|close]\n"
 "      send HEADER (escapes \\r \\n \\0 \\xHH) and the payload in one\n"
@@ -2652,7 +2653,7 @@ cmd_sockets(int argc, char **argv)
 {
 #if defined(SYS_pidfd_open) && defined(SYS_pidfd_getfd) && \
     defined(TCP_FASTOPEN) && defined(TCP_DEFER_ACCEPT) && \
-    defined(TCP_FASTOPEN_CONNECT)
+    defined(TCP_FASTOPEN_CONNECT) && defined(SO_MAX_PACING_RATE)
 	char		 dir[64];
 	int		 pidfd, fd, v, type, proto, listening;
 	long		 n;
@@ -2703,6 +2704,10 @@ cmd_sockets(int argc, char **argv)
 			if (getsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN_CONNECT,
 			    &v, &len) == 0)
 				printf(" fastopen_connect=%d", v);
+			len = sizeof(v);
+			if (getsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &v,
+			    &len) == 0)
+				printf(" pacing=%u", (unsigned)v);
 		}
 		printf("\n");
 		close(fd);
