@@ -156,9 +156,10 @@ backend_connect(const struct rule *rule, const struct backend *b,
 
 enum tcp_connect_result
 tcp_connect_next(struct tcp_connect *tc, const struct rule *rule,
-    int64_t now, int64_t deadline, int *fd, int *err)
+    int64_t now_us, int64_t deadline, int *fd, int *err)
 {
 	const struct backend	*b;
+	int64_t			 now = now_us / 1000;
 	bool			 trial, ours, none_left;
 
 	if (tc->backend != NULL && *err != 0)
@@ -182,7 +183,7 @@ tcp_connect_next(struct tcp_connect *tc, const struct rule *rule,
 		balance_acquire(b);
 		tc->held = true;
 		stats_backend(b)->attempts++;
-		tc->attempt_us = stats_now_us();
+		tc->attempt_us = now_us;
 		if ((*fd = backend_connect(rule, b, tc->client, &ours)) != -1)
 			return TCP_CONNECT_PENDING;
 		/*
@@ -221,19 +222,18 @@ tcp_connect_attempt_end(const struct rule *rule, int64_t now,
 	return now + share < deadline ? now + share : deadline;
 }
 
-int64_t
-tcp_connect_succeeded(struct tcp_connect *tc, const struct rule *rule)
+void
+tcp_connect_succeeded(struct tcp_connect *tc, const struct rule *rule,
+    int64_t now_us)
 {
 	struct stats_backend	*st = stats_backend(tc->backend);
-	int64_t			 now = stats_now_us();
 
 	health_succeeded(rule, tc->backend, tc->trial);
 	tc->trial = false;
 	tc->connected = true;
 	st->opened++;
 	st->active++;
-	hist_add(&st->connect, (uint64_t)(now - tc->attempt_us));
-	return now;
+	hist_add(&st->connect, (uint64_t)(now_us - tc->attempt_us));
 }
 
 int

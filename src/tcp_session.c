@@ -50,7 +50,7 @@ struct tcp_session {
 	struct tcp_connect	 connect;
 	struct tcp_relay	 relay;
 	int64_t			 started;
-	int64_t			 accepted_us;	/* stats_now_us() */
+	int64_t			 accepted_us;	/* event_now_us() */
 	/* From then to connected, then to the first byte: us, or TIME_NONE. */
 	uint32_t		 connect_us, first_byte_us;
 	struct event_timer	 timer;		/* connect, then idle timeout */
@@ -153,7 +153,8 @@ session_count_end(const struct tcp_session *ss)
 	const struct tcp_relay	*r = &ss->relay;
 	struct stats_rule	*sr = stats_rule(ss->rule);
 	struct stats_backend	*sb;
-	uint64_t		 us = (uint64_t)(stats_now_us() - ss->accepted_us);
+	uint64_t		 us = (uint64_t)(event_now_us(ss->owner->env.loop) -
+	    ss->accepted_us);
 
 	sr->closed++;
 	sr->active--;
@@ -172,8 +173,8 @@ session_count_end(const struct tcp_session *ss)
 static void
 session_first_byte(struct tcp_session *ss)
 {
-	uint64_t us = (uint64_t)(stats_now_us() - ss->accepted_us) -
-	    ss->connect_us;
+	uint64_t us = (uint64_t)(event_now_us(ss->owner->env.loop) -
+	    ss->accepted_us) - ss->connect_us;
 
 	ss->first_byte_us = time_kept(us);
 	hist_add(&stats_rule(ss->rule)->first_byte, us);
@@ -260,8 +261,8 @@ session_connect(struct tcp_session *ss, int err)
 	static char          why[64];
 	int                  fd;
 
-	switch (tcp_connect_next(&ss->connect, ss->rule, now, deadline, &fd,
-	    &err)) {
+	switch (tcp_connect_next(&ss->connect, ss->rule,
+	    event_now_us(ts->env.loop), deadline, &fd, &err)) {
 	case TCP_CONNECT_PENDING:
 		tcp_relay_attach_backend(&ss->relay, fd);
 		if (event_set(ts->env.loop, fd, EV_EDGE | EV_READ | EV_WRITE,
@@ -307,7 +308,8 @@ session_connect_done(struct tcp_session *ss, int events)
 		return;
 	}
 	ss->state = TCP_RELAYING;
-	now_us = tcp_connect_succeeded(&ss->connect, ss->rule);
+	now_us = event_now_us(ts->env.loop);
+	tcp_connect_succeeded(&ss->connect, ss->rule, now_us);
 	ss->connect_us = time_kept((uint64_t)(now_us - ss->accepted_us));
 	hist_add(&stats_rule(ss->rule)->connect, ss->connect_us);
 	tcp_relay_connected(r, now);
@@ -491,7 +493,7 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 	ts->count++;
 	stats_rule(rule)->accepted++;
 	stats_rule(rule)->active++;
-	ss->accepted_us = stats_now_us();
+	ss->accepted_us = event_now_us(ts->env.loop);
 	ss->connect_us = ss->first_byte_us = TIME_NONE;
 #ifndef __linux__
 	/* Linux copies these from the listening socket; others may not. */
