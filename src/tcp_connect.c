@@ -112,7 +112,7 @@ backend_bind_client(int fd, const struct rule *rule, const struct backend *b,
  */
 static int
 backend_connect(const struct rule *rule, const struct backend *b,
-    const struct sockaddr *client, bool *ours)
+    const struct sockaddr *client, bool nodelay, bool *ours)
 {
 	const struct sockaddr_any *to = &b->addr;
 	int                        fd, err;
@@ -128,7 +128,8 @@ backend_connect(const struct rule *rule, const struct backend *b,
 		*ours = true;
 		return -1;
 	}
-	sock_nodelay(fd);
+	if (nodelay)
+		sock_nodelay(fd);
 	/* Reset, not FIN, if this side is abandoned (see tcp_relay.c). */
 	sock_abort_on_close(fd, true);
 	sock_buffers(fd, rule->sndbuf, rule->rcvbuf);
@@ -184,7 +185,8 @@ tcp_connect_next(struct tcp_connect *tc, const struct rule *rule,
 		tc->held = true;
 		stats_backend(b)->attempts++;
 		tc->attempt_us = now_us;
-		if ((*fd = backend_connect(rule, b, tc->client, &ours)) != -1)
+		if ((*fd = backend_connect(rule, b, tc->client, !tc->nagle_on,
+		    &ours)) != -1)
 			return TCP_CONNECT_PENDING;
 		/*
 		 * Out of descriptors: the caller must know, and the backend

@@ -27,6 +27,8 @@ struct tcp_connect {
 	bool			 trial;		/* of a backend that was down */
 	bool			 held;		/* counted open (balance.h) */
 	bool			 connected;	/* counted open (stats.h) */
+	bool			 nagle_on;	/* leave TCP_NODELAY to the
+						 * caller (tcp_relay.c) */
 };
 
 enum tcp_connect_result {

@@ -264,7 +264,7 @@ session_connect(struct tcp_session *ss, int err)
 	switch (tcp_connect_next(&ss->connect, ss->rule,
 	    event_now_us(ts->env.loop), deadline, &fd, &err)) {
 	case TCP_CONNECT_PENDING:
-		tcp_relay_attach_backend(&ss->relay, fd);
+		tcp_relay_attach_backend(&ss->relay, fd, true);
 		if (event_set(ts->env.loop, fd, EV_EDGE | EV_READ | EV_WRITE,
 		    session_io, ss) == -1) {
 			log_err("cannot watch backend socket: %s",
@@ -486,6 +486,7 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 	ss->client_hold = client_limit_hold(rule, peer, now);
 	ss->started = now;
 	tcp_connect_init(&ss->connect, (const struct sockaddr *)&ss->peer.ss);
+	ss->connect.nagle_on = true;	/* the relay sets TCP_NODELAY */
 	tcp_relay_init(&ss->relay, client_fd, rule->buffer_size, rule->splice,
 	    now);
 	event_timer_init(&ss->timer, session_on_timer, ss);

@@ -150,8 +150,8 @@ usage(void)
 "  sockets PID\n"
 "      one line per TCP socket PID holds (pidfd_getfd: root): \"listen\n"
 "      port=P fastopen=QLEN defer_accept=SECONDS\" or \"conn local=P\n"
-"      peer=P fastopen_connect=0|1 pacing=BYTES/S\"; exit 3 where the\n"
-"      system cannot\n"
+"      peer=P nodelay=0|1 fastopen_connect=0|1 pacing=BYTES/S\"; exit 3\n"
+"      where the system cannot\n"
 "  proxyhello HOST PORT HEADER [--payload TEXT] [--bytewise] [--urgent]\n"
 "         [--expect echo|close]\n"
 "      send HEADER (escapes \\r \\n \\0 \\xHH) and the payload in one\n"
@@ -2700,6 +2700,10 @@ cmd_sockets(int argc, char **argv)
 		} else {
 			printf("conn local=%u peer=%u", sa_port(fd, 0),
 			    sa_port(fd, 1));
+			len = sizeof(v);
+			if (getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &v,
+			    &len) == 0)
+				printf(" nodelay=%d", v != 0);
 			len = sizeof(v);
 			if (getsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN_CONNECT,
 			    &v, &len) == 0)
