@@ -426,25 +426,49 @@ cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* A connected TCP socket to sin, or die. */
+static int
+connect_to(const struct sockaddr_in *sin)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd == -1)
+		die("socket");
+	if (connect(fd, (const struct sockaddr *)sin, sizeof(*sin)) == -1)
+		die("connect");
+	return fd;
+}
+
+/* Send size bytes of buf on fd and read as many back, or die. */
+static void
+echo_once(int fd, char *buf, size_t size)
+{
+	size_t got;
+	ssize_t r;
+
+	if (write(fd, buf, size) != (ssize_t)size)
+		die("write");
+	for (got = 0; got < size; got += (size_t)r) {
+		r = read(fd, buf, size - got);
+		if (r <= 0)
+			die("read");
+	}
+}
+
 static int
 cmd_pingpong(const char *addr, const char *port, double secs, size_t size)
 {
 	struct sockaddr_in sin;
-	size_t cap = 1 << 20, count = 0, got;
+	size_t cap = 1 << 20, count = 0;
 	double *rtt, end, t0;
 	char buf[65536];
-	ssize_t r;
 	int fd;
 
 	if (size == 0 || size > sizeof(buf))
 		size = 64;
 	memset(buf, 'p', sizeof(buf));
 	make_addr(&sin, addr, port);
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd == -1)
-		die("socket");
-	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1)
-		die("connect");
+	fd = connect_to(&sin);
 	nodelay(fd);
 	rtt = malloc(cap * sizeof(*rtt));
 	if (rtt == NULL)
@@ -452,13 +476,7 @@ cmd_pingpong(const char *addr, const char *port, double secs, size_t size)
 	end = now() + secs;
 	while (now() < end) {
 		t0 = now();
-		if (write(fd, buf, size) != (ssize_t)size)
-			die("write");
-		for (got = 0; got < size; got += (size_t)r) {
-			r = read(fd, buf, size - got);
-			if (r <= 0)
-				die("read");
-		}
+		echo_once(fd, buf, size);
 		if (count < cap)
 			rtt[count++] = (now() - t0) * 1e6;
 	}
@@ -479,8 +497,6 @@ cmd_short(const char *addr, const char *port, long count, size_t size)
 {
 	struct sockaddr_in sin;
 	char buf[65536];
-	size_t got;
-	ssize_t r;
 	long i;
 	int fd;
 
@@ -489,18 +505,8 @@ cmd_short(const char *addr, const char *port, long count, size_t size)
 	memset(buf, 's', sizeof(buf));
 	make_addr(&sin, addr, port);
 	for (i = 0; i < count; i++) {
-		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd == -1)
-			die("socket");
-		if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1)
-			die("connect");
-		if (write(fd, buf, size) != (ssize_t)size)
-			die("write");
-		for (got = 0; got < size; got += (size_t)r) {
-			r = read(fd, buf, size - got);
-			if (r <= 0)
-				die("read");
-		}
+		fd = connect_to(&sin);
+		echo_once(fd, buf, size);
 		close(fd);
 	}
 	printf("count %ld\n", count);

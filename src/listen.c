@@ -91,29 +91,34 @@ static int
 listen_tcp_options(int fd, const struct rule *rule, bool kept, char *err,
     size_t errlen)
 {
+	static const struct {
+		const char	*name;
+		size_t		 off;		/* an int of struct rule */
+		int		(*set)(int, int);
+	} opts[] = {
+		{ "tcp_fastopen", offsetof(struct rule, tcp_fastopen),
+		    sock_fastopen },
+		{ "defer_accept", offsetof(struct rule, defer_accept),
+		    sock_defer_accept },
+		/* Towards the clients: they inherit the listener's. */
+		{ "rate_limit", offsetof(struct rule, rate_limit),
+		    sock_pacing_rate },
+	};
+	size_t	i;
+	int	v;
+
 	if (rule->protocol != RULE_TCP)
 		return 0;
-	if ((kept || rule->tcp_fastopen > 0) &&
-	    sock_fastopen(fd, rule->tcp_fastopen) == -1 &&
-	    (rule->tcp_fastopen > 0 || errno != ENOPROTOOPT)) {
-		snprintf(err, errlen, "cannot set tcp_fastopen = %d on %s: %s",
-		    rule->tcp_fastopen, rule->listen, strerror(errno));
-		return -1;
-	}
-	if ((kept || rule->defer_accept > 0) &&
-	    sock_defer_accept(fd, rule->defer_accept) == -1 &&
-	    (rule->defer_accept > 0 || errno != ENOPROTOOPT)) {
-		snprintf(err, errlen, "cannot set defer_accept = %d on %s: %s",
-		    rule->defer_accept, rule->listen, strerror(errno));
-		return -1;
-	}
-	/* rate_limit towards the clients: they inherit the listener's. */
-	if ((kept || rule->rate_limit > 0) &&
-	    sock_pacing_rate(fd, rule->rate_limit) == -1 &&
-	    (rule->rate_limit > 0 || errno != ENOPROTOOPT)) {
-		snprintf(err, errlen, "cannot set rate_limit = %d on %s: %s",
-		    rule->rate_limit, rule->listen, strerror(errno));
-		return -1;
+	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		v = *(const int *)(const void *)((const char *)rule +
+		    opts[i].off);
+		/* Off where the system has none is off already. */
+		if ((kept || v > 0) && opts[i].set(fd, v) == -1 &&
+		    (v > 0 || errno != ENOPROTOOPT)) {
+			snprintf(err, errlen, "cannot set %s = %d on %s: %s",
+			    opts[i].name, v, rule->listen, strerror(errno));
+			return -1;
+		}
 	}
 	return 0;
 }

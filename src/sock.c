@@ -311,47 +311,48 @@ sock_keepalive(int fd, const struct keepalive *ka)
 	(void)cnt;
 }
 
+/*
+ * An int option of level and name (-1: the system has none) on fd; -1
+ * with errno, ENOPROTOOPT where missing.
+ */
+static int
+sock_int_option(int fd, int level, int name, int v)
+{
+	if (name == -1) {
+		errno = ENOPROTOOPT;
+		return -1;
+	}
+	return setsockopt(fd, level, name, &v, sizeof(v));
+}
+
+#ifndef TCP_FASTOPEN
+#define TCP_FASTOPEN		-1
+#endif
+#ifndef TCP_DEFER_ACCEPT
+#define TCP_DEFER_ACCEPT	-1
+#endif
+#ifndef SO_MAX_PACING_RATE
+#define SO_MAX_PACING_RATE	-1
+#endif
+
 int
 sock_fastopen(int fd, int qlen)
 {
-#ifdef TCP_FASTOPEN
-	return setsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN, &qlen, sizeof(qlen));
-#else
-	(void)fd;
-	(void)qlen;
-	errno = ENOPROTOOPT;
-	return -1;
-#endif
+	return sock_int_option(fd, IPPROTO_TCP, TCP_FASTOPEN, qlen);
 }
 
 int
 sock_defer_accept(int fd, int seconds)
 {
-#ifdef TCP_DEFER_ACCEPT
-	return setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &seconds,
-	    sizeof(seconds));
-#else
-	(void)fd;
-	(void)seconds;
-	errno = ENOPROTOOPT;
-	return -1;
-#endif
+	return sock_int_option(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, seconds);
 }
 
 int
 sock_pacing_rate(int fd, int rate)
 {
-#ifdef SO_MAX_PACING_RATE
 	/* ~0U is the kernel's "unlimited", and does not turn pacing on. */
-	unsigned v = rate > 0 ? (unsigned)rate : ~0U;
-
-	return setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &v, sizeof(v));
-#else
-	(void)fd;
-	(void)rate;
-	errno = ENOPROTOOPT;
-	return -1;
-#endif
+	return sock_int_option(fd, SOL_SOCKET, SO_MAX_PACING_RATE,
+	    rate > 0 ? rate : (int)~0U);
 }
 
 void
