@@ -355,7 +355,64 @@ install(const char *who)
 	}
 	return 0;
 }
+
+/*
+ * Run the filter p on call nr of this architecture, its first argument
+ * arg0 and the others 0, as the kernel would: the instructions it takes
+ * to its verdict (*allowed), or 0 if the program does something this
+ * evaluator does not know.
+ */
+static unsigned
+run(const struct prog *p, int nr, uint32_t arg0, bool *allowed)
+{
+	const struct sock_filter	*f;
+	uint32_t			 a = 0;
+	unsigned			 steps = 0;
+	size_t				 pc = 0;
+
+	while (pc < p->n) {
+		f = &p->f[pc++];
+		steps++;
+		switch (f->code) {
+		case BPF_LD | BPF_W | BPF_ABS:
+			a = f->k == offsetof(struct seccomp_data, arch) ?
+			    SANDBOX_ARCH : f->k == offsetof(struct seccomp_data,
+			    nr) ? (uint32_t)nr : f->k == ARG_LOW(0) ? arg0 : 0;
+			break;
+		case BPF_JMP | BPF_JEQ | BPF_K:
+			pc += a == f->k ? f->jt : f->jf;
+			break;
+		case BPF_JMP | BPF_JSET | BPF_K:
+			pc += (a & f->k) != 0 ? f->jt : f->jf;
+			break;
+		case BPF_RET | BPF_K:
+			*allowed = f->k == SECCOMP_RET_ALLOW;
+			return steps;
+		default:
+			return 0;
+		}
+	}
+	return 0;
+}
 #endif /* CAN_FILTER */
+
+unsigned
+sandbox_filter_steps(int nr, uint32_t arg0, bool *allowed)
+{
+#ifdef CAN_FILTER
+	static struct prog	p;
+	static bool		built;
+
+	if (!built && !(built = build(&p, getpid(), false)))
+		return 0;
+	return run(&p, nr, arg0, allowed);
+#else
+	(void)nr;
+	(void)arg0;
+	*allowed = true;
+	return 0;
+#endif
+}
 
 int
 sandbox_enter(bool seccomp, const char *who)
