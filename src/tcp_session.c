@@ -192,19 +192,23 @@ session_free(struct tcp_session *ss)
 	int64_t              ms = event_now(ts->env.loop) - ss->started;
 
 	BUG_ON(ss->state != TCP_CLOSING);
-	if (ss->err == 0)
-		snprintf(why, sizeof(why), "%s", ss->why);
-	else
-		snprintf(why, sizeof(why), "%s: %s", ss->err_side >= 0 ?
-		    side_name[ss->err_side] : ss->why, strerror(ss->err));
-	log_debug("%s -> %s: connection from %s closed (%s): "
-	    "%llu bytes in, %llu bytes out, %lld.%03lld s",
-	    rule_log_name(ss->rule), ss->rule->connect,
-	    addr_format((const struct sockaddr *)&ss->peer.ss, client,
-	    sizeof(client)), why,
-	    (unsigned long long)r->dir[TCP_CLIENT].bytes,
-	    (unsigned long long)r->dir[TCP_BACKEND].bytes,
-	    (long long)(ms / 1000), (long long)(ms % 1000));
+	/* The debug line's words are made only for a log that takes it. */
+	if (log_get_level() >= LOG_LEVEL_DEBUG) {
+		if (ss->err == 0)
+			snprintf(why, sizeof(why), "%s", ss->why);
+		else
+			snprintf(why, sizeof(why), "%s: %s", ss->err_side >= 0 ?
+			    side_name[ss->err_side] : ss->why,
+			    strerror(ss->err));
+		log_debug("%s -> %s: connection from %s closed (%s): "
+		    "%llu bytes in, %llu bytes out, %lld.%03lld s",
+		    rule_log_name(ss->rule), ss->rule->connect,
+		    addr_format((const struct sockaddr *)&ss->peer.ss, client,
+		    sizeof(client)), why,
+		    (unsigned long long)r->dir[TCP_CLIENT].bytes,
+		    (unsigned long long)r->dir[TCP_BACKEND].bytes,
+		    (long long)(ms / 1000), (long long)(ms % 1000));
+	}
 	times.connect_us = ss->connect_us == TIME_NONE ? -1 :
 	    (int64_t)ss->connect_us;
 	times.first_byte_us = ss->first_byte_us == TIME_NONE ? -1 :
