@@ -19,6 +19,11 @@
  *       previous one has come back, for SECS seconds.  Prints
  *       "count N p50 X p99 Y" with round-trip times in microseconds.
  *       Used only when sockperf is not installed.
+ *   benchkit short ADDR PORT COUNT [SIZE]
+ *       COUNT connections one after the other: each sends SIZE (default
+ *       100) bytes, reads as many back and closes first.  Prints
+ *       "count N".  bench/syscalls' short connection (a client that
+ *       closes once answered, as an echo backend never closes first).
  *   benchkit udpecho ADDR PORT
  *       UDP echo server: sends every datagram back to its sender.  The
  *       backend for the idle-session (memory) test.
@@ -421,25 +426,49 @@ cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* A connected TCP socket to sin, or die. */
+static int
+connect_to(const struct sockaddr_in *sin)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd == -1)
+		die("socket");
+	if (connect(fd, (const struct sockaddr *)sin, sizeof(*sin)) == -1)
+		die("connect");
+	return fd;
+}
+
+/* Send size bytes of buf on fd and read as many back, or die. */
+static void
+echo_once(int fd, char *buf, size_t size)
+{
+	size_t got;
+	ssize_t r;
+
+	if (write(fd, buf, size) != (ssize_t)size)
+		die("write");
+	for (got = 0; got < size; got += (size_t)r) {
+		r = read(fd, buf, size - got);
+		if (r <= 0)
+			die("read");
+	}
+}
+
 static int
 cmd_pingpong(const char *addr, const char *port, double secs, size_t size)
 {
 	struct sockaddr_in sin;
-	size_t cap = 1 << 20, count = 0, got;
+	size_t cap = 1 << 20, count = 0;
 	double *rtt, end, t0;
 	char buf[65536];
-	ssize_t r;
 	int fd;
 
 	if (size == 0 || size > sizeof(buf))
 		size = 64;
 	memset(buf, 'p', sizeof(buf));
 	make_addr(&sin, addr, port);
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd == -1)
-		die("socket");
-	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1)
-		die("connect");
+	fd = connect_to(&sin);
 	nodelay(fd);
 	rtt = malloc(cap * sizeof(*rtt));
 	if (rtt == NULL)
@@ -447,13 +476,7 @@ cmd_pingpong(const char *addr, const char *port, double secs, size_t size)
 	end = now() + secs;
 	while (now() < end) {
 		t0 = now();
-		if (write(fd, buf, size) != (ssize_t)size)
-			die("write");
-		for (got = 0; got < size; got += (size_t)r) {
-			r = read(fd, buf, size - got);
-			if (r <= 0)
-				die("read");
-		}
+		echo_once(fd, buf, size);
 		if (count < cap)
 			rtt[count++] = (now() - t0) * 1e6;
 	}
@@ -466,6 +489,27 @@ cmd_pingpong(const char *addr, const char *port, double secs, size_t size)
 	printf("count %zu p50 %.3f p99 %.3f\n", count - 100,
 	    rtt[100 + (count - 100) / 2],
 	    rtt[100 + (size_t)((count - 100) * 0.99)]);
+	return 0;
+}
+
+static int
+cmd_short(const char *addr, const char *port, long count, size_t size)
+{
+	struct sockaddr_in sin;
+	char buf[65536];
+	long i;
+	int fd;
+
+	if (size == 0 || size > sizeof(buf))
+		size = 100;
+	memset(buf, 's', sizeof(buf));
+	make_addr(&sin, addr, port);
+	for (i = 0; i < count; i++) {
+		fd = connect_to(&sin);
+		echo_once(fd, buf, size);
+		close(fd);
+	}
+	printf("count %ld\n", count);
 	return 0;
 }
 
@@ -605,6 +649,7 @@ usage(void)
 	    "usage: benchkit echo ADDR PORT\n"
 	    "       benchkit hold ADDR PORT N [SECS]\n"
 	    "       benchkit pingpong ADDR PORT SECS [SIZE]\n"
+	    "       benchkit short ADDR PORT COUNT [SIZE]\n"
 	    "       benchkit udpecho ADDR PORT\n"
 	    "       benchkit udphold ADDR PORT N [SECS]\n"
 	    "       benchkit udprr ADDR PORT CLIENTS SECS\n"
@@ -625,6 +670,9 @@ main(int argc, char **argv)
 	if (argc >= 5 && strcmp(argv[1], "pingpong") == 0)
 		return cmd_pingpong(argv[2], argv[3], atof(argv[4]),
 		    argc >= 6 ? (size_t)atol(argv[5]) : 64);
+	if (argc >= 5 && strcmp(argv[1], "short") == 0)
+		return cmd_short(argv[2], argv[3], atol(argv[4]),
+		    argc >= 6 ? (size_t)atol(argv[5]) : 100);
 	if (argc >= 4 && strcmp(argv[1], "udpecho") == 0)
 		cmd_udpecho(argv[2], argv[3]);
 	if (argc >= 5 && strcmp(argv[1], "udphold") == 0)

@@ -7,6 +7,7 @@
 #include "ferryd.h"
 
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,14 @@ static const struct conf_key rule_keys[] = {
 	    offsetof(struct rule, unix_sock.allow_uid) },
 	{ "allow_gid", conf_parse_unix_gids, 0, 0,
 	    offsetof(struct rule, unix_sock.allow_gid) },
+	{ "tcp_fastopen", conf_parse_int, 0, TCP_FASTOPEN_MAX,
+	    offsetof(struct rule, tcp_fastopen) },
+	{ "tcp_fastopen_connect", conf_parse_bool, 0, 0,
+	    offsetof(struct rule, tcp_fastopen_connect) },
+	{ "defer_accept", conf_parse_int, 0, DEFER_ACCEPT_MAX,
+	    offsetof(struct rule, defer_accept) },
+	{ "rate_limit", conf_parse_int, 0, INT_MAX,
+	    offsetof(struct rule, rate_limit) },
 };
 
 const struct conf_keys conf_rule_keys = {
@@ -179,6 +188,10 @@ rule_protocol_keys(struct conf_loader *ld, const config_setting_t *rule,
 		{ "proxy_timeout", KIND_TCP | KIND_TCP_UDP },
 		{ "accept_proxy_from", KIND_TCP | KIND_TCP_UDP },
 		{ "keepalive", KIND_TCP | KIND_UDP_TCP | KIND_TCP_UDP },
+		{ "tcp_fastopen", KIND_TCP | KIND_TCP_UDP },
+		{ "defer_accept", KIND_TCP | KIND_TCP_UDP },
+		{ "tcp_fastopen_connect", KIND_TCP },
+		{ "rate_limit", KIND_TCP },
 	};
 	const config_setting_t	*m;
 	int			 kind = rule_kind(r);
@@ -224,6 +237,50 @@ rule_proxy_keys(struct conf_loader *ld, const config_setting_t *rule,
 		    rule_kind_name(rule_kind(r)));
 	if (r->proxy_timeout == UNSET)
 		r->proxy_timeout = DEFAULT_PROXY_TIMEOUT;
+	return 0;
+}
+
+/*
+ * tcp_fastopen, tcp_fastopen_connect, defer_accept and rate_limit are
+ * Linux's socket
+ * options: refused where the system has none, rather than ignored.
+ */
+static int
+rule_tcp_options(struct conf_loader *ld, const config_setting_t *rule)
+{
+	static const struct {
+		const char	*name;
+		bool		 here;
+	} opts[] = {
+#ifdef TCP_FASTOPEN
+		{ "tcp_fastopen", true },
+#else
+		{ "tcp_fastopen", false },
+#endif
+#ifdef TCP_FASTOPEN_CONNECT
+		{ "tcp_fastopen_connect", true },
+#else
+		{ "tcp_fastopen_connect", false },
+#endif
+#ifdef TCP_DEFER_ACCEPT
+		{ "defer_accept", true },
+#else
+		{ "defer_accept", false },
+#endif
+#ifdef SO_MAX_PACING_RATE
+		{ "rate_limit", true },
+#else
+		{ "rate_limit", false },
+#endif
+	};
+	const config_setting_t	*m;
+	size_t			 i;
+
+	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		if (!opts[i].here && (m = config_setting_get_member(rule,
+		    opts[i].name)) != NULL)
+			return conf_fail(ld, m, "\"%s\" is not supported on "
+			    "this system", opts[i].name);
 	return 0;
 }
 
@@ -414,7 +471,7 @@ parse_rule(struct conf_loader *ld, const config_setting_t *s,
 	    conf_rule_upstream(ld, s, r, nports) == -1 ||
 	    rule_ipv6_only(ld, s, r) == -1 || rule_protocol_keys(ld, s, r) == -1 ||
 	    rule_proxy_keys(ld, s, r) == -1 || conf_rule_unix(ld, s, r) == -1 ||
-	    rule_transparent(ld, s, r) == -1)
+	    rule_transparent(ld, s, r) == -1 || rule_tcp_options(ld, s) == -1)
 		return -1;
 	return 0;
 }

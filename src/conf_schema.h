@@ -37,6 +37,8 @@ struct conf_text;
 #define MAX_CONNECTIONS_MAX	1000000
 /* New connections per second from one client: counted in 16 bits. */
 #define CONNECTION_RATE_MAX	65535
+#define TCP_FASTOPEN_MAX	65535	/* a listener's TFO queue */
+#define DEFER_ACCEPT_MAX	3600	/* seconds */
 #define SESSION_TIMEOUT_MIN	1000		/* a second */
 #define SESSION_TIMEOUT_MAX	86400000	/* one day */
 #define MAX_SESSIONS_MAX	10000000

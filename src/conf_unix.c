@@ -175,12 +175,18 @@ check_unix_listener(struct conf_loader *ld, const config_setting_t *rule,
 {
 	static const char *const addr_keys[] = { "allow", "deny",
 	    "accept_proxy_from" };
+	static const char *const tcp_keys[] = { "tcp_fastopen",
+	    "defer_accept", "rate_limit" };
 	size_t	i;
 
 	for (i = 0; i < sizeof(addr_keys) / sizeof(addr_keys[0]); i++)
 		if (refuse_key(ld, rule, addr_keys[i], "judges client "
 		    "addresses, which Unix clients have none of: use "
 		    "allow_uid and allow_gid on a Unix listener") == -1)
+			return -1;
+	for (i = 0; i < sizeof(tcp_keys) / sizeof(tcp_keys[0]); i++)
+		if (refuse_key(ld, rule, tcp_keys[i], "is a TCP socket's "
+		    "option, which a Unix listener has not") == -1)
 			return -1;
 	if (r->send_proxy == PROXY_V1)
 		return refuse_key(ld, rule, "send_proxy", "= \"v1\" cannot "
@@ -218,6 +224,9 @@ conf_rule_unix(struct conf_loader *ld, const config_setting_t *rule,
 		    "connect"), "\"connect\": %s is a Unix stream socket; "
 		    "UDP datagrams cannot be forwarded to one",
 		    addr_format((const void *)&b->addr.ss, addr, sizeof(addr)));
+	if (b != NULL && refuse_key(ld, rule, "tcp_fastopen_connect", "is "
+	    "a TCP connect's option, which a Unix backend has not") == -1)
+		return -1;
 	if (b != NULL && r->transparent)
 		return refuse_key(ld, rule, "transparent", "sends from the "
 		    "client's IP address, which a Unix backend has no use for");

@@ -35,6 +35,7 @@ struct event_loop {
 	int                         ndue;
 	struct event_fired          fired[MAX_FIRED];
 	int64_t                     now;
+	int64_t                     now_us;	/* the same reading, in us */
 	uint64_t                    round;	/* counts waits */
 	struct timer_heap           timers;
 };
@@ -166,7 +167,8 @@ event_loop_new(const char *backend, int max_fds, char *err, size_t errlen)
 		free(loop);
 		return NULL;
 	}
-	loop->now = clock_ms();
+	loop->now_us = clock_us();
+	loop->now = loop->now_us / 1000;
 	timer_heap_init(&loop->timers);
 	return loop;
 nomem:
@@ -311,6 +313,12 @@ event_now(const struct event_loop *loop)
 	return loop->now;
 }
 
+int64_t
+event_now_us(const struct event_loop *loop)
+{
+	return loop->now_us;
+}
+
 int
 event_timer_arm(struct event_loop *loop, struct event_timer *t, int64_t due)
 {
@@ -323,7 +331,12 @@ event_timer_cancel(struct event_loop *loop, struct event_timer *t)
 	timer_heap_cancel(&loop->timers, t);
 }
 
-/* How long the next wait may last: until the first timer, at most 1 h. */
+/*
+ * How long the next wait may last: until the first timer, at most 1 h.
+ * From the round's clock reading (timers are armed on it too), so that a
+ * round reads the clock once: a timer is late by at most what this
+ * round's handlers took.
+ */
 static int
 event_wait_ms(const struct event_loop *loop)
 {
@@ -332,7 +345,7 @@ event_wait_ms(const struct event_loop *loop)
 
 	if (first == NULL)
 		return -1;
-	wait = first->due - clock_ms();
+	wait = first->due - loop->now;
 	return wait < 0 ? 0 : wait > 3600000 ? 3600000 : (int)wait;
 }
 
@@ -354,7 +367,8 @@ event_loop_run_once(struct event_loop *loop)
 	}
 	loop->round++;
 	n = loop->backend->wait(loop->state, loop->fired, MAX_FIRED, timeout);
-	loop->now = clock_ms();
+	loop->now_us = clock_us();
+	loop->now = loop->now_us / 1000;
 	if (n == -1) {
 		if (errno != EINTR)
 			return -1;

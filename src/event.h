@@ -100,8 +100,13 @@ void event_defer(struct event_loop *loop, int fd);
  */
 int  event_loop_run_once(struct event_loop *loop);
 
-/* Milliseconds on the monotonic clock, as of the last wakeup. */
+/*
+ * Milliseconds on the monotonic clock, as of the last wakeup; and the
+ * same reading in microseconds (stats_now_us()'s clock), for what is
+ * timed per connection: one clock read per wakeup, not one per event.
+ */
 int64_t event_now(const struct event_loop *loop);
+int64_t event_now_us(const struct event_loop *loop);
 
 /*
  * Timers embedded in the objects they time (event_timer.h): arm or move t

@@ -88,7 +88,54 @@ shared_dup(int fd, const struct rule *r, char *err, size_t errlen)
 	return dup_fd;
 }
 
-/* A kept socket: listen() again updates its backlog, if it changed. */
+/*
+ * tcp_fastopen, defer_accept and rate_limit on a TCP listener: set when
+ * asked for (kept: always, so that a reload that drops them turns them
+ * off).  Accepted connections need nothing more: the listener does the
+ * work, or they inherit it (the pacing rate).
+ */
+static int
+listen_tcp_options(int fd, const struct rule *rule, bool kept, char *err,
+    size_t errlen)
+{
+	static const struct {
+		const char	*name;
+		size_t		 off;		/* an int of struct rule */
+		int		(*set)(int, int);
+	} opts[] = {
+		{ "tcp_fastopen", offsetof(struct rule, tcp_fastopen),
+		    sock_fastopen },
+		{ "defer_accept", offsetof(struct rule, defer_accept),
+		    sock_defer_accept },
+		/* Towards the clients: they inherit the listener's. */
+		{ "rate_limit", offsetof(struct rule, rate_limit),
+		    sock_pacing_rate },
+	};
+	size_t	i;
+	int	v;
+
+	/* A Unix listener has none of them (the loader refuses them). */
+	if (rule->protocol != RULE_TCP ||
+	    rule->listen_addr.ss.ss_family == AF_UNIX)
+		return 0;
+	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		v = *(const int *)(const void *)((const char *)rule +
+		    opts[i].off);
+		/* Off where the system has none is off already. */
+		if ((kept || v > 0) && opts[i].set(fd, v) == -1 &&
+		    (v > 0 || errno != ENOPROTOOPT)) {
+			snprintf(err, errlen, "cannot set %s = %d on %s: %s",
+			    opts[i].name, v, rule->listen, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A kept socket: listen() again updates its backlog, if it changed, and
+ * the listener's TCP options.
+ */
 static int
 keep_backlog(int fd, const struct conf *cfg, const struct rule *rule,
     char *err, size_t errlen)
@@ -98,7 +145,7 @@ keep_backlog(int fd, const struct conf *cfg, const struct rule *rule,
 		    rule->listen, cfg->backlog, strerror(errno));
 		return -1;
 	}
-	return 0;
+	return listen_tcp_options(fd, rule, true, err, errlen);
 }
 
 /*
@@ -132,6 +179,9 @@ rule_open_per_slot(struct listen_set *ls, const struct conf *cfg, size_t r,
 		if (LISTEN_FD(ls, r, s) == -1)
 			return -1;
 		listen_buffers(LISTEN_FD(ls, r, s), rule);
+		if (listen_tcp_options(LISTEN_FD(ls, r, s), rule, false, err,
+		    errlen) == -1)
+			return -1;
 	}
 	return 0;
 }
@@ -206,6 +256,8 @@ rule_open_shared(struct listen_set *ls, const struct conf *cfg, size_t r,
 		if ((LISTEN_FD(ls, r, 0) = sock) == -1)
 			return -1;
 		listen_buffers(sock, rule);
+		if (listen_tcp_options(sock, rule, false, err, errlen) == -1)
+			return -1;
 	}
 	for (s = 1; s < ls->nslots; s++)
 		if ((LISTEN_FD(ls, r, s) = shared_dup(sock, rule, err,

@@ -127,6 +127,11 @@ struct rule {
 	int                 proxy_timeout;   /* ms, for that header */
 	struct acl          accept_proxy_from; /* who may send one; empty: all */
 	bool                transparent;     /* backends see the client's address */
+	int                 tcp_fastopen;    /* TFO queue on the listener, 0: off */
+	bool                tcp_fastopen_connect; /* TFO towards backends */
+	int                 defer_accept;    /* TCP_DEFER_ACCEPT s, 0: off */
+	int                 rate_limit;      /* bytes/s each way per
+					      * connection, 0: none */
 	struct acl          acl;             /* this rule's allow and deny */
 	struct rule_unix    unix_sock;       /* listen = "unix:...": the
 					      * file and who may connect */

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /*
@@ -29,6 +30,14 @@ int	sandbox_enter(bool seccomp, bool unix_sockets, const char *who);
 
 /* Whether this build installs a filter (x86_64, aarch64, riscv64). */
 bool	sandbox_filters(void);
+
+/*
+ * The BPF instructions the filter runs to its verdict on call nr with
+ * first argument arg0, the others 0 (*allowed: the verdict), where the
+ * kernel does not cache it: the cost of the hot calls, which come first
+ * (test_sandbox.c).  0 without a filter.
+ */
+unsigned sandbox_filter_steps(int nr, uint32_t arg0, bool *allowed);
 
 /*
  * The master, for a child pid killed by SIGSYS: which system call the

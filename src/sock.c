@@ -418,6 +418,67 @@ sock_keepalive(int fd, const struct keepalive *ka)
 	(void)cnt;
 }
 
+/*
+ * An int option of level and name (-1: the system has none) on fd; -1
+ * with errno, ENOPROTOOPT where missing.
+ */
+static int
+sock_int_option(int fd, int level, int name, int v)
+{
+	if (name == -1) {
+		errno = ENOPROTOOPT;
+		return -1;
+	}
+	return setsockopt(fd, level, name, &v, sizeof(v));
+}
+
+#ifndef TCP_FASTOPEN
+#define TCP_FASTOPEN		-1
+#endif
+#ifndef TCP_DEFER_ACCEPT
+#define TCP_DEFER_ACCEPT	-1
+#endif
+#ifndef SO_MAX_PACING_RATE
+#define SO_MAX_PACING_RATE	-1
+#endif
+
+int
+sock_fastopen(int fd, int qlen)
+{
+	return sock_int_option(fd, IPPROTO_TCP, TCP_FASTOPEN, qlen);
+}
+
+int
+sock_defer_accept(int fd, int seconds)
+{
+	return sock_int_option(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, seconds);
+}
+
+int
+sock_pacing_rate(int fd, int rate)
+{
+	/* ~0U is the kernel's "unlimited", and does not turn pacing on. */
+	return sock_int_option(fd, SOL_SOCKET, SO_MAX_PACING_RATE,
+	    rate > 0 ? rate : (int)~0U);
+}
+
+void
+sock_fastopen_connect(int fd)
+{
+#ifdef TCP_FASTOPEN_CONNECT
+	int on = 1;
+
+	/*
+	 * Failing (a kernel before 4.11) costs only the round trip it
+	 * would have saved: the connect is an ordinary one.
+	 */
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN_CONNECT, &on,
+	    sizeof(on));
+#else
+	(void)fd;
+#endif
+}
+
 void
 sock_abort_on_close(int fd, bool on)
 {

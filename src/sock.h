@@ -158,6 +158,25 @@ void sock_abort_on_close(int fd, bool on);
  * listening socket kept over a reload that dropped it).
  */
 void sock_keepalive(int fd, const struct keepalive *ka);
+/*
+ * A listening socket's TCP Fast Open queue (qlen; 0: off) and deferred
+ * accept (TCP_DEFER_ACCEPT, seconds; 0: off).  -1 with errno
+ * (ENOPROTOOPT where the system has no such option).  Linux only.
+ */
+int  sock_fastopen(int fd, int qlen);
+int  sock_defer_accept(int fd, int seconds);
+/*
+ * TCP Fast Open towards fd's peer (TCP_FASTOPEN_CONNECT), before its
+ * connect(2): with a cookie from an earlier connection the SYN carries
+ * the first bytes written.  Nothing where the system cannot.
+ */
+void sock_fastopen_connect(int fd);
+/*
+ * At most rate bytes a second sent on fd (SO_MAX_PACING_RATE: the kernel
+ * paces the segments; 0: no limit).  A listener's accepted connections
+ * inherit it.  -1 with errno (ENOPROTOOPT where the system cannot).
+ */
+int  sock_pacing_rate(int fd, int rate);
 /* The pending error of fd (SO_ERROR, which clears it), or 0. */
 int  sock_error(int fd);
 /*

@@ -35,6 +35,8 @@ struct tcp_listener {
 	STAILQ_ENTRY(tcp_listener) link;
 	int			 fd;
 	int			 mask;		/* how it is watched */
+	int			 batch;		/* accepts to try next wakeup */
+	int			 whole;		/* wakeups in a row that took it */
 	const struct rule	*rule;
 	struct tcp_acceptor	*acc;
 };
@@ -274,15 +276,17 @@ acceptor_admit_proxied(void *arg, int fd, const struct rule *rule,
 
 /*
  * Accept up to max connections from l; stop early when the queue is
- * empty or accepting must pause.
+ * empty (*empty) or accepting must pause.  Returns how many accept(2)
+ * calls found a connection.
  */
-static void
-listener_accept(struct tcp_listener *l, int max)
+static int
+listener_accept(struct tcp_listener *l, int max, bool *empty)
 {
 	struct tcp_acceptor *acc = l->acc;
 	struct sockaddr_any  peer;
 	int                  i, cfd;
 
+	*empty = false;
 	for (i = 0; i < max; i++) {
 		cfd = sock_accept(l->fd, &peer);
 		if (cfd == -1) {
@@ -291,7 +295,8 @@ listener_accept(struct tcp_listener *l, int max)
 #if EAGAIN != EWOULDBLOCK
 			case EWOULDBLOCK:
 #endif
-				return;
+				*empty = true;
+				return i;
 			case EINTR:
 			case ECONNABORTED:
 			case EPROTO:
@@ -303,11 +308,11 @@ listener_accept(struct tcp_listener *l, int max)
 			case ENOMEM:
 				acceptor_starve(acc, rule_log_name(l->rule), "accept",
 				    errno);
-				return;
+				return i;
 			default:
 				log_err("%s: cannot accept: %s", rule_log_name(l->rule),
 				    strerror(errno));
-				return;
+				return i;
 			}
 		}
 		if (l->rule->listen_addr.ss.ss_family == AF_UNIX &&
@@ -322,21 +327,42 @@ listener_accept(struct tcp_listener *l, int max)
 			    &peer) == -1) {
 				acceptor_starve(acc, rule_log_name(l->rule),
 				    "wait for a PROXY header", errno);
-				return;
+				return i + 1;
 			}
 		} else if (!acceptor_admit(acc, cfd, l->rule, &peer, NULL))
-			return;
+			return i + 1;
 	}
+	return i;
 }
 
+/*
+ * A batch at a time, so that relaying is not starved.  The batch adapts:
+ * the listener is watched level-triggered, so a queue left non-empty
+ * wakes the loop again, and an accept(2) that finds the queue empty is a
+ * system call spent for nothing.  Two batches in a row taken whole
+ * double the next (up to ACCEPT_BATCH); one that ends on an empty queue
+ * makes the next as large as what it found, so that connections coming
+ * one at a time cost an accept(2) each, not two.
+ */
 static void
 acceptor_on_ready(struct event_loop *loop, int fd, int events, void *data)
 {
+	struct tcp_listener	*l = data;
+	bool			 empty;
+	int			 n;
+
 	(void)loop;
 	(void)fd;
 	(void)events;
-	/* A batch at a time, so that relaying is not starved. */
-	listener_accept(data, ACCEPT_BATCH);
+	n = listener_accept(l, l->batch, &empty);
+	if (empty) {
+		l->batch = n > 0 ? n : 1;
+		l->whole = 0;
+	} else if (n == l->batch && ++l->whole == 2) {
+		if (l->batch < ACCEPT_BATCH)
+			l->batch *= 2;
+		l->whole = 0;
+	}
 }
 
 struct tcp_acceptor *
@@ -369,6 +395,7 @@ tcp_acceptor_add(struct tcp_acceptor *acc, int fd, const struct rule *rule,
 	if (l == NULL)
 		return -1;
 	l->fd = fd;
+	l->batch = 1;
 	l->rule = rule;
 	l->acc = acc;
 	/* One socket, every worker: wake one of them per connection. */
@@ -397,6 +424,7 @@ void
 tcp_acceptor_close(struct tcp_acceptor *acc)
 {
 	struct tcp_listener *l;
+	bool                 empty;
 
 	acc->closed = true;
 	event_timer_cancel(acc->loop, &acc->resume);
@@ -408,7 +436,7 @@ tcp_acceptor_close(struct tcp_acceptor *acc)
 		 * after running out of descriptors once: a failure now only
 		 * ends the loop early.
 		 */
-		listener_accept(l, acc->cfg->backlog);
+		(void)listener_accept(l, acc->cfg->backlog, &empty);
 		event_close(acc->loop, l->fd);
 		close(l->fd);
 		STAILQ_REMOVE_HEAD(&acc->listeners, link);

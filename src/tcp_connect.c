@@ -112,7 +112,7 @@ backend_bind_client(int fd, const struct rule *rule, const struct backend *b,
  */
 static int
 backend_connect(const struct rule *rule, const struct backend *b,
-    const struct sockaddr *client, bool *ours)
+    const struct sockaddr *client, bool nodelay, bool *ours)
 {
 	const struct sockaddr_any *to = &b->addr;
 	int                        fd, err;
@@ -128,12 +128,17 @@ backend_connect(const struct rule *rule, const struct backend *b,
 		*ours = true;
 		return -1;
 	}
-	sock_nodelay(fd);
+	if (nodelay)
+		sock_nodelay(fd);
 	/* Reset, not FIN, if this side is abandoned (see tcp_relay.c). */
 	sock_abort_on_close(fd, true);
 	sock_buffers(fd, rule->sndbuf, rule->rcvbuf);
 	if (rule->keepalive.enabled)
 		sock_keepalive(fd, &rule->keepalive);
+	if (rule->tcp_fastopen_connect)
+		sock_fastopen_connect(fd);
+	if (rule->rate_limit > 0)
+		(void)sock_pacing_rate(fd, rule->rate_limit);
 	if ((b->has_source && sock_bind_pool(fd, b->pool) == -1) ||
 	    (connect(fd, (const struct sockaddr *)&to->ss, to->len) == -1 &&
 	    errno != EINPROGRESS)) {
@@ -152,9 +157,10 @@ backend_connect(const struct rule *rule, const struct backend *b,
 
 enum tcp_connect_result
 tcp_connect_next(struct tcp_connect *tc, const struct rule *rule,
-    int64_t now, int64_t deadline, int *fd, int *err)
+    int64_t now_us, int64_t deadline, int *fd, int *err)
 {
 	const struct backend	*b;
+	int64_t			 now = now_us / 1000;
 	bool			 trial, ours, none_left;
 
 	if (tc->backend != NULL && *err != 0)
@@ -178,8 +184,9 @@ tcp_connect_next(struct tcp_connect *tc, const struct rule *rule,
 		balance_acquire(b);
 		tc->held = true;
 		stats_backend(b)->attempts++;
-		tc->attempt_us = stats_now_us();
-		if ((*fd = backend_connect(rule, b, tc->client, &ours)) != -1)
+		tc->attempt_us = now_us;
+		if ((*fd = backend_connect(rule, b, tc->client, !tc->nagle_on,
+		    &ours)) != -1)
 			return TCP_CONNECT_PENDING;
 		/*
 		 * Out of descriptors: the caller must know, and the backend
@@ -217,19 +224,18 @@ tcp_connect_attempt_end(const struct rule *rule, int64_t now,
 	return now + share < deadline ? now + share : deadline;
 }
 
-int64_t
-tcp_connect_succeeded(struct tcp_connect *tc, const struct rule *rule)
+void
+tcp_connect_succeeded(struct tcp_connect *tc, const struct rule *rule,
+    int64_t now_us)
 {
 	struct stats_backend	*st = stats_backend(tc->backend);
-	int64_t			 now = stats_now_us();
 
 	health_succeeded(rule, tc->backend, tc->trial);
 	tc->trial = false;
 	tc->connected = true;
 	st->opened++;
 	st->active++;
-	hist_add(&st->connect, (uint64_t)(now - tc->attempt_us));
-	return now;
+	hist_add(&st->connect, (uint64_t)(now_us - tc->attempt_us));
 }
 
 int

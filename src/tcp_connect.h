@@ -27,6 +27,8 @@ struct tcp_connect {
 	bool			 trial;		/* of a backend that was down */
 	bool			 held;		/* counted open (balance.h) */
 	bool			 connected;	/* counted open (stats.h) */
+	bool			 nagle_on;	/* leave TCP_NODELAY to the
+						 * caller (tcp_relay.c) */
 };
 
 enum tcp_connect_result {
@@ -41,15 +43,15 @@ void	tcp_connect_init(struct tcp_connect *tc,
 
 /*
  * Start connecting to the next backend the balance picks that does not
- * fail at once: the first try always, later ones only while now <
- * deadline.  err: why the attempt before this call failed (0 if none),
+ * fail at once: the first try always, later ones only while now_us /
+ * 1000 < deadline (the event loop's clocks: event_now_us, event_now).  err: why the attempt before this call failed (0 if none),
  * which health.h is told.  On TCP_CONNECT_PENDING *fd is the new
  * non-blocking socket, to be watched for writing; on TCP_CONNECT_NONE
  * *err is why the last attempt failed, or 0 when no backend could be
  * picked at all (every one at its max_connections).
  */
 enum tcp_connect_result tcp_connect_next(struct tcp_connect *tc,
-    const struct rule *rule, int64_t now, int64_t deadline, int *fd,
+    const struct rule *rule, int64_t now_us, int64_t deadline, int *fd,
     int *err);
 
 /*
@@ -69,10 +71,11 @@ int64_t	tcp_connect_attempt_end(const struct rule *rule, int64_t now,
 int	tcp_connect_finished(int fd, int events);
 
 /*
- * The connect succeeded: health.h and the backend's counters hear of
- * it.  Returns the time (stats_now_us()).
+ * The connect succeeded at now_us (event_now_us): health.h and the
+ * backend's counters hear of it.
  */
-int64_t	tcp_connect_succeeded(struct tcp_connect *tc, const struct rule *rule);
+void	tcp_connect_succeeded(struct tcp_connect *tc, const struct rule *rule,
+    int64_t now_us);
 
 /*
  * transparent: the backends of rule that client's address cannot reach,

@@ -179,6 +179,31 @@ copy:
 }
 
 /*
+ * The first write to the backend, if no longer than this, leaves as one
+ * segment on any path (less than the smallest MSS in use).
+ */
+#define NAGLE_SMALL	512
+
+/*
+ * Before a write of len bytes to the backend: TCP_NODELAY, once Nagle's
+ * algorithm could hold something back.  It delays only a small segment
+ * while an earlier one is unacknowledged, so a first write of one
+ * segment leaves at once either way: the option is set before a second
+ * write, or a larger first one.  A connection whose request is one small
+ * write (most short ones) saves the system call.
+ */
+static void
+backend_nagle(struct tcp_relay *r, size_t len)
+{
+	if (r->nagle == NAGLE_UNWRITTEN && len <= NAGLE_SMALL) {
+		r->nagle = NAGLE_WRITTEN;
+		return;
+	}
+	sock_nodelay(r->fd[TCP_BACKEND]);
+	r->nagle = NAGLE_OFF;
+}
+
+/*
  * Write what direction s holds to the other side, as send(2) would.  The
  * last bytes before a FIN are sent corked ("more"), so that the FIN that
  * follows at once leaves in the same segment.
@@ -190,6 +215,8 @@ dir_write(const struct tcp_relay_env *env, struct tcp_relay *r, int s)
 	int             to = r->fd[TCP_OTHER(s)];
 
 	BUG_ON(TCP_OTHER(s) == TCP_BACKEND && r->connecting);
+	if (TCP_OTHER(s) == TCP_BACKEND && r->nagle != NAGLE_OFF)
+		backend_nagle(r, d->len - d->off);
 	if (d->pipe[0] != -1)
 		return env->xprt->snd_pipe(d->pipe[0], to, d->len - d->off,
 		    d->eof);
@@ -261,12 +288,19 @@ dir_flush(const struct tcp_relay_env *env, struct tcp_relay *r, int s)
 		 * Everything read is written: pass the FIN on, an orderly one
 		 * (until now a close would reset: the socket was abandoned).
 		 * The last FIN of the two is sent by close(2): both sockets
-		 * were read to their end, so closing them sends no reset.
+		 * were read to their end, so closing them sends no reset, once
+		 * the abort on close is off.  The first FIN is shutdown(2)'s,
+		 * which the abort on close does not touch; the relay closes
+		 * that socket only after reading its end too, when the kernel
+		 * has moved it to TIME-WAIT and a close(2) sends nothing, so
+		 * it keeps its abort on close (a system call per connection
+		 * saved, and a worker killed in between still resets it).
 		 */
-		sock_abort_on_close(to, false);
 		d->shut = true;
-		if (r->dir[TCP_OTHER(s)].shut)
+		if (r->dir[TCP_OTHER(s)].shut) {
+			sock_abort_on_close(to, false);
 			return STEP_ENDED;
+		}
 		if (shutdown(to, SHUT_WR) == -1 && errno != ENOTCONN)
 			return relay_fail(r, TCP_OTHER(s), errno);
 	}
@@ -401,10 +435,11 @@ tcp_relay_note(struct tcp_relay *r, int s, int events)
 }
 
 void
-tcp_relay_attach_backend(struct tcp_relay *r, int fd)
+tcp_relay_attach_backend(struct tcp_relay *r, int fd, bool nagle_on)
 {
 	BUG_ON(r->fd[TCP_BACKEND] != -1);
 	r->fd[TCP_BACKEND] = fd;
+	r->nagle = nagle_on ? NAGLE_UNWRITTEN : NAGLE_OFF;
 	r->connecting = true;
 	r->ready[TCP_BACKEND] = 0;
 	r->fin[TCP_BACKEND] = r->except[TCP_BACKEND] = false;

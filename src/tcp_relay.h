@@ -53,6 +53,7 @@ struct tcp_relay {
 	bool		 fin[2];	/* fd[s]'s peer sent FIN */
 	bool		 except[2];	/* urgent data: short reads prove nothing */
 	bool		 connecting;	/* fd[TCP_BACKEND] may not be written */
+	uint8_t		 nagle;		/* fd[TCP_BACKEND]'s: NAGLE_* */
 	int8_t		 failed_side;	/* TCP_RELAY_FAILED: whose socket, */
 	int		 err;		/* and its error */
 	int64_t		 last_active;	/* when bytes last moved */
@@ -80,8 +81,17 @@ void	tcp_relay_init(struct tcp_relay *r, int client_fd, size_t bufsize,
 int	tcp_relay_preamble(const struct tcp_relay_env *env,
     struct tcp_relay *r, const void *data, size_t len);
 
-/* The backend socket, connecting: nothing is written to it yet. */
-void	tcp_relay_attach_backend(struct tcp_relay *r, int fd);
+/*
+ * Whether the backend socket still has Nagle's algorithm on: the relay
+ * sets TCP_NODELAY on it only once it could matter (tcp_relay.c).
+ */
+enum { NAGLE_OFF, NAGLE_UNWRITTEN, NAGLE_WRITTEN };
+
+/*
+ * The backend socket, connecting: nothing is written to it yet.
+ * nagle_on: TCP_NODELAY is not set on it; the relay sets it when due.
+ */
+void	tcp_relay_attach_backend(struct tcp_relay *r, int fd, bool nagle_on);
 /* Its connect failed: forget it (the caller closed it). */
 void	tcp_relay_detach_backend(struct tcp_relay *r);
 /* Its connect finished: bytes may flow to it. */

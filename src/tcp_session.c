@@ -51,7 +51,7 @@ struct tcp_session {
 	struct tcp_connect	 connect;
 	struct tcp_relay	 relay;
 	int64_t			 started;
-	int64_t			 accepted_us;	/* stats_now_us() */
+	int64_t			 accepted_us;	/* event_now_us() */
 	/* From then to connected, then to the first byte: us, or TIME_NONE. */
 	uint32_t		 connect_us, first_byte_us;
 	struct event_timer	 timer;		/* connect, then idle timeout */
@@ -166,7 +166,8 @@ session_count_end(const struct tcp_session *ss)
 	const struct tcp_relay	*r = &ss->relay;
 	struct stats_rule	*sr = stats_rule(ss->rule);
 	struct stats_backend	*sb;
-	uint64_t		 us = (uint64_t)(stats_now_us() - ss->accepted_us);
+	uint64_t		 us = (uint64_t)(event_now_us(ss->owner->env.loop) -
+	    ss->accepted_us);
 
 	sr->closed++;
 	sr->active--;
@@ -185,8 +186,8 @@ session_count_end(const struct tcp_session *ss)
 static void
 session_first_byte(struct tcp_session *ss)
 {
-	uint64_t us = (uint64_t)(stats_now_us() - ss->accepted_us) -
-	    ss->connect_us;
+	uint64_t us = (uint64_t)(event_now_us(ss->owner->env.loop) -
+	    ss->accepted_us) - ss->connect_us;
 
 	ss->first_byte_us = time_kept(us);
 	hist_add(&stats_rule(ss->rule)->first_byte, us);
@@ -204,19 +205,23 @@ session_free(struct tcp_session *ss)
 	int64_t              ms = event_now(ts->env.loop) - ss->started;
 
 	BUG_ON(ss->state != TCP_CLOSING);
-	if (ss->err == 0)
-		snprintf(why, sizeof(why), "%s", ss->why);
-	else
-		snprintf(why, sizeof(why), "%s: %s", ss->err_side >= 0 ?
-		    side_name[ss->err_side] : ss->why, strerror(ss->err));
-	log_debug("%s -> %s: connection from %s closed (%s): "
-	    "%llu bytes in, %llu bytes out, %lld.%03lld s",
-	    rule_log_name(ss->rule), ss->rule->connect,
-	    addr_format((const struct sockaddr *)&ss->peer.ss, client,
-	    sizeof(client)), why,
-	    (unsigned long long)r->dir[TCP_CLIENT].bytes,
-	    (unsigned long long)r->dir[TCP_BACKEND].bytes,
-	    (long long)(ms / 1000), (long long)(ms % 1000));
+	/* The debug line's words are made only for a log that takes it. */
+	if (log_get_level() >= LOG_LEVEL_DEBUG) {
+		if (ss->err == 0)
+			snprintf(why, sizeof(why), "%s", ss->why);
+		else
+			snprintf(why, sizeof(why), "%s: %s", ss->err_side >= 0 ?
+			    side_name[ss->err_side] : ss->why,
+			    strerror(ss->err));
+		log_debug("%s -> %s: connection from %s closed (%s): "
+		    "%llu bytes in, %llu bytes out, %lld.%03lld s",
+		    rule_log_name(ss->rule), ss->rule->connect,
+		    addr_format((const struct sockaddr *)&ss->peer.ss, client,
+		    sizeof(client)), why,
+		    (unsigned long long)r->dir[TCP_CLIENT].bytes,
+		    (unsigned long long)r->dir[TCP_BACKEND].bytes,
+		    (long long)(ms / 1000), (long long)(ms % 1000));
+	}
 	times.connect_us = ss->connect_us == TIME_NONE ? -1 :
 	    (int64_t)ss->connect_us;
 	times.first_byte_us = ss->first_byte_us == TIME_NONE ? -1 :
@@ -273,10 +278,10 @@ session_connect(struct tcp_session *ss, int err)
 	static char          why[64];
 	int                  fd;
 
-	switch (tcp_connect_next(&ss->connect, ss->rule, now, deadline, &fd,
-	    &err)) {
+	switch (tcp_connect_next(&ss->connect, ss->rule,
+	    event_now_us(ts->env.loop), deadline, &fd, &err)) {
 	case TCP_CONNECT_PENDING:
-		tcp_relay_attach_backend(&ss->relay, fd);
+		tcp_relay_attach_backend(&ss->relay, fd, true);
 		if (event_set(ts->env.loop, fd, EV_EDGE | EV_READ | EV_WRITE,
 		    session_io, ss) == -1) {
 			log_err("cannot watch backend socket: %s",
@@ -320,7 +325,8 @@ session_connect_done(struct tcp_session *ss, int events)
 		return;
 	}
 	ss->state = TCP_RELAYING;
-	now_us = tcp_connect_succeeded(&ss->connect, ss->rule);
+	now_us = event_now_us(ts->env.loop);
+	tcp_connect_succeeded(&ss->connect, ss->rule, now_us);
 	ss->connect_us = time_kept((uint64_t)(now_us - ss->accepted_us));
 	hist_add(&stats_rule(ss->rule)->connect, ss->connect_us);
 	tcp_relay_connected(r, now);
@@ -507,6 +513,7 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 	ss->client_hold = client_limit_hold(rule, peer, now);
 	ss->started = now;
 	tcp_connect_init(&ss->connect, (const struct sockaddr *)&ss->peer.ss);
+	ss->connect.nagle_on = true;	/* the relay sets TCP_NODELAY */
 	tcp_relay_init(&ss->relay, client_fd, rule->buffer_size, rule->splice,
 	    now);
 	event_timer_init(&ss->timer, session_on_timer, ss);
@@ -514,7 +521,7 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 	ts->count++;
 	stats_rule(rule)->accepted++;
 	stats_rule(rule)->active++;
-	ss->accepted_us = stats_now_us();
+	ss->accepted_us = event_now_us(ts->env.loop);
 	ss->connect_us = ss->first_byte_us = TIME_NONE;
 #ifndef __linux__
 	/* Linux copies these from the listening socket; others may not. */

@@ -434,7 +434,8 @@ stream_on_backend(struct udp_session *s, int events)
 			return;		/* not connected yet */
 		udp_session_enter(s, s->state == UDP_CONNECTING ? UDP_ACTIVE :
 		    UDP_DETACHED);
-		tcp_connect_succeeded(&st->connect, s->rule);
+		tcp_connect_succeeded(&st->connect, s->rule,
+		    event_now_us(us->loop));
 		(void)event_timer_arm(us->loop, &s->timer, session_due(s));
 	}
 	if ((n = udp_stream_pump(s)) == -1)

@@ -40,7 +40,8 @@ stream_connect(struct udp_session *s, const struct rule *rule, int err)
 	int64_t			 now = event_now(s->owner->loop);
 	int			 fd = -1;
 
-	switch (tcp_connect_next(tc, rule, now, s->stream->deadline, &fd,
+	switch (tcp_connect_next(tc, rule, event_now_us(s->owner->loop),
+	    s->stream->deadline, &fd,
 	    &err)) {
 	case TCP_CONNECT_PENDING:
 		s->backend = tc->backend;

@@ -54,7 +54,9 @@
 #include "kit_netns.h"
 
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <arpa/inet.h>
+#include <sys/syscall.h>
 
 #include <dirent.h>
 #include <endian.h>
@@ -150,6 +152,11 @@ usage(void)
 "      COUNT times: connect, send a request, close with a reset\n"
 "  pipes PID...\n"
 "      print pid=P ends=N min=BYTES sum=BYTES of the pipes each PID holds\n"
+"  sockets PID\n"
+"      one line per TCP socket PID holds (pidfd_getfd: root): \"listen\n"
+"      port=P fastopen=QLEN defer_accept=SECONDS\" or \"conn local=P\n"
+"      peer=P nodelay=0|1 fastopen_connect=0|1 pacing=BYTES/S\"; exit 3\n"
+"      where the system cannot\n"
 "  proxyhello HOST PORT HEADER [--payload TEXT] [--bytewise] [--urgent]\n"
 "         [--expect echo|close]\n"
 "      send HEADER (escapes \\r \\n \\0 \\xHH) and the payload in one\n"
@@ -2691,6 +2698,104 @@ cmd_blackhole(int argc, char **argv)
 	return 0;
 }
 
+/* The port of a socket address (its own or its peer's), or 0. */
+static unsigned
+sa_port(int fd, int peer)
+{
+	struct sockaddr_storage	ss;
+	socklen_t		len = sizeof(ss);
+
+	if ((peer ? getpeername(fd, (struct sockaddr *)&ss, &len) :
+	    getsockname(fd, (struct sockaddr *)&ss, &len)) == -1)
+		return 0;
+	return ntohs(ss.ss_family == AF_INET6 ?
+	    ((struct sockaddr_in6 *)&ss)->sin6_port :
+	    ((struct sockaddr_in *)&ss)->sin_port);
+}
+
+/*
+ * sockets PID: the TCP options of every TCP socket PID holds, read
+ * through copies of its descriptors (pidfd_getfd, Linux 5.6, root):
+ * what tcp_fastopen, defer_accept and tcp_fastopen_connect set.
+ */
+static int
+cmd_sockets(int argc, char **argv)
+{
+#if defined(SYS_pidfd_open) && defined(SYS_pidfd_getfd) && \
+    defined(TCP_FASTOPEN) && defined(TCP_DEFER_ACCEPT) && \
+    defined(TCP_FASTOPEN_CONNECT) && defined(SO_MAX_PACING_RATE)
+	char		 dir[64];
+	int		 pidfd, fd, v, type, proto, listening;
+	long		 n;
+	socklen_t	 len;
+	DIR		*d;
+	struct dirent	*de;
+
+	if (argc != 2)
+		usage_error("sockets needs a PID");
+	if ((pidfd = (int)syscall(SYS_pidfd_open, atoi(argv[1]), 0)) == -1)
+		die("pidfd_open %s: %s", argv[1], strerror(errno));
+	snprintf(dir, sizeof(dir), "/proc/%s/fd", argv[1]);
+	if ((d = opendir(dir)) == NULL)
+		die("%s: %s", dir, strerror(errno));
+	while ((de = readdir(d)) != NULL) {
+		if ((n = strtol(de->d_name, NULL, 10)) <= 0 &&
+		    strcmp(de->d_name, "0") != 0)
+			continue;
+		if ((fd = (int)syscall(SYS_pidfd_getfd, pidfd, (int)n, 0)) == -1) {
+			if (errno == EPERM || errno == ENOSYS)
+				exit(3);
+			continue;	/* closed meanwhile */
+		}
+		len = sizeof(type);
+		if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == -1 ||
+		    type != SOCK_STREAM ||
+		    getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &len) ==
+		    -1 || proto != IPPROTO_TCP ||
+		    getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening,
+		    &len) == -1) {
+			close(fd);
+			continue;
+		}
+		if (listening) {
+			printf("listen port=%u", sa_port(fd, 0));
+			len = sizeof(v);
+			if (getsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN, &v,
+			    &len) == 0)
+				printf(" fastopen=%d", v);
+			len = sizeof(v);
+			if (getsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &v,
+			    &len) == 0)
+				printf(" defer_accept=%d", v);
+		} else {
+			printf("conn local=%u peer=%u", sa_port(fd, 0),
+			    sa_port(fd, 1));
+			len = sizeof(v);
+			if (getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &v,
+			    &len) == 0)
+				printf(" nodelay=%d", v != 0);
+			len = sizeof(v);
+			if (getsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN_CONNECT,
+			    &v, &len) == 0)
+				printf(" fastopen_connect=%d", v);
+			len = sizeof(v);
+			if (getsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &v,
+			    &len) == 0)
+				printf(" pacing=%u", (unsigned)v);
+		}
+		printf("\n");
+		close(fd);
+	}
+	closedir(d);
+	close(pidfd);
+	return 0;
+#else
+	(void)argc;
+	(void)argv;
+	return 3;
+#endif
+}
+
 static int
 cmd_freeport(int argc, char **argv)
 {
@@ -2780,6 +2885,7 @@ main(int argc, char **argv)
 		{ "many", cmd_many }, { "urgent", cmd_urgent },
 		{ "urgent-hold", cmd_urgent_hold },
 		{ "sendreset", cmd_sendreset }, { "pipes", cmd_pipes },
+		{ "sockets", cmd_sockets },
 		{ "proxyhello", cmd_proxyhello },
 		{ "proxyabuse", cmd_proxyabuse }
 	};

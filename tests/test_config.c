@@ -782,6 +782,13 @@ static const struct bad_case unix_bad_cases[] = {
 	{ "an unknown owner", "rules = ( { listen = \"unix:/run/a.sock\"; "
 	    "connect = \"127.0.0.1:80\"; owner = \"no-such-user-here\"; } );\n", 1,
 	    "unknown user" },
+	{ "defer_accept on a Unix listener", "rules = ( { listen = "
+	    "\"unix:/run/a.sock\"; connect = \"127.0.0.1:80\"; defer_accept = "
+	    "3; } );\n", 1, "is a TCP socket's option" },
+	{ "tcp_fastopen_connect to a Unix backend", "rules = ( { listen = "
+	    "\"127.0.0.1:80\"; connect = \"unix:/run/a.sock\"; "
+	    "tcp_fastopen_connect = true; } );\n", 1, "is a TCP connect's "
+	    "option" },
 	{ "an empty allow_gid", "rules = ( { listen = \"unix:/run/a.sock\"; "
 	    "connect = \"127.0.0.1:80\"; allow_gid = [ ]; } );\n", 1,
 	    "must list 1 to" },

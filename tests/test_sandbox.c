@@ -194,6 +194,52 @@ sigsys_from_outside(void)
 	return status;
 }
 
+/*
+ * The calls of every connection and datagram are allowed within the
+ * filter's first instructions (the architecture checks, then a jump
+ * each), socket() soon after them; a rarely used one further on.
+ */
+static void
+hot_calls_first(void)
+{
+	static const struct {
+		const char	*name;
+		int		 nr;
+		uint32_t	 arg0;
+	} hot[] = {
+		{ "recvfrom", SYS_recvfrom, 0 }, { "sendto", SYS_sendto, 0 },
+		{ "read", SYS_read, 0 }, { "write", SYS_write, 0 },
+		{ "splice", SYS_splice, 0 },
+		{ "epoll_pwait", SYS_epoll_pwait, 0 },
+		{ "accept4", SYS_accept4, 0 }, { "recvmmsg", SYS_recvmmsg, 0 },
+		{ "sendmmsg", SYS_sendmmsg, 0 }, { "close", SYS_close, 0 },
+		{ "epoll_ctl", SYS_epoll_ctl, 0 },
+		{ "connect", SYS_connect, 0 },
+		{ "setsockopt", SYS_setsockopt, 0 },
+		{ "shutdown", SYS_shutdown, 0 },
+		{ "socket", SYS_socket, AF_INET },
+	};
+	unsigned	steps, last = 0;
+	bool		allowed;
+	size_t		i;
+
+	if (!filters)
+		return;
+	for (i = 0; i < sizeof(hot) / sizeof(hot[0]); i++) {
+		steps = sandbox_filter_steps(hot[i].nr, hot[i].arg0,
+		    &allowed);
+		check(allowed && steps > 0 && steps <= 26, "%s is allowed "
+		    "after %u instructions of the filter", hot[i].name, steps);
+		if (steps > last)
+			last = steps;
+	}
+	steps = sandbox_filter_steps(SYS_getpid, 0, &allowed);
+	check(allowed && steps > last, "getpid, a cold call, after %u "
+	    "(every hot one within %u)", steps, last);
+	steps = sandbox_filter_steps(SYS_openat, 0, &allowed);
+	check(!allowed && steps > 0, "openat is refused after %u", steps);
+}
+
 int
 main(void)
 {
@@ -223,5 +269,6 @@ main(void)
 	    "a kill -SYS from outside kills a sandboxed child (status %d)...",
 	    status);
 	check(!sigsys_reported, "... and is not reported as the filter's");
+	hot_calls_first();
 	return test_summary();
 }

@@ -120,7 +120,7 @@ bench_open(struct bench *b, int kind, int splice, bool connected,
 	make_pair(kind, &b->a, &b_fd);
 	make_pair(kind, &c_fd, &b->d);
 	tcp_relay_init(&b->r, b_fd, bufsize, splice, event_now(b->env.loop));
-	tcp_relay_attach_backend(&b->r, c_fd);
+	tcp_relay_attach_backend(&b->r, c_fd, false);
 	if (connected)
 		tcp_relay_connected(&b->r, event_now(b->env.loop));
 	(void)event_set(b->env.loop, b_fd, EV_EDGE | EV_READ, bench_io, b);
