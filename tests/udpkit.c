@@ -43,6 +43,12 @@
  *   udpkit burst HOST PORT COUNT SIZE
  *       COUNT datagrams of SIZE bytes at once from one socket (a run a
  *       forwarder may send with GSO); each must come back intact
+ *   udpkit stream HOST PORT COUNT SIZE [--rate R] [--mixed]
+ *       COUNT numbered datagrams of SIZE bytes (with --mixed, SIZE + i % 8:
+ *       no two of a run alike, so none leaves by GSO) from one socket,
+ *       R a second (default 2000); an echo server behind must send each
+ *       back intact and in the order sent (waits up to 5 s for the
+ *       rest); exit 1 on a missing, wrong or reordered reply
  *   udpkit ask HOST PORT TEXT [--bind-port P] [--source A] [--timeout S]
  *       (HOST may be an IPv6 address; --bind-port and --source,
  *       a 127.0.0.0/8 address to send from, are IPv4's)
@@ -105,6 +111,7 @@ usage(void)
 	    "[--interval-ms MS]\n"
 	    "             [--pace-ms MS] [--drain S]\n"
 	    "       udpkit burst HOST PORT COUNT SIZE\n"
+	    "       udpkit stream HOST PORT COUNT SIZE [--rate R] [--mixed]\n"
 	    "       udpkit ask HOST PORT TEXT [--bind-port P] [--source A] [--timeout S]\n"
 	    "       udpkit freeport [--host H] [--tcp-too]\n");
 	exit(2);
@@ -876,6 +883,98 @@ cmd_burst(int argc, char **argv)
 	return got == count ? 0 : 1;
 }
 
+/* stream's datagram i: its number, then bytes that are a function of it. */
+static size_t
+stream_dgram(int i, size_t size, bool mixed, unsigned char *buf)
+{
+	uint32_t idx = (uint32_t)i;
+
+	if (mixed)
+		size += (size_t)(i % 8);
+	dgram_fill(11, i, buf, size);
+	memcpy(buf, &idx, sizeof(idx));
+	return size;
+}
+
+/* stream: read what came back (wait up to ms), check each in order. */
+static void
+stream_read(int fd, int ms, int count, size_t size, bool mixed, int *next,
+    int *good, int *bad)
+{
+	static unsigned char	 in[MAX_DGRAM], want[MAX_DGRAM];
+	struct pollfd		 pfd = { fd, POLLIN, 0 };
+	uint32_t		 idx;
+	size_t			 len;
+	ssize_t			 n;
+
+	while (*good + *bad < count && poll(&pfd, 1, ms) == 1) {
+		if ((n = recv(fd, in, sizeof(in), 0)) < 4)
+			die("recv");
+		memcpy(&idx, in, sizeof(idx));
+		len = stream_dgram((int)(idx % (uint32_t)count), size, mixed,
+		    want);
+		if (idx == (uint32_t)*next && (size_t)n == len &&
+		    memcmp(in, want, len) == 0) {
+			(*good)++;
+			(*next)++;
+			continue;
+		}
+		if ((*bad)++ < 5)
+			fprintf(stderr, "stream: got #%u (%zd bytes), expected "
+			    "#%d\n", idx, n, *next);
+		if (idx >= (uint32_t)*next)
+			*next = (int)idx + 1;
+	}
+}
+
+static int
+cmd_stream(int argc, char **argv)
+{
+	struct sockaddr_in	 to;
+	struct timespec		 tick;
+	static unsigned char	 out[MAX_DGRAM];
+	int			 fd, count, rate, per_tick, i, sent = 0;
+	int			 next = 0, good = 0, bad = 0, sz = 8 << 20;
+	bool			 mixed = false;
+	size_t			 size, len;
+
+	if (argc < 4)
+		usage();
+	to = addr_of(argv[0], atoi(argv[1]));
+	count = atoi(argv[2]);
+	size = (size_t)atol(argv[3]);
+	rate = atoi(opt(argc, argv, "--rate", "2000"));
+	for (i = 4; i < argc; i++)
+		if (strcmp(argv[i], "--mixed") == 0)
+			mixed = true;
+	if (count < 1 || count > 1000000 || size < 4 || size > 65000 ||
+	    rate < 1 || rate > 1000000)
+		usage();
+	fd = bound_socket("0.0.0.0", 0);
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz));
+	if (connect(fd, (struct sockaddr *)&to, sizeof(to)) == -1)
+		die("connect");
+	/* per_tick datagrams every tick, a hundred ticks a second or less. */
+	per_tick = rate < 100 ? 1 : rate / 100;
+	tick.tv_sec = per_tick / rate;
+	tick.tv_nsec = (long)((int64_t)(per_tick % rate) * 1000000000 / rate);
+	while (sent < count) {
+		for (i = 0; i < per_tick && sent < count; i++, sent++) {
+			len = stream_dgram(sent, size, mixed, out);
+			if (send(fd, out, len, 0) != (ssize_t)len)
+				die("send");
+		}
+		stream_read(fd, 0, count, size, mixed, &next, &good, &bad);
+		(void)nanosleep(&tick, NULL);
+	}
+	stream_read(fd, 5000, count, size, mixed, &next, &good, &bad);
+	printf("stream: %d datagrams of %zu bytes%s sent, %d back intact "
+	    "and in order, %d wrong or out of order, %d missing\n", count,
+	    size, mixed ? " (up to 7 more)" : "", good, bad,
+	    count - good - bad);
+	return good == count ? 0 : 1;
+}
+
 static int
 cmd_ask(int argc, char **argv)
 {
@@ -966,6 +1065,8 @@ main(int argc, char **argv)
 		return cmd_account(argc - 2, argv + 2);
 	if (strcmp(argv[1], "burst") == 0)
 		return cmd_burst(argc - 2, argv + 2);
+	if (strcmp(argv[1], "stream") == 0)
+		return cmd_stream(argc - 2, argv + 2);
 	if (strcmp(argv[1], "freeport") == 0)
 		return cmd_freeport(argc - 2, argv + 2);
 	usage();
