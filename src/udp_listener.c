@@ -44,7 +44,7 @@ struct udp_listeners {
 	struct event_loop	*loop;
 	struct udp_sessions	*sessions;
 	STAILQ_HEAD(, udp_listener) list;
-	struct udp_pacer	*pacer;
+	struct udp_pacer	*pacer;		/* the sessions' */
 	bool			 stopped;	/* for good */
 };
 
@@ -176,10 +176,7 @@ udp_listeners_new(struct event_loop *loop, struct udp_sessions *sessions)
 
 	if (ul == NULL)
 		return NULL;
-	if ((ul->pacer = udp_pacer_new(loop)) == NULL) {
-		free(ul);
-		return NULL;
-	}
+	ul->pacer = udp_sessions_pacer(sessions);
 	ul->loop = loop;
 	ul->sessions = sessions;
 	STAILQ_INIT(&ul->list);

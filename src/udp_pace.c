@@ -46,6 +46,8 @@ udp_pace_init(struct udp_pace *p, void (*resume)(void *), void *arg)
 	memset(p, 0, sizeof(*p));
 	p->resume = resume;
 	p->arg = arg;
+	/* A backlog in the first window is measured against its silence. */
+	p->window_ms = udp_pace_now_ns() / 1000000;
 }
 
 #ifdef HAVE_SYS_TIMERFD_H
@@ -121,9 +123,11 @@ udp_pacer_new(struct event_loop *loop)
 }
 
 /*
- * Whether fd's queue holds more than a quarter of its buffer: a backlog
- * that pausing could turn into datagrams lost here, which is worse than
- * a burst the receiver may yet take.
+ * Whether fd's queue holds more than half its buffer: a backlog that
+ * pausing could turn into datagrams lost here, which is worse than a
+ * burst the receiver may yet take.  (A pause of 1 ms at 78,000 datagrams
+ * a second queues 62 kB more: within the other half of the default
+ * 208 kB.)
  */
 static bool
 queue_deep(int fd)
@@ -135,7 +139,7 @@ queue_deep(int fd)
 
 	if (getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &len) == 0 &&
 	    len == sizeof(mem))
-		return mem[0] > mem[1] / 4;
+		return mem[0] > mem[1] / 2;
 #else
 	(void)fd;
 #endif
@@ -149,8 +153,6 @@ udp_pace_batch(struct udp_pacer *pc, struct udp_pace *p, int fd, int n,
 	int64_t elapsed, gap, now;
 
 	p->count += (uint64_t)n;
-	if (p->window_ms == 0)
-		p->window_ms = start_ns / 1000000;
 	elapsed = start_ns / 1000000 - p->window_ms;
 	if (elapsed >= UDP_PACE_WINDOW_MS) {
 		p->rate = p->count * 1000 / (uint64_t)elapsed;

@@ -10,8 +10,10 @@
  * is at most one batch, the gaps give the receiver the CPU to drain it,
  * and the backlog is still worked off.  A reader that keeps up (a batch
  * not full) never pauses; a pause is never longer than UDP_PACE_GAP_MAX,
- * and none is taken while the reader's own queue fills a quarter of its
- * buffer (SO_MEMINFO): that far behind, pausing would lose datagrams here.
+ * and none is taken while the reader's own queue fills half its buffer
+ * (SO_MEMINFO): that far behind, pausing would lose datagrams here.  The
+ * first window starts with the reader: a backlog that comes after a
+ * silence is paced too (by the 1 ms cap, in effect).
  * Linux only (timerfd, for gaps below the loop's millisecond); elsewhere
  * nothing pauses.
  */
@@ -49,7 +51,10 @@ struct udp_pace {
 /* A worker's pacer: one timer for all its paused readers; for its life. */
 struct udp_pacer *udp_pacer_new(struct event_loop *loop);
 
-/* p starts unpaused, its rate unknown; resume(arg) when a pause ends. */
+/*
+ * p starts unpaused, its first window now; resume(arg) when a pause
+ * ends.
+ */
 void	udp_pace_init(struct udp_pace *p, void (*resume)(void *), void *arg);
 
 /*
@@ -62,8 +67,8 @@ int64_t	udp_pace_now_ns(void);
  * p read n datagrams from its socket fd in a batch of room for max that
  * it started reading at start_ns.  Returns true when p pauses: it reads
  * no more (its owner stops watching fd) until resume is called.  It does
- * not when fd's queue fills a quarter of its buffer: pausing then could
- * lose datagrams here.
+ * not when fd's queue fills half its buffer: pausing then could lose
+ * datagrams here.
  */
 bool	udp_pace_batch(struct udp_pacer *pc, struct udp_pace *p, int fd,
     int n, int max, int64_t start_ns);
