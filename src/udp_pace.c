@@ -152,17 +152,18 @@ udp_pace_batch(struct udp_pacer *pc, struct udp_pace *p, int fd, int n,
 {
 	int64_t elapsed, gap, now;
 
-	p->count += (uint64_t)n;
+	p->count += (uint32_t)n;
 	elapsed = start_ns / 1000000 - p->window_ms;
 	if (elapsed >= UDP_PACE_WINDOW_MS) {
-		p->rate = p->count * 1000 / (uint64_t)elapsed;
+		p->rate = (uint32_t)((uint64_t)p->count * 1000 /
+		    (uint64_t)elapsed);
 		p->count = 0;
 		p->window_ms = start_ns / 1000000;
 	}
 	if (pc->tfd == -1 || n < max || p->rate == 0)
 		return false;		/* keeping up, or nothing known */
-	gap = (int64_t)((uint64_t)n * 1000000000 /
-	    ((uint64_t)UDP_PACE_SPEEDUP * p->rate));
+	gap = (int64_t)((uint64_t)n * 1000000000 * 100 /
+	    ((uint64_t)UDP_PACE_SPEEDUP_PCT * p->rate));
 	if (gap > UDP_PACE_GAP_MAX_NS)
 		gap = UDP_PACE_GAP_MAX_NS;
 	now = udp_pace_now_ns();

@@ -3,13 +3,14 @@
  * take.  A reader that finds a full batch waiting (it fell behind: the
  * worker was off the CPU while datagrams came in) would forward the
  * whole backlog as fast as the kernel takes it, and a receiver with the
- * default socket buffer (about 200 small datagrams) that is not running
+ * default socket buffer (about 250 small datagrams) that is not running
  * at that moment loses the rest.  Instead, after each full batch the
- * reader pauses so that the backlog leaves at UDP_PACE_SPEEDUP times the
- * rate the datagrams came in at (measured over the last window): a burst
- * is at most one batch, the gaps give the receiver the CPU to drain it,
- * and the backlog is still worked off.  A reader that keeps up (a batch
- * not full) never pauses; a pause is never longer than UDP_PACE_GAP_MAX,
+ * reader pauses so that the backlog leaves at twice the rate the
+ * datagrams came in at (UDP_PACE_SPEEDUP_PCT; measured over the last
+ * window), and so is worked off in as long as it took to build: a burst
+ * is at most one batch, and the gaps give the receiver the CPU to drain
+ * it.  A reader that keeps up (a batch not full) never pauses; a pause
+ * is never longer than UDP_PACE_GAP_MAX_NS,
  * and none is taken while the reader's own queue fills half its buffer
  * (SO_MEMINFO): that far behind, pausing would lose datagrams here.  The
  * first window starts with the reader: a backlog that comes after a
@@ -27,8 +28,13 @@
 struct event_loop;
 struct udp_pacer;
 
-/* A backlog leaves at this many times its arrival rate. */
-#define UDP_PACE_SPEEDUP	2
+/*
+ * A backlog leaves at this many hundredths of its arrival rate (cc
+ * -DUDP_PACE_SPEEDUP_PCT=150 for a build to compare with bench/udp-loss).
+ */
+#ifndef UDP_PACE_SPEEDUP_PCT
+#define UDP_PACE_SPEEDUP_PCT	200
+#endif
 /* The longest pause after a batch, and the shortest worth taking. */
 #define UDP_PACE_GAP_MAX_NS	1000000
 #define UDP_PACE_GAP_MIN_NS	20000
@@ -38,14 +44,14 @@ struct udp_pacer;
 /* What one reader (a socket read in batches) counts, and its pause. */
 struct udp_pace {
 	TAILQ_ENTRY(udp_pace)	 paused_link;	/* while paused */
-	bool			 paused;
 	int64_t			 due_ns;	/* read again from then on */
 	int64_t			 window_ms;	/* the window's start */
-	uint64_t		 count;		/* read in this window */
-	uint64_t		 rate;		/* datagrams/s, last window; 0
+	uint32_t		 count;		/* read in this window */
+	uint32_t		 rate;		/* datagrams/s, last window; 0
 						 * while unknown */
 	void			(*resume)(void *);	/* read again */
 	void			*arg;
+	bool			 paused;
 };
 
 /* A worker's pacer: one timer for all its paused readers; for its life. */
