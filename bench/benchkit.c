@@ -37,6 +37,17 @@
  *       200 ms without one, counted lost), for SECS seconds.  Prints
  *       "count N lost L" (answered round trips).  The many-clients
  *       request/response test.
+ *   benchkit udppace ADDR PORT RATE SECS [SIZE]
+ *       One UDP flow: SIZE-byte (default 64) datagrams, each numbered,
+ *       offered at RATE a second for SECS seconds, the ones due sent
+ *       every 100 us (a sender woken late sends what is due at once, as
+ *       iperf3 does).  Prints "sent N".
+ *   benchkit udpsink ADDR PORT SECS
+ *       Its receiver, with the kernel's default receive buffer, reading
+ *       one datagram a call (as iperf3 does) until SECS have passed or
+ *       1 s without one after the first.  Prints "got N dropped D
+ *       reordered R": D is what this socket's buffer refused
+ *       (SO_RXQ_OVFL), R datagrams came after a later-numbered one.
  *   benchkit http ADDR PORT [WORKERS]
  *       A tiny HTTP/1.1 responder (keep-alive, and "Connection: close"
  *       honoured), WORKERS processes on SO_REUSEPORT sockets.  The backend
@@ -60,6 +71,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -419,6 +431,101 @@ cmd_udprr(const char *addr, const char *port, int nclients, double secs)
 }
 
 static int
+cmd_udppace(const char *addr, const char *port, double rate, double secs,
+    size_t size)
+{
+	struct sockaddr_in sin;
+	struct timespec tick;
+	char buf[65536];
+	uint64_t seq = 0, due;
+	double start;
+	int fd;
+
+	if (size < sizeof(seq) || size > sizeof(buf) || rate <= 0)
+		die("udppace: SIZE from 8 to 65536, RATE > 0");
+	make_addr(&sin, addr, port);
+	memset(buf, 'p', sizeof(buf));
+	(void)prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	if ((fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1 ||
+	    connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1)
+		die("udppace: socket");
+	clock_gettime(CLOCK_MONOTONIC, &tick);
+	start = now();
+	while (now() - start < secs) {
+		due = (uint64_t)((now() - start) * rate);
+		for (; seq < due; seq++) {
+			memcpy(buf, &seq, sizeof(seq));
+			(void)send(fd, buf, size, 0);
+		}
+		tick.tv_nsec += 100000;
+		if (tick.tv_nsec >= 1000000000) {
+			tick.tv_nsec -= 1000000000;
+			tick.tv_sec++;
+		}
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &tick,
+		    NULL) == EINTR)
+			;
+	}
+	printf("sent %llu\n", (unsigned long long)seq);
+	return 0;
+}
+
+static int
+cmd_udpsink(const char *addr, const char *port, double secs)
+{
+	struct sockaddr_in sin;
+	char buf[65536];
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(uint32_t))];
+	} ctl;
+	struct iovec iov = { buf, sizeof(buf) };
+	struct msghdr mh;
+	struct cmsghdr *cm;
+	struct timeval tv = { 1, 0 };
+	uint64_t seq, next = 0, got = 0, reordered = 0;
+	uint32_t dropped = 0;
+	double end = now() + secs;
+	ssize_t r;
+	int fd, on = 1;
+
+	make_addr(&sin, addr, port);
+	if ((fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &on, sizeof(on)) == -1 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == -1 ||
+	    bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1)
+		die("udpsink: socket");
+	/* A blocking read a datagram; 1 s without one ends it. */
+	while (now() < end) {
+		memset(&mh, 0, sizeof(mh));
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = sizeof(ctl.buf);
+		r = recvmsg(fd, &mh, 0);
+		if (r == -1 && (errno == EAGAIN || errno == EWOULDBLOCK) &&
+		    got > 0)
+			break;
+		if (r < (ssize_t)sizeof(seq))
+			continue;
+		got++;
+		for (cm = CMSG_FIRSTHDR(&mh); cm != NULL;
+		    cm = CMSG_NXTHDR(&mh, cm))
+			if (cm->cmsg_level == SOL_SOCKET &&
+			    cm->cmsg_type == SO_RXQ_OVFL)
+				memcpy(&dropped, CMSG_DATA(cm), sizeof(dropped));
+		memcpy(&seq, buf, sizeof(seq));
+		if (seq < next)
+			reordered++;
+		else
+			next = seq + 1;
+	}
+	printf("got %llu dropped %u reordered %llu\n", (unsigned long long)got,
+	    dropped, (unsigned long long)reordered);
+	return 0;
+}
+
+static int
 cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -653,6 +760,8 @@ usage(void)
 	    "       benchkit udpecho ADDR PORT\n"
 	    "       benchkit udphold ADDR PORT N [SECS]\n"
 	    "       benchkit udprr ADDR PORT CLIENTS SECS\n"
+	    "       benchkit udppace ADDR PORT RATE SECS [SIZE]\n"
+	    "       benchkit udpsink ADDR PORT SECS\n"
 	    "       benchkit http ADDR PORT [WORKERS]\n");
 	exit(2);
 }
@@ -681,6 +790,11 @@ main(int argc, char **argv)
 	if (argc >= 6 && strcmp(argv[1], "udprr") == 0)
 		return cmd_udprr(argv[2], argv[3], atoi(argv[4]),
 		    atof(argv[5]));
+	if (argc >= 6 && strcmp(argv[1], "udppace") == 0)
+		return cmd_udppace(argv[2], argv[3], atof(argv[4]),
+		    atof(argv[5]), argc >= 7 ? (size_t)atol(argv[6]) : 64);
+	if (argc >= 5 && strcmp(argv[1], "udpsink") == 0)
+		return cmd_udpsink(argv[2], argv[3], atof(argv[4]));
 	if (argc >= 4 && strcmp(argv[1], "http") == 0)
 		return cmd_http(argv[2], argv[3],
 		    argc >= 5 ? atoi(argv[4]) : 1);

@@ -180,6 +180,8 @@ static const int allowed[] = {
 	/* time */
 	SYS_clock_gettime, SYS_gettimeofday, SYS_nanosleep,
 	SYS_clock_nanosleep,
+	/* UDP pacing's timer (udp_pace.c), made before the filter */
+	SYS_timerfd_settime,
 #ifdef SYS_time
 	SYS_time,
 #endif

@@ -56,6 +56,7 @@ struct stats_rule {
 	volatile uint64_t	datagrams_out;	/* to clients */
 	volatile uint64_t	truncated;	/* datagrams the kernel cut */
 	volatile uint64_t	dropped;	/* datagrams not sent on */
+	volatile uint64_t	paced;		/* UDP: pauses in a backlog */
 	volatile uint64_t	proxy_errors;	/* accept_proxy: bad header */
 	volatile uint64_t	evicted;	/* UDP sessions, for max_sessions */
 	volatile uint64_t	icmp_errors;	/* backend said unreachable */

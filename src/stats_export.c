@@ -392,7 +392,7 @@ json_rule(struct text *t, const struct view_rule *vr)
 	    "\"bytes\":{\"in\":%llu,\"out\":%llu},"
 	    "\"udp\":{\"sessions\":%llu,\"active_sessions\":%llu,"
 	    "\"datagrams_in\":%llu,\"datagrams_out\":%llu,\"truncated\":%llu,"
-	    "\"dropped\":%llu},\"proxy_header_errors\":%llu,"
+	    "\"dropped\":%llu,\"paced\":%llu},\"proxy_header_errors\":%llu,"
 	    "\"rates\":{\"seconds\":%.1f,\"connections\":%.2f,"
 	    "\"sessions\":%.2f,\"bytes\":%.0f,\"datagrams\":%.2f},",
 	    r->protocol == RULE_UDP ? "udp" : "tcp",
@@ -409,7 +409,7 @@ json_rule(struct text *t, const struct view_rule *vr)
 	    (unsigned long long)st->datagrams_in,
 	    (unsigned long long)st->datagrams_out,
 	    (unsigned long long)st->truncated, (unsigned long long)st->dropped,
-	    (unsigned long long)st->proxy_errors, vr->rates.seconds,
+	    (unsigned long long)st->paced, (unsigned long long)st->proxy_errors, vr->rates.seconds,
 	    vr->rates.connections, vr->rates.sessions, vr->rates.bytes,
 	    vr->rates.datagrams);
 	put_json_hists(t, vr, stats_rule_hists, 4, hist_keys);

@@ -88,6 +88,9 @@ static const struct family rule_families[] = {
 	    RULE_AT(truncated), NULL },
 	{ "ferryd_rule_dropped_datagrams_total", "counter",
 	    "Datagrams that could not be sent on.", RULE_AT(dropped), NULL },
+	{ "ferryd_rule_udp_paced_total", "counter",
+	    "Pauses taken after a full batch of a backlog of the rule's "
+	    "datagrams, so that it leaves paced.", RULE_AT(paced), NULL },
 	{ "ferryd_rule_proxy_header_errors_total", "counter",
 	    "Clients of an accept_proxy rule closed for a bad, missing or "
 	    "late PROXY header.", RULE_AT(proxy_errors), NULL },

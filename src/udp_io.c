@@ -17,6 +17,7 @@
 #include "stats.h"
 #include "udp_backend.h"
 #include "udp_io.h"
+#include "udp_pace.h"
 #include "udp_types.h"
 
 /*
@@ -514,9 +515,11 @@ udp_io_replies(struct udp_session *s, int fd)
 	uint16_t		 seg[UDP_BATCH];
 	size_t			 size;
 	int			 n, i, rounds, first, got = 0;
+	int64_t			 start;
 
 	/* A bounded number of batches per wakeup, for fairness. */
 	for (rounds = 0; rounds < 4; rounds++) {
+		start = udp_pace_now_ns();
 		memset(in, 0, sizeof(in));
 		for (i = 0; i < UDP_BATCH; i++) {
 			iov[i].iov_base = us->bufs + (size_t)i * UDP_DATAGRAM_MAX;
@@ -557,6 +560,13 @@ udp_io_replies(struct udp_session *s, int fd)
 		}
 		if (n > first)
 			udp_io_reply(s, iov + first, seg + first, n - first);
+		/* A backlog: the client gets it paced (udp_pace.h). */
+		if (udp_pace_batch(us->pacer, &s->pace, fd, n, UDP_BATCH,
+		    start)) {
+			stats_rule(s->rule)->paced++;
+			(void)event_mask(us->loop, fd, 0);
+			return got;
+		}
 		if (n < UDP_BATCH)
 			return got;
 	}

@@ -5,7 +5,9 @@
  * and, from IP_PKTINFO or IPV6_PKTINFO, the address it was sent to; each
  * goes to its session, which sends it on.  A datagram the kernel had to
  * cut (it cannot be, with buffers larger than any UDP payload) is
- * counted and dropped, never forwarded cut.
+ * counted and dropped, never forwarded cut.  A full batch means a
+ * backlog: it leaves paced (udp_pace.h), the socket unwatched between
+ * batches, so that the receiver gets no burst larger than one.
  */
 #include "ferryd.h"
 
@@ -18,8 +20,10 @@
 #include "event.h"
 #include "log.h"
 #include "rule.h"
+#include "stats.h"
 #include "udp_io.h"
 #include "udp_listener.h"
+#include "udp_pace.h"
 #include "udp_session.h"
 
 /* Batches per wakeup before other sockets get their turn. */
@@ -33,12 +37,14 @@ struct udp_listener {
 	int			 family;
 	const struct rule	*rule;
 	struct udp_listeners	*ul;
+	struct udp_pace		 pace;
 };
 
 struct udp_listeners {
 	struct event_loop	*loop;
 	struct udp_sessions	*sessions;
 	STAILQ_HEAD(, udp_listener) list;
+	struct udp_pacer	*pacer;		/* the sessions' */
 	bool			 stopped;	/* for good */
 };
 
@@ -72,11 +78,13 @@ dest_of(struct msghdr *mh, struct udp_from *from)
 }
 
 /*
- * Receive up to rounds batches from l and forward them.  Returns whether
- * the socket may hold more.
+ * Receive up to rounds batches from l and forward them, pausing after a
+ * full one where paced says so (then l's socket is not watched until the
+ * pause ends).  Returns whether the socket may hold more and l is not
+ * paused.
  */
 static bool
-listener_receive(struct udp_listener *l, int rounds)
+listener_receive(struct udp_listener *l, int rounds, bool paced)
 {
 	int			 fd = l->fd;
 	struct udp_sessions	*us = l->ul->sessions;
@@ -92,8 +100,10 @@ listener_receive(struct udp_listener *l, int rounds)
 	struct udp_from		 from[UDP_BATCH];
 	struct iovec		 out[UDP_BATCH];
 	int			 i, n, k, round;
+	int64_t			 start;
 
 	for (round = 0; round < rounds; round++) {
+		start = paced ? udp_pace_now_ns() : 0;
 		/* Every field recvmmsg reads is set here. */
 		for (i = 0; i < UDP_BATCH; i++) {
 			iov[i].iov_base = bufs + (size_t)i * UDP_DATAGRAM_MAX;
@@ -129,6 +139,12 @@ listener_receive(struct udp_listener *l, int rounds)
 			k++;
 		}
 		udp_sessions_forward(us, from, out, k);
+		if (paced && udp_pace_batch(l->ul->pacer, &l->pace, fd,
+		    n, UDP_BATCH, start)) {
+			stats_rule(l->rule)->paced++;
+			event_mask(l->ul->loop, fd, 0);
+			return false;
+		}
 		if (n < UDP_BATCH)
 			return false;
 	}
@@ -139,8 +155,18 @@ static void
 listener_on_ready(struct event_loop *loop, int fd, int events, void *data)
 {
 	(void)events;
-	if (listener_receive(data, RECV_ROUNDS))
+	if (listener_receive(data, RECV_ROUNDS, true))
 		event_defer(loop, fd);
+}
+
+/* l's pause is over: watch its socket again (what waits makes it ready). */
+static void
+listener_resume(void *data)
+{
+	struct udp_listener *l = data;
+
+	if (!l->ul->stopped)
+		event_mask(l->ul->loop, l->fd, EV_READ);
 }
 
 struct udp_listeners *
@@ -150,6 +176,7 @@ udp_listeners_new(struct event_loop *loop, struct udp_sessions *sessions)
 
 	if (ul == NULL)
 		return NULL;
+	ul->pacer = udp_sessions_pacer(sessions);
 	ul->loop = loop;
 	ul->sessions = sessions;
 	STAILQ_INIT(&ul->list);
@@ -170,6 +197,7 @@ udp_listener_add(struct udp_listeners *ul, int fd, const struct rule *rule)
 	l->family = rule->listen_addr.ss.ss_family;
 	l->rule = rule;
 	l->ul = ul;
+	udp_pace_init(&l->pace, listener_resume, l);
 	/* Watched from udp_listeners_start() on. */
 	if (event_set(ul->loop, fd, 0, listener_on_ready, l) == -1) {
 		free(l);
@@ -200,6 +228,7 @@ udp_listeners_close(struct udp_listeners *ul)
 
 	ul->stopped = true;
 	while ((l = STAILQ_FIRST(&ul->list)) != NULL) {
+		udp_pace_cancel(ul->pacer, &l->pace);
 		event_close(ul->loop, l->fd);
 		close(l->fd);
 		STAILQ_REMOVE_HEAD(&ul->list, link);
@@ -214,12 +243,13 @@ udp_listeners_stop(struct udp_listeners *ul)
 
 	ul->stopped = true;
 	STAILQ_FOREACH(l, &ul->list, link) {
+		udp_pace_cancel(ul->pacer, &l->pace);
 		event_mask(ul->loop, l->fd, 0);
 		/*
 		 * What is queued here now: a retired slot's socket gets no
 		 * more (listen_set_steer), and its last datagrams must not
 		 * go with it.  Bounded: a shared socket keeps filling.
 		 */
-		(void)listener_receive(l, STOP_ROUNDS);
+		(void)listener_receive(l, STOP_ROUNDS, false);
 	}
 }

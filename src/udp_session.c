@@ -37,6 +37,7 @@
 #include "udp_backend.h"
 #include "udp_client.h"
 #include "udp_io.h"
+#include "udp_pace.h"
 #include "udp_pass.h"
 #include "udp_session.h"
 #include "udp_stream.h"
@@ -55,6 +56,7 @@ static const unsigned state_next[] = {
 };
 
 static void session_on_backend(struct event_loop *, int, int, void *);
+static void session_resume(void *);
 static void stream_next(struct udp_session *, int);
 
 /* s goes on to state to: one of the steps state_next allows. */
@@ -74,6 +76,7 @@ udp_session_free(struct udp_session *s)
 	struct udp_rule		*ur = &us->rules[s->key.rule];
 
 	BUG_ON(s->state == UDP_OPENING);
+	udp_pace_cancel(us->pacer, &s->pace);
 	event_close(us->loop, s->fd);
 	close(s->fd);
 	event_timer_cancel(us->loop, &s->timer);
@@ -257,6 +260,7 @@ udp_session_insert(struct udp_sessions *us, struct udp_session *s,
 
 	BUG_ON(s->state == UDP_OPENING);
 	s->owner = us;
+	udp_pace_init(&s->pace, session_resume, s);
 	/* Held here: udp_backend_release() lets go of it. */
 	if (s->stream == NULL && !s->stranger)
 		stats_backend(s->backend)->active++;
@@ -460,6 +464,15 @@ session_on_backend(struct event_loop *loop, int fd, int events, void *data)
 		session_touch(s);
 }
 
+/* s's replies were paced (udp_io_replies): read them again. */
+static void
+session_resume(void *data)
+{
+	struct udp_session *s = data;
+
+	(void)event_mask(s->owner->loop, s->fd, EV_READ);
+}
+
 struct udp_sessions *
 udp_sessions_new(struct event_loop *loop, const struct conf *cfg)
 {
@@ -474,7 +487,9 @@ udp_sessions_new(struct event_loop *loop, const struct conf *cfg)
 	us->nbuckets = 256;
 	us->buckets = calloc(us->nbuckets, sizeof(*us->buckets));
 	us->rules = calloc(cfg->nrules, sizeof(*us->rules));
-	if (us->buckets == NULL || us->rules == NULL) {
+	us->pacer = udp_pacer_new(loop);
+	if (us->buckets == NULL || us->rules == NULL || us->pacer == NULL) {
+		free(us->pacer);
 		free(us->buckets);
 		free(us->rules);
 		free(us);
@@ -485,6 +500,12 @@ udp_sessions_new(struct event_loop *loop, const struct conf *cfg)
 		us->rules[i].lfd = -1;
 	}
 	return us;
+}
+
+struct udp_pacer *
+udp_sessions_pacer(struct udp_sessions *us)
+{
+	return us->pacer;
 }
 
 char *

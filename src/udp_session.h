@@ -35,6 +35,9 @@ struct udp_sessions *udp_sessions_new(struct event_loop *loop,
 /* UDP_BATCH buffers of UDP_DATAGRAM_MAX bytes, for the listener's reads. */
 char	*udp_sessions_buffers(struct udp_sessions *us);
 
+/* The worker's pacer (udp_pace.h), for its listeners and replies. */
+struct udp_pacer *udp_sessions_pacer(struct udp_sessions *us);
+
 /*
  * Send n datagrams (iov[i], received as from[i] says) to the backends of
  * their sessions, which are made where there are none (allow/deny

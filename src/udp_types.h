@@ -4,7 +4,8 @@
  * which the table (udp_session.c) and what works on one session below it
  * (udp_backend.c, udp_io.c, udp_stream.c) read alike.  Types, and two
  * questions about a state, but no function of a .c file and no other
- * udp_* header, so that any udp_* file may include it without a cycle.
+ * udp_* header but udp_pace.h (which includes nothing of ours), so that
+ * any udp_* file may include it without a cycle.
  */
 #ifndef FERRYD_UDP_TYPES_H
 #define FERRYD_UDP_TYPES_H
@@ -22,6 +23,7 @@ struct rule;
 #include "event_timer.h"
 #include "framing.h"
 #include "tcp_connect.h"
+#include "udp_pace.h"
 
 /* Datagrams per recvmmsg/sendmmsg. */
 #define UDP_BATCH		64
@@ -117,6 +119,7 @@ struct udp_session {
 						 * its last reply, or 0 */
 	uint64_t		 bytes_in, bytes_out;
 	struct event_timer	 timer;
+	struct udp_pace		 pace;		/* its replies (udp_pace.h) */
 };
 
 TAILQ_HEAD(udp_lru, udp_session);
@@ -138,6 +141,7 @@ struct udp_sessions {
 	int			 budget;	/* sessions at most, all rules */
 	struct udp_rule		*rules;		/* per rule of cfg */
 	char			*bufs;		/* UDP_BATCH datagrams */
+	struct udp_pacer	*pacer;		/* listeners' and replies' */
 	struct udp_pass		 pass;		/* at a reload (udp_pass.h) */
 };
 

@@ -14,7 +14,9 @@
  *       answers "UDP4 src=A:P dst=A:P PAYLOAD" (UDP6, TCP4, TCP6 with
  *       brackets for IPv6), "proxy-echo" echoes the payload after the
  *       header; both answer "bad-proxy" to a datagram without one;
- *       "silent" reads every datagram and never answers
+ *       "silent" reads every datagram and never answers; "spray" answers
+ *       "spray N SIZE MS" after MS milliseconds with N datagrams of
+ *       SIZE bytes at once, numbered as stream numbers them
  *   udpkit flood HOST PORT CLIENTS COUNT [--max-size N] [--min-size N]
  *                [--timeout S]
  *                [--duration S] [--tagged [--count-moves]]
@@ -43,6 +45,14 @@
  *   udpkit burst HOST PORT COUNT SIZE
  *       COUNT datagrams of SIZE bytes at once from one socket (a run a
  *       forwarder may send with GSO); each must come back intact
+ *   udpkit stream HOST PORT COUNT SIZE [--rate R] [--mixed]
+ *       COUNT numbered datagrams of SIZE bytes (with --mixed, SIZE + i % 8:
+ *       no two of a run alike, so none leaves by GSO) from one socket,
+ *       R a second (default 2000); an echo server behind must send each
+ *       back intact and in the order sent (waits up to 5 s for the
+ *       rest); exit 1 on a missing, wrong or reordered reply.  With
+ *       --pull MS, asks a spray server for COUNT such datagrams instead,
+ *       sent after MS ms, and checks them the same way
  *   udpkit ask HOST PORT TEXT [--bind-port P] [--source A] [--timeout S]
  *       (HOST may be an IPv6 address; --bind-port and --source,
  *       a 127.0.0.0/8 address to send from, are IPv4's)
@@ -105,6 +115,8 @@ usage(void)
 	    "[--interval-ms MS]\n"
 	    "             [--pace-ms MS] [--drain S]\n"
 	    "       udpkit burst HOST PORT COUNT SIZE\n"
+	    "       udpkit stream HOST PORT COUNT SIZE [--rate R] [--mixed]\n"
+	    "             [--pull MS]\n"
 	    "       udpkit ask HOST PORT TEXT [--bind-port P] [--source A] [--timeout S]\n"
 	    "       udpkit freeport [--host H] [--tcp-too]\n");
 	exit(2);
@@ -322,6 +334,30 @@ proxy_answer(bool echo, char *buf, ssize_t n)
 	return n + (ssize_t)tlen + 1;
 }
 
+static size_t stream_dgram(int, size_t, bool, unsigned char *);
+
+/* spray: "spray N SIZE MS" from to, answered after MS ms with N at once. */
+static void
+server_spray(int fd, const char *req, const struct sockaddr_in *to)
+{
+	static unsigned char	out[MAX_DGRAM];
+	struct timespec		delay;
+	int			n, ms, i;
+	size_t			size, len;
+
+	if (sscanf(req, "spray %d %zu %d", &n, &size, &ms) != 3 || n < 1 ||
+	    n > 100000 || size < 4 || size > 65000 || ms < 0 || ms > 10000)
+		return;
+	delay.tv_sec = ms / 1000;
+	delay.tv_nsec = (long)(ms % 1000) * 1000000;
+	(void)nanosleep(&delay, NULL);
+	for (i = 0; i < n; i++) {
+		len = stream_dgram(i, size, false, out);
+		(void)sendto(fd, out, len, 0, (const struct sockaddr *)to,
+		    sizeof(*to));
+	}
+}
+
 static void __attribute__((noreturn))
 cmd_server(int argc, char **argv)
 {
@@ -360,6 +396,11 @@ cmd_server(int argc, char **argv)
 		}
 		if (strcmp(mode, "silent") == 0)
 			continue;	/* a name server that never answers */
+		if (strcmp(mode, "spray") == 0) {
+			buf[n < (ssize_t)sizeof(buf) ? n : n - 1] = '\0';
+			server_spray(fd, buf, &from);
+			continue;
+		}
 		if (strncmp(mode, "proxy", 5) == 0)
 			n = proxy_answer(strcmp(mode, "proxy-echo") == 0, buf,
 			    n);
@@ -876,6 +917,109 @@ cmd_burst(int argc, char **argv)
 	return got == count ? 0 : 1;
 }
 
+/* stream's datagram i: its number, then bytes that are a function of it. */
+static size_t
+stream_dgram(int i, size_t size, bool mixed, unsigned char *buf)
+{
+	uint32_t idx = (uint32_t)i;
+
+	if (mixed)
+		size += (size_t)(i % 8);
+	dgram_fill(11, i, buf, size);
+	memcpy(buf, &idx, sizeof(idx));
+	return size;
+}
+
+/* stream: read what came back (wait up to ms), check each in order. */
+static void
+stream_read(int fd, int ms, int count, size_t size, bool mixed, int *next,
+    int *good, int *bad)
+{
+	static unsigned char	 in[MAX_DGRAM], want[MAX_DGRAM];
+	struct pollfd		 pfd = { fd, POLLIN, 0 };
+	uint32_t		 idx;
+	size_t			 len;
+	ssize_t			 n;
+
+	while (*good + *bad < count && poll(&pfd, 1, ms) == 1) {
+		if ((n = recv(fd, in, sizeof(in), 0)) < 4)
+			die("recv");
+		memcpy(&idx, in, sizeof(idx));
+		len = stream_dgram((int)(idx % (uint32_t)count), size, mixed,
+		    want);
+		if (idx == (uint32_t)*next && (size_t)n == len &&
+		    memcmp(in, want, len) == 0) {
+			(*good)++;
+			(*next)++;
+			continue;
+		}
+		if ((*bad)++ < 5)
+			fprintf(stderr, "stream: got #%u (%zd bytes), expected "
+			    "#%d\n", idx, n, *next);
+		if (idx >= (uint32_t)*next)
+			*next = (int)idx + 1;
+	}
+}
+
+static int
+cmd_stream(int argc, char **argv)
+{
+	struct sockaddr_in	 to;
+	struct timespec		 tick;
+	static unsigned char	 out[MAX_DGRAM];
+	int			 fd, count, rate, per_tick, i, sent = 0;
+	int			 next = 0, good = 0, bad = 0, sz = 8 << 20;
+	int			 pull, n;
+	bool			 mixed = false;
+	size_t			 size, len;
+	char			 req[64];
+
+	if (argc < 4)
+		usage();
+	to = addr_of(argv[0], atoi(argv[1]));
+	count = atoi(argv[2]);
+	size = (size_t)atol(argv[3]);
+	rate = atoi(opt(argc, argv, "--rate", "2000"));
+	pull = atoi(opt(argc, argv, "--pull", "-1"));
+	for (i = 4; i < argc; i++)
+		if (strcmp(argv[i], "--mixed") == 0)
+			mixed = true;
+	if (count < 1 || count > 1000000 || size < 4 || size > 65000 ||
+	    rate < 1 || rate > 1000000)
+		usage();
+	fd = bound_socket("0.0.0.0", 0);
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz));
+	if (connect(fd, (struct sockaddr *)&to, sizeof(to)) == -1)
+		die("connect");
+	if (pull >= 0) {
+		/* A spray server sends them all at once. */
+		n = snprintf(req, sizeof(req), "spray %d %zu %d", count, size,
+		    pull);
+		if (send(fd, req, (size_t)n, 0) != (ssize_t)n)
+			die("send");
+		sent = count;
+	}
+	/* per_tick datagrams every tick, a hundred ticks a second or less. */
+	per_tick = rate < 100 ? 1 : rate / 100;
+	tick.tv_sec = per_tick / rate;
+	tick.tv_nsec = (long)((int64_t)(per_tick % rate) * 1000000000 / rate);
+	while (sent < count) {
+		for (i = 0; i < per_tick && sent < count; i++, sent++) {
+			len = stream_dgram(sent, size, mixed, out);
+			if (send(fd, out, len, 0) != (ssize_t)len)
+				die("send");
+		}
+		stream_read(fd, 0, count, size, mixed, &next, &good, &bad);
+		(void)nanosleep(&tick, NULL);
+	}
+	stream_read(fd, 5000, count, size, mixed, &next, &good, &bad);
+	printf("stream: %d datagrams of %zu bytes%s sent, %d back intact "
+	    "and in order, %d wrong or out of order, %d missing\n", count,
+	    size, mixed ? " (up to 7 more)" : "", good, bad,
+	    count - good - bad);
+	return good == count ? 0 : 1;
+}
+
 static int
 cmd_ask(int argc, char **argv)
 {
@@ -966,6 +1110,8 @@ main(int argc, char **argv)
 		return cmd_account(argc - 2, argv + 2);
 	if (strcmp(argv[1], "burst") == 0)
 		return cmd_burst(argc - 2, argv + 2);
+	if (strcmp(argv[1], "stream") == 0)
+		return cmd_stream(argc - 2, argv + 2);
 	if (strcmp(argv[1], "freeport") == 0)
 		return cmd_freeport(argc - 2, argv + 2);
 	usage();
