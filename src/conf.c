@@ -38,21 +38,41 @@
 static conf_key_parser parse_path, parse_chroot, parse_pidfile, parse_workers;
 static conf_key_parser parse_user;
 static conf_key_parser parse_stats_listen, parse_access_log_fields;
-static conf_key_parser parse_group, parse_log_level, parse_backend;
-static conf_key_parser parse_access_log_format, parse_mode;
-static conf_key_parser parse_control_group;
+static conf_key_parser parse_group, parse_backend;
+static conf_key_parser parse_mode, parse_control_group;
+static conf_key_show show_access_log_fields;
+
+/* In enum log_level order. */
+static const char *const log_level_names[] = {
+	"err", "warning", "notice", "info", "debug", NULL
+};
+
+/* In enum access_log_format order. */
+static const char *const access_log_format_names[] = {
+	"rinetd", "common", NULL
+};
+
+/* In enum access_log_field order. */
+static const char *const access_log_field_names[] = {
+	"rule", "connect_time", "first_byte_time", NULL
+};
+
+/* -T: a string setting written back as it is stored (NULL: not set). */
+#define STR	conf_show_string
 
 static const struct conf_key global_keys[] = {
 	{ "workers", parse_workers, 1, MAX_WORKERS,
-	    offsetof(struct conf, workers) },
-	{ "user", parse_user, 0, 0, offsetof(struct conf, user) },
-	{ "group", parse_group, 0, 0, offsetof(struct conf, group) },
-	{ "pidfile", parse_pidfile, 0, 0, offsetof(struct conf, pidfile) },
-	{ "log_file", parse_path, 0, 0, offsetof(struct conf, log_file) },
-	{ "log_level", parse_log_level, 0, 0,
-	    offsetof(struct conf, log_level) },
+	    offsetof(struct conf, workers), .show = conf_show_int },
+	{ "user", parse_user, 0, 0, offsetof(struct conf, user), NULL, STR },
+	{ "group", parse_group, 0, 0, offsetof(struct conf, group), NULL, STR },
+	{ "pidfile", parse_pidfile, 0, 0, offsetof(struct conf, pidfile), NULL,
+	    STR },
+	{ "log_file", parse_path, 0, 0, offsetof(struct conf, log_file), NULL,
+	    STR },
+	{ "log_level", conf_parse_choice, 0, 0,
+	    offsetof(struct conf, log_level), log_level_names },
 	{ "event_backend", parse_backend, 0, 0,
-	    offsetof(struct conf, event_backend) },
+	    offsetof(struct conf, event_backend), NULL, STR },
 	{ "buffer_size", conf_parse_size, BUFFER_SIZE_MIN, BUFFER_SIZE_MAX,
 	    offsetof(struct conf, buffer_size) },
 	{ "connect_timeout", conf_parse_duration, CONNECT_TIMEOUT_MIN,
@@ -83,44 +103,37 @@ static const struct conf_key global_keys[] = {
 	{ "cpu_affinity", conf_parse_bool, 0, 0,
 	    offsetof(struct conf, cpu_affinity) },
 	{ "seccomp", conf_parse_bool, 0, 0, offsetof(struct conf, seccomp) },
-	{ "chroot", parse_chroot, 0, 0, offsetof(struct conf, chroot_dir) },
+	{ "chroot", parse_chroot, 0, 0, offsetof(struct conf, chroot_dir),
+	    NULL, STR },
 	{ "allow", conf_parse_allow, 0, 0, offsetof(struct conf, acl) },
 	{ "deny", conf_parse_deny, 0, 0, offsetof(struct conf, acl) },
 	{ "control_socket", parse_path, 0, 0,
-	    offsetof(struct conf, control_socket) },
+	    offsetof(struct conf, control_socket), NULL, STR },
 	{ "control_mode", parse_mode, 0, 0,
-	    offsetof(struct conf, control_mode) },
+	    offsetof(struct conf, control_mode), NULL, conf_show_mode },
 	{ "control_group", parse_control_group, 0, 0,
-	    offsetof(struct conf, control_group) },
+	    offsetof(struct conf, control_group), NULL, STR },
 	{ "stats_listen", parse_stats_listen, 0, 0,
-	    offsetof(struct conf, stats_listen) },
+	    offsetof(struct conf, stats_listen), NULL, STR },
 	{ "access_log", parse_path, 0, 0,
-	    offsetof(struct conf, access_log) },
-	{ "access_log_format", parse_access_log_format, 0, 0,
-	    offsetof(struct conf, access_log_format) },
-	{ "access_log_fields", parse_access_log_fields, 0, 0, 0 },
+	    offsetof(struct conf, access_log), NULL, STR },
+	{ "access_log_format", conf_parse_choice, 0, 0,
+	    offsetof(struct conf, access_log_format), access_log_format_names },
+	{ "access_log_fields", parse_access_log_fields, 0, 0, 0, NULL,
+	    show_access_log_fields },
 	{ "health_check", conf_parse_health_check, 0, 0,
 	    offsetof(struct conf, health_check) },
 	{ "resolve_interval", conf_parse_duration, 0, RESOLVE_INTERVAL_MAX,
 	    offsetof(struct conf, resolve_interval) },
 	{ "keepalive", conf_parse_keepalive, 0, 0,
 	    offsetof(struct conf, keepalive) },
-	{ "rules", conf_parse_rules, 0, 0, offsetof(struct conf, rules) },
+	{ "rules", conf_parse_rules, 0, 0, offsetof(struct conf, rules), NULL,
+	    conf_show_rules },
 };
 
 const struct conf_keys conf_global_keys = {
 	global_keys, CONF_NKEYS(global_keys), "at the top level",
 	"at the top level", &conf_rule_keys
-};
-
-/* In enum log_level order. */
-static const char *const log_level_names[] = {
-	"err", "warning", "notice", "info", "debug", NULL
-};
-
-/* In enum access_log_format order. */
-static const char *const access_log_format_names[] = {
-	"rinetd", "common", NULL
 };
 
 /*
@@ -151,7 +164,6 @@ check_parent_dir(struct conf_loader *ld, const struct conf_key *k,
 	return 0;
 }
 
-/* Files must be absolute: the daemon may chdir("/") before using them. */
 /*
  * stats_listen: "host:port" (TCP), or "unix:" and an absolute path of a
  * socket in a directory that is safe for it, as a log file's is.
@@ -364,28 +376,12 @@ parse_mode(struct conf_loader *ld, const struct conf_key *k,
 	return 0;
 }
 
-static int
-parse_log_level(struct conf_loader *ld, const struct conf_key *k,
-    const config_setting_t *s, void *base)
-{
-	return conf_store_choice(ld, k, s, base, log_level_names);
-}
-
-static int
-parse_access_log_format(struct conf_loader *ld, const struct conf_key *k,
-    const config_setting_t *s, void *base)
-{
-	return conf_store_choice(ld, k, s, base, access_log_format_names);
-}
-
 /* access_log_fields: a list of the names of enum access_log_field. */
 static int
 parse_access_log_fields(struct conf_loader *ld, const struct conf_key *k,
     const config_setting_t *s, void *base)
 {
-	/* In enum access_log_field order. */
-	static const char *const names[] = { "rule", "connect_time",
-	    "first_byte_time", NULL };
+	const char *const	*names = access_log_field_names;
 	struct conf		*cfg = base;
 	const config_setting_t	*e;
 	const char		*v;
@@ -411,6 +407,24 @@ parse_access_log_fields(struct conf_loader *ld, const struct conf_key *k,
 		cfg->access_log_fields[cfg->naccess_log_fields++] = f;
 	}
 	return 0;
+}
+
+/* Not written: the format's own fields, which an empty list would not say. */
+static void
+show_access_log_fields(struct conf_show *sh, const struct conf_key *k,
+    const void *base)
+{
+	const struct conf	*cfg = base;
+	int			 i;
+
+	if (cfg->naccess_log_fields == 0) {
+		conf_show_comment(sh, "%s is not set", k->name);
+		return;
+	}
+	for (i = 0; i < cfg->naccess_log_fields; i++)
+		fprintf(sh->out, "%s\"%s\"", i == 0 ? "access_log_fields = [ " :
+		    ", ", access_log_field_names[cfg->access_log_fields[i]]);
+	fputs(" ];\n", sh->out);
 }
 
 static int
@@ -700,86 +714,6 @@ is_rinetd_file(const char *path)
 	yes = rinetd_detect(text);
 	free(text);
 	return yes;
-}
-
-struct rule_map {
-	const struct rule	**v;
-	size_t			  n;
-};
-
-/* Protocol, then the listen address's family, port and host. */
-static int
-rule_cmp(const struct rule *a, const struct rule *b)
-{
-	const struct sockaddr		*x = (const void *)&a->listen_addr.ss;
-	const struct sockaddr		*y = (const void *)&b->listen_addr.ss;
-	const struct sockaddr_in6	*x6 = (const void *)x, *y6 = (const void *)y;
-	const struct sockaddr_in	*x4 = (const void *)x, *y4 = (const void *)y;
-
-	if (a->protocol != b->protocol)
-		return a->protocol < b->protocol ? -1 : 1;
-	if (x->sa_family != y->sa_family)
-		return x->sa_family < y->sa_family ? -1 : 1;
-	if (addr_port(x) != addr_port(y))
-		return addr_port(x) < addr_port(y) ? -1 : 1;
-	if (x->sa_family == AF_INET6)
-		return memcmp(&x6->sin6_addr, &y6->sin6_addr,
-		    sizeof(x6->sin6_addr));
-	if (x->sa_family == AF_INET)
-		return memcmp(&x4->sin_addr, &y4->sin_addr,
-		    sizeof(x4->sin_addr));
-	return 0;
-}
-
-static int
-rule_ptr_cmp(const void *a, const void *b)
-{
-	return rule_cmp(*(const struct rule *const *)a,
-	    *(const struct rule *const *)b);
-}
-
-struct rule_map *
-conf_rule_map_new(const struct conf *cfg)
-{
-	struct rule_map	*map;
-	size_t		 i;
-
-	if ((map = calloc(1, sizeof(*map))) == NULL ||
-	    (map->v = calloc(cfg->nrules + 1, sizeof(*map->v))) == NULL) {
-		free(map);
-		return NULL;
-	}
-	for (i = 0; i < cfg->nrules; i++)
-		map->v[i] = &cfg->rules[i];
-	map->n = cfg->nrules;
-	qsort(map->v, map->n, sizeof(*map->v), rule_ptr_cmp);
-	return map;
-}
-
-const struct rule *
-conf_rule_map_find(const struct rule_map *map, const struct rule *like)
-{
-	size_t	lo = 0, hi = map != NULL ? map->n : 0, mid;
-	int	c;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if ((c = rule_cmp(map->v[mid], like)) == 0)
-			return map->v[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
-void
-conf_rule_map_free(struct rule_map *map)
-{
-	if (map != NULL)
-		free(map->v);
-	free(map);
 }
 
 struct conf *

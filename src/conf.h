@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <sys/socket.h>
 
@@ -165,6 +166,12 @@ struct rule_map *conf_rule_map_new(const struct conf *cfg);
 const struct rule *conf_rule_map_find(const struct rule_map *map,
     const struct rule *like);
 void conf_rule_map_free(struct rule_map *map);
+
+/*
+ * ferryd -T: cfg as ferryd.conf text on out, every setting with its
+ * value (conf_show.c).  0, or -1 if out failed.
+ */
+int conf_show(FILE *out, const struct conf *cfg);
 
 /* "err", "warning", ... -> enum log_level, or -1. */
 int conf_log_level_parse(const char *name);

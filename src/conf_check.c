@@ -4,7 +4,9 @@
  * no two with one name, no rule whose connections come back to it
  * through the others.  A port range makes thousands of rules, so rules
  * are found through an index by protocol and port, never by comparing
- * every pair.
+ * every pair.  The map of one config's rules by protocol and listen
+ * address, which a reload uses to find a rule's counterpart, is here
+ * for the same reason.
  */
 #include "ferryd.h"
 
@@ -406,4 +408,84 @@ conf_check_rules(struct conf_loader *ld, const config_setting_t *list,
 		rc = check_loops(ld, list, &pi);
 	free(pi.order);
 	return rc;
+}
+
+struct rule_map {
+	const struct rule	**v;
+	size_t			  n;
+};
+
+/* Protocol, then the listen address's family, port and host. */
+static int
+rule_cmp(const struct rule *a, const struct rule *b)
+{
+	const struct sockaddr		*x = (const void *)&a->listen_addr.ss;
+	const struct sockaddr		*y = (const void *)&b->listen_addr.ss;
+	const struct sockaddr_in6	*x6 = (const void *)x, *y6 = (const void *)y;
+	const struct sockaddr_in	*x4 = (const void *)x, *y4 = (const void *)y;
+
+	if (a->protocol != b->protocol)
+		return a->protocol < b->protocol ? -1 : 1;
+	if (x->sa_family != y->sa_family)
+		return x->sa_family < y->sa_family ? -1 : 1;
+	if (addr_port(x) != addr_port(y))
+		return addr_port(x) < addr_port(y) ? -1 : 1;
+	if (x->sa_family == AF_INET6)
+		return memcmp(&x6->sin6_addr, &y6->sin6_addr,
+		    sizeof(x6->sin6_addr));
+	if (x->sa_family == AF_INET)
+		return memcmp(&x4->sin_addr, &y4->sin_addr,
+		    sizeof(x4->sin_addr));
+	return 0;
+}
+
+static int
+rule_ptr_cmp(const void *a, const void *b)
+{
+	return rule_cmp(*(const struct rule *const *)a,
+	    *(const struct rule *const *)b);
+}
+
+struct rule_map *
+conf_rule_map_new(const struct conf *cfg)
+{
+	struct rule_map	*map;
+	size_t		 i;
+
+	if ((map = calloc(1, sizeof(*map))) == NULL ||
+	    (map->v = calloc(cfg->nrules + 1, sizeof(*map->v))) == NULL) {
+		free(map);
+		return NULL;
+	}
+	for (i = 0; i < cfg->nrules; i++)
+		map->v[i] = &cfg->rules[i];
+	map->n = cfg->nrules;
+	qsort(map->v, map->n, sizeof(*map->v), rule_ptr_cmp);
+	return map;
+}
+
+const struct rule *
+conf_rule_map_find(const struct rule_map *map, const struct rule *like)
+{
+	size_t	lo = 0, hi = map != NULL ? map->n : 0, mid;
+	int	c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if ((c = rule_cmp(map->v[mid], like)) == 0)
+			return map->v[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+void
+conf_rule_map_free(struct rule_map *map)
+{
+	if (map != NULL)
+		free(map->v);
+	free(map);
 }

@@ -110,6 +110,7 @@ struct rule {
 	 * first, or alone.
 	 */
 	const struct rule  *range_first;
+	unsigned            nports;          /* a range's first: its ports */
 };
 
 /* What log lines call rule r: its name if it has one, else its listen. */

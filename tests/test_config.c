@@ -25,6 +25,7 @@
 
 #include "addr.h"
 #include "conf.h"
+#include "conf_schema.h"
 #include "framing.h"
 #include "log.h"
 #include "testlib.h"
@@ -1304,10 +1305,30 @@ test_log_level_parse(void)
 	    "conf_log_level_parse refuses other names");
 }
 
+/*
+ * ferryd -T writes every key of every table: a key whose parser is its
+ * own needs a writer (struct conf_key's show) in its table entry.
+ */
+static void
+test_key_writers(void)
+{
+	const struct conf_keys	*tables[] = { &conf_global_keys,
+	    &conf_rule_keys, &conf_item_keys, &conf_check_keys,
+	    &conf_keepalive_keys };
+	size_t			 i, j;
+
+	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+		for (j = 0; j < tables[i]->n; j++)
+			check(conf_key_shower(&tables[i]->v[j]) != NULL,
+			    "-T can write \"%s\" %s", tables[i]->v[j].name,
+			    tables[i]->where);
+}
+
 int
 main(void)
 {
 	make_tmpdir("test_config");
+	test_key_writers();
 	test_full();
 	test_defaults();
 	test_corners();
