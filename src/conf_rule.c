@@ -81,6 +81,8 @@ static const struct conf_key rule_keys[] = {
 	    PROXY_TIMEOUT_MAX, offsetof(struct rule, proxy_timeout) },
 	{ "accept_proxy_from", conf_parse_allow, 0, 0,
 	    offsetof(struct rule, accept_proxy_from) },
+	{ "slow_start", conf_parse_duration, 0, SLOW_START_MAX,
+	    offsetof(struct rule, slow_start) },
 };
 
 const struct conf_keys conf_rule_keys = {

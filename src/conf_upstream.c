@@ -75,6 +75,8 @@ static const struct conf_key item_keys[] = {
 	    offsetof(struct connect_item, fail_timeout) },
 	{ "max_connections", conf_parse_int, 0, MAX_CONNECTIONS_MAX,
 	    offsetof(struct connect_item, max_connections) },
+	{ "slow_start", conf_parse_duration, 0, SLOW_START_MAX,
+	    offsetof(struct connect_item, slow_start) },
 };
 
 const struct conf_keys conf_item_keys = {
@@ -147,6 +149,7 @@ item_defaults(struct connect_item *it)
 	it->weight = 1;
 	it->max_fails = DEFAULT_MAX_FAILS;
 	it->fail_timeout = DEFAULT_FAIL_TIMEOUT;
+	it->slow_start = UNSET;		/* the rule's, once it is read */
 }
 
 /* One element of a connect list: "host:port" or { address = ...; ... }. */
@@ -329,6 +332,7 @@ add_item(struct conf_loader *ld, const config_setting_t *where,
 		b->max_fails = it->max_fails;
 		b->fail_timeout = it->fail_timeout;
 		b->max_connections = it->max_connections;
+		b->slow_start = it->slow_start;
 		b->ranged = ports > 1;
 		*family = addrs[i].ss.ss_family;
 		if (r->source != NULL) {
@@ -405,6 +409,10 @@ conf_rule_upstream(struct conf_loader *ld, const config_setting_t *rule,
 	if (r->nitems == 0)
 		return conf_fail(ld, rule, "rule is missing required setting "
 		    "\"connect\"");
+	/* Items say what they inherit, so that -T writes it in each. */
+	for (i = 0; i < r->nitems; i++)
+		if (r->items[i].slow_start == UNSET)
+			r->items[i].slow_start = r->slow_start;
 	for (i = 0; i < r->nitems; i++)
 		if (add_item(ld, item_setting(rule, i), r, &r->items[i], nports,
 		    u, &family) == -1)

@@ -49,6 +49,7 @@ struct health_check {
 struct connect_item {
 	char   *address;                     /* "host:port" */
 	int     weight, max_fails, fail_timeout, max_connections;
+	int     slow_start;                  /* ms; UNSET: the rule's */
 	bool    backup;
 };
 
@@ -97,6 +98,7 @@ struct rule {
 	int                 send_proxy;      /* enum proxy_version (proxy_proto.h) */
 	bool                accept_proxy;    /* clients start with a header */
 	int                 proxy_timeout;   /* ms, for that header */
+	int                 slow_start;      /* ms, its backends' default */
 	struct acl          accept_proxy_from; /* who may send one; empty: all */
 	bool                transparent;     /* backends see the client's address */
 	struct acl          acl;             /* this rule's allow and deny */
