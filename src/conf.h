@@ -45,6 +45,7 @@
 #define DEFAULT_PROXY_TIMEOUT    3000   /* ms: the PROXY spec's minimum */
 #define MAX_WORKERS              256
 #define DEFAULT_RESOLVE_INTERVAL 60000  /* ms, 0 = only at load */
+#define DEFAULT_QUEUE_MAX        1024   /* waiting clients, rule, worker */
 
 /* The syntax a file is read in. */
 enum conf_syntax {

@@ -83,6 +83,10 @@ static const struct conf_key rule_keys[] = {
 	    offsetof(struct rule, accept_proxy_from) },
 	{ "slow_start", conf_parse_duration, 0, SLOW_START_MAX,
 	    offsetof(struct rule, slow_start) },
+	{ "queue_timeout", conf_parse_duration, 0, QUEUE_TIMEOUT_MAX,
+	    offsetof(struct rule, queue_timeout) },
+	{ "queue_max", conf_parse_int, 1, MAX_CONNECTIONS_MAX,
+	    offsetof(struct rule, queue_max) },
 };
 
 const struct conf_keys conf_rule_keys = {
@@ -137,15 +141,17 @@ static const struct {
 	{ "proxy_timeout", KIND_TCP | KIND_TCP_UDP },
 	{ "accept_proxy_from", KIND_TCP | KIND_TCP_UDP },
 	{ "keepalive", KIND_TCP | KIND_UDP_TCP | KIND_TCP_UDP },
+	{ "queue_timeout", KIND_TCP },
+	{ "queue_max", KIND_TCP },
 };
 
 /*
  * Settings that mean nothing for the rule's kind are refused, rather
  * than silently ignored.  Whenever a side is UDP, session_timeout is the
  * silence that ends a session; a connect timeout needs a TCP backend;
- * splice, buffer_size and idle_timeout belong to TCP-to-TCP relays;
- * sessions counted per worker (max_sessions) to UDP listeners; framing
- * to rules whose two sides differ.
+ * splice, buffer_size, idle_timeout and the queue belong to TCP-to-TCP
+ * relays; sessions counted per worker (max_sessions) to UDP listeners;
+ * framing to rules whose two sides differ.
  */
 static int
 rule_protocol_keys(struct conf_loader *ld, const config_setting_t *rule,
@@ -412,6 +418,7 @@ parse_rule(struct conf_loader *ld, const config_setting_t *s,
 	r->splice = r->sndbuf = r->rcvbuf = UNSET;
 	r->connect_protocol = UNSET;
 	r->proxy_timeout = UNSET;
+	r->queue_max = DEFAULT_QUEUE_MAX;
 	r->max_connections_per_client = r->connection_rate = UNSET;
 	if (conf_parse_members(ld, s, &conf_rule_keys, r) == -1)
 		return -1;

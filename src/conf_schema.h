@@ -44,6 +44,7 @@ struct conf_text;
 #define PROXY_TIMEOUT_MIN	100		/* ms */
 #define PROXY_TIMEOUT_MAX	3600000
 #define SLOW_START_MAX		3600000		/* an hour */
+#define QUEUE_TIMEOUT_MAX	3600000		/* an hour */
 
 /* A rule timeout that was not written and is inherited from the top level. */
 #define UNSET			(-1)

@@ -99,6 +99,10 @@ struct rule {
 	bool                accept_proxy;    /* clients start with a header */
 	int                 proxy_timeout;   /* ms, for that header */
 	int                 slow_start;      /* ms, its backends' default */
+	int                 queue_timeout;   /* ms a client waits while every
+					      * backend is at max_connections;
+					      * 0: refused at once */
+	int                 queue_max;       /* clients waiting, per worker */
 	struct acl          accept_proxy_from; /* who may send one; empty: all */
 	bool                transparent;     /* backends see the client's address */
 	struct acl          acl;             /* this rule's allow and deny */

@@ -87,6 +87,12 @@ static const struct family rule_families[] = {
 	    RULE_AT(truncated), NULL },
 	{ "ferryd_rule_dropped_datagrams_total", "counter",
 	    "Datagrams that could not be sent on.", RULE_AT(dropped), NULL },
+	{ "ferryd_rule_queued_connections", "gauge",
+	    "TCP clients waiting for a backend at its max_connections "
+	    "(queue_timeout).", RULE_AT(queued), NULL },
+	{ "ferryd_rule_queue_timeouts_total", "counter",
+	    "TCP clients closed after waiting queue_timeout for a backend.",
+	    RULE_AT(queue_timeouts), NULL },
 	{ "ferryd_rule_proxy_header_errors_total", "counter",
 	    "Clients of an accept_proxy rule closed for a bad, missing or "
 	    "late PROXY header.", RULE_AT(proxy_errors), NULL },
