@@ -479,6 +479,19 @@ static const struct bad_case bad_cases[] = {
 	    "    connect = \"127.0.0.1:18081\";\n    splice = \"on\"; }\n);\n",
 	    4, "\"splice\" is not a setting of UDP rules (this rule has "
 	    "protocol = \"udp\")" },
+	{ "queue_timeout in a UDP rule",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\"; protocol = \"udp\";\n"
+	    "    connect = \"127.0.0.1:18081\";\n    queue_timeout = 2; }\n);\n",
+	    4, "\"queue_timeout\" is not a setting of UDP rules" },
+	{ "queue_max of 0",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
+	    "    connect = \"127.0.0.1:18081\";\n    queue_max = 0; }\n);\n",
+	    4, "\"queue_max\" must be between 1 and 1000000 (got 0)" },
+	{ "slow_start in a connect item, too long",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
+	    "    connect = ( { address = \"127.0.0.1:18081\";\n"
+	    "      slow_start = 7200; } ); }\n);\n",
+	    4, "\"slow_start\" must be between 0 and 3600 seconds (got 7200)" },
 	{ "two UDP rules on one address",
 	    "rules = (\n"
 	    "  { listen = \"127.0.0.1:18080\"; connect = \"127.0.0.1:18090\";"
