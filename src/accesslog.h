@@ -57,6 +57,7 @@ enum access_log_field {
 #define ACCESSLOG_EVICTED		"evicted"	/* UDP: max_sessions */
 #define ACCESSLOG_PROXY_ERROR		"proxy-error"	/* accept_proxy */
 #define ACCESSLOG_PROXY_TIMEOUT		"proxy-timeout"
+#define ACCESSLOG_QUEUE_TIMEOUT		"queue-timeout"	/* queue_timeout */
 
 /* Which side closed a connection first (rinetd's done-... words). */
 enum accesslog_side {

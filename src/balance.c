@@ -21,9 +21,31 @@
 /* Which of an upstream's backends a pick may choose. */
 struct candidates {
 	uint16_t	idx[UPSTREAM_MAX];
+	int		w[UPSTREAM_MAX];	/* their weights now */
 	size_t		n;
-	int		total;		/* their weights */
+	int		total;		/* ... summed */
 };
+
+/*
+ * Weights are counted in sixteenths, so that slow_start can ramp even a
+ * weight of 1: from a sixteenth of it when the backend comes up (or
+ * back, or is enabled again) to all of it after slow_start, in a line.
+ * The start is the backend's health cell's (health_since), which every
+ * worker reads: all of them ramp alike.
+ */
+#define RAMP_STEPS	16
+
+static int
+weight_now(const struct backend *b, int64_t now)
+{
+	int64_t	w = (int64_t)health_weight(b) * RAMP_STEPS, since, t;
+
+	if (b->slow_start > 0 && (since = health_since(b)) != 0 &&
+	    (t = now - since) < b->slow_start)
+		w = w * (1 + (RAMP_STEPS - 1) * (t > 0 ? t : 0) /
+		    b->slow_start) / RAMP_STEPS;
+	return (int)w;
+}
 
 void
 balance_init(const struct conf *cfg)
@@ -94,8 +116,9 @@ gather(const struct upstream *u, bool backup, bool any_health,
 		    balance_active(b) >= b->max_connections) ||
 		    (!any_health && health_state(b, now) == HEALTH_DOWN))
 			continue;
+		c->w[c->n] = weight_now(b, now);
+		c->total += c->w[c->n];
 		c->idx[c->n++] = (uint16_t)i;
-		c->total += health_weight(b);
 	}
 }
 
@@ -108,7 +131,7 @@ pick_round_robin(const struct upstream *u, const struct candidates *c)
 
 	for (i = 0; i < c->n; i++) {
 		w = &u->backends[c->idx[i]].load->current;
-		*w += health_weight(&u->backends[c->idx[i]]);
+		*w += c->w[i];
 		if (bw == NULL || *w > *bw) {
 			bw = w;
 			best = i;
@@ -118,12 +141,13 @@ pick_round_robin(const struct upstream *u, const struct candidates *c)
 	return best;
 }
 
-/* Whether a is less loaded than b: open connections per weight. */
+/* Whether candidate a is less loaded than b: open connections per weight. */
 static bool
-less_loaded(const struct backend *a, const struct backend *b)
+less_loaded(const struct upstream *u, const struct candidates *c, size_t a,
+    size_t b)
 {
-	return (int64_t)balance_active(a) * health_weight(b) <
-	    (int64_t)balance_active(b) * health_weight(a);
+	return (int64_t)balance_active(&u->backends[c->idx[a]]) * c->w[b] <
+	    (int64_t)balance_active(&u->backends[c->idx[b]]) * c->w[a];
 }
 
 static size_t
@@ -135,8 +159,7 @@ pick_least_connections(const struct upstream *u, const struct candidates *c)
 	best = u->state->turn++ % c->n;
 	for (i = 1; i < c->n; i++) {
 		k = (best + i) % c->n;
-		if (less_loaded(&u->backends[c->idx[k]],
-		    &u->backends[c->idx[best]]))
+		if (less_loaded(u, c, k, best))
 			best = k;
 	}
 	return best;
@@ -150,7 +173,7 @@ weighted_random(const struct upstream *u, const struct candidates *c)
 	size_t	i;
 
 	for (i = 0; i + 1 < c->n; i++)
-		if ((r -= health_weight(&u->backends[c->idx[i]])) < 0)
+		if ((r -= c->w[i]) < 0)
 			break;
 	return i;
 }
@@ -161,8 +184,7 @@ pick_random(const struct upstream *u, const struct candidates *c)
 {
 	size_t	a = weighted_random(u, c), b = weighted_random(u, c);
 
-	return less_loaded(&u->backends[c->idx[b]], &u->backends[c->idx[a]]) ?
-	    b : a;
+	return less_loaded(u, c, b, a) ? b : a;
 }
 
 /* The client's address as the hash's key: IPv4-mapped as IPv4. */

@@ -38,21 +38,41 @@
 static conf_key_parser parse_path, parse_chroot, parse_pidfile, parse_workers;
 static conf_key_parser parse_user;
 static conf_key_parser parse_stats_listen, parse_access_log_fields;
-static conf_key_parser parse_group, parse_log_level, parse_backend;
-static conf_key_parser parse_access_log_format;
+static conf_key_parser parse_group, parse_backend;
 static conf_key_parser parse_control_group;
+static conf_key_show show_access_log_fields;
+
+/* In enum log_level order. */
+static const char *const log_level_names[] = {
+	"err", "warning", "notice", "info", "debug", NULL
+};
+
+/* In enum access_log_format order. */
+static const char *const access_log_format_names[] = {
+	"rinetd", "common", "rinetd-exact", "common-exact", "json", NULL
+};
+
+/* In enum access_log_field order. */
+static const char *const access_log_field_names[] = {
+	"rule", "connect_time", "first_byte_time", NULL
+};
+
+/* -T: a string setting written back as it is stored (NULL: not set). */
+#define STR	conf_show_string
 
 static const struct conf_key global_keys[] = {
 	{ "workers", parse_workers, 1, MAX_WORKERS,
-	    offsetof(struct conf, workers) },
-	{ "user", parse_user, 0, 0, offsetof(struct conf, user) },
-	{ "group", parse_group, 0, 0, offsetof(struct conf, group) },
-	{ "pidfile", parse_pidfile, 0, 0, offsetof(struct conf, pidfile) },
-	{ "log_file", parse_path, 0, 0, offsetof(struct conf, log_file) },
-	{ "log_level", parse_log_level, 0, 0,
-	    offsetof(struct conf, log_level) },
+	    offsetof(struct conf, workers), .show = conf_show_int },
+	{ "user", parse_user, 0, 0, offsetof(struct conf, user), NULL, STR },
+	{ "group", parse_group, 0, 0, offsetof(struct conf, group), NULL, STR },
+	{ "pidfile", parse_pidfile, 0, 0, offsetof(struct conf, pidfile), NULL,
+	    STR },
+	{ "log_file", parse_path, 0, 0, offsetof(struct conf, log_file), NULL,
+	    STR },
+	{ "log_level", conf_parse_choice, 0, 0,
+	    offsetof(struct conf, log_level), log_level_names },
 	{ "event_backend", parse_backend, 0, 0,
-	    offsetof(struct conf, event_backend) },
+	    offsetof(struct conf, event_backend), NULL, STR },
 	{ "buffer_size", conf_parse_size, BUFFER_SIZE_MIN, BUFFER_SIZE_MAX,
 	    offsetof(struct conf, buffer_size) },
 	{ "connect_timeout", conf_parse_duration, CONNECT_TIMEOUT_MIN,
@@ -87,46 +107,39 @@ static const struct conf_key global_keys[] = {
 	{ "cpu_affinity", conf_parse_bool, 0, 0,
 	    offsetof(struct conf, cpu_affinity) },
 	{ "seccomp", conf_parse_bool, 0, 0, offsetof(struct conf, seccomp) },
-	{ "chroot", parse_chroot, 0, 0, offsetof(struct conf, chroot_dir) },
+	{ "chroot", parse_chroot, 0, 0, offsetof(struct conf, chroot_dir),
+	    NULL, STR },
 	{ "allow", conf_parse_allow, 0, 0, offsetof(struct conf, acl) },
 	{ "deny", conf_parse_deny, 0, 0, offsetof(struct conf, acl) },
 	{ "control_socket", parse_path, 0, 0,
-	    offsetof(struct conf, control_socket) },
+	    offsetof(struct conf, control_socket), NULL, STR },
 	{ "control_mode", conf_parse_mode, 0, 0,
-	    offsetof(struct conf, control_mode) },
+	    offsetof(struct conf, control_mode), NULL, conf_show_mode },
 	{ "control_group", parse_control_group, 0, 0,
-	    offsetof(struct conf, control_group) },
+	    offsetof(struct conf, control_group), NULL, STR },
 	{ "state_file", parse_path, 0, 0,
-	    offsetof(struct conf, state_file) },
+	    offsetof(struct conf, state_file), NULL, STR },
 	{ "stats_listen", parse_stats_listen, 0, 0,
-	    offsetof(struct conf, stats_listen) },
+	    offsetof(struct conf, stats_listen), NULL, STR },
 	{ "access_log", parse_path, 0, 0,
-	    offsetof(struct conf, access_log) },
-	{ "access_log_format", parse_access_log_format, 0, 0,
-	    offsetof(struct conf, access_log_format) },
-	{ "access_log_fields", parse_access_log_fields, 0, 0, 0 },
+	    offsetof(struct conf, access_log), NULL, STR },
+	{ "access_log_format", conf_parse_choice, 0, 0,
+	    offsetof(struct conf, access_log_format), access_log_format_names },
+	{ "access_log_fields", parse_access_log_fields, 0, 0, 0, NULL,
+	    show_access_log_fields },
 	{ "health_check", conf_parse_health_check, 0, 0,
 	    offsetof(struct conf, health_check) },
 	{ "resolve_interval", conf_parse_duration, 0, RESOLVE_INTERVAL_MAX,
 	    offsetof(struct conf, resolve_interval) },
 	{ "keepalive", conf_parse_keepalive, 0, 0,
 	    offsetof(struct conf, keepalive) },
-	{ "rules", conf_parse_rules, 0, 0, offsetof(struct conf, rules) },
+	{ "rules", conf_parse_rules, 0, 0, offsetof(struct conf, rules), NULL,
+	    conf_show_rules },
 };
 
 const struct conf_keys conf_global_keys = {
 	global_keys, CONF_NKEYS(global_keys), "at the top level",
 	"at the top level", &conf_rule_keys
-};
-
-/* In enum log_level order. */
-static const char *const log_level_names[] = {
-	"err", "warning", "notice", "info", "debug", NULL
-};
-
-/* In enum access_log_format order. */
-static const char *const access_log_format_names[] = {
-	"rinetd", "common", "rinetd-exact", "common-exact", "json", NULL
 };
 
 /*
@@ -157,7 +170,6 @@ check_parent_dir(struct conf_loader *ld, const struct conf_key *k,
 	return 0;
 }
 
-/* Files must be absolute: the daemon may chdir("/") before using them. */
 /*
  * stats_listen: "host:port" (TCP), or "unix:" and an absolute path of a
  * socket in a directory that is safe for it, as a log file's is.
@@ -349,28 +361,12 @@ parse_control_group(struct conf_loader *ld, const struct conf_key *k,
 	return 0;
 }
 
-static int
-parse_log_level(struct conf_loader *ld, const struct conf_key *k,
-    const config_setting_t *s, void *base)
-{
-	return conf_store_choice(ld, k, s, base, log_level_names);
-}
-
-static int
-parse_access_log_format(struct conf_loader *ld, const struct conf_key *k,
-    const config_setting_t *s, void *base)
-{
-	return conf_store_choice(ld, k, s, base, access_log_format_names);
-}
-
 /* access_log_fields: a list of the names of enum access_log_field. */
 static int
 parse_access_log_fields(struct conf_loader *ld, const struct conf_key *k,
     const config_setting_t *s, void *base)
 {
-	/* In enum access_log_field order. */
-	static const char *const names[] = { "rule", "connect_time",
-	    "first_byte_time", NULL };
+	const char *const	*names = access_log_field_names;
 	struct conf		*cfg = base;
 	const config_setting_t	*e;
 	const char		*v;
@@ -396,6 +392,24 @@ parse_access_log_fields(struct conf_loader *ld, const struct conf_key *k,
 		cfg->access_log_fields[cfg->naccess_log_fields++] = f;
 	}
 	return 0;
+}
+
+/* Not written: the format's own fields, which an empty list would not say. */
+static void
+show_access_log_fields(struct conf_show *sh, const struct conf_key *k,
+    const void *base)
+{
+	const struct conf	*cfg = base;
+	int			 i;
+
+	if (cfg->naccess_log_fields == 0) {
+		conf_show_comment(sh, "%s is not set", k->name);
+		return;
+	}
+	for (i = 0; i < cfg->naccess_log_fields; i++)
+		fprintf(sh->out, "%s\"%s\"", i == 0 ? "access_log_fields = [ " :
+		    ", ", access_log_field_names[cfg->access_log_fields[i]]);
+	fputs(" ];\n", sh->out);
 }
 
 static int

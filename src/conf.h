@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <sys/socket.h>
 
@@ -44,6 +45,7 @@
 #define DEFAULT_PROXY_TIMEOUT    3000   /* ms: the PROXY spec's minimum */
 #define MAX_WORKERS              256
 #define DEFAULT_RESOLVE_INTERVAL 60000  /* ms, 0 = only at load */
+#define DEFAULT_QUEUE_MAX        1024   /* waiting clients, rule, worker */
 
 /* The syntax a file is read in. */
 enum conf_syntax {
@@ -170,6 +172,12 @@ struct rule_map *conf_rule_map_new(const struct conf *cfg);
 const struct rule *conf_rule_map_find(const struct rule_map *map,
     const struct rule *like);
 void conf_rule_map_free(struct rule_map *map);
+
+/*
+ * ferryd -T: cfg as ferryd.conf text on out, every setting with its
+ * value (conf_show.c).  0, or -1 if out failed.
+ */
+int conf_show(FILE *out, const struct conf *cfg);
 
 /* "err", "warning", ... -> enum log_level, or -1. */
 int conf_log_level_parse(const char *name);

@@ -4,7 +4,9 @@
  * no two with one name, no rule whose connections come back to it
  * through the others.  A port range makes thousands of rules, so rules
  * are found through an index by protocol and port, never by comparing
- * every pair.
+ * every pair.  The map of one config's rules by protocol and listen
+ * address, which a reload uses to find a rule's counterpart, is here
+ * for the same reason.
  */
 #include "ferryd.h"
 

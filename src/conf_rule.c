@@ -20,13 +20,22 @@
 #include "rule.h"
 #include "upstream.h"
 
-static conf_key_parser parse_protocol, parse_framing, parse_send_proxy;
+static conf_key_show show_listen, show_name;
+
+/* In enum rule_protocol order. */
+static const char *const protocol_names[] = { "tcp", "udp", NULL };
+/* In enum rule_framing order. */
+static const char *const framing_names[] = { "none", "length16", NULL };
+/* In enum proxy_version order. */
+static const char *const send_proxy_names[] = { "off", "v1", "v2", NULL };
 
 static const struct conf_key rule_keys[] = {
-	{ "listen", conf_parse_string, 0, 0, offsetof(struct rule, listen) },
-	{ "connect", conf_parse_connect, 0, 0, offsetof(struct rule, items) },
-	{ "balance", conf_parse_balance, 0, 0,
-	    offsetof(struct rule, upstream.balance) },
+	{ "listen", conf_parse_string, 0, 0, offsetof(struct rule, listen),
+	    NULL, show_listen },
+	{ "connect", conf_parse_connect, 0, 0, offsetof(struct rule, items),
+	    NULL, conf_show_connect },
+	{ "balance", conf_parse_choice, 0, 0,
+	    offsetof(struct rule, upstream.balance), conf_balance_names },
 	{ "health_check", conf_parse_health_check, 0, 0,
 	    offsetof(struct rule, health_check) },
 	{ "keepalive", conf_parse_keepalive, 0, 0,
@@ -37,11 +46,14 @@ static const struct conf_key rule_keys[] = {
 	    CONNECT_TIMEOUT_MAX, offsetof(struct rule, connect_timeout) },
 	{ "idle_timeout", conf_parse_duration, 0, IDLE_TIMEOUT_MAX,
 	    offsetof(struct rule, idle_timeout) },
-	{ "name", conf_parse_string, 0, 0, offsetof(struct rule, name) },
-	{ "protocol", parse_protocol, 0, 0, offsetof(struct rule, protocol) },
-	{ "connect_protocol", parse_protocol, 0, 0,
-	    offsetof(struct rule, connect_protocol) },
-	{ "framing", parse_framing, 0, 0, offsetof(struct rule, framing) },
+	{ "name", conf_parse_string, 0, 0, offsetof(struct rule, name), NULL,
+	    show_name },
+	{ "protocol", conf_parse_choice, 0, 0, offsetof(struct rule, protocol),
+	    protocol_names },
+	{ "connect_protocol", conf_parse_choice, 0, 0,
+	    offsetof(struct rule, connect_protocol), protocol_names },
+	{ "framing", conf_parse_choice, 0, 0, offsetof(struct rule, framing),
+	    framing_names },
 	{ "session_timeout", conf_parse_duration, SESSION_TIMEOUT_MIN,
 	    SESSION_TIMEOUT_MAX, offsetof(struct rule, session_timeout) },
 	{ "max_sessions", conf_parse_int, 1, MAX_SESSIONS_MAX,
@@ -61,11 +73,11 @@ static const struct conf_key rule_keys[] = {
 	    offsetof(struct rule, rcvbuf) },
 	{ "allow", conf_parse_allow, 0, 0, offsetof(struct rule, acl) },
 	{ "deny", conf_parse_deny, 0, 0, offsetof(struct rule, acl) },
-	{ "source", conf_parse_source, 0, 0, 0 },
+	{ "source", conf_parse_source, 0, 0, 0, NULL, conf_show_source },
 	{ "ipv6_only", conf_parse_bool, 0, 0,
 	    offsetof(struct rule, ipv6_only) },
-	{ "send_proxy", parse_send_proxy, 0, 0,
-	    offsetof(struct rule, send_proxy) },
+	{ "send_proxy", conf_parse_choice, 0, 0,
+	    offsetof(struct rule, send_proxy), send_proxy_names },
 	{ "accept_proxy", conf_parse_bool, 0, 0,
 	    offsetof(struct rule, accept_proxy) },
 	{ "transparent", conf_parse_bool, 0, 0,
@@ -74,15 +86,18 @@ static const struct conf_key rule_keys[] = {
 	    PROXY_TIMEOUT_MAX, offsetof(struct rule, proxy_timeout) },
 	{ "accept_proxy_from", conf_parse_allow, 0, 0,
 	    offsetof(struct rule, accept_proxy_from) },
-	{ "mode", conf_parse_mode, 0, 0, offsetof(struct rule, unix_sock.mode) },
+	{ "mode", conf_parse_mode, 0, 0, offsetof(struct rule, unix_sock.mode),
+	    NULL, conf_show_mode },
 	{ "owner", conf_parse_unix_owner, 0, 0,
-	    offsetof(struct rule, unix_sock.owner) },
+	    offsetof(struct rule, unix_sock.owner), NULL, conf_show_unix_id },
 	{ "group", conf_parse_unix_group, 0, 0,
-	    offsetof(struct rule, unix_sock.group) },
+	    offsetof(struct rule, unix_sock.group), NULL, conf_show_unix_id },
 	{ "allow_uid", conf_parse_unix_uids, 0, 0,
-	    offsetof(struct rule, unix_sock.allow_uid) },
+	    offsetof(struct rule, unix_sock.allow_uid), NULL,
+	    conf_show_unix_ids },
 	{ "allow_gid", conf_parse_unix_gids, 0, 0,
-	    offsetof(struct rule, unix_sock.allow_gid) },
+	    offsetof(struct rule, unix_sock.allow_gid), NULL,
+	    conf_show_unix_ids },
 	{ "tcp_fastopen", conf_parse_int, 0, TCP_FASTOPEN_MAX,
 	    offsetof(struct rule, tcp_fastopen) },
 	{ "tcp_fastopen_connect", conf_parse_bool, 0, 0,
@@ -91,42 +106,18 @@ static const struct conf_key rule_keys[] = {
 	    offsetof(struct rule, defer_accept) },
 	{ "rate_limit", conf_parse_int, 0, INT_MAX,
 	    offsetof(struct rule, rate_limit) },
+	{ "slow_start", conf_parse_duration, 0, SLOW_START_MAX,
+	    offsetof(struct rule, slow_start) },
+	{ "queue_timeout", conf_parse_duration, 0, QUEUE_TIMEOUT_MAX,
+	    offsetof(struct rule, queue_timeout) },
+	{ "queue_max", conf_parse_int, 1, MAX_CONNECTIONS_MAX,
+	    offsetof(struct rule, queue_max) },
 };
 
 const struct conf_keys conf_rule_keys = {
 	rule_keys, CONF_NKEYS(rule_keys), "in a rule", "inside a rule",
-	&conf_global_keys
+	&conf_global_keys, conf_rule_key_applies
 };
-
-/* In enum rule_protocol order. */
-static const char *const protocol_names[] = { "tcp", "udp", NULL };
-
-static int
-parse_protocol(struct conf_loader *ld, const struct conf_key *k,
-    const config_setting_t *s, void *base)
-{
-	return conf_store_choice(ld, k, s, base, protocol_names);
-}
-
-static int
-parse_framing(struct conf_loader *ld, const struct conf_key *k,
-    const config_setting_t *s, void *base)
-{
-	/* In enum rule_framing order. */
-	static const char *const names[] = { "none", "length16", NULL };
-
-	return conf_store_choice(ld, k, s, base, names);
-}
-
-static int
-parse_send_proxy(struct conf_loader *ld, const struct conf_key *k,
-    const config_setting_t *s, void *base)
-{
-	/* In enum proxy_version order. */
-	static const char *const names[] = { "off", "v1", "v2", NULL };
-
-	return conf_store_choice(ld, k, s, base, names);
-}
 
 /* The four kinds of rule, by their two protocols, as bits of a mask. */
 #define KIND_TCP	0x1	/* TCP to TCP */
@@ -157,52 +148,57 @@ rule_kind_name(int kind)
 	}
 }
 
+/* The keys that mean something for some kinds of rule only. */
+static const struct {
+	const char	*name;
+	int		 kinds;
+} kind_keys[] = {
+	{ "connect_timeout", KIND_TCP | KIND_UDP_TCP },
+	{ "idle_timeout", KIND_TCP },
+	{ "splice", KIND_TCP },
+	{ "buffer_size", KIND_TCP },
+	{ "session_timeout", KIND_UDP | KIND_UDP_TCP | KIND_TCP_UDP },
+	{ "max_sessions", KIND_UDP | KIND_UDP_TCP },
+	{ "framing", KIND_UDP_TCP | KIND_TCP_UDP },
+	{ "accept_proxy", KIND_TCP | KIND_TCP_UDP },
+	{ "max_connections_per_client", KIND_TCP | KIND_TCP_UDP },
+	{ "connection_rate", KIND_TCP | KIND_TCP_UDP },
+	{ "proxy_timeout", KIND_TCP | KIND_TCP_UDP },
+	{ "accept_proxy_from", KIND_TCP | KIND_TCP_UDP },
+	{ "keepalive", KIND_TCP | KIND_UDP_TCP | KIND_TCP_UDP },
+	{ "queue_timeout", KIND_TCP },
+	{ "queue_max", KIND_TCP },
+	{ "max_sessions_per_client", KIND_UDP | KIND_UDP_TCP },
+	{ "session_rate", KIND_UDP | KIND_UDP_TCP },
+	{ "tcp_fastopen", KIND_TCP | KIND_TCP_UDP },
+	{ "defer_accept", KIND_TCP | KIND_TCP_UDP },
+	{ "tcp_fastopen_connect", KIND_TCP },
+	{ "rate_limit", KIND_TCP },
+};
+
 /*
  * Settings that mean nothing for the rule's kind are refused, rather
  * than silently ignored.  Whenever a side is UDP, session_timeout is the
  * silence that ends a session; a connect timeout needs a TCP backend;
- * splice, buffer_size and idle_timeout belong to TCP-to-TCP relays;
- * sessions counted per worker (max_sessions) to UDP listeners; framing
- * to rules whose two sides differ.
+ * splice, buffer_size, idle_timeout and the queue belong to TCP-to-TCP
+ * relays; sessions counted per worker (max_sessions) to UDP listeners;
+ * framing to rules whose two sides differ.
  */
 static int
 rule_protocol_keys(struct conf_loader *ld, const config_setting_t *rule,
     const struct rule *r)
 {
-	static const struct {
-		const char	*name;
-		int		 kinds;
-	} keys[] = {
-		{ "connect_timeout", KIND_TCP | KIND_UDP_TCP },
-		{ "idle_timeout", KIND_TCP },
-		{ "splice", KIND_TCP },
-		{ "buffer_size", KIND_TCP },
-		{ "session_timeout", KIND_UDP | KIND_UDP_TCP | KIND_TCP_UDP },
-		{ "max_sessions", KIND_UDP | KIND_UDP_TCP },
-		{ "framing", KIND_UDP_TCP | KIND_TCP_UDP },
-		{ "accept_proxy", KIND_TCP | KIND_TCP_UDP },
-		{ "max_connections_per_client", KIND_TCP | KIND_TCP_UDP },
-		{ "connection_rate", KIND_TCP | KIND_TCP_UDP },
-		{ "max_sessions_per_client", KIND_UDP | KIND_UDP_TCP },
-		{ "session_rate", KIND_UDP | KIND_UDP_TCP },
-		{ "proxy_timeout", KIND_TCP | KIND_TCP_UDP },
-		{ "accept_proxy_from", KIND_TCP | KIND_TCP_UDP },
-		{ "keepalive", KIND_TCP | KIND_UDP_TCP | KIND_TCP_UDP },
-		{ "tcp_fastopen", KIND_TCP | KIND_TCP_UDP },
-		{ "defer_accept", KIND_TCP | KIND_TCP_UDP },
-		{ "tcp_fastopen_connect", KIND_TCP },
-		{ "rate_limit", KIND_TCP },
-	};
 	const config_setting_t	*m;
 	int			 kind = rule_kind(r);
 	size_t			 i;
 
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if ((keys[i].kinds & kind) == 0 &&
-		    (m = config_setting_get_member(rule, keys[i].name)) != NULL)
+	for (i = 0; i < sizeof(kind_keys) / sizeof(kind_keys[0]); i++)
+		if ((kind_keys[i].kinds & kind) == 0 &&
+		    (m = config_setting_get_member(rule, kind_keys[i].name)) !=
+		    NULL)
 			return conf_fail(ld, m, "\"%s\" is not a setting of "
 			    "%s rules (this rule has protocol = \"%s\"%s%s%s)",
-			    keys[i].name, rule_kind_name(kind),
+			    kind_keys[i].name, rule_kind_name(kind),
 			    protocol_names[r->protocol],
 			    r->protocol != r->connect_protocol ?
 			    " and connect_protocol = \"" : "",
@@ -210,6 +206,57 @@ rule_protocol_keys(struct conf_loader *ld, const config_setting_t *rule,
 			    protocol_names[r->connect_protocol] : "",
 			    r->protocol != r->connect_protocol ? "\"" : "");
 	return 0;
+}
+
+/*
+ * -T writes only what rule_protocol_keys(), rule_proxy_keys() and
+ * rule_ipv6_only() would accept back.
+ */
+bool
+conf_rule_key_applies(const void *base, const struct conf_key *k)
+{
+	const struct rule	*r = base;
+	size_t			 i;
+
+	for (i = 0; i < sizeof(kind_keys) / sizeof(kind_keys[0]); i++)
+		if (strcmp(kind_keys[i].name, k->name) == 0 &&
+		    (kind_keys[i].kinds & rule_kind(r)) == 0)
+			return false;
+	if (!conf_unix_key_applies(r, k))
+		return false;
+	if (!r->accept_proxy && (strcmp(k->name, "proxy_timeout") == 0 ||
+	    strcmp(k->name, "accept_proxy_from") == 0))
+		return false;
+	return strcmp(k->name, "ipv6_only") != 0 ||
+	    r->listen_addr.ss.ss_family == AF_INET6;
+}
+
+/* A port range's first rule keeps "host:lo": written back "host:lo-hi". */
+static void
+show_listen(struct conf_show *sh, const struct conf_key *k, const void *base)
+{
+	const struct rule	*r = base;
+	char			 v[CONF_ERR_MAX];
+	unsigned		 lo = addr_port((const void *)&r->listen_addr.ss);
+
+	if (r->nports > 1)
+		snprintf(v, sizeof(v), "%s-%u", r->listen, lo + r->nports - 1);
+	else
+		snprintf(v, sizeof(v), "%s", r->listen);
+	conf_show_quoted_line(sh, k->name, v);
+}
+
+/* A name not written is the listen address's, which -T says in a comment. */
+static void
+show_name(struct conf_show *sh, const struct conf_key *k, const void *base)
+{
+	const struct rule	*r = base;
+
+	if (r->name_given)
+		conf_show_string(sh, k, base);
+	else
+		conf_show_comment(sh, "%s is not set: \"%s\", from listen",
+		    k->name, r->name);
 }
 
 /*
@@ -448,6 +495,7 @@ parse_rule(struct conf_loader *ld, const config_setting_t *s,
 	r->splice = r->sndbuf = r->rcvbuf = UNSET;
 	r->connect_protocol = UNSET;
 	r->proxy_timeout = UNSET;
+	r->queue_max = DEFAULT_QUEUE_MAX;
 	r->max_connections_per_client = r->connection_rate = UNSET;
 	r->max_sessions_per_client = r->session_rate = UNSET;
 	conf_rule_unix_init(r);
@@ -458,6 +506,7 @@ parse_rule(struct conf_loader *ld, const config_setting_t *s,
 	if (r->listen != NULL && rule_name(ld, s, r) == -1)
 		return -1;
 	/* A port range: this rule is its first port's. */
+	r->nports = nports;
 	if (nports > 1) {
 		if (addr_split_range(r->listen, base, sizeof(base), &n, why,
 		    sizeof(why)) == -1 || n != nports)
@@ -605,6 +654,10 @@ conf_rules_inherit(struct conf *cfg)
 			    cfg->max_sessions_per_client;
 			r->connection_rate = r->session_rate != UNSET ?
 			    r->session_rate : cfg->session_rate;
+			/* What -T writes back. */
+			r->max_sessions_per_client =
+			    r->max_connections_per_client;
+			r->session_rate = r->connection_rate;
 		}
 		if (r->max_connections_per_client == UNSET)
 			r->max_connections_per_client =

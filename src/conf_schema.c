@@ -249,13 +249,21 @@ conf_store_choice(struct conf_loader *ld, const struct conf_key *k,
 	return 0;
 }
 
-static const char *const splice_names[] = { "auto", "on", "off", NULL };
+/* A choice whose names are the key's (k->names). */
+int
+conf_parse_choice(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, void *base)
+{
+	return conf_store_choice(ld, k, s, base, k->names);
+}
+
+const char *const conf_splice_names[] = { "auto", "on", "off", NULL };
 
 int
 conf_parse_splice(struct conf_loader *ld, const struct conf_key *k,
     const config_setting_t *s, void *base)
 {
-	if (conf_store_choice(ld, k, s, base, splice_names) == -1)
+	if (conf_store_choice(ld, k, s, base, conf_splice_names) == -1)
 		return -1;
 #ifndef HAVE_SPLICE
 	if (*(int *)conf_field(base, k) == SPLICE_ON)

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include <libconfig.h>
 
@@ -45,6 +46,8 @@ struct conf_text;
 #define RESOLVE_INTERVAL_MAX	86400000	/* a day */
 #define PROXY_TIMEOUT_MIN	100		/* ms */
 #define PROXY_TIMEOUT_MAX	3600000
+#define SLOW_START_MAX		3600000		/* an hour */
+#define QUEUE_TIMEOUT_MAX	3600000		/* an hour */
 
 /* A rule timeout that was not written and is inherited from the top level. */
 #define UNSET			(-1)
@@ -65,12 +68,38 @@ struct conf_key;
 typedef int conf_key_parser(struct conf_loader *, const struct conf_key *,
     const config_setting_t *, void *);
 
-/* One known setting: how to parse it, its limits, where it is stored. */
+/* Where ferryd -T writes the effective configuration (conf_show.c). */
+struct conf_show {
+	FILE			*out;
+	int			 depth;		/* indentation, in tabs */
+	const struct conf	*cfg;		/* the whole, being shown */
+};
+
+/* Writes the value key k holds in the struct at base as a setting. */
+typedef void conf_key_show(struct conf_show *, const struct conf_key *,
+    const void *);
+
+/*
+ * One known setting: how to parse it, its limits, where it is stored,
+ * and how ferryd -T writes it back.  show NULL: the parser's own writer
+ * (conf_key_shower()); names: a choice's names, in its enum's order,
+ * which conf_parse_choice() reads and -T writes.  A new key with a
+ * parser of its own and no show fails test_config (every key shown).
+ */
+/*
+ * Key tables leave a key's last fields out when they are NULL (most
+ * keys'): the files that hold the tables, which alone include this
+ * header, do not want -Wextra's warning about it.
+ */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 struct conf_key {
-	const char	*name;
-	conf_key_parser	*parse;
-	long long	 min, max;
-	size_t		 offset;
+	const char		*name;
+	conf_key_parser		*parse;
+	long long		 min, max;
+	size_t			 offset;
+	const char *const	*names;
+	conf_key_show		*show;
 };
 
 #define CONF_NKEYS(a)	(sizeof(a) / sizeof((a)[0]))
@@ -85,10 +114,15 @@ struct conf_keys {
 	size_t			 n;
 	const char		*where, *only;
 	const struct conf_keys	*other;
+	/* -T: whether key k means anything in the struct at base (NULL: all). */
+	bool			(*applies)(const void *base,
+				    const struct conf_key *k);
 };
 
 extern const struct conf_keys conf_global_keys;	/* conf.c */
 extern const struct conf_keys conf_rule_keys;	/* conf_rule.c */
+extern const struct conf_keys conf_item_keys;	/* conf_upstream.c */
+extern const struct conf_keys conf_check_keys, conf_keepalive_keys;
 
 /* Report "FILE:LINE: msg" (line of the text read; 0: "FILE: msg"). */
 void	conf_report(struct conf_loader *ld, unsigned int line,
@@ -122,11 +156,14 @@ int	conf_store_choice(struct conf_loader *ld, const struct conf_key *k,
 conf_key_parser conf_parse_int, conf_parse_size, conf_parse_duration;
 conf_key_parser conf_parse_string, conf_parse_bool, conf_parse_splice;
 conf_key_parser conf_parse_allow, conf_parse_deny, conf_parse_mode;
+conf_key_parser conf_parse_choice;
+extern const char *const conf_splice_names[];	/* enum splice_mode's */
 /* Unix listeners' settings (conf_unix.c). */
 conf_key_parser conf_parse_unix_owner, conf_parse_unix_group;
 conf_key_parser conf_parse_unix_uids, conf_parse_unix_gids;
 conf_key_parser conf_parse_rules;		/* conf_rule.c */
-conf_key_parser conf_parse_connect, conf_parse_balance; /* conf_upstream.c */
+conf_key_parser conf_parse_connect;		/* conf_upstream.c */
+extern const char *const conf_balance_names[];	/* enum balance's */
 conf_key_parser conf_parse_source;			/* conf_source.c */
 /* r's source resolved into its pools (r->source_pool), at rule's line. */
 int	conf_source_pools(struct conf_loader *ld,
@@ -172,6 +209,35 @@ int	conf_rule_unix(struct conf_loader *ld, const config_setting_t *rule,
     struct rule *r);
 void	conf_rule_unix_init(struct rule *r);
 void	conf_rule_unix_free(struct rule *r);
+
+/*
+ * ferryd -T (conf_show.c): writers for key tables, beside the parsers.
+ * conf_key_shower() is k's: its own, or its parser's; NULL if none.
+ */
+conf_key_show conf_show_int, conf_show_size, conf_show_duration;
+conf_key_show conf_show_string, conf_show_bool, conf_show_choice;
+conf_key_show conf_show_text, conf_show_mode, conf_show_acl_allow;
+conf_key_show conf_show_acl_deny, conf_show_health_check;
+conf_key_show conf_show_keepalive, conf_show_rules, conf_show_connect;
+conf_key_show conf_show_source;			/* conf_source.c */
+conf_key_show conf_show_unix_id, conf_show_unix_ids;	/* conf_unix.c */
+/* Whether -T writes k of r, as far as Unix addresses say (conf_unix.c). */
+bool	conf_unix_key_applies(const struct rule *r, const struct conf_key *k);
+conf_key_show *conf_key_shower(const struct conf_key *k);
+/* Each key of keys that applies, in table order, from the struct at base. */
+void	conf_show_members(struct conf_show *sh, const struct conf_keys *keys,
+    const void *base);
+/* A line "name = value;" at sh's depth (value printf'd); a "# " comment. */
+void	conf_show_line(struct conf_show *sh, const char *name,
+    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void	conf_show_comment(struct conf_show *sh, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* s quoted as a libconfig string; "name = s;" at sh's depth. */
+void	conf_show_quoted(FILE *out, const char *s);
+void	conf_show_quoted_line(struct conf_show *sh, const char *name,
+    const char *s);
+/* Whether key k is shown for rule base (conf_rule.c: the rule's kind). */
+bool	conf_rule_key_applies(const void *base, const struct conf_key *k);
 
 /* Rules take what they did not set from the top level; backends get ids. */
 void	conf_rules_inherit(struct conf *cfg);

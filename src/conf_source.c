@@ -208,3 +208,31 @@ conf_source_same(const struct source_pool *a, const struct source_pool *b)
 			return false;
 	return true;
 }
+
+/* -T: one address as a string, a pool as the list it was written as. */
+void
+conf_show_source(struct conf_show *sh, const struct conf_key *k,
+    const void *base)
+{
+	const struct rule	*r = base;
+	char			 list[CONF_ERR_MAX * 2];
+	const char		*p, *end;
+	size_t			 len = 0;
+
+	if (r->source == NULL || strstr(r->source, ", ") == NULL) {
+		conf_show_string(sh, k, &r->source);
+		return;
+	}
+	len += (size_t)snprintf(list, sizeof(list), "[ ");
+	for (p = r->source; len < sizeof(list); p = end + 2) {
+		if ((end = strstr(p, ", ")) == NULL)
+			end = p + strlen(p);
+		len += (size_t)snprintf(list + len, sizeof(list) - len,
+		    "%s\"%.*s\"", p == r->source ? "" : ", ", (int)(end - p), p);
+		if (*end == '\0')
+			break;
+	}
+	if (len < sizeof(list))
+		snprintf(list + len, sizeof(list) - len, " ]");
+	conf_show_line(sh, k->name, "%s", list);
+}

@@ -8,6 +8,7 @@
 
 #include <grp.h>
 #include <pwd.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,4 +255,69 @@ conf_rule_unix_free(struct rule *r)
 {
 	free(r->unix_sock.allow_uid);
 	free(r->unix_sock.allow_gid);
+}
+
+/* -T: owner and group, a number, or a comment when not set. */
+void
+conf_show_unix_id(struct conf_show *sh, const struct conf_key *k,
+    const void *base)
+{
+	long v = *(const long *)conf_field((void *)(uintptr_t)base, k);
+
+	if (v < 0)
+		conf_show_comment(sh, "%s is not set", k->name);
+	else
+		conf_show_line(sh, k->name, "%ld", v);
+}
+
+/* -T: allow_uid and allow_gid, a list of numbers. */
+void
+conf_show_unix_ids(struct conf_show *sh, const struct conf_key *k,
+    const void *base)
+{
+	const struct rule	*r = base;
+	bool			 uids = strcmp(k->name, "allow_uid") == 0;
+	const unsigned		*v = uids ? r->unix_sock.allow_uid :
+	    r->unix_sock.allow_gid;
+	size_t			 n = uids ? r->unix_sock.nallow_uid :
+	    r->unix_sock.nallow_gid, i, len;
+	char			 list[CONF_ERR_MAX];
+
+	if (n == 0) {
+		conf_show_comment(sh, "%s is not set", k->name);
+		return;
+	}
+	len = (size_t)snprintf(list, sizeof(list), "[");
+	for (i = 0; i < n && len < sizeof(list); i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len,
+		    "%s %u", i > 0 ? "," : "", v[i]);
+	if (len < sizeof(list))
+		snprintf(list + len, sizeof(list) - len, " ]");
+	conf_show_line(sh, k->name, "%s", list);
+}
+
+/* Whether -T writes key k of rule r: what conf_rule_unix() accepts. */
+bool
+conf_unix_key_applies(const struct rule *r, const struct conf_key *k)
+{
+	static const char *const file_keys[] = { "mode", "owner", "group" };
+	static const char *const listener_keys[] = { "allow_uid",
+	    "allow_gid" };
+	static const char *const tcp_keys[] = { "tcp_fastopen",
+	    "defer_accept", "rate_limit" };
+	bool	unix_listen = r->listen_addr.ss.ss_family == AF_UNIX;
+	size_t	i;
+
+	for (i = 0; i < sizeof(file_keys) / sizeof(file_keys[0]); i++)
+		if (strcmp(k->name, file_keys[i]) == 0)
+			return addr_unix_path(&r->listen_addr) != NULL;
+	for (i = 0; i < sizeof(listener_keys) / sizeof(listener_keys[0]); i++)
+		if (strcmp(k->name, listener_keys[i]) == 0)
+			return unix_listen;
+	for (i = 0; i < sizeof(tcp_keys) / sizeof(tcp_keys[0]); i++)
+		if (strcmp(k->name, tcp_keys[i]) == 0)
+			return !unix_listen;
+	if (strcmp(k->name, "tcp_fastopen_connect") == 0)
+		return unix_backend(r) == NULL;
+	return true;
 }

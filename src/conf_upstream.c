@@ -34,9 +34,9 @@ static const struct conf_key check_keys[] = {
 	{ "fall", conf_parse_int, 1, CHECK_COUNT_MAX,
 	    offsetof(struct health_check, fall) },
 	{ "send", parse_check_text, 0, 0,
-	    offsetof(struct health_check, send) },
+	    offsetof(struct health_check, send), NULL, conf_show_text },
 	{ "expect", parse_check_text, 0, 0,
-	    offsetof(struct health_check, expect) },
+	    offsetof(struct health_check, expect), NULL, conf_show_text },
 };
 
 #define KEEPALIVE_TIME_MAX	86400000	/* a day */
@@ -51,12 +51,12 @@ static const struct conf_key keepalive_keys[] = {
 	    offsetof(struct keepalive, count) },
 };
 
-static const struct conf_keys keepalive_group_keys = {
+const struct conf_keys conf_keepalive_keys = {
 	keepalive_keys, CONF_NKEYS(keepalive_keys), "in keepalive",
 	"in keepalive", NULL
 };
 
-static const struct conf_keys health_check_keys = {
+const struct conf_keys conf_check_keys = {
 	check_keys, CONF_NKEYS(check_keys), "in health_check",
 	"in health_check", NULL
 };
@@ -75,9 +75,11 @@ static const struct conf_key item_keys[] = {
 	    offsetof(struct connect_item, fail_timeout) },
 	{ "max_connections", conf_parse_int, 0, MAX_CONNECTIONS_MAX,
 	    offsetof(struct connect_item, max_connections) },
+	{ "slow_start", conf_parse_duration, 0, SLOW_START_MAX,
+	    offsetof(struct connect_item, slow_start) },
 };
 
-static const struct conf_keys connect_item_keys = {
+const struct conf_keys conf_item_keys = {
 	item_keys, CONF_NKEYS(item_keys), "in a connect group",
 	"in a connect group", &conf_rule_keys
 };
@@ -114,7 +116,7 @@ conf_parse_health_check(struct conf_loader *ld, const struct conf_key *k,
 	hc->timeout = DEFAULT_CHECK_TIMEOUT;
 	hc->rise = DEFAULT_CHECK_RISE;
 	hc->fall = DEFAULT_CHECK_FALL;
-	return conf_parse_members(ld, s, &health_check_keys, hc);
+	return conf_parse_members(ld, s, &conf_check_keys, hc);
 }
 
 /* keepalive = { idle = 60; interval = 10; count = 6; } */
@@ -132,7 +134,7 @@ conf_parse_keepalive(struct conf_loader *ld, const struct conf_key *k,
 	ka->idle = DEFAULT_KEEPALIVE_IDLE;
 	ka->interval = DEFAULT_KEEPALIVE_INTERVAL;
 	ka->count = DEFAULT_KEEPALIVE_COUNT;
-	if (conf_parse_members(ld, s, &keepalive_group_keys, ka) == -1)
+	if (conf_parse_members(ld, s, &conf_keepalive_keys, ka) == -1)
 		return -1;
 	/* The kernel counts whole seconds. */
 	ka->idle = (ka->idle + 999) / 1000 * 1000;
@@ -147,6 +149,7 @@ item_defaults(struct connect_item *it)
 	it->weight = 1;
 	it->max_fails = DEFAULT_MAX_FAILS;
 	it->fail_timeout = DEFAULT_FAIL_TIMEOUT;
+	it->slow_start = UNSET;		/* the rule's, once it is read */
 }
 
 /* One element of a connect list: "host:port" or { address = ...; ... }. */
@@ -161,7 +164,7 @@ parse_item(struct conf_loader *ld, const config_setting_t *e,
 		return conf_fail(ld, e, "items of \"connect\" must be \"host:port\" "
 		    "strings or groups { address = \"host:port\"; ... } (got %s)",
 		    conf_type_name(e));
-	if (conf_parse_members(ld, e, &connect_item_keys, it) == -1)
+	if (conf_parse_members(ld, e, &conf_item_keys, it) == -1)
 		return -1;
 	if (it->address == NULL)
 		return conf_fail(ld, e, "a connect group is missing required "
@@ -224,16 +227,9 @@ conf_parse_connect(struct conf_loader *ld, const struct conf_key *k,
 	return 0;
 }
 
-int
-conf_parse_balance(struct conf_loader *ld, const struct conf_key *k,
-    const config_setting_t *s, void *base)
-{
-	/* In enum balance order. */
-	static const char *const names[] = { "round-robin",
-	    "least-connections", "random", "hash", NULL };
-
-	return conf_store_choice(ld, k, s, base, names);
-}
+/* In enum balance order. */
+const char *const conf_balance_names[] = { "round-robin",
+    "least-connections", "random", "hash", NULL };
 
 void
 conf_items_free(struct rule *r)
@@ -336,6 +332,7 @@ add_item(struct conf_loader *ld, const config_setting_t *where,
 		b->max_fails = it->max_fails;
 		b->fail_timeout = it->fail_timeout;
 		b->max_connections = it->max_connections;
+		b->slow_start = it->slow_start;
 		b->ranged = ports > 1;
 		*family = addrs[i].ss.ss_family;
 		if (r->source != NULL && *family == AF_UNIX) {
@@ -419,6 +416,10 @@ conf_rule_upstream(struct conf_loader *ld, const config_setting_t *rule,
 		    "\"connect\"");
 	if (conf_source_pools(ld, rule, r) == -1)
 		return -1;
+	/* Items say what they inherit, so that -T writes it in each. */
+	for (i = 0; i < r->nitems; i++)
+		if (r->items[i].slow_start == UNSET)
+			r->items[i].slow_start = r->slow_start;
 	for (i = 0; i < r->nitems; i++)
 		if (add_item(ld, item_setting(rule, i), r, &r->items[i], nports,
 		    u, &family) == -1)

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "addr.h"
+#include "clock.h"
 #include "conf.h"
 #include "health.h"
 #include "log.h"
@@ -77,6 +78,7 @@ health_table_new(const struct conf *cfg, const struct conf *old)
 				/* Checked: down until rise checks pass. */
 				t[b->id].check_down = r->health_check.enabled;
 				t[b->id].changed = (int64_t)time(NULL);
+				t[b->id].since = clock_ms();
 			}
 			/* A rule no longer checked: only passive state. */
 			if (!r->health_check.enabled) {
@@ -113,6 +115,7 @@ void
 health_changed(struct health_cell *cell)
 {
 	cell->changed = (int64_t)time(NULL);
+	cell->since = clock_ms();
 	__atomic_add_fetch(&cell->changes, 1, __ATOMIC_RELAXED);
 }
 
@@ -120,6 +123,14 @@ struct health_cell *
 health_cell(unsigned id)
 {
 	return cells != NULL && id < ncells ? &cells[id] : NULL;
+}
+
+int64_t
+health_since(const struct backend *b)
+{
+	const struct health_cell *c = health_cell(b->id);
+
+	return c != NULL ? c->since : 0;
 }
 
 int

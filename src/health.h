@@ -33,6 +33,8 @@ struct health_cell {
 	volatile int64_t	changed;	/* wall clock s of the last change */
 	volatile uint64_t	changes;	/* up to down and back, counted */
 	volatile uint16_t	weight;		/* operator's; 0: configured */
+	volatile int64_t	since;		/* clock_ms() of the last change:
+						 * slow_start ramps from it */
 } __attribute__((aligned(64)));
 
 /*
@@ -51,6 +53,11 @@ int	health_weight(const struct backend *b);
 
 /* cell's state changed (to up or down) now. */
 void	health_changed(struct health_cell *cell);
+/*
+ * clock_ms() when b last changed state (came up, went down, was enabled):
+ * its slow_start ramps from there.  0: no table, no ramp.
+ */
+int64_t	health_since(const struct backend *b);
 
 enum health_state {
 	HEALTH_UP,

@@ -1,5 +1,5 @@
 /*
- * main.c - the command line: load the configuration, check it (-t),
+ * main.c - the command line: load the configuration, check it (-t), print it (-T),
  * signal the running master (-s), convert a rinetd.conf (--convert), or
  * hand over to the master.
  */
@@ -38,7 +38,7 @@ static void
 usage(FILE *out)
 {
 	fprintf(out,
-	    "usage: ferryd [-ftV] [-c file] [-l level] [-p pidfile] [--rinetd]\n"
+	    "usage: ferryd [-ftTV] [-c file] [-l level] [-p pidfile] [--rinetd]\n"
 	    "       ferryd -s reload|stop|quit|reopen|drain [-c file] "
 	    "[-p pidfile]\n"
 	    "       ferryd -s status [-c file]\n"
@@ -57,6 +57,9 @@ usage(FILE *out)
 	    "and exit\n"
 	    "  -f, --foreground      stay in the foreground, log to stderr\n"
 	    "  -t, --test            check the configuration and exit\n"
+	    "  -T, --show            print the effective configuration (every\n"
+	    "                        default filled in, includes inlined) as\n"
+	    "                        ferryd.conf text and exit\n"
 	    "  -l, --log-level LEVEL err, warning, notice, info or debug\n"
 	    "  -p, --pidfile FILE    write the master's pid to FILE\n"
 	    "  -s, --signal ACTION   tell the running master, found through\n"
@@ -304,6 +307,7 @@ main(int argc, char *argv[])
 		{ "config",     required_argument, NULL, 'c' },
 		{ "foreground", no_argument,       NULL, 'f' },
 		{ "test",       no_argument,       NULL, 't' },
+		{ "show",       no_argument,       NULL, 'T' },
 		{ "log-level",  required_argument, NULL, 'l' },
 		{ "pidfile",    required_argument, NULL, 'p' },
 		{ "signal",     required_argument, NULL, 's' },
@@ -321,10 +325,10 @@ main(int argc, char *argv[])
 	char            err[CONF_ERR_MAX], path[PATH_MAX];
 	char           *pidfile_copy = NULL;
 	const char     *convert_path = NULL, *command = NULL, *socket = NULL;
-	bool            test = false, status = false;
+	bool            test = false, show = false, status = false;
 	int             ch, signo = 0;
 
-	while ((ch = getopt_long(argc, argv, "c:ftl:p:s:x:S:hV", longopts, NULL))
+	while ((ch = getopt_long(argc, argv, "c:ftTl:p:s:x:S:hV", longopts, NULL))
 	    != -1) {
 		switch (ch) {
 		case 'c':
@@ -335,6 +339,9 @@ main(int argc, char *argv[])
 			break;
 		case 't':
 			test = true;
+			break;
+		case 'T':
+			show = true;
 			break;
 		case 'l':
 			opt.log_level = conf_log_level_parse(optarg);
@@ -405,6 +412,14 @@ main(int argc, char *argv[])
 	if (cfg == NULL) {
 		fprintf(stderr, "ferryd: %s\n", err);
 		return 1;
+	}
+	if (show) {
+		ch = conf_show(stdout, cfg) == -1;
+		if (ch)
+			fprintf(stderr, "ferryd: cannot write the "
+			    "configuration: %s\n", strerror(errno));
+		conf_free(cfg);
+		return ch;
 	}
 	if (test) {
 		if (test_binds(cfg) == -1) {

@@ -49,6 +49,7 @@ struct health_check {
 struct connect_item {
 	char   *address;                     /* "host:port" */
 	int     weight, max_fails, fail_timeout, max_connections;
+	int     slow_start;                  /* ms; UNSET: the rule's */
 	bool    backup;
 };
 
@@ -125,6 +126,11 @@ struct rule {
 	int                 send_proxy;      /* enum proxy_version (proxy_proto.h) */
 	bool                accept_proxy;    /* clients start with a header */
 	int                 proxy_timeout;   /* ms, for that header */
+	int                 slow_start;      /* ms, its backends' default */
+	int                 queue_timeout;   /* ms a client waits while every
+					      * backend is at max_connections;
+					      * 0: refused at once */
+	int                 queue_max;       /* clients waiting, per worker */
 	struct acl          accept_proxy_from; /* who may send one; empty: all */
 	bool                transparent;     /* backends see the client's address */
 	int                 tcp_fastopen;    /* TFO queue on the listener, 0: off */
@@ -145,6 +151,7 @@ struct rule {
 	 * first, or alone.
 	 */
 	const struct rule  *range_first;
+	unsigned            nports;          /* a range's first: its ports */
 };
 
 /* What log lines call rule r: its name if it has one, else its listen. */

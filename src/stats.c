@@ -584,6 +584,7 @@ stats_worker_gone(unsigned gen, int slot)
 		r->closed += r->active;		/* closed by its death */
 		r->active = 0;
 		r->active_sessions = 0;
+		r->queued = 0;
 	}
 	for (i = 0; i < t->nbackends; i++) {
 		b = &t->backends[(size_t)slot * t->nbackends + i];

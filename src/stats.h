@@ -60,6 +60,9 @@ struct stats_rule {
 	volatile uint64_t	proxy_errors;	/* accept_proxy: bad header */
 	volatile uint64_t	evicted;	/* UDP sessions, for max_sessions */
 	volatile uint64_t	icmp_errors;	/* backend said unreachable */
+	volatile uint64_t	queued;		/* gauge: TCP clients waiting
+						 * for a backend (queue_timeout) */
+	volatile uint64_t	queue_timeouts;	/* ... that waited too long */
 	struct hist		connect;	/* accept to backend connected */
 	struct hist		first_byte;	/* connected to its first byte */
 	struct hist		duration;	/* accept (or session) to close */

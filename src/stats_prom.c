@@ -91,6 +91,12 @@ static const struct family rule_families[] = {
 	{ "ferryd_rule_udp_paced_total", "counter",
 	    "Pauses taken after a full batch of a backlog of the rule's "
 	    "datagrams, so that it leaves paced.", RULE_AT(paced), NULL },
+	{ "ferryd_rule_queued_connections", "gauge",
+	    "TCP clients waiting for a backend at its max_connections "
+	    "(queue_timeout).", RULE_AT(queued), NULL },
+	{ "ferryd_rule_queue_timeouts_total", "counter",
+	    "TCP clients closed after waiting queue_timeout for a backend.",
+	    RULE_AT(queue_timeouts), NULL },
 	{ "ferryd_rule_proxy_header_errors_total", "counter",
 	    "Clients of an accept_proxy rule closed for a bad, missing or "
 	    "late PROXY header.", RULE_AT(proxy_errors), NULL },

@@ -57,6 +57,10 @@ struct tcp_session {
 	struct event_timer	 timer;		/* connect, then idle timeout */
 	struct sockaddr_any	 peer;
 	int			 client_hold;	/* client_limit_hold()'s */
+	int64_t			 connect_from;	/* connect_timeout counts from */
+	int64_t			 queue_until;	/* queue_timeout's end, or 0 */
+	bool			 queued;	/* in its owner's queue */
+	TAILQ_ENTRY(tcp_session) qlink;
 };
 
 struct tcp_sessions {
@@ -64,6 +68,9 @@ struct tcp_sessions {
 	TAILQ_HEAD(, tcp_session) list;
 	int			 count;
 	struct tcp_to_udp	*to_udp;	/* TCP-to-UDP rules' */
+	/* Clients waiting for a backend (queue_timeout), first come first. */
+	TAILQ_HEAD(, tcp_session) queue;
+	bool			 kicking;	/* queue_kick() runs, or must not */
 };
 
 static const char *const side_name[] = { "client", "backend" };
@@ -79,6 +86,8 @@ time_kept(uint64_t us)
 }
 
 static void session_io(struct event_loop *, int, int, void *);
+static void session_connect(struct tcp_session *, int);
+static int session_settle(struct tcp_session *);
 
 /*
  * The session is over: say how, for the access log and the debug line.
@@ -194,6 +203,104 @@ session_first_byte(struct tcp_session *ss)
 	hist_add(&stats_backend(ss->connect.backend)->first_byte, us);
 }
 
+/* How many clients of rule wait in ts's queue. */
+static int
+queue_count(const struct tcp_sessions *ts, const struct rule *rule)
+{
+	const struct tcp_session	*w;
+	int				 n = 0;
+
+	TAILQ_FOREACH(w, &ts->queue, qlink)
+		n += w->rule == rule;
+	return n;
+}
+
+/*
+ * queue_timeout: every backend is at its max_connections, so the client
+ * waits, accepted but not connected, until a connection of its rule ends
+ * (queue_kick) or queue_timeout passes.  A client back from the queue
+ * that still finds none goes back first in line.  False: no queue, or
+ * queue_max clients wait already; it is refused as without a queue.
+ */
+static bool
+session_queue(struct tcp_session *ss)
+{
+	struct tcp_sessions	*ts = ss->owner;
+	const struct rule	*rule = ss->rule;
+	bool			 again = ss->queue_until != 0;
+
+	if (rule->queue_timeout == 0 ||
+	    (!again && queue_count(ts, rule) >= rule->queue_max))
+		return false;
+	if (!again)
+		ss->queue_until = event_now(ts->env.loop) + rule->queue_timeout;
+	if (event_timer_arm(ts->env.loop, &ss->timer, ss->queue_until) == -1)
+		return false;
+	if (again)
+		TAILQ_INSERT_HEAD(&ts->queue, ss, qlink);
+	else
+		TAILQ_INSERT_TAIL(&ts->queue, ss, qlink);
+	ss->queued = true;
+	stats_rule(rule)->queued++;
+	return true;
+}
+
+static void
+session_unqueue(struct tcp_session *ss)
+{
+	if (!ss->queued)
+		return;
+	TAILQ_REMOVE(&ss->owner->queue, ss, qlink);
+	ss->queued = false;
+	stats_rule(ss->rule)->queued--;
+	event_timer_cancel(ss->owner->env.loop, &ss->timer);
+}
+
+/*
+ * A backend of rule may have room: its first waiting client tries
+ * again; while each one that tries fails at once, the next one does.
+ */
+static void
+queue_kick(struct tcp_sessions *ts, const struct rule *rule)
+{
+	struct tcp_session	*w;
+
+	if (ts->kicking || TAILQ_EMPTY(&ts->queue))
+		return;
+	ts->kicking = true;	/* a session closed below kicks nothing */
+	for (;;) {
+		TAILQ_FOREACH(w, &ts->queue, qlink)
+			if (w->rule == rule)
+				break;
+		if (w == NULL)
+			break;
+		session_unqueue(w);
+		w->connect_from = event_now(ts->env.loop);
+		session_connect(w, 0);
+		if (w->state != TCP_CLOSING)
+			break;		/* connecting, or back in line */
+		(void)session_settle(w);
+	}
+	ts->kicking = false;
+}
+
+/* The client waited queue_timeout: closed, counted, said (rate-limited). */
+static void
+session_queue_timeout(struct tcp_session *ss)
+{
+	static struct log_limit	limit;
+	char			client[ADDR_STRLEN];
+
+	session_unqueue(ss);
+	stats_rule(ss->rule)->queue_timeouts++;
+	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: client %s closed "
+	    "after waiting %d ms (queue_timeout) for one of %s: every backend "
+	    "is at its max_connections", rule_log_name(ss->rule),
+	    addr_format((const struct sockaddr *)&ss->peer.ss, client,
+	    sizeof(client)), ss->rule->queue_timeout, ss->rule->connect);
+	session_end(ss, -1, ACCESSLOG_QUEUE_TIMEOUT, "queue timeout", 0);
+}
+
 /* Close a CLOSING session and free it: log, access log, sockets. */
 static void
 session_free(struct tcp_session *ss)
@@ -203,6 +310,8 @@ session_free(struct tcp_session *ss)
 	struct accesslog_times times;
 	char                 client[ADDR_STRLEN], why[128];
 	int64_t              ms = event_now(ts->env.loop) - ss->started;
+	const struct rule   *rule = ss->rule;
+	bool                 held = ss->connect.held;
 
 	BUG_ON(ss->state != TCP_CLOSING);
 	/* The debug line's words are made only for a log that takes it. */
@@ -238,10 +347,14 @@ session_free(struct tcp_session *ss)
 	client_limit_release(ss->client_hold);
 	tcp_connect_release(&ss->connect);
 	tcp_relay_close(&ts->env, r, ss->reset_side);
+	session_unqueue(ss);
 	event_timer_cancel(ts->env.loop, &ss->timer);
 	TAILQ_REMOVE(&ts->list, ss, link);
 	ts->count--;
 	pool_put(ts->env.pool, ss, sizeof(*ss));
+	/* It held a backend's place, which a waiting client may take. */
+	if (held)
+		queue_kick(ts, rule);
 }
 
 /*
@@ -273,7 +386,8 @@ session_connect(struct tcp_session *ss, int err)
 {
 	struct tcp_sessions *ts = ss->owner;
 	int64_t              now = event_now(ts->env.loop);
-	int64_t              deadline = ss->started + ss->rule->connect_timeout;
+	int64_t              deadline = ss->connect_from +
+	    ss->rule->connect_timeout;
 	/* Static: the session keeps the pointer until it is closed. */
 	static char          why[64];
 	int                  fd;
@@ -295,6 +409,9 @@ session_connect(struct tcp_session *ss, int err)
 		session_short(ss, "no socket", errno);
 		break;
 	case TCP_CONNECT_NONE:
+		/* None picked (err 0): every one is at its max_connections. */
+		if (err == 0 && session_queue(ss))
+			break;
 		stats_rule(ss->rule)->no_backend++;
 		if (err == ETIMEDOUT) {
 			snprintf(why, sizeof(why), "timed out after %d ms",
@@ -399,6 +516,11 @@ session_on_timer(struct event_timer *t, void *data)
 	struct tcp_relay   *r = &ss->relay;
 	int64_t             due;
 
+	if (ss->queued) {
+		session_queue_timeout(ss);
+		(void)session_settle(ss);
+		return;
+	}
 	if (ss->state == TCP_CONNECTING) {
 		/* This backend's share of connect_timeout is over. */
 		event_close(loop, r->fd[TCP_BACKEND]);
@@ -511,7 +633,7 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 	ss->reset_side = ss->err_side = -1;
 	ss->peer = *peer;
 	ss->client_hold = client_limit_hold(rule, peer, now);
-	ss->started = now;
+	ss->started = ss->connect_from = now;
 	tcp_connect_init(&ss->connect, (const struct sockaddr *)&ss->peer.ss);
 	ss->connect.nagle_on = true;	/* the relay sets TCP_NODELAY */
 	tcp_relay_init(&ss->relay, client_fd, rule->buffer_size, rule->splice,
@@ -537,8 +659,11 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 	else if (event_set(ts->env.loop, client_fd, EV_EDGE | EV_READ,
 	    session_io, ss) == -1)
 		session_short(ss, "event loop full", errno);
-	else
+	else {
+		/* Those waiting first, where a backend has room again. */
+		queue_kick(ts, rule);
 		session_connect(ss, 0);
+	}
 	return session_settle(ss);
 }
 
@@ -553,6 +678,7 @@ tcp_sessions_new(struct event_loop *loop, struct pool *pool)
 	ts->env.pool = pool;
 	ts->env.xprt = &xprt_raw;
 	TAILQ_INIT(&ts->list);
+	TAILQ_INIT(&ts->queue);
 	if ((ts->to_udp = tcp_to_udp_new(loop)) == NULL) {
 		free(ts);
 		return NULL;
@@ -571,10 +697,12 @@ tcp_sessions_close_all(struct tcp_sessions *ts, const char *reason)
 {
 	struct tcp_session *ss;
 
+	ts->kicking = true;	/* no waiting client connects now */
 	while ((ss = TAILQ_FIRST(&ts->list)) != NULL) {
 		session_end(ss, -1, ACCESSLOG_SHUTDOWN, reason, 0);
 		(void)session_settle(ss);
 	}
+	ts->kicking = false;
 	tcp_to_udp_close_all(ts->to_udp);
 }
 

@@ -59,6 +59,8 @@ struct backend {
 	int                 max_fails;       /* 0 = no passive accounting */
 	int                 fail_timeout;    /* ms */
 	int                 max_connections; /* per worker, 0 = no limit */
+	int                 slow_start;      /* ms its weight ramps up over
+					      * once it is up: 0 = at once */
 	unsigned            id;              /* among all of the config's */
 	unsigned            stat;            /* its counters (stats.h); a
 					      * range's ports share them */

@@ -25,6 +25,7 @@
 
 #include "addr.h"
 #include "conf.h"
+#include "conf_schema.h"
 #include "framing.h"
 #include "log.h"
 #include "rule.h"
@@ -496,6 +497,19 @@ static const struct bad_case bad_cases[] = {
 	    "    connect = \"127.0.0.1:18081\";\n    splice = \"on\"; }\n);\n",
 	    4, "\"splice\" is not a setting of UDP rules (this rule has "
 	    "protocol = \"udp\")" },
+	{ "queue_timeout in a UDP rule",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\"; protocol = \"udp\";\n"
+	    "    connect = \"127.0.0.1:18081\";\n    queue_timeout = 2; }\n);\n",
+	    4, "\"queue_timeout\" is not a setting of UDP rules" },
+	{ "queue_max of 0",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
+	    "    connect = \"127.0.0.1:18081\";\n    queue_max = 0; }\n);\n",
+	    4, "\"queue_max\" must be between 1 and 1000000 (got 0)" },
+	{ "slow_start in a connect item, too long",
+	    "rules = (\n  { listen = \"127.0.0.1:18080\";\n"
+	    "    connect = ( { address = \"127.0.0.1:18081\";\n"
+	    "      slow_start = 7200; } ); }\n);\n",
+	    4, "\"slow_start\" must be between 0 and 3600 seconds (got 7200)" },
 	{ "two UDP rules on one address",
 	    "rules = (\n"
 	    "  { listen = \"127.0.0.1:18080\"; connect = \"127.0.0.1:18090\";"
@@ -1458,10 +1472,30 @@ test_log_level_parse(void)
 	    "conf_log_level_parse refuses other names");
 }
 
+/*
+ * ferryd -T writes every key of every table: a key whose parser is its
+ * own needs a writer (struct conf_key's show) in its table entry.
+ */
+static void
+test_key_writers(void)
+{
+	const struct conf_keys	*tables[] = { &conf_global_keys,
+	    &conf_rule_keys, &conf_item_keys, &conf_check_keys,
+	    &conf_keepalive_keys };
+	size_t			 i, j;
+
+	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+		for (j = 0; j < tables[i]->n; j++)
+			check(conf_key_shower(&tables[i]->v[j]) != NULL,
+			    "-T can write \"%s\" %s", tables[i]->v[j].name,
+			    tables[i]->where);
+}
+
 int
 main(void)
 {
 	make_tmpdir("test_config");
+	test_key_writers();
 	test_full();
 	test_defaults();
 	test_corners();
