@@ -286,7 +286,7 @@ cmd_send(int argc, char **argv)
 	const char		*authority = NULL;
 	size_t			len, i;
 	long			silent = 0, cut = 0;
-	int			fd, a, bytewise = 0, echo = 0;
+	int			fd, a, bytewise = 0, echo = 0, second = 0;
 
 	if (argc < 2)
 		usage();
@@ -296,6 +296,8 @@ cmd_send(int argc, char **argv)
 			bytewise = 1;
 		else if (strcmp(argv[a], "--echo") == 0)
 			echo = 1;
+		else if (strcmp(argv[a], "--second-line") == 0)
+			second = 1;
 		else if (strcmp(argv[a], "--split-record") == 0 && a + 1 < argc)
 			cut = atol(argv[++a]);
 		else if (strcmp(argv[a], "--silent-ms") == 0 && a + 1 < argc)
@@ -326,6 +328,11 @@ cmd_send(int argc, char **argv)
 	if (authority != NULL &&
 	    read_proxy_authority(fd, authority, data, len) == -1)
 		return 1;
+	/* The first line the backend got: a PROXY v1 header, say. */
+	if (second && read_line(fd, line, sizeof(line)) == -1) {
+		printf("closed\n");
+		return 1;
+	}
 	/* The backend got the bytes looked at, whole and first. */
 	if (echo && len > 0 && read_same(fd, data, len) == -1) {
 		printf("%s (echo differs)\n", line);
