@@ -608,13 +608,16 @@ static void
 table_backend(struct text *t, const struct view_backend *vb)
 {
 	const struct hist	*lat;
-	char			 c[24], d[24];
+	char			 c[24], d[24], name[ADDR_STRLEN + RULE_NAME_MAX + 2];
 	bool			 udp = vb->rule->protocol == RULE_UDP;
 
 	lat = udp && vb->rule->connect_protocol == RULE_UDP ? &vb->st.reply :
 	    &vb->st.connect;
+	/* A route's backend: ROUTE/ADDRESS, as the control socket says. */
+	snprintf(name, sizeof(name), "%s%s%s", vb->b->route != NULL ?
+	    vb->b->route : "", vb->b->route != NULL ? "/" : "", vb->label);
 	text_put(t, "  %-22s %-5s %8llu %8s %8s %9llu %8s %8s\n",
-	    vb->label, vb->up ? "up" : "DOWN",
+	    name, vb->up ? "up" : "DOWN",
 	    (unsigned long long)vb->st.active, "", "",
 	    (unsigned long long)(vb->st.refused +
 	    vb->st.timeouts + vb->st.failed),
