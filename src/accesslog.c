@@ -25,7 +25,7 @@ static struct log_episode al_lost;	/* lines lost while writes fail */
 static bool	al_no_reserve;		/* al_fd cannot have room reserved */
 static bool	al_cut;			/* its last line was cut: end it */
 
-const struct accesslog_times accesslog_no_times = { -1, -1 };
+const struct accesslog_times accesslog_no_times = { -1, -1, NULL, NULL };
 static char	al_path[PATH_MAX];
 
 /*
@@ -155,6 +155,8 @@ accesslog_session_end(const struct rule *rule, const struct sockaddr *client,
 	e.end_ms = end_ms;
 	e.connect_us = times->connect_us;
 	e.first_byte_us = times->first_byte_us;
+	e.route = times->route;
+	e.matched = times->matched;
 	e.closed_first = closed_first;
 	accesslog_write(&e);
 }

@@ -32,6 +32,9 @@ enum access_log_field {
 	ACCESS_FIELD_RULE = 0,		/* the rule's name */
 	ACCESS_FIELD_CONNECT_TIME,	/* accept to backend connected, s */
 	ACCESS_FIELD_FIRST_BYTE_TIME,	/* connected to its first byte, s */
+	ACCESS_FIELD_ROUTE,		/* the route taken (routes), or - */
+	ACCESS_FIELD_SNI,		/* the TLS SNI or HTTP Host it
+					 * matched, else its protocol, or - */
 	ACCESS_FIELDS			/* how many there are */
 };
 
@@ -65,6 +68,8 @@ enum accesslog_side {
 	ACCESSLOG_SIDE_CLIENT,		/* rinetd's "remote" */
 	ACCESSLOG_SIDE_BACKEND		/* rinetd's "local" */
 };
+#define ACCESSLOG_UNMATCHED		"unmatched"	/* routes */
+#define ACCESSLOG_PEEK_TIMEOUT		"peek-timeout"	/* routes */
 
 /* One connection, as the relay knows it when the connection ends. */
 struct accesslog_entry {
@@ -82,6 +87,8 @@ struct accesslog_entry {
 	int64_t			 connect_us;	/* accept to connected, or -1 */
 	int64_t			 first_byte_us;	/* then the first byte, or -1 */
 	int			 closed_first;	/* enum accesslog_side */
+	const char		*route;		/* route taken, or NULL */
+	const char		*matched;	/* what it matched, or NULL */
 };
 
 /*
@@ -120,9 +127,13 @@ bool accesslog_enabled(void);
 /* Append e as one line; does nothing when no log is open. */
 void accesslog_write(const struct accesslog_entry *e);
 
-/* How long a connection took to connect, then to its first byte (us). */
+/*
+ * How long a connection took to connect, then to its first byte (us);
+ * on a rule with routes, the route it took and what that matched.
+ */
 struct accesslog_times {
 	int64_t	connect_us, first_byte_us;	/* -1: never */
+	const char *route, *matched;		/* NULL: none */
 };
 /* No connect, no first byte (a refusal, a UDP backend). */
 extern const struct accesslog_times accesslog_no_times;

@@ -33,7 +33,7 @@ static const char *const months[12] = {
 
 /* In enum access_log_field order: the JSON keys. */
 static const char *const field_keys[ACCESS_FIELDS] = {
-	"rule", "connect_time", "first_byte_time"
+	"rule", "connect_time", "first_byte_time", "route", "sni"
 };
 
 /* The addresses and times of a line, as text. */
@@ -130,7 +130,7 @@ extra_fields(const struct accesslog_entry *e, char sep, char *buf,
     size_t len)
 {
 	size_t		 used = 0;
-	char		 v[RULE_NAME_MAX + 8];
+	char		 v[256 + 8];	/* a rule's name, a host name */
 	const char	*name;
 	int		 i;
 
@@ -143,6 +143,14 @@ extra_fields(const struct accesslog_entry *e, char sep, char *buf,
 			break;
 		case ACCESS_FIELD_CONNECT_TIME:
 			put_time(v, sizeof(v), e->connect_us, "-");
+			break;
+		case ACCESS_FIELD_ROUTE:
+			snprintf(v, sizeof(v), "%s", e->route != NULL ?
+			    e->route : "-");
+			break;
+		case ACCESS_FIELD_SNI:
+			snprintf(v, sizeof(v), "%s", e->matched != NULL &&
+			    e->matched[0] != '\0' ? e->matched : "-");
 			break;
 		default:
 			put_time(v, sizeof(v), e->first_byte_us, "-");
@@ -160,7 +168,7 @@ format_ferryd(const struct accesslog_entry *e, int format, char *buf,
 {
 	struct fields	 f;
 	const char	*result = e->result != NULL ? e->result : "unknown";
-	char		 attempts[16] = "", extra[3 * (RULE_NAME_MAX + 8)];
+	char		 attempts[16] = "", extra[ACCESSLOG_LINE_MAX];
 	char		 sep = format == ACCESS_LOG_COMMON ? ' ' : '\t';
 
 	/* These lines always said "denied" for both: they still do. */
@@ -337,16 +345,22 @@ static size_t
 json_extra(const struct accesslog_entry *e, char *buf, size_t len)
 {
 	size_t	used = 0;
-	char	v[32];
+	char	v[2 * 256 + 8];	/* a host name, escaped */
 	int	i;
 
 	buf[0] = '\0';
 	for (i = 0; i < al_nfields && used < len; i++) {
 		if (al_fields[i] == ACCESS_FIELD_RULE)
 			continue;
-		put_time(v, sizeof(v), al_fields[i] ==
-		    ACCESS_FIELD_CONNECT_TIME ? e->connect_us :
-		    e->first_byte_us, "null");
+		if (al_fields[i] == ACCESS_FIELD_ROUTE)
+			json_str(v, sizeof(v), e->route);
+		else if (al_fields[i] == ACCESS_FIELD_SNI)
+			json_str(v, sizeof(v), e->matched != NULL &&
+			    e->matched[0] != '\0' ? e->matched : NULL);
+		else
+			put_time(v, sizeof(v), al_fields[i] ==
+			    ACCESS_FIELD_CONNECT_TIME ? e->connect_us :
+			    e->first_byte_us, "null");
 		used += (size_t)snprintf(buf + used, len - used, ",\"%s\":%s",
 		    field_keys[al_fields[i]], v);
 	}
@@ -360,7 +374,7 @@ format_json(const struct accesslog_entry *e, char *buf, size_t len)
 	char		when[64], rule[2 * RULE_NAME_MAX + 8], result[256];
 	char		listen[ADDR_STRLEN + 2] = "null";
 	char		backend[ADDR_STRLEN + 2] = "null";
-	char		extra[128], attempts[32] = "";
+	char		extra[ACCESSLOG_LINE_MAX / 2], attempts[32] = "";
 
 	fields_fill(&f, e);
 	json_time(e, when, sizeof(when));

@@ -14,6 +14,7 @@
 #include "addr.h"
 #include "conf.h"
 #include "conf_schema.h"
+#include "route.h"
 #include "rule.h"
 #include "upstream.h"
 
@@ -34,7 +35,9 @@ conf_same_backends(const struct conf *a, const struct conf *b)
 			return false;
 		for (j = 0; j < ua->nbackends; j++)
 			if (!addr_equal(&ua->backends[j].addr,
-			    &ub->backends[j].addr))
+			    &ub->backends[j].addr) ||
+			    !backend_same_route(&ua->backends[j],
+			    &ub->backends[j]))
 				return false;
 	}
 	return true;
@@ -49,7 +52,7 @@ static bool
 same_slot(const struct rule *ra, const struct backend *ba,
     const struct backend *bb)
 {
-	return ra->upstream.balance != BALANCE_HASH &&
+	return rule_dest_of(ra, ba)->upstream.balance != BALANCE_HASH &&
 	    ba->addr.ss.ss_family == bb->addr.ss.ss_family &&
 	    conf_source_same(ba->pool, bb->pool);
 }
@@ -68,8 +71,12 @@ conf_same_shape(const struct conf *a, const struct conf *b)
 		if (ra->upstream.nbackends != rb->upstream.nbackends ||
 		    !addr_equal(&ra->listen_addr, &rb->listen_addr))
 			return false;
+		if (ra->nroutes != rb->nroutes)
+			return false;
 		for (j = 0; j < ra->upstream.nbackends; j++)
 			if (!same_slot(ra, &ra->upstream.backends[j],
+			    &rb->upstream.backends[j]) ||
+			    !backend_same_route(&ra->upstream.backends[j],
 			    &rb->upstream.backends[j]))
 				return false;
 	}

@@ -27,7 +27,7 @@ static const char *const protocol_names[] = { "tcp", "udp", NULL };
 /* In enum rule_framing order. */
 static const char *const framing_names[] = { "none", "length16", NULL };
 /* In enum proxy_version order. */
-static const char *const send_proxy_names[] = { "off", "v1", "v2", NULL };
+const char *const conf_send_proxy_names[] = { "off", "v1", "v2", NULL };
 
 static const struct conf_key rule_keys[] = {
 	{ "listen", conf_parse_string, 0, 0, offsetof(struct rule, listen),
@@ -77,7 +77,7 @@ static const struct conf_key rule_keys[] = {
 	{ "ipv6_only", conf_parse_bool, 0, 0,
 	    offsetof(struct rule, ipv6_only) },
 	{ "send_proxy", conf_parse_choice, 0, 0,
-	    offsetof(struct rule, send_proxy), send_proxy_names },
+	    offsetof(struct rule, send_proxy), conf_send_proxy_names },
 	{ "accept_proxy", conf_parse_bool, 0, 0,
 	    offsetof(struct rule, accept_proxy) },
 	{ "transparent", conf_parse_bool, 0, 0,
@@ -112,6 +112,12 @@ static const struct conf_key rule_keys[] = {
 	    offsetof(struct rule, queue_timeout) },
 	{ "queue_max", conf_parse_int, 1, MAX_CONNECTIONS_MAX,
 	    offsetof(struct rule, queue_max) },
+	{ "routes", conf_parse_routes, 0, 0, offsetof(struct rule, routes),
+	    NULL, conf_show_routes },
+	{ "peek_timeout", conf_parse_duration, PEEK_TIMEOUT_MIN,
+	    PEEK_TIMEOUT_MAX, offsetof(struct rule, peek_timeout) },
+	{ "on_timeout", conf_parse_string, 0, 0,
+	    offsetof(struct rule, on_timeout_name) },
 };
 
 const struct conf_keys conf_rule_keys = {
@@ -224,6 +230,11 @@ conf_rule_key_applies(const void *base, const struct conf_key *k)
 			return false;
 	if (!conf_unix_key_applies(r, k))
 		return false;
+	/* With routes, connect is theirs; peek_timeout goes with them. */
+	if (strcmp(k->name, "connect") == 0 || strcmp(k->name, "routes") == 0 ||
+	    strcmp(k->name, "peek_timeout") == 0 ||
+	    strcmp(k->name, "on_timeout") == 0)
+		return (r->nroutes > 0) == (strcmp(k->name, "connect") != 0);
 	if (!r->accept_proxy && (strcmp(k->name, "proxy_timeout") == 0 ||
 	    strcmp(k->name, "accept_proxy_from") == 0))
 		return false;
@@ -498,6 +509,8 @@ parse_rule(struct conf_loader *ld, const config_setting_t *s,
 	r->queue_max = DEFAULT_QUEUE_MAX;
 	r->max_connections_per_client = r->connection_rate = UNSET;
 	r->max_sessions_per_client = r->session_rate = UNSET;
+	r->peek_timeout = UNSET;
+	r->on_timeout = -1;
 	conf_rule_unix_init(r);
 	if (conf_parse_members(ld, s, &conf_rule_keys, r) == -1)
 		return -1;
@@ -517,7 +530,7 @@ parse_rule(struct conf_loader *ld, const config_setting_t *s,
 			return conf_fail(ld, s, "out of memory");
 	}
 	if (rule_address(ld, s, "listen", r->listen, 1, &r->listen_addr) == -1 ||
-	    conf_rule_upstream(ld, s, r, nports) == -1 ||
+	    conf_rule_routes(ld, s, r, nports) == -1 ||
 	    rule_ipv6_only(ld, s, r) == -1 || rule_protocol_keys(ld, s, r) == -1 ||
 	    rule_proxy_keys(ld, s, r) == -1 || conf_rule_unix(ld, s, r) == -1 ||
 	    rule_transparent(ld, s, r) == -1 || rule_tcp_options(ld, s) == -1)
@@ -673,5 +686,6 @@ conf_rules_inherit(struct conf *cfg)
 			r->health_check = cfg->health_check;
 		if (!r->keepalive.enabled)
 			r->keepalive = cfg->keepalive;
+		conf_routes_inherit(cfg, r);
 	}
 }

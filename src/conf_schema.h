@@ -48,6 +48,8 @@ struct conf_text;
 #define PROXY_TIMEOUT_MAX	3600000
 #define SLOW_START_MAX		3600000		/* an hour */
 #define QUEUE_TIMEOUT_MAX	3600000		/* an hour */
+#define PEEK_TIMEOUT_MIN	100		/* ms */
+#define PEEK_TIMEOUT_MAX	3600000
 
 /* A rule timeout that was not written and is inherited from the top level. */
 #define UNSET			(-1)
@@ -171,6 +173,7 @@ int	conf_source_pools(struct conf_loader *ld,
 /* Two pools hold the same addresses in the same order (or are NULL). */
 bool	conf_source_same(const struct source_pool *a,
     const struct source_pool *b);
+extern const char *const conf_send_proxy_names[]; /* enum proxy_version's */
 conf_key_parser conf_parse_health_check, conf_parse_keepalive;
 
 /*
@@ -185,6 +188,19 @@ int	conf_upstream_state(struct upstream *u);
  */
 int	conf_rule_upstream(struct conf_loader *ld,
     const config_setting_t *rule, struct rule *r, unsigned nports);
+/*
+ * conf_route.c: a rule's routes (route.h).  conf_rule_routes() resolves
+ * r's upstream: its connect's, or, with routes, every route's (and
+ * checks what goes with routes); conf_routes_inherit() gives each
+ * route's destination what it did not set, once r has inherited, and
+ * its counters' index; conf_routes_free() frees r's routes.
+ */
+conf_key_parser conf_parse_routes;
+int	conf_rule_routes(struct conf_loader *ld,
+    const config_setting_t *rule, struct rule *r, unsigned nports);
+void	conf_routes_inherit(struct conf *cfg, struct rule *r);
+void	conf_routes_free(struct rule *r);
+
 /* Free what conf_parse_connect() stored in r. */
 void	conf_items_free(struct rule *r);
 
@@ -220,6 +236,13 @@ conf_key_show conf_show_text, conf_show_mode, conf_show_acl_allow;
 conf_key_show conf_show_acl_deny, conf_show_health_check;
 conf_key_show conf_show_keepalive, conf_show_rules, conf_show_connect;
 conf_key_show conf_show_source;			/* conf_source.c */
+conf_key_show conf_show_routes;				/* conf_route.c */
+/* Indent, "name = " (NULL: none), then text. */
+void	conf_show_open(struct conf_show *sh, const char *name,
+    const char *text);
+/* "name = { ...keys of v... }tail" (name NULL: the group alone). */
+void	conf_show_group(struct conf_show *sh, const char *name,
+    const struct conf_keys *keys, const void *v, const char *tail);
 conf_key_show conf_show_unix_id, conf_show_unix_ids;	/* conf_unix.c */
 /* Whether -T writes k of r, as far as Unix addresses say (conf_unix.c). */
 bool	conf_unix_key_applies(const struct rule *r, const struct conf_key *k);

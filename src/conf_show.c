@@ -231,8 +231,17 @@ conf_show_acl_deny(struct conf_show *sh, const struct conf_key *k,
 }
 
 /* name = { members }; the group's closing line ends with tail. */
-static void
-show_group(struct conf_show *sh, const char *name,
+void
+conf_show_open(struct conf_show *sh, const char *name, const char *text)
+{
+	indent(sh);
+	if (name != NULL)
+		fprintf(sh->out, "%s = ", name);
+	fputs(text, sh->out);
+}
+
+void
+conf_show_group(struct conf_show *sh, const char *name,
     const struct conf_keys *keys, const void *v, const char *tail)
 {
 	indent(sh);
@@ -254,7 +263,7 @@ show_optional(struct conf_show *sh, const struct conf_key *k, bool on,
 	if (!on)
 		conf_show_comment(sh, "%s is off", k->name);
 	else
-		show_group(sh, k->name, keys, v, ";");
+		conf_show_group(sh, k->name, keys, v, ";");
 }
 
 void
@@ -291,7 +300,7 @@ conf_show_rules(struct conf_show *sh, const struct conf_key *k,
 	sh->depth++;
 	for (i = 0; i < cfg->nrules; i++)
 		if (cfg->rules[i].range_first == NULL)
-			show_group(sh, NULL, &conf_rule_keys, &cfg->rules[i],
+			conf_show_group(sh, NULL, &conf_rule_keys, &cfg->rules[i],
 			    i == last ? "" : ",");
 	sh->depth--;
 	indent(sh);
@@ -310,7 +319,7 @@ conf_show_connect(struct conf_show *sh, const struct conf_key *k,
 	fprintf(sh->out, "%s = (\n", k->name);
 	sh->depth++;
 	for (i = 0; i < r->nitems; i++)
-		show_group(sh, NULL, &conf_item_keys, &r->items[i],
+		conf_show_group(sh, NULL, &conf_item_keys, &r->items[i],
 		    i + 1 == r->nitems ? "" : ",");
 	sh->depth--;
 	indent(sh);

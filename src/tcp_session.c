@@ -1,5 +1,6 @@
 /*
- * tcp_session.c - a forwarded TCP connection's life: connect to the
+ * tcp_session.c - a forwarded TCP connection's life: on a rule with
+ * routes, the peek that picks one (tcp_peek.c); connect to the
  * upstream (tcp_connect.c), relay (tcp_relay.c), time out, close, and
  * the access log line at the end.
  */
@@ -21,57 +22,17 @@
 #include "rule.h"
 #include "sock.h"
 #include "proxy_proto.h"
+#include "route.h"
 #include "stats.h"
 #include "tcp_connect.h"
+#include "tcp_peek.h"
 #include "tcp_relay.h"
 #include "tcp_session.h"
 #include "tcp_to_udp.h"
 #include "upstream.h"
 #include "xprt.h"
 
-enum tcp_state {
-	TCP_CONNECTING,		/* the client is read; a backend is tried */
-	TCP_RELAYING,		/* bytes flow both ways */
-	TCP_CLOSING		/* to be closed when the handler returns */
-};
-
-struct tcp_session {
-	TAILQ_ENTRY(tcp_session) link;
-	struct tcp_sessions	*owner;
-	const struct rule	*rule;
-	uint8_t			 state;		/* enum tcp_state */
-	/* How it ends, once CLOSING: */
-	int8_t			 reset_side;	/* closed with a reset, or -1 */
-	int8_t			 err_side;	/* whose socket failed, or -1 */
-	uint8_t			 closed_first;	/* enum accesslog_side */
-	bool			 shortage;	/* for want of a resource (err) */
-	int			 err;		/* errno of why, or 0 */
-	const char		*result;	/* the access log's word */
-	const char		*why;		/* the debug log's, if no err */
-	struct tcp_connect	 connect;
-	struct tcp_relay	 relay;
-	int64_t			 started;
-	int64_t			 accepted_us;	/* event_now_us() */
-	/* From then to connected, then to the first byte: us, or TIME_NONE. */
-	uint32_t		 connect_us, first_byte_us;
-	struct event_timer	 timer;		/* connect, then idle timeout */
-	struct sockaddr_any	 peer;
-	int			 client_hold;	/* client_limit_hold()'s */
-	int64_t			 connect_from;	/* connect_timeout counts from */
-	int64_t			 queue_until;	/* queue_timeout's end, or 0 */
-	bool			 queued;	/* in its owner's queue */
-	TAILQ_ENTRY(tcp_session) qlink;
-};
-
-struct tcp_sessions {
-	struct tcp_relay_env	 env;
-	TAILQ_HEAD(, tcp_session) list;
-	int			 count;
-	struct tcp_to_udp	*to_udp;	/* TCP-to-UDP rules' */
-	/* Clients waiting for a backend (queue_timeout), first come first. */
-	TAILQ_HEAD(, tcp_session) queue;
-	bool			 kicking;	/* queue_kick() runs, or must not */
-};
+#include "tcp_session_int.h"
 
 static const char *const side_name[] = { "client", "backend" };
 
@@ -85,16 +46,13 @@ time_kept(uint64_t us)
 	return us < TIME_NONE ? (uint32_t)us : TIME_NONE - 1;
 }
 
-static void session_io(struct event_loop *, int, int, void *);
-static void session_connect(struct tcp_session *, int);
-static int session_settle(struct tcp_session *);
 
 /*
  * The session is over: say how, for the access log and the debug line.
  * reset_side (or -1) is closed with a reset; err_side's socket failed
  * with err, or err is why a resource ran out (shortage), or 0.
  */
-static void
+void
 session_end(struct tcp_session *ss, int reset_side, const char *result,
     const char *why, int err)
 {
@@ -116,7 +74,7 @@ session_note_close(struct tcp_session *ss, int side)
 }
 
 /* Side failed_side's socket failed with err: pass a reset on. */
-static void
+void
 session_abort(struct tcp_session *ss, int failed_side, int err)
 {
 	session_end(ss, TCP_OTHER(failed_side), ACCESSLOG_RESET, NULL, err);
@@ -125,7 +83,7 @@ session_abort(struct tcp_session *ss, int failed_side, int err)
 }
 
 /* Out of descriptors or memory (err) for what: close, tell the accept. */
-static void
+void
 session_short(struct tcp_session *ss, const char *why, int err)
 {
 	session_end(ss, TCP_CLIENT, ACCESSLOG_CONNECT_FAILED, why, err);
@@ -138,7 +96,7 @@ session_fail(struct tcp_session *ss, const char *result, const char *why,
     int err)
 {
 	static struct log_limit	 limit;
-	const struct rule	*rule = ss->rule;
+	const struct rule	*rule = ss->dest;
 	bool			 several = rule->upstream.nbackends > 1;
 	char			 backend[ADDR_STRLEN], client[ADDR_STRLEN];
 
@@ -324,7 +282,7 @@ session_free(struct tcp_session *ss)
 			    strerror(ss->err));
 		log_debug("%s -> %s: connection from %s closed (%s): "
 		    "%llu bytes in, %llu bytes out, %lld.%03lld s",
-		    rule_log_name(ss->rule), ss->rule->connect,
+		    rule_log_name(ss->dest), ss->dest->connect,
 		    addr_format((const struct sockaddr *)&ss->peer.ss, client,
 		    sizeof(client)), why,
 		    (unsigned long long)r->dir[TCP_CLIENT].bytes,
@@ -335,6 +293,10 @@ session_free(struct tcp_session *ss)
 	    (int64_t)ss->connect_us;
 	times.first_byte_us = ss->first_byte_us == TIME_NONE ? -1 :
 	    (int64_t)ss->first_byte_us;
+	times.route = ss->route != NULL ? ss->route->name : NULL;
+	times.matched = ss->route == NULL ? NULL :
+	    ss->peek->look.sni[0] != '\0' ? ss->peek->look.sni :
+	    route_protocol_names[ss->route->protocol];
 	session_log_access(ts, ss->rule, ss->connect.backend,
 	    ss->connect.attempts, &ss->peer, ss->result, ss->closed_first,
 	    r->dir[TCP_CLIENT].bytes, r->dir[TCP_BACKEND].bytes, ss->started,
@@ -345,6 +307,11 @@ session_free(struct tcp_session *ss)
 	 * sees the client's count fall too.
 	 */
 	client_limit_release(ss->client_hold);
+	if (ss->peek != NULL) {
+		event_timer_cancel(ts->env.loop, &ss->peek->again);
+		tcp_peek_end(&ss->peek->look, ts->env.pool);
+		pool_put(ts->env.pool, ss->peek, sizeof(*ss->peek));
+	}
 	tcp_connect_release(&ss->connect);
 	tcp_relay_close(&ts->env, r, ss->reset_side);
 	session_unqueue(ss);
@@ -362,7 +329,7 @@ session_free(struct tcp_session *ss)
  * became CLOSING is closed now.  Returns -1 with errno if it was closed
  * for want of descriptors or memory, else 0.
  */
-static int
+int
 session_settle(struct tcp_session *ss)
 {
 	int err;
@@ -381,18 +348,18 @@ session_settle(struct tcp_session *ss)
  * Connect to the next backend of the rule's upstream while
  * connect_timeout lasts; err: why the one before failed (0: none yet).
  */
-static void
+void
 session_connect(struct tcp_session *ss, int err)
 {
 	struct tcp_sessions *ts = ss->owner;
 	int64_t              now = event_now(ts->env.loop);
 	int64_t              deadline = ss->connect_from +
-	    ss->rule->connect_timeout;
+	    ss->dest->connect_timeout;
 	/* Static: the session keeps the pointer until it is closed. */
 	static char          why[64];
 	int                  fd;
 
-	switch (tcp_connect_next(&ss->connect, ss->rule,
+	switch (tcp_connect_next(&ss->connect, ss->dest,
 	    event_now_us(ts->env.loop), deadline, &fd, &err)) {
 	case TCP_CONNECT_PENDING:
 		tcp_relay_attach_backend(&ss->relay, fd, true);
@@ -402,7 +369,7 @@ session_connect(struct tcp_session *ss, int err)
 			    strerror(errno));
 			session_short(ss, "event loop full", errno);
 		} else if (event_timer_arm(ts->env.loop, &ss->timer,
-		    tcp_connect_attempt_end(ss->rule, now, deadline)) == -1)
+		    tcp_connect_attempt_end(ss->dest, now, deadline)) == -1)
 			session_short(ss, "out of memory", ENOMEM);
 		break;
 	case TCP_CONNECT_SHORTAGE:
@@ -415,7 +382,7 @@ session_connect(struct tcp_session *ss, int err)
 		stats_rule(ss->rule)->no_backend++;
 		if (err == ETIMEDOUT) {
 			snprintf(why, sizeof(why), "timed out after %d ms",
-			    ss->rule->connect_timeout);
+			    ss->dest->connect_timeout);
 			session_fail(ss, ACCESSLOG_TIMEOUT, why, 0);
 		} else
 			session_fail(ss, ACCESSLOG_CONNECT_FAILED, err == 0 ?
@@ -443,7 +410,7 @@ session_connect_done(struct tcp_session *ss, int events)
 	}
 	ss->state = TCP_RELAYING;
 	now_us = event_now_us(ts->env.loop);
-	tcp_connect_succeeded(&ss->connect, ss->rule, now_us);
+	tcp_connect_succeeded(&ss->connect, ss->dest, now_us);
 	ss->connect_us = time_kept((uint64_t)(now_us - ss->accepted_us));
 	hist_add(&stats_rule(ss->rule)->connect, ss->connect_us);
 	tcp_relay_connected(r, now);
@@ -456,7 +423,7 @@ session_connect_done(struct tcp_session *ss, int events)
 }
 
 /* Move bytes; the relay says when and how the connection ended. */
-static void
+void
 session_relay(struct tcp_session *ss)
 {
 	struct tcp_relay	*r = &ss->relay;
@@ -483,7 +450,7 @@ session_relay(struct tcp_session *ss)
 	}
 }
 
-static void
+void
 session_io(struct event_loop *loop, int fd, int events, void *data)
 {
 	struct tcp_session *ss = data;
@@ -492,6 +459,15 @@ session_io(struct event_loop *loop, int fd, int events, void *data)
 	(void)loop;
 	BUG_ON(ss->state == TCP_CLOSING);
 	side = fd == ss->relay.fd[TCP_CLIENT] ? TCP_CLIENT : TCP_BACKEND;
+	if (ss->state == TCP_PEEKING) {
+		BUG_ON(side != TCP_CLIENT);
+		session_peek(ss, events);
+		/* Picked: the relay takes the bytes looked at, as a read. */
+		if (ss->state != TCP_CONNECTING) {
+			(void)session_settle(ss);
+			return;
+		}
+	}
 	if ((err = tcp_relay_note(&ss->relay, side, events)) != 0)
 		session_abort(ss, side, err);
 	else if (ss->state == TCP_CONNECTING && side == TCP_BACKEND &&
@@ -518,6 +494,11 @@ session_on_timer(struct event_timer *t, void *data)
 
 	if (ss->queued) {
 		session_queue_timeout(ss);
+		(void)session_settle(ss);
+		return;
+	}
+	if (ss->state == TCP_PEEKING) {
+		session_peek_timeout(ss);
 		(void)session_settle(ss);
 		return;
 	}
@@ -564,14 +545,18 @@ client_proxy_header(int fd, const struct rule *rule,
  * send_proxy: the PROXY header goes first in the client's direction,
  * before any byte of the client (also where the rest is spliced).
  */
-static int
+int
 session_proxy_header(struct tcp_session *ss, const struct sockaddr_any *to)
 {
-	unsigned char	hdr[PROXY_HEADER_MAX];
+	unsigned char	hdr[PROXY_HEADER_MAX + PROXY_AUTHORITY_MAX];
 	size_t		len;
 
-	len = client_proxy_header(ss->relay.fd[TCP_CLIENT], ss->rule,
+	len = client_proxy_header(ss->relay.fd[TCP_CLIENT], ss->dest,
 	    &ss->peer, to, hdr);
+	/* v2 to a route's backend: the name its client asked for. */
+	if (ss->peek != NULL && ss->peek->look.sni[0] != '\0' &&
+	    ss->route->protocol == ROUTE_TLS)
+		len = proxy_add_authority(hdr, len, ss->peek->look.sni);
 	return tcp_relay_preamble(&ss->owner->env, &ss->relay, hdr, len);
 }
 
@@ -628,7 +613,7 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 	}
 	memset(ss, 0, sizeof(*ss));
 	ss->owner = ts;
-	ss->rule = rule;
+	ss->rule = ss->dest = rule;
 	ss->state = TCP_CONNECTING;
 	ss->reset_side = ss->err_side = -1;
 	ss->peer = *peer;
@@ -652,8 +637,10 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 	if (rule->keepalive.enabled)
 		sock_keepalive(client_fd, &rule->keepalive);
 #endif
+	if (rule->nroutes > 0)
+		session_peek_start(ss, local);
 	/* Read early: the request waits in the buffer for the connect. */
-	if (rule->send_proxy != PROXY_OFF &&
+	else if (rule->send_proxy != PROXY_OFF &&
 	    session_proxy_header(ss, local) == -1)
 		session_short(ss, "no buffer for the PROXY header", errno);
 	else if (event_set(ts->env.loop, client_fd, EV_EDGE | EV_READ,

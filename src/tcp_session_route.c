@@ -1,0 +1,206 @@
+/*
+ * tcp_session_route.c - the peek stage of a TCP session on a rule with
+ * routes: the client's first bytes looked at (tcp_peek.c) until a route
+ * is picked, peek_timeout's on_timeout, and the route's connect.
+ */
+#include "ferryd.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "accesslog.h"
+#include "addr.h"
+#include "event.h"
+#include "log.h"
+#include "pool.h"
+#include "proxy_proto.h"
+#include "route.h"
+#include "rule.h"
+#include "stats.h"
+#include "tcp_peek.h"
+#include "tcp_relay.h"
+#include "tcp_session_int.h"
+
+/*
+ * The peek stage ends without a route: say so (rate-limited), count it
+ * in what (a counter of the rule's) and close.
+ */
+static void
+session_unrouted(struct tcp_session *ss, volatile uint64_t *what,
+    const char *result, const char *why)
+{
+	static struct log_limit	 limit;
+	char			 client[ADDR_STRLEN];
+
+	(*what)++;
+	log_limited_at(&limit, LOG_LEVEL_NOTICE, "%s: closed client %s: %s "
+	    "(%u bytes read)", rule_log_name(ss->rule),
+	    addr_format((const struct sockaddr *)&ss->peer.ss, client,
+	    sizeof(client)), why, (unsigned)ss->peek->look.len);
+	session_end(ss, -1, result, why, 0);
+}
+
+/*
+ * The peek picked route rt: the session connects to its upstream, from
+ * now on for connect_timeout, a PROXY header first if it sends one.
+ */
+static void
+session_route(struct tcp_session *ss, const struct route *rt)
+{
+	struct tcp_sessions	*ts = ss->owner;
+	uint64_t		 us = (uint64_t)(stats_now_us() -
+				    ss->accepted_us);
+
+	ss->route = rt;
+	ss->dest = &rt->dest;
+	ss->state = TCP_CONNECTING;
+	ss->connect_from = event_now(ts->env.loop);
+	tcp_peek_end(&ss->peek->look, ts->env.pool);
+	if (ss->peek->resting) {
+		event_timer_cancel(ts->env.loop, &ss->peek->again);
+		ss->peek->resting = false;
+		if (event_mask(ts->env.loop, ss->relay.fd[TCP_CLIENT],
+		    EV_EDGE | EV_READ) == -1) {
+			session_short(ss, "event loop full", errno);
+			return;
+		}
+	}
+	hist_add(&stats_rule(ss->rule)->peek, us);
+	hist_add(&stats_rule(ss->dest)->peek, us);
+	stats_rule(ss->dest)->routed++;
+	if (ss->dest->send_proxy != PROXY_OFF && session_proxy_header(ss,
+	    ss->peek->has_local ? &ss->peek->local : NULL) == -1)
+		session_short(ss, "no buffer for the PROXY header", errno);
+	else
+		session_connect(ss, 0);
+}
+
+/* The rest is over: watch the client again (it fires if readable). */
+static void
+session_peek_again(struct event_timer *t, void *data)
+{
+	struct tcp_session	*ss = data;
+
+	(void)t;
+	ss->peek->resting = false;
+	if (event_mask(ss->owner->env.loop, ss->relay.fd[TCP_CLIENT],
+	    EV_EDGE | EV_READ) == -1) {
+		session_short(ss, "event loop full", errno);
+		(void)session_settle(ss);
+	}
+}
+
+/* Undecided on a level-triggered loop: unwatched for PEEK_REST_MS. */
+static void
+session_peek_rest(struct tcp_session *ss)
+{
+	struct event_loop	*loop = ss->owner->env.loop;
+
+	if (event_mask(loop, ss->relay.fd[TCP_CLIENT], 0) == -1 ||
+	    event_timer_arm(loop, &ss->peek->again, event_now(loop) +
+	    PEEK_REST_MS) == -1) {
+		session_short(ss, "out of memory", ENOMEM);
+		return;
+	}
+	ss->peek->resting = true;
+}
+
+/* The client's socket reported events while its route is not known. */
+void
+session_peek(struct tcp_session *ss, int events)
+{
+	struct tcp_sessions	*ts = ss->owner;
+	const struct route	*rt = NULL;
+	struct stats_rule	*sr = stats_rule(ss->rule);
+	int			 err;
+
+	if (events & EV_URGENT) {
+		/* No protocol probed has any; a peek would step over it. */
+		session_unrouted(ss, &sr->peek_bad, ACCESSLOG_UNMATCHED,
+		    "urgent data before a route was picked");
+		return;
+	}
+	switch (tcp_peek_look(&ss->peek->look, ss->relay.fd[TCP_CLIENT],
+	    ts->env.xprt, ss->rule, &rt, &err)) {
+	case TCP_PEEK_AGAIN:
+		if (!event_loop_edge(ts->env.loop))
+			session_peek_rest(ss);
+		break;
+	case TCP_PEEK_ROUTE:
+		session_route(ss, rt);
+		break;
+	case TCP_PEEK_UNMATCHED:
+		session_unrouted(ss, &sr->unmatched, ACCESSLOG_UNMATCHED,
+		    "no route matches its first bytes");
+		break;
+	case TCP_PEEK_OVERSIZED:
+		session_unrouted(ss, &sr->peek_bad, ACCESSLOG_UNMATCHED,
+		    "its first message is too long to pick a route");
+		break;
+	case TCP_PEEK_CLOSED:
+	case TCP_PEEK_SHORTAGE:
+		sr->peek_bad++;
+		if (err != 0)
+			session_abort(ss, TCP_CLIENT, err);
+		else
+			session_end(ss, -1, ACCESSLOG_UNMATCHED,
+			    "closed before a route was picked", 0);
+		break;
+	}
+}
+
+/*
+ * peek_timeout ran out, bytes or not: on_timeout's route (the relay
+ * then takes what is queued), or the client is closed.
+ */
+void
+session_peek_timeout(struct tcp_session *ss)
+{
+	const struct rule	*rule = ss->rule;
+
+	if (rule->on_timeout < 0) {
+		session_unrouted(ss, &stats_rule(rule)->peek_timeouts,
+		    ACCESSLOG_PEEK_TIMEOUT, "no route picked within "
+		    "peek_timeout");
+		return;
+	}
+	stats_rule(rule)->peek_timeouts++;
+	session_route(ss, &rule->routes[rule->on_timeout]);
+	/* Edge-triggered: what the client sent is not reported again. */
+	if (ss->state == TCP_CONNECTING &&
+	    tcp_relay_note(&ss->relay, TCP_CLIENT, EV_READ) == 0)
+		session_relay(ss);
+}
+
+/*
+ * A rule with routes: the session waits for the bytes that pick one
+ * (or peek_timeout), looking without taking; local: a PROXY header's.
+ */
+void
+session_peek_start(struct tcp_session *ss, const struct sockaddr_any *local)
+{
+	struct tcp_sessions	*ts = ss->owner;
+	struct session_peek	*sp;
+
+	if ((sp = pool_get(ts->env.pool, sizeof(*sp))) == NULL) {
+		session_short(ss, "no memory to peek", ENOMEM);
+		return;
+	}
+	ss->peek = sp;
+	sp->resting = false;
+	event_timer_init(&sp->again, session_peek_again, ss);
+	sp->has_local = local != NULL;
+	if (local != NULL)
+		sp->local = *local;
+	if (tcp_peek_init(&sp->look, ts->env.pool, ss->rule) == -1) {
+		session_short(ss, "no memory to peek", ENOMEM);
+		return;
+	}
+	ss->state = TCP_PEEKING;
+	if (event_set(ts->env.loop, ss->relay.fd[TCP_CLIENT], EV_EDGE |
+	    EV_READ, session_io, ss) == -1)
+		session_short(ss, "event loop full", errno);
+	else if (event_timer_arm(ts->env.loop, &ss->timer, ss->started +
+	    ss->rule->peek_timeout) == -1)
+		session_short(ss, "out of memory", ENOMEM);
+}
