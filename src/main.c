@@ -20,6 +20,7 @@
 #include "log.h"
 #include "lookup.h"
 #include "master.h"
+#include "master_upgrade.h"
 #include "outcome.h"
 #include "pidfile.h"
 #include "proctitle.h"
@@ -39,7 +40,8 @@ usage(FILE *out)
 {
 	fprintf(out,
 	    "usage: ferryd [-ftV] [-c file] [-l level] [-p pidfile] [--rinetd]\n"
-	    "       ferryd -s reload|stop|quit|reopen [-c file] [-p pidfile]\n"
+	    "       ferryd -s reload|stop|quit|reopen|upgrade [-c file]\n"
+	    "                 [-p pidfile]\n"
 	    "       ferryd -s status [-c file]\n"
 	    "       ferryd -x command [-c file] [-S socket]\n"
 	    "       ferryd --convert rinetd.conf\n"
@@ -59,7 +61,9 @@ usage(FILE *out)
 	    "  -p, --pidfile FILE    write the master's pid to FILE\n"
 	    "  -s, --signal ACTION   tell the running master, found through\n"
 	    "                        its pidfile, to reload, stop, quit\n"
-	    "                        (gracefully) or reopen its logs; status:\n"
+	    "                        (gracefully), reopen its logs or upgrade\n"
+	    "                        (execute the binary on disk, keeping\n"
+	    "                        its pid, sockets and connections); status:\n"
 	    "                        print what it is doing, asked through\n"
 	    "                        the configuration's stats_listen\n"
 	    "  -x, --control CMD     send CMD to the configuration's\n"
@@ -166,6 +170,24 @@ reload_master(const struct options *opt, const char *pidfile)
 	return 0;
 }
 
+/*
+ * -s upgrade: the master checks the binary it was started from (-t) and
+ * executes it; say how that went.
+ */
+static int
+upgrade_master(const char *pidfile)
+{
+	char what[OUTCOME_TEXT_MAX], err[1024];
+
+	if (control_upgrade(pidfile, what, sizeof(what), err,
+	    sizeof(err)) == -1) {
+		fprintf(stderr, "ferryd: %s\n", err);
+		return 1;
+	}
+	printf("ferryd: upgraded in place: %s\n", what);
+	return 0;
+}
+
 /* -s: signal the running master; for reload, say how it went. */
 static int
 signal_master(const struct options *opt, int signo)
@@ -177,6 +199,8 @@ signal_master(const struct options *opt, int signo)
 		return 1;
 	if (signo == SIGHUP)
 		rc = reload_master(opt, pidfile);
+	else if (signo == SIGURG)
+		rc = upgrade_master(pidfile);
 	else if (control_send(pidfile, signo, err, sizeof(err)) == -1) {
 		fprintf(stderr, "ferryd: %s\n", err);
 		rc = 1;
@@ -350,8 +374,8 @@ main(int argc, char *argv[])
 			signo = control_signo(optarg);
 			if (signo == -1) {
 				fprintf(stderr, "ferryd: unknown action \"%s\" "
-				    "for -s (use reload, stop, quit, reopen or "
-				    "status)\n", optarg);
+				    "for -s (use reload, stop, quit, reopen, "
+				    "upgrade or status)\n", optarg);
 				return 1;
 			}
 			break;
@@ -394,6 +418,12 @@ main(int argc, char *argv[])
 	if (command != NULL)
 		return send_command(&opt, command, socket);
 
+	/* Executed by an upgrade: the running master's file, as it read it. */
+	master_upgrade_init(argv[0]);
+	if (!test && master_upgrade_take(&opt, err, sizeof(err)) == -1) {
+		fprintf(stderr, "ferryd: %s\n", err);
+		return 1;
+	}
 	cfg = conf_load_syntax(opt.config_path, opt.config_syntax, err,
 	    sizeof(err));
 	if (cfg == NULL) {

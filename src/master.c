@@ -31,6 +31,7 @@
 #include "master_reload.h"
 #include "master_resolve.h"
 #include "master_state.h"
+#include "master_upgrade.h"
 #include "outcome.h"
 #include "pidfile.h"
 #include "proctitle.h"
@@ -224,6 +225,10 @@ master_on_signal(struct event_loop *loop, int fd, int events, void *data)
 		master_reap(m);
 	if (sig_take(SIGUSR1))
 		master_reopen_logs(m);
+	/* "ferryd -s upgrade": answered through the outcome, as reloads. */
+	nasked = sig_take_values(SIGURG, asked, OUTCOME_COVERS_MAX);
+	if (sig_take(SIGURG) && !m->stopping)
+		master_upgrade(m, asked, nasked, -1);
 	/*
 	 * Reloads run one at a time; one arriving meanwhile waits.  Those
 	 * sent by "ferryd -s reload" carry its pid, to be answered.
@@ -258,7 +263,7 @@ static int
 master_signals_setup(void)
 {
 	static const int caught[] = {
-		SIGCHLD, SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1
+		SIGCHLD, SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1, SIGURG
 	};
 
 	if (sig_open_catching(caught, sizeof(caught) / sizeof(caught[0])) == -1)
@@ -348,6 +353,7 @@ master_loop(struct master *m)
 		master_advance(m);
 		master_resolve_follow(m);
 		master_control_follow(m);
+		master_upgrade_follow(m);
 		master_show_title(m);
 	}
 	master_log_totals();
@@ -399,15 +405,16 @@ master_start(struct master *m, char *err, size_t errlen)
 	/* The lock first: of two instances, the second stops here. */
 	if (fdlimit_raise(cfg, err, errlen) == -1 ||
 	    (pidfile != NULL && pidfile_lock(pidfile, err, errlen) == -1) ||
-	    (m->ls = listen_set_open(cfg, NULL, NULL, LISTEN_MODE_DEFAULT,
-	    err, errlen)) == NULL)
+	    (m->ls = master_upgrade_listen(cfg, LISTEN_MODE_DEFAULT, err,
+	    errlen)) == NULL)
 		return -1;
 	if (listen_set_steer(m->ls, cfg, NULL, err, errlen) == -1)
 		log_warn("%s; reloads that reduce workers may reset queued "
 		    "connections", err);
 	if (master_open_access_log(cfg, NULL, err, errlen) == -1)
 		return -1;
-	if (!opt->foreground && daemon_detach(err, errlen) == -1)
+	if (!opt->foreground && !master_upgrading() &&
+	    daemon_detach(err, errlen) == -1)
 		return -1;
 	if (cfg->log_file != NULL) {
 		if (log_open(LOG_TO_FILE, cfg->log_file, err, errlen) == -1)
@@ -421,17 +428,18 @@ master_start(struct master *m, char *err, size_t errlen)
 	if (scoreboard_open() == -1 ||
 	    (client_limit_wanted(cfg) && client_limit_open() == -1) ||
 	    sandbox_open() == -1 ||
-	    health_table_new(cfg, NULL) == -1 ||
-	    stats_table_new(cfg, NULL, 1) == -1) {
+	    master_upgrade_health(cfg) == -1 ||
+	    stats_table_new(cfg, NULL, master_upgrade_gen()) == -1) {
 		snprintf(err, errlen, "cannot set up the master: %s",
 		    strerror(errno));
 		return -1;
 	}
-	m->gen = 1;
+	m->gen = master_upgrade_gen();
 	m->gen_started = clock_ms();
 	master_set_udp_budget(m, cfg);
 	if (master_loop_setup(m, err, errlen) == -1)
 		return -1;
+	master_upgrade_adopt(m);
 	m->control_gen = m->gen;
 	return master_control_open(m, cfg, err, errlen);
 }

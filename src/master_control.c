@@ -30,6 +30,7 @@
 #include "log.h"
 #include "master_control.h"
 #include "master_reload.h"
+#include "master_upgrade.h"
 #include "master_state.h"
 #include "options.h"
 #include "rule.h"
@@ -304,6 +305,24 @@ cmd_reload(struct control_client *c, char *arg)
 	return 1;	/* answered by master_control_follow() */
 }
 
+/*
+ * "upgrade": answered by the old image if the new binary fails -t or
+ * cannot be executed, else by the new one (master_upgrade_follow()).
+ */
+static int
+cmd_upgrade(struct control_client *c, char *arg)
+{
+	static int tokens;
+
+	(void)arg;
+	/* Below reload's tokens: -1, -2, ... */
+	tokens = tokens < INT_MAX / 2 ? tokens + 1 : 1;
+	c->reload_token = INT_MIN / 2 - tokens;
+	c->reload_seq = c->m->outcome_seq;
+	master_upgrade(c->m, &c->reload_token, 1, c->fd);
+	return 1;	/* answered by master_control_follow() */
+}
+
 static int cmd_help(struct control_client *, char *);
 
 /* The commands; those that change something are logged as notices. */
@@ -328,6 +347,8 @@ static const struct {
 	{ "set weight", cmd_set_weight, true, "RULE/ADDRESS N: its share, 1 "
 	    "to 256" },
 	{ "reload", cmd_reload, true, "reload the file; answers how it went" },
+	{ "upgrade", cmd_upgrade, true, "execute the binary on disk in place; "
+	    "answers how it went" },
 };
 
 static int
