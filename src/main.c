@@ -435,6 +435,7 @@ main(int argc, char *argv[])
 			conf_free(cfg);
 			return 1;
 		}
+		master_upgrade_probe();
 		printf("ferryd: %s: configuration OK%s\n", opt.config_path,
 		    cfg->syntax == CONF_SYNTAX_RINETD ?
 		    " (read as a rinetd.conf)" : "");

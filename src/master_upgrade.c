@@ -35,6 +35,9 @@
 #include "upstream.h"
 
 #define UPGRADE_ENV      "FERRYD_UPGRADE"
+#define UPGRADE_PROBE    "FERRYD_UPGRADE_PROBE"
+/* What a binary that can take over says to -t with UPGRADE_PROBE set. */
+#define UPGRADE_MARK     "ferryd: upgrade: can take over"
 #define UPGRADE_TEST_MS  RESOLVE_MAX_MS	/* -t looks names up */
 #define UPGRADE_LATE_MS  10000	/* as a reload's generation */
 #define UPGRADE_FDS_MAX  (1024 * 1024)
@@ -211,7 +214,7 @@ static int
 test_binary(struct master *m, char *err, size_t errlen)
 {
 	struct pollfd pfd;
-	char          buf[CONF_ERR_MAX], drop[512], *nl;
+	char          buf[CONF_ERR_MAX], drop[512], *nl, *line;
 	size_t        len = 0;
 	ssize_t       n;
 	int           p[2], status, null, rc;
@@ -228,8 +231,9 @@ test_binary(struct master *m, char *err, size_t errlen)
 	if ((pid = fork()) == 0) {
 		null = open("/dev/null", O_RDWR);
 		dup2(null, 0);
-		dup2(null, 1);
+		dup2(p[1], 1);
 		dup2(p[1], 2);
+		setenv(UPGRADE_PROBE, "1", 1);
 		sig_block_all(0);
 		execl(exe, exe, "-t", "-c", m->opt->config_path,
 		    m->opt->config_syntax == CONF_SYNTAX_RINETD ? "--rinetd" :
@@ -269,16 +273,26 @@ test_binary(struct master *m, char *err, size_t errlen)
 		kill(pid, SIGKILL);
 	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
 		continue;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 0;
-	if ((nl = strchr(buf, '\n')) != NULL)
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		if (strstr(buf, UPGRADE_MARK) != NULL)
+			return 0;
+		snprintf(err, errlen, "%.200s cannot take over a running "
+		    "master (it is older than ferryd -s upgrade): restart "
+		    "ferryd instead", exe);
+		return -1;
+	}
+	/* Its first line that is not a note of -t's says why. */
+	for (line = buf; strncmp(line, "ferryd: note:", 13) == 0 &&
+	    (nl = strchr(line, '\n')) != NULL; line = nl + 1)
+		continue;
+	if ((nl = strchr(line, '\n')) != NULL)
 		*nl = '\0';
 	if (timed_out)
 		snprintf(buf, sizeof(buf), "did not finish in %d s",
 		    UPGRADE_TEST_MS / 1000);
-	else if (buf[0] == '\0')
-		master_describe_exit(pid, status, buf, sizeof(buf));
-	snprintf(err, errlen, "%.200s -t: %.250s", exe, buf);
+	else if (line[0] == '\0')
+		master_describe_exit(pid, status, line = buf, sizeof(buf));
+	snprintf(err, errlen, "%.200s -t: %.250s", exe, line);
 	return -1;
 }
 
@@ -481,6 +495,13 @@ take_line(char *line)
 	return 0;
 }
 
+void
+master_upgrade_probe(void)
+{
+	if (getenv(UPGRADE_PROBE) != NULL)
+		printf("%s\n", UPGRADE_MARK);
+}
+
 int
 master_upgrade_take(struct options *opt, char *err, size_t errlen)
 {
@@ -575,6 +596,33 @@ master_upgrade_health(const struct conf *cfg)
 	return rc;
 }
 
+/*
+ * Where the old generation hands its UDP sessions to: the new rule of
+ * the same address that forwards the same way (master_new_home()).
+ */
+static void
+map_udp_rules(struct master *m)
+{
+	struct rule_map   *map = conf_rule_map_new(m->cfg);
+	const struct rule *o, *r;
+	size_t             i;
+
+	if (map == NULL || (m->udp_map = calloc(up.cfg.nrules + 1,
+	    sizeof(int))) == NULL) {
+		conf_rule_map_free(map);
+		return;		/* sessions end with the old workers */
+	}
+	m->udp_nmap = up.cfg.nrules;
+	for (i = 0; i < up.cfg.nrules; i++) {
+		o = &up.cfg.rules[i];
+		r = conf_rule_map_find(map, o);
+		m->udp_map[i] = r != NULL && o->protocol == RULE_UDP &&
+		    r->connect_protocol == o->connect_protocol ?
+		    (int)(r - m->cfg->rules) : -1;
+	}
+	conf_rule_map_free(map);
+}
+
 void
 master_upgrade_adopt(struct master *m)
 {
@@ -615,6 +663,7 @@ master_upgrade_adopt(struct master *m)
 	}
 	fclose(up.in);
 	up.in = NULL;
+	map_udp_rules(m);
 	if (up.client_fd != -1)
 		(void)fcntl(up.client_fd, F_SETFD, FD_CLOEXEC);
 	up.told_seq = m->outcome_seq;

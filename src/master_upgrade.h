@@ -34,6 +34,13 @@ void	master_upgrade_init(const char *argv0);
 int	master_upgrade_take(struct options *opt, char *err, size_t errlen);
 bool	master_upgrading(void);
 
+/*
+ * In -t, asked by a master about to upgrade: say that this binary can
+ * take a running master over (an older one would start anew and find
+ * its own ports in use).
+ */
+void	master_upgrade_probe(void);
+
 /* The generation to start (1 without an upgrade). */
 unsigned master_upgrade_gen(void);
 
