@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "addr.h"
 #include "clock.h"
 #include "conf.h"
 #include "health.h"
@@ -41,6 +42,7 @@
 #define UPGRADE_TEST_MS  RESOLVE_MAX_MS	/* -t looks names up */
 #define UPGRADE_LATE_MS  10000	/* as a reload's generation */
 #define UPGRADE_FDS_MAX  (1024 * 1024)
+#define UPGRADE_OUT_MAX  (4 * 1024 * 1024)	/* -t's: a note a rule */
 
 /* The binary we were started from, resolved at start. */
 static char exe[PATH_MAX];
@@ -207,25 +209,28 @@ describe(FILE *f, struct master *m, int client_fd, int token)
 }
 
 /*
- * Run "exe -t" on the running configuration's file: 0, or -1 with what
- * it said on stderr (its first line) in err.
+ * Run "exe -t" on the running configuration's file: what it said (stdout
+ * and stderr, at most UPGRADE_OUT_MAX; free() it) and how it ended, or
+ * NULL with err.
  */
-static int
-test_binary(struct master *m, char *err, size_t errlen)
+static char *
+run_test(const struct master *m, int *status, bool *timed_out, char *err,
+    size_t errlen)
 {
 	struct pollfd pfd;
-	char          buf[CONF_ERR_MAX], drop[512], *nl, *line;
+	char         *buf, drop[4096];
 	size_t        len = 0;
 	ssize_t       n;
-	int           p[2], status, null, rc;
-	bool          timed_out = false;
+	int           p[2], null, rc;
 	int64_t       end = clock_ms() + UPGRADE_TEST_MS, left;
 	pid_t         pid;
 
-	if (pipe(p) == -1) {
+	*timed_out = false;
+	if ((buf = malloc(UPGRADE_OUT_MAX + 1)) == NULL || pipe(p) == -1) {
 		snprintf(err, errlen, "cannot run %.300s -t: %s", exe,
 		    strerror(errno));
-		return -1;
+		free(buf);
+		return NULL;
 	}
 	sig_block_all(1);
 	if ((pid = fork()) == 0) {
@@ -245,54 +250,118 @@ test_binary(struct master *m, char *err, size_t errlen)
 	close(p[1]);
 	if (pid == -1) {
 		close(p[0]);
+		free(buf);
 		snprintf(err, errlen, "cannot run %.300s -t: fork: %s", exe,
 		    strerror(errno));
-		return -1;
+		return NULL;
 	}
 	pfd.fd = p[0];
 	pfd.events = POLLIN;
 	for (;;) {
 		left = end - clock_ms();
 		if (left <= 0 || (rc = poll(&pfd, 1, (int)left)) == 0) {
-			timed_out = true;
+			*timed_out = true;
 			break;
 		}
 		if (rc == -1 && errno == EINTR)
 			continue;
 		/* Past the buffer: read on and drop, so that it ends. */
-		if (rc == -1 || (n = read(p[0], len < sizeof(buf) - 1 ?
-		    buf + len : drop, len < sizeof(buf) - 1 ? sizeof(buf) - 1 -
+		if (rc == -1 || (n = read(p[0], len < UPGRADE_OUT_MAX ?
+		    buf + len : drop, len < UPGRADE_OUT_MAX ? UPGRADE_OUT_MAX -
 		    len : sizeof(drop))) <= 0)
 			break;
-		if (len < sizeof(buf) - 1)
+		if (len < UPGRADE_OUT_MAX)
 			len += (size_t)n;
 	}
 	buf[len] = '\0';
 	close(p[0]);
-	if (timed_out)
+	if (*timed_out)
 		kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+	while (waitpid(pid, status, 0) == -1 && errno == EINTR)
 		continue;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-		if (strstr(buf, UPGRADE_MARK) != NULL)
+	if (*timed_out)
+		snprintf(buf, UPGRADE_OUT_MAX, "did not finish in %d s",
+		    UPGRADE_TEST_MS / 1000);
+	else if (!WIFEXITED(*status) || WEXITSTATUS(*status) != 0)
+		master_describe_exit(pid, *status, buf + len,
+		    UPGRADE_OUT_MAX - len);	/* after what it said */
+	return buf;
+}
+
+/* Whether the running configuration listens on name (addr_format's). */
+static bool
+ours(const struct conf *cfg, const char *name)
+{
+	char   a[ADDR_STRLEN];
+	size_t i;
+
+	for (i = 0; i < cfg->nrules; i++)
+		if (strcmp(addr_format((const void *)&cfg->rules[i].listen_addr.ss,
+		    a, sizeof(a)), name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * -t notes an address in use without failing, as a running ferryd may
+ * hold it: when we do not, the new image could not bind it, and would
+ * exit with our workers.  The first such note, or NULL.
+ */
+static char *
+foreign_in_use(const struct conf *cfg, char *out)
+{
+	char *line, *nl, *mark, *name;
+
+	for (line = out; line != NULL; line = nl != NULL ? nl + 1 : NULL) {
+		if ((nl = strchr(line, '\n')) != NULL)
+			*nl = '\0';
+		if (strncmp(line, "ferryd: note: ", 14) == 0 &&
+		    (mark = strstr(line, " is in use")) != NULL) {
+			*mark = '\0';
+			name = strrchr(line, ' ') + 1;
+			if (!ours(cfg, name))
+				return line + 14;	/* FILE:LINE: ADDR */
+			*mark = ' ';
+		}
+		if (nl != NULL)
+			*nl = '\n';
+	}
+	return NULL;
+}
+
+/* "exe -t": 0, or -1 with why in err. */
+static int
+test_binary(const struct master *m, char *err, size_t errlen)
+{
+	char *out, *line, *nl;
+	int   status;
+	bool  timed_out;
+
+	if ((out = run_test(m, &status, &timed_out, err, errlen)) == NULL)
+		return -1;
+	if (!timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		if (strstr(out, UPGRADE_MARK) == NULL)
+			snprintf(err, errlen, "%.200s cannot take over a running "
+			    "master (it is older than ferryd -s upgrade): "
+			    "restart ferryd instead", exe);
+		else if ((line = foreign_in_use(m->cfg, out)) != NULL)
+			snprintf(err, errlen, "%.300s is in use by another "
+			    "process: the new image could not bind it", line);
+		else {
+			free(out);
 			return 0;
-		snprintf(err, errlen, "%.200s cannot take over a running "
-		    "master (it is older than ferryd -s upgrade): restart "
-		    "ferryd instead", exe);
+		}
+		free(out);
 		return -1;
 	}
 	/* Its first line that is not a note of -t's says why. */
-	for (line = buf; strncmp(line, "ferryd: note:", 13) == 0 &&
+	for (line = out; strncmp(line, "ferryd: note:", 13) == 0 &&
 	    (nl = strchr(line, '\n')) != NULL; line = nl + 1)
 		continue;
 	if ((nl = strchr(line, '\n')) != NULL)
 		*nl = '\0';
-	if (timed_out)
-		snprintf(buf, sizeof(buf), "did not finish in %d s",
-		    UPGRADE_TEST_MS / 1000);
-	else if (line[0] == '\0')
-		master_describe_exit(pid, status, line = buf, sizeof(buf));
 	snprintf(err, errlen, "%.200s -t: %.250s", exe, line);
+	free(out);
 	return -1;
 }
 
@@ -558,6 +627,10 @@ master_upgrade_listen(const struct conf *cfg, int mode, char *err,
 			close(up.ls.fds[i]);
 	if (up.ls.stats_fd != -1)
 		close(up.ls.stats_fd);
+	/* Ours now: not for a -t run's child, nor a later exec's unasked. */
+	for (i = 0; i < ls->nrules * (size_t)ls->nsock; i++)
+		cross_exec(ls->fds[i], false);
+	cross_exec(ls->stats_fd, false);
 	return ls;
 }
 
