@@ -33,6 +33,7 @@
 #include "options.h"
 #include "rule.h"
 #include "sig.h"
+#include "stats.h"
 #include "upstream.h"
 
 #define UPGRADE_ENV      "FERRYD_UPGRADE"
@@ -152,6 +153,7 @@ describe(FILE *f, struct master *m, int client_fd, int token)
 	const struct rule  *r;
 	const struct child *c;
 	const unsigned char *cells;
+	struct stats_rule   life;
 	size_t              i, j, n;
 	int                 s;
 
@@ -202,6 +204,10 @@ describe(FILE *f, struct master *m, int client_fd, int token)
 			    sizeof(struct health_cell));
 			fputc('\n', f);
 		}
+	stats_read_life(&life);
+	fprintf(f, "life %zu ", sizeof(life));
+	hex_put(f, &life, sizeof(life));
+	fputc('\n', f);
 	for (i = 0; i < m->ncovered; i++)
 		fprintf(f, "covers %d\n", m->covered[i]);
 	if (client_fd != -1)
@@ -575,9 +581,10 @@ int
 master_upgrade_take(struct options *opt, char *err, size_t errlen)
 {
 	const char *env = getenv(UPGRADE_ENV);
-	char        line[4096];
-	char       *end;
+	char       *line = NULL, *end;
+	size_t      cap = 0;
 	long        fd;
+	int         rc = 0;
 
 	if (env == NULL)
 		return 0;
@@ -592,12 +599,13 @@ master_upgrade_take(struct options *opt, char *err, size_t errlen)
 		return -1;
 	}
 	(void)fcntl((int)fd, F_SETFD, FD_CLOEXEC);
-	while (fgets(line, sizeof(line), up.in) != NULL)
-		if (take_line(line) == -1) {
+	while (rc == 0 && getline(&line, &cap, up.in) != -1)
+		if ((rc = take_line(line)) == -1)
 			snprintf(err, errlen, "upgrade: the description does "
-			    "not make sense at: %s", line);
-			return -1;
-		}
+			    "not make sense at: %.200s", line);
+	free(line);
+	if (rc == -1)
+		return -1;
 	if (up.config[0] == '\0' || up.ls.fds == NULL) {
 		snprintf(err, errlen, "upgrade: the description is incomplete");
 		return -1;
@@ -637,7 +645,8 @@ master_upgrade_listen(const struct conf *cfg, int mode, char *err,
 int
 master_upgrade_health(const struct conf *cfg)
 {
-	char          line[4096], hex[512];
+	char         *line = NULL, hex[512];
+	size_t        cap = 0;
 	size_t        i, size;
 	unsigned char *cells = NULL;
 	void         *p;
@@ -645,7 +654,7 @@ master_upgrade_health(const struct conf *cfg)
 
 	if (!up.on || fseek(up.in, 0, SEEK_SET) == -1)
 		return health_table_new(cfg, NULL);
-	while (fgets(line, sizeof(line), up.in) != NULL) {
+	while (getline(&line, &cap, up.in) != -1) {
 		if (sscanf(line, "cell %zu %zu %511s", &i, &size, hex) != 3)
 			continue;
 		/* Another layout: the backends start anew. */
@@ -657,6 +666,7 @@ master_upgrade_health(const struct conf *cfg)
 			break;
 		up.ncells++;
 	}
+	free(line);
 	if (up.ncells == 0 || !feof(up.in)) {
 		log_warn("upgrade: the health of the backends is not carried "
 		    "over: they start as at a start");
@@ -696,10 +706,32 @@ map_udp_rules(struct master *m)
 	conf_rule_map_free(map);
 }
 
+/*
+ * A "life" line: what the old image counted, for the last log line.
+ * Another layout is not carried: that line then counts from the upgrade.
+ */
+static bool
+take_life(char *line)
+{
+	struct stats_rule life;
+	char             *hex;
+	size_t            size;
+
+	if (sscanf(line, "life %zu ", &size) != 1)
+		return false;
+	hex = strchr(line + 5, ' ');
+	if (size == sizeof(life) && hex != NULL &&
+	    strlen(hex + 1) == 2 * size + 1 && (hex[2 * size + 1] = '\0',
+	    hex_get(hex + 1, &life, size)) == 0)
+		stats_retire_life(&life);
+	return true;
+}
+
 void
 master_upgrade_adopt(struct master *m)
 {
-	char          line[4096];
+	char         *line = NULL;
+	size_t        cap = 0;
 	long          pid;
 	int           slot, state, accepting, chan, n = 0;
 	unsigned      gen;
@@ -711,7 +743,9 @@ master_upgrade_adopt(struct master *m)
 	memcpy(m->covered, up.covers, up.ncovers * sizeof(*up.covers));
 	m->ncovered = up.ncovers;
 	rewind(up.in);
-	while (fgets(line, sizeof(line), up.in) != NULL) {
+	while (getline(&line, &cap, up.in) != -1) {
+		if (take_life(line))
+			continue;
 		if (sscanf(line, "checker %ld", &pid) == 1) {
 			/* Its lifeline closed at exec; a new one starts. */
 			kill((pid_t)pid, SIGTERM);
@@ -734,6 +768,7 @@ master_upgrade_adopt(struct master *m)
 		c->accepting = accepting != 0;
 		n++;
 	}
+	free(line);
 	fclose(up.in);
 	up.in = NULL;
 	map_udp_rules(m);
