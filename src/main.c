@@ -74,8 +74,8 @@ usage(FILE *out)
 	    "  -V, --version         show the version and exit\n"
 	    "\n"
 	    "Signals to the master: HUP reload, TERM/INT stop, QUIT stop after\n"
-	    "finishing connections, USR1 reopen log files.  See ferryd(8) and\n"
-	    "ferryd.conf(5).\n", DEFAULT_CONFIG);
+	    "finishing connections, USR1 reopen log files, URG upgrade in\n"
+	    "place.  See ferryd(8) and ferryd.conf(5).\n", DEFAULT_CONFIG);
 }
 
 /* -s status: what the running daemon is doing, from its stats endpoint. */
