@@ -225,10 +225,6 @@ master_on_signal(struct event_loop *loop, int fd, int events, void *data)
 		master_reap(m);
 	if (sig_take(SIGUSR1))
 		master_reopen_logs(m);
-	/* "ferryd -s upgrade": answered through the outcome, as reloads. */
-	nasked = sig_take_values(SIGURG, asked, OUTCOME_COVERS_MAX);
-	if (sig_take(SIGURG) && !m->stopping)
-		master_upgrade(m, asked, nasked, -1);
 	/*
 	 * Reloads run one at a time; one arriving meanwhile waits.  Those
 	 * sent by "ferryd -s reload" carry its pid, to be answered.
@@ -236,6 +232,13 @@ master_on_signal(struct event_loop *loop, int fd, int events, void *data)
 	nasked = sig_take_values(SIGHUP, asked, OUTCOME_COVERS_MAX);
 	if (sig_take(SIGHUP))
 		master_reload_queue(m, asked, nasked);
+	/*
+	 * "ferryd -s upgrade", after a reload asked with it, which it then
+	 * waits for; answered through the outcome, as reloads.
+	 */
+	nasked = sig_take_values(SIGURG, asked, OUTCOME_COVERS_MAX);
+	if (sig_take(SIGURG))
+		master_upgrade(m, asked, nasked);
 }
 
 /*

@@ -319,7 +319,7 @@ cmd_upgrade(struct control_client *c, char *arg)
 	tokens = tokens < INT_MAX / 2 ? tokens + 1 : 1;
 	c->reload_token = INT_MIN / 2 - tokens;
 	c->reload_seq = c->m->outcome_seq;
-	master_upgrade(c->m, &c->reload_token, 1, c->fd);
+	master_upgrade(c->m, &c->reload_token, 1);
 	return 1;	/* answered by master_control_follow() */
 }
 
@@ -567,6 +567,17 @@ master_control_follow(struct master *m)
 		say(c, m->told_ok ? "%s\nok\n" : "error: %s\n", m->told);
 		client_lines(c);	/* the lines that waited, then flush */
 	}
+}
+
+int
+master_control_waiting(const struct master *m, int token)
+{
+	const struct control_client *c;
+
+	TAILQ_FOREACH(c, &m->controls, link)
+		if (token != 0 && c->reload_token == token && !c->closing)
+			return c->fd;
+	return -1;
 }
 
 void

@@ -30,5 +30,7 @@ void	master_control_close(struct master *m);
  * clients whose reload has an outcome answered.
  */
 void	master_control_follow(struct master *m);
+/* The descriptor of the client waiting for the outcome of token, or -1. */
+int	master_control_waiting(const struct master *m, int token);
 
 #endif

@@ -27,6 +27,7 @@
 #include "listen.h"
 #include "log.h"
 #include "master_child.h"
+#include "master_control.h"
 #include "master_reload.h"
 #include "master_state.h"
 #include "master_upgrade.h"
@@ -42,6 +43,8 @@
 #define UPGRADE_MARK     "ferryd: upgrade: can take over"
 #define UPGRADE_TEST_MS  RESOLVE_MAX_MS	/* -t looks names up */
 #define UPGRADE_LATE_MS  10000	/* as a reload's generation */
+#define UPGRADE_WAIT_MS  RESOLVE_MAX_MS	/* for a reload under way */
+#define UPGRADE_READ_MS  500	/* "ferryd -s reload" looks every 100 ms */
 #define UPGRADE_FDS_MAX  (1024 * 1024)
 #define UPGRADE_OUT_MAX  (4 * 1024 * 1024)	/* -t's: a note a rule */
 
@@ -59,13 +62,20 @@ static struct {
 	char              *stats_path;
 	unsigned char     *cells;	/* the health table's snapshot */
 	size_t             ncells;
-	int                client_fd;	/* a control client to answer */
-	int                token;
+	int                clients[OUTCOME_COVERS_MAX];	/* to answer */
+	size_t             nclients;
 	int                covers[OUTCOME_COVERS_MAX];
 	size_t             ncovers;
 	unsigned long      told_seq;
 	FILE              *in;		/* the description, read twice */
-} up = { .client_fd = -1 };
+} up;
+
+/* Requests waiting for a reload or the generation before to be done. */
+static struct {
+	int     asked[OUTCOME_COVERS_MAX];
+	size_t  n;
+	int64_t since;
+} queued;
 
 void
 master_upgrade_init(const char *argv0)
@@ -132,7 +142,8 @@ cross_exec(int fd, bool on)
 
 /* Every descriptor that crosses exec, set or cleared. */
 static void
-cross_all(struct master *m, int desc, int client_fd, bool on)
+cross_all(struct master *m, int desc, const int *clients, size_t nclients,
+    bool on)
 {
 	struct child *c;
 	size_t        i;
@@ -142,12 +153,13 @@ cross_all(struct master *m, int desc, int client_fd, bool on)
 	cross_exec(m->ls->stats_fd, on);
 	TAILQ_FOREACH(c, &m->children, link)
 		cross_exec(c->chan, on);
-	cross_exec(client_fd, on);
+	for (i = 0; i < nclients; i++)
+		cross_exec(clients[i], on);
 	cross_exec(desc, on);
 }
 
 static void
-describe(FILE *f, struct master *m, int client_fd, int token)
+describe(FILE *f, struct master *m, const int *clients, size_t nclients)
 {
 	const struct conf  *cfg = m->cfg;
 	const struct rule  *r;
@@ -210,8 +222,8 @@ describe(FILE *f, struct master *m, int client_fd, int token)
 	fputc('\n', f);
 	for (i = 0; i < m->ncovered; i++)
 		fprintf(f, "covers %d\n", m->covered[i]);
-	if (client_fd != -1)
-		fprintf(f, "client %d %d\n", client_fd, token);
+	for (i = 0; i < nclients; i++)
+		fprintf(f, "client %d\n", clients[i]);
 }
 
 /*
@@ -238,7 +250,7 @@ run_test(const struct master *m, int *status, bool *timed_out, char *err,
 		free(buf);
 		return NULL;
 	}
-	sig_block_all(1);
+	/* Signals are blocked (upgrade()): the child unblocks its own. */
 	if ((pid = fork()) == 0) {
 		null = open("/dev/null", O_RDWR);
 		dup2(null, 0);
@@ -252,7 +264,6 @@ run_test(const struct master *m, int *status, bool *timed_out, char *err,
 		fprintf(stderr, "cannot run %s: %s\n", exe, strerror(errno));
 		_exit(127);
 	}
-	sig_block_all(0);
 	close(p[1]);
 	if (pid == -1) {
 		close(p[0]);
@@ -399,25 +410,63 @@ exec_args(const struct master *m, const char **argv)
 	argv[n] = NULL;
 }
 
-/* Try the upgrade: returns only on failure, with err set. */
+/*
+ * Signals caught since the loop last looked (flags and values in our
+ * memory, which exec drops) sent again: blocked, they wait in the
+ * kernel for the new image's handlers, or for ours if exec fails.  Of
+ * several requests with values, the first is carried.
+ */
 static void
-upgrade(struct master *m, int client_fd, int token, char *err,
-    size_t errlen)
+carry_signals(void)
+{
+	static const int caught[] = {
+		SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1, SIGURG, SIGCHLD
+	};
+	union sigval v;
+	int          vals[OUTCOME_COVERS_MAX];
+	size_t       i, n;
+
+	for (i = 0; i < sizeof(caught) / sizeof(caught[0]); i++) {
+		n = sig_take_values(caught[i], vals, OUTCOME_COVERS_MAX);
+		if (!sig_take(caught[i]) && n == 0)
+			continue;
+		v.sival_int = n > 0 ? vals[0] : 0;
+		if (n > 0)
+			(void)sigqueue(getpid(), caught[i], v);
+		else
+			(void)raise(caught[i]);
+	}
+}
+
+/*
+ * Try the upgrade, with every signal blocked from the -t run to the
+ * exec: one that comes meanwhile waits in the kernel, which keeps it
+ * across exec.  Returns only on failure, with err set.
+ */
+static void upgrade_blocked(struct master *, char *, size_t);
+
+static void
+upgrade(struct master *m, char *err, size_t errlen)
+{
+	sig_block_all(1);
+	upgrade_blocked(m, err, errlen);
+	sig_block_all(0);
+}
+
+static void
+upgrade_blocked(struct master *m, char *err, size_t errlen)
 {
 	const char *argv[12];
 	char        env[32];
 	FILE       *f = NULL;
-	int         desc = -1;
+	int         desc = -1, clients[OUTCOME_COVERS_MAX];
+	size_t      i, nclients = 0;
 
-	if (m->stopping || m->ls == NULL) {
-		snprintf(err, errlen, "ferryd is stopping");
-		return;
-	}
-	if (master_reload_busy(m) || m->steer_pending) {
-		snprintf(err, errlen, "a reload is under way or generation %u "
-		    "is not ready yet; try again once it is", m->gen);
-		return;
-	}
+	/* Control clients that asked: the new image answers them. */
+	for (i = 0; i < m->ncovered; i++)
+		if ((clients[nclients] = master_control_waiting(m,
+		    m->covered[i])) != -1)
+			nclients++;
 	if (exe[0] == '\0') {
 		snprintf(err, errlen, "the path of the binary was not known "
 		    "at start");
@@ -438,7 +487,7 @@ upgrade(struct master *m, int client_fd, int token, char *err,
 			close(desc);
 		return;
 	}
-	describe(f, m, client_fd, token);
+	describe(f, m, clients, nclients);
 	if (fflush(f) == EOF || ferror(f)) {
 		snprintf(err, errlen, "cannot describe the sockets and "
 		    "workers: %s", strerror(errno));
@@ -451,35 +500,76 @@ upgrade(struct master *m, int client_fd, int token, char *err,
 	exec_args(m, argv);
 	log_notice("upgrade: %s passed -t; executing it (pid %ld stays)", exe,
 	    (long)getpid());
-	cross_all(m, desc, client_fd, true);
-	/* Signals wait for the new image's handlers. */
-	sig_block_all(1);
+	cross_all(m, desc, clients, nclients, true);
+	carry_signals();
 	if (setenv(UPGRADE_ENV, env, 1) == 0)
 		execv(exe, (char *const *)argv);
 	snprintf(err, errlen, "cannot execute %.300s: %s", exe, strerror(errno));
 	unsetenv(UPGRADE_ENV);
-	sig_block_all(0);
-	cross_all(m, desc, client_fd, false);
+	cross_all(m, desc, clients, nclients, false);
 	close(desc);
 }
 
-void
-master_upgrade(struct master *m, const int *asked, size_t n, int client_fd)
+/*
+ * The queued upgrade, once no reload is under way and the generation
+ * before serves (or it has waited too long): answers every request.
+ */
+static void
+upgrade_queued(struct master *m)
 {
-	int    was[OUTCOME_COVERS_MAX];
-	size_t nwas = m->ncovered;
-	char   err[CONF_ERR_MAX];
+	static unsigned long seen_seq;
+	static int64_t       seen_at;
+	int                  was[OUTCOME_COVERS_MAX];
+	size_t               nwas = m->ncovered;
+	char                 err[CONF_ERR_MAX];
+	bool                 busy = master_reload_busy(m) || m->steer_pending;
 
+	/*
+	 * The outcome file holds the last outcome only: whoever waits for
+	 * one just told (a reload asked with the upgrade) reads it first.
+	 */
+	if (m->outcome_seq != seen_seq) {
+		seen_seq = m->outcome_seq;
+		seen_at = clock_ms();
+	}
+	if (queued.n == 0 || (!m->stopping && clock_ms() - seen_at <
+	    UPGRADE_READ_MS) || (busy && !m->stopping &&
+	    clock_ms() - queued.since < UPGRADE_WAIT_MS))
+		return;
 	/* Those the reload under way, if any, answers: kept for it. */
 	memcpy(was, m->covered, nwas * sizeof(*was));
-	m->ncovered = n < OUTCOME_COVERS_MAX ? n : OUTCOME_COVERS_MAX;
-	memcpy(m->covered, asked, m->ncovered * sizeof(*asked));
-	upgrade(m, client_fd, client_fd != -1 && n > 0 ? asked[0] : 0, err,
-	    sizeof(err));
+	memcpy(m->covered, queued.asked, queued.n * sizeof(*queued.asked));
+	m->ncovered = queued.n;
+	queued.n = 0;
+	if (m->stopping || m->ls == NULL)
+		snprintf(err, sizeof(err), "ferryd is stopping");
+	else if (busy)
+		snprintf(err, sizeof(err), "a reload or generation %u was not "
+		    "done after %d s", m->gen, UPGRADE_WAIT_MS / 1000);
+	else
+		upgrade(m, err, sizeof(err));	/* returns on failure */
 	master_tell(m, false, "upgrade: %s; the old binary goes on serving",
 	    err);
 	memcpy(m->covered, was, nwas * sizeof(*was));
 	m->ncovered = nwas;
+}
+
+void
+master_upgrade(struct master *m, const int *asked, size_t n)
+{
+	size_t i;
+
+	if (queued.n == 0)
+		queued.since = clock_ms();
+	for (i = 0; i < n && queued.n < OUTCOME_COVERS_MAX; i++)
+		queued.asked[queued.n++] = asked[i];
+	/* A signal without a value (kill -URG) is answered to nobody. */
+	if (n == 0 && queued.n < OUTCOME_COVERS_MAX)
+		queued.asked[queued.n++] = 0;
+	if (master_reload_busy(m) || m->steer_pending)
+		log_notice("upgrade: waiting for the reload or generation %u "
+		    "to be done", m->gen);
+	upgrade_queued(m);
 }
 
 /* ---- the new image ---- */
@@ -564,8 +654,11 @@ take_line(char *line)
 			up.covers[up.ncovers++] = k;
 		return 0;
 	}
-	if (sscanf(line, "client %d %d", &up.client_fd, &up.token) == 2)
+	if (sscanf(line, "client %d", &fd) == 1) {
+		if (up.nclients < OUTCOME_COVERS_MAX)
+			up.clients[up.nclients++] = fd;
 		return 0;
+	}
 	/* The second pass's (workers, checker) and the table's. */
 	return 0;
 }
@@ -734,6 +827,7 @@ master_upgrade_adopt(struct master *m)
 	size_t        cap = 0;
 	long          pid;
 	int           slot, state, accepting, chan, n = 0;
+	size_t        i;
 	unsigned      gen;
 	struct child *c;
 
@@ -772,8 +866,8 @@ master_upgrade_adopt(struct master *m)
 	fclose(up.in);
 	up.in = NULL;
 	map_udp_rules(m);
-	if (up.client_fd != -1)
-		(void)fcntl(up.client_fd, F_SETFD, FD_CLOEXEC);
+	for (i = 0; i < up.nclients; i++)
+		(void)fcntl(up.clients[i], F_SETFD, FD_CLOEXEC);
 	up.told_seq = m->outcome_seq;
 	log_notice("upgraded in place to %s (pid %ld): %d worker(s) of "
 	    "generation %u and before drain once generation %u serves", exe,
@@ -788,18 +882,22 @@ master_upgrade_adopt(struct master *m)
 void
 master_upgrade_follow(struct master *m)
 {
-	FILE *f;
-	int   fd = up.client_fd;
+	FILE   *f;
+	size_t  i;
 
-	if (fd == -1 || m->outcome_seq == up.told_seq)
+	upgrade_queued(m);
+	if (up.nclients == 0 || m->outcome_seq == up.told_seq)
 		return;
-	up.client_fd = -1;
-	/* A few hundred bytes to a client that waits: written at once. */
-	if ((f = fdopen(fd, "w")) == NULL) {
-		close(fd);
-		return;
+	/* A few hundred bytes to each client that waits: written at once. */
+	for (i = 0; i < up.nclients; i++) {
+		(void)fcntl(up.clients[i], F_SETFL, fcntl(up.clients[i],
+		    F_GETFL) & ~O_NONBLOCK);
+		if ((f = fdopen(up.clients[i], "w")) == NULL) {
+			close(up.clients[i]);
+			continue;
+		}
+		fprintf(f, m->told_ok ? "%s\nok\n" : "error: %s\n", m->told);
+		fclose(f);
 	}
-	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	fprintf(f, m->told_ok ? "%s\nok\n" : "error: %s\n", m->told);
-	fclose(f);
+	up.nclients = 0;
 }

@@ -60,15 +60,19 @@ int	master_upgrade_health(const struct conf *cfg);
  */
 void	master_upgrade_adopt(struct master *m);
 
-/* Each turn of the loop: answer a control client that asked. */
+/*
+ * Each turn of the loop: a queued upgrade whose time has come; in a new
+ * image, the answer to control clients that asked.
+ */
 void	master_upgrade_follow(struct master *m);
 
 /*
- * Upgrade: the requests asked (pids of "ferryd -s upgrade", control
- * tokens) are answered through the outcome, client_fd (or -1) by the
- * new image.  Returns only when the upgrade failed, having said why.
+ * Upgrade, at once or once the reload or generation under way is done:
+ * the requests asked (pids of "ferryd -s upgrade", control tokens) are
+ * answered through the outcome, and control clients waiting for theirs
+ * by the new image.  Returns when the upgrade is queued or failed,
+ * having said why.
  */
-void	master_upgrade(struct master *m, const int *asked, size_t n,
-    int client_fd);
+void	master_upgrade(struct master *m, const int *asked, size_t n);
 
 #endif
