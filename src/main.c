@@ -20,6 +20,7 @@
 #include "log.h"
 #include "lookup.h"
 #include "master.h"
+#include "master_adopt.h"
 #include "master_upgrade.h"
 #include "outcome.h"
 #include "pidfile.h"
@@ -420,7 +421,7 @@ main(int argc, char *argv[])
 
 	/* Executed by an upgrade: the running master's file, as it read it. */
 	master_upgrade_init(argv[0]);
-	if (!test && master_upgrade_take(&opt, err, sizeof(err)) == -1) {
+	if (!test && master_adopt_take(&opt, err, sizeof(err)) == -1) {
 		fprintf(stderr, "ferryd: %s\n", err);
 		return 1;
 	}

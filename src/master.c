@@ -30,6 +30,7 @@
 #include "master_control.h"
 #include "master_reload.h"
 #include "master_resolve.h"
+#include "master_adopt.h"
 #include "master_state.h"
 #include "master_upgrade.h"
 #include "outcome.h"
@@ -357,6 +358,7 @@ master_loop(struct master *m)
 		master_resolve_follow(m);
 		master_control_follow(m);
 		master_upgrade_follow(m);
+		master_adopt_answer(m);
 		master_show_title(m);
 	}
 	master_log_totals();
@@ -408,7 +410,7 @@ master_start(struct master *m, char *err, size_t errlen)
 	/* The lock first: of two instances, the second stops here. */
 	if (fdlimit_raise(cfg, err, errlen) == -1 ||
 	    (pidfile != NULL && pidfile_lock(pidfile, err, errlen) == -1) ||
-	    (m->ls = master_upgrade_listen(cfg, LISTEN_MODE_DEFAULT, err,
+	    (m->ls = master_adopt_listen(cfg, LISTEN_MODE_DEFAULT, err,
 	    errlen)) == NULL)
 		return -1;
 	if (listen_set_steer(m->ls, cfg, NULL, err, errlen) == -1)
@@ -416,7 +418,7 @@ master_start(struct master *m, char *err, size_t errlen)
 		    "connections", err);
 	if (master_open_access_log(cfg, NULL, err, errlen) == -1)
 		return -1;
-	if (!opt->foreground && !master_upgrading() &&
+	if (!opt->foreground && !master_adopting() &&
 	    daemon_detach(err, errlen) == -1)
 		return -1;
 	if (cfg->log_file != NULL) {
@@ -431,18 +433,18 @@ master_start(struct master *m, char *err, size_t errlen)
 	if (scoreboard_open() == -1 ||
 	    (client_limit_wanted(cfg) && client_limit_open() == -1) ||
 	    sandbox_open() == -1 ||
-	    master_upgrade_health(cfg) == -1 ||
-	    stats_table_new(cfg, NULL, master_upgrade_gen()) == -1) {
+	    master_adopt_health(cfg) == -1 ||
+	    stats_table_new(cfg, NULL, master_adopt_gen()) == -1) {
 		snprintf(err, errlen, "cannot set up the master: %s",
 		    strerror(errno));
 		return -1;
 	}
-	m->gen = master_upgrade_gen();
+	m->gen = master_adopt_gen();
 	m->gen_started = clock_ms();
 	master_set_udp_budget(m, cfg);
 	if (master_loop_setup(m, err, errlen) == -1)
 		return -1;
-	master_upgrade_adopt(m);
+	master_adopt(m);
 	m->control_gen = m->gen;
 	return master_control_open(m, cfg, err, errlen);
 }
@@ -463,6 +465,7 @@ master_run(struct conf *cfg, const struct options *opt)
 	m.opt = opt;
 	m.on_channel = master_on_channel;
 	m.forget_in_child = master_control_forget;
+	m.control_waiting = master_control_waiting;
 	TAILQ_INIT(&m.children);
 	if (master_start(&m, err, sizeof(err)) == 0)
 		status = master_loop(&m);

@@ -307,7 +307,7 @@ cmd_reload(struct control_client *c, char *arg)
 
 /*
  * "upgrade": answered by the old image if the new binary fails -t or
- * cannot be executed, else by the new one (master_upgrade_follow()).
+ * cannot be executed, else by the new one (master_adopt_answer()).
  */
 static int
 cmd_upgrade(struct control_client *c, char *arg)
