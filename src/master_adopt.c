@@ -43,8 +43,7 @@ static struct {
 	struct conf        cfg;		/* rules: address, backends */
 	struct listen_set  ls;
 	char              *stats_path;
-	unsigned char     *cells;	/* the health table's snapshot */
-	size_t             ncells;
+	size_t             ncells;	/* the health table's, carried */
 	int                clients[OUTCOME_COVERS_MAX];	/* to answer */
 	size_t             nclients;
 	int                covers[OUTCOME_COVERS_MAX];
