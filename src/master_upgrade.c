@@ -261,8 +261,8 @@ ours(const struct conf *cfg, const char *name)
 	size_t i;
 
 	for (i = 0; i < cfg->nrules; i++)
-		if (strcmp(addr_format((const void *)&cfg->rules[i].listen_addr.ss,
-		    a, sizeof(a)), name) == 0)
+		if (strcmp(addr_format((const void *)
+		    &cfg->rules[i].listen_addr.ss, a, sizeof(a)), name) == 0)
 			return true;
 	return false;
 }
@@ -306,9 +306,9 @@ test_binary(const struct master *m, char *err, size_t errlen)
 		return -1;
 	if (!timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
 		if (strstr(out, UPGRADE_MARK) == NULL)
-			snprintf(err, errlen, "%.200s cannot take over a running "
-			    "master (it is older than ferryd -s upgrade): "
-			    "restart ferryd instead", exe);
+			snprintf(err, errlen, "%.200s cannot take over a "
+			    "running master (it is older than ferryd -s "
+			    "upgrade): restart ferryd instead", exe);
 		else if ((line = foreign_in_use(m->cfg, out)) != NULL)
 			snprintf(err, errlen, "%.300s is in use by another "
 			    "process: the new image could not bind it", line);
@@ -452,7 +452,8 @@ upgrade_blocked(struct master *m, char *err, size_t errlen)
 	carry_signals();
 	if (setenv(MASTER_UPGRADE_ENV, env, 1) == 0)
 		execv(exe, (char *const *)argv);
-	snprintf(err, errlen, "cannot execute %.300s: %s", exe, strerror(errno));
+	snprintf(err, errlen, "cannot execute %.300s: %s", exe,
+	    strerror(errno));
 	unsetenv(MASTER_UPGRADE_ENV);
 	cross_all(m, desc, clients, nclients, false);
 	close(desc);
