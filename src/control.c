@@ -32,6 +32,7 @@ static const struct {
 	{ "quit",   SIGQUIT, "SIGQUIT" },
 	{ "reopen", SIGUSR1, "SIGUSR1" },
 	{ "drain",  SIGUSR2, "SIGUSR2" },
+	{ "upgrade", SIGURG, "SIGURG" },
 };
 
 int
@@ -72,9 +73,10 @@ control_send(const char *pidfile, int signo, char *err, size_t errlen)
 	return 0;
 }
 
-int
-control_reload(const char *pidfile, char *what, size_t whatlen, char *err,
-    size_t errlen)
+/* Ask with signo (carrying our pid) and wait for the outcome that covers us. */
+static int
+control_ask(const char *pidfile, int signo, const char *doing, char *what,
+    size_t whatlen, char *err, size_t errlen)
 {
 	struct outcome	 now;
 	struct timespec	 tick = { 0, 100 * 1000 * 1000 };
@@ -88,9 +90,10 @@ control_reload(const char *pidfile, char *what, size_t whatlen, char *err,
 		return -1;
 	/* Our pid with the signal: the outcome that covers it is ours. */
 	me.sival_int = (int)getpid();
-	if (sigqueue(pid, SIGHUP, me) == -1) {
-		snprintf(err, errlen, "cannot send SIGHUP to ferryd (pid %ld, "
-		    "pidfile %s): %s", (long)pid, pidfile, strerror(errno));
+	if (sigqueue(pid, signo, me) == -1) {
+		snprintf(err, errlen, "cannot send %s to ferryd (pid %ld, "
+		    "pidfile %s): %s", control_signame(signo), (long)pid,
+		    pidfile, strerror(errno));
 		return -1;
 	}
 	for (i = 0; i < CONTROL_RELOAD_WAIT_S * 10; i++) {
@@ -103,14 +106,30 @@ control_reload(const char *pidfile, char *what, size_t whatlen, char *err,
 		}
 		if (kill(pid, 0) == -1 && errno == ESRCH) {
 			snprintf(err, errlen, "ferryd (pid %ld) exited during "
-			    "the reload; see its log", (long)pid);
+			    "the %s; see its log", (long)pid, doing);
 			return -1;
 		}
 	}
-	snprintf(err, errlen, "ferryd (pid %ld) did not say how the reload "
-	    "went within %d s (%s); see its log", (long)pid,
+	snprintf(err, errlen, "ferryd (pid %ld) did not say how the %s "
+	    "went within %d s (%s); see its log", (long)pid, doing,
 	    CONTROL_RELOAD_WAIT_S, path);
 	return -1;
+}
+
+int
+control_reload(const char *pidfile, char *what, size_t whatlen, char *err,
+    size_t errlen)
+{
+	return control_ask(pidfile, SIGHUP, "reload", what, whatlen, err,
+	    errlen);
+}
+
+int
+control_upgrade(const char *pidfile, char *what, size_t whatlen, char *err,
+    size_t errlen)
+{
+	return control_ask(pidfile, SIGURG, "upgrade", what, whatlen, err,
+	    errlen);
 }
 
 /* A socket connected to the control socket at path; -1 with err. */

@@ -12,8 +12,8 @@
 struct conf;
 
 /*
- * The signal for action ("reload", "stop", "quit", "reopen" or "drain"),
- * or -1 if there is no such action.
+ * The signal for action ("reload", "stop", "quit", "reopen", "drain" or
+ * "upgrade"), or -1 if there is no such action.
  */
 int control_signo(const char *action);
 
@@ -33,6 +33,13 @@ int control_send(const char *pidfile, int signo, char *err, size_t errlen);
  */
 #define CONTROL_RELOAD_WAIT_S	120	/* lookups may take 60 s */
 int control_reload(const char *pidfile, char *what, size_t whatlen,
+    char *err, size_t errlen);
+
+/*
+ * "ferryd -s upgrade": as control_reload(), with SIGURG: the master
+ * checks the binary it was started from with -t and executes it.
+ */
+int control_upgrade(const char *pidfile, char *what, size_t whatlen,
     char *err, size_t errlen);
 
 /*

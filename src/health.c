@@ -100,6 +100,29 @@ health_table_new(const struct conf *cfg, const struct conf *old)
 	return 0;
 }
 
+const void *
+health_table(size_t *n)
+{
+	*n = ncells;
+	return cells;
+}
+
+int
+health_table_adopt(const void *t, size_t n)
+{
+	void *p = mmap(NULL, n * sizeof(*cells), PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -1;
+	memcpy(p, t, n * sizeof(*cells));
+	if (cells != NULL)
+		munmap(cells, ncells * sizeof(*cells));
+	cells = p;
+	ncells = n;
+	return 0;
+}
+
 void
 health_moved(const struct rule *r, const struct backend *b)
 {

@@ -17,6 +17,7 @@
 #ifndef FERRYD_HEALTH_H
 #define FERRYD_HEALTH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct backend;
@@ -73,6 +74,14 @@ enum health_state {
  * table, and every backend counts as up.
  */
 int	health_table_new(const struct conf *cfg, const struct conf *old);
+
+/*
+ * Master, for an upgrade: the table in use (n cells), and a copy of one
+ * made the table in use, for health_table_new() to carry over (0, or
+ * -1 with errno).
+ */
+const void *health_table(size_t *n);
+int	health_table_adopt(const void *t, size_t n);
 
 /*
  * Master: b of rule r resolves to another address now: its health starts

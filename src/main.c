@@ -20,6 +20,8 @@
 #include "log.h"
 #include "lookup.h"
 #include "master.h"
+#include "master_adopt.h"
+#include "master_upgrade.h"
 #include "outcome.h"
 #include "pidfile.h"
 #include "proctitle.h"
@@ -39,8 +41,8 @@ usage(FILE *out)
 {
 	fprintf(out,
 	    "usage: ferryd [-ftTV] [-c file] [-l level] [-p pidfile] [--rinetd]\n"
-	    "       ferryd -s reload|stop|quit|reopen|drain [-c file] "
-	    "[-p pidfile]\n"
+	    "       ferryd -s reload|stop|quit|reopen|drain|upgrade [-c file]\n"
+	    "                 [-p pidfile]\n"
 	    "       ferryd -s status [-c file]\n"
 	    "       ferryd -x command [-c file] [-S socket]\n"
 	    "       ferryd --convert rinetd.conf\n"
@@ -64,10 +66,13 @@ usage(FILE *out)
 	    "  -p, --pidfile FILE    write the master's pid to FILE\n"
 	    "  -s, --signal ACTION   tell the running master, found through\n"
 	    "                        its pidfile, to reload, stop, quit\n"
-	    "                        (gracefully), reopen its logs or drain\n"
-	    "                        the host (/ready answers 503); status:\n"
-	    "                        print what it is doing, asked through\n"
-	    "                        the configuration's stats_listen\n"
+	    "                        (gracefully), reopen its logs, drain\n"
+	    "                        the host (/ready answers 503) or upgrade\n"
+	    "                        (execute the binary on disk, keeping\n"
+	    "                        its pid, sockets and connections);\n"
+	    "                        status: print what it is doing, asked\n"
+	    "                        through the configuration's\n"
+	    "                        stats_listen\n"
 	    "  -x, --control CMD     send CMD to the configuration's\n"
 	    "                        control_socket and print the answer\n"
 	    "                        (\"help\" lists the commands)\n"
@@ -76,8 +81,9 @@ usage(FILE *out)
 	    "  -V, --version         show the version and exit\n"
 	    "\n"
 	    "Signals to the master: HUP reload, TERM/INT stop, QUIT stop after\n"
-	    "finishing connections, USR1 reopen log files, USR2 drain the host.\n"
-	    "See ferryd(8) and ferryd.conf(5).\n", DEFAULT_CONFIG);
+	    "finishing connections, USR1 reopen log files, USR2 drain the host,\n"
+	    "URG upgrade in place.  See ferryd(8) and ferryd.conf(5).\n",
+	    DEFAULT_CONFIG);
 }
 
 /* -s status: what the running daemon is doing, from its stats endpoint. */
@@ -172,6 +178,24 @@ reload_master(const struct options *opt, const char *pidfile)
 	return 0;
 }
 
+/*
+ * -s upgrade: the master checks the binary it was started from (-t) and
+ * executes it; say how that went.
+ */
+static int
+upgrade_master(const char *pidfile)
+{
+	char what[OUTCOME_TEXT_MAX], err[1024];
+
+	if (control_upgrade(pidfile, what, sizeof(what), err,
+	    sizeof(err)) == -1) {
+		fprintf(stderr, "ferryd: %s\n", err);
+		return 1;
+	}
+	printf("ferryd: upgraded in place: %s\n", what);
+	return 0;
+}
+
 /* -s: signal the running master; for reload, say how it went. */
 static int
 signal_master(const struct options *opt, int signo)
@@ -183,6 +207,8 @@ signal_master(const struct options *opt, int signo)
 		return 1;
 	if (signo == SIGHUP)
 		rc = reload_master(opt, pidfile);
+	else if (signo == SIGURG)
+		rc = upgrade_master(pidfile);
 	else if (control_send(pidfile, signo, err, sizeof(err)) == -1) {
 		fprintf(stderr, "ferryd: %s\n", err);
 		rc = 1;
@@ -363,8 +389,8 @@ main(int argc, char *argv[])
 			signo = control_signo(optarg);
 			if (signo == -1) {
 				fprintf(stderr, "ferryd: unknown action \"%s\" "
-				    "for -s (use reload, stop, quit, reopen, drain "
-				    "or status)\n", optarg);
+				    "for -s (use reload, stop, quit, reopen, drain, "
+				    "upgrade or status)\n", optarg);
 				return 1;
 			}
 			break;
@@ -407,6 +433,12 @@ main(int argc, char *argv[])
 	if (command != NULL)
 		return send_command(&opt, command, socket);
 
+	/* Executed by an upgrade: the running master's file, as it read it. */
+	master_upgrade_init(argv[0]);
+	if (!test && master_adopt_take(&opt, err, sizeof(err)) == -1) {
+		fprintf(stderr, "ferryd: %s\n", err);
+		return 1;
+	}
 	cfg = conf_load_syntax(opt.config_path, opt.config_syntax, err,
 	    sizeof(err));
 	if (cfg == NULL) {
@@ -426,6 +458,7 @@ main(int argc, char *argv[])
 			conf_free(cfg);
 			return 1;
 		}
+		master_upgrade_probe();
 		printf("ferryd: %s: configuration OK%s\n", opt.config_path,
 		    cfg->syntax == CONF_SYNTAX_RINETD ?
 		    " (read as a rinetd.conf)" : "");

@@ -30,8 +30,10 @@
 #include "master_control.h"
 #include "master_reload.h"
 #include "master_resolve.h"
+#include "master_adopt.h"
 #include "master_state.h"
 #include "master_statefile.h"
+#include "master_upgrade.h"
 #include "outcome.h"
 #include "pidfile.h"
 #include "proctitle.h"
@@ -234,6 +236,13 @@ master_on_signal(struct event_loop *loop, int fd, int events, void *data)
 	nasked = sig_take_values(SIGHUP, asked, OUTCOME_COVERS_MAX);
 	if (sig_take(SIGHUP))
 		master_reload_queue(m, asked, nasked);
+	/*
+	 * "ferryd -s upgrade", after a reload asked with it, which it then
+	 * waits for; answered through the outcome, as reloads.
+	 */
+	nasked = sig_take_values(SIGURG, asked, OUTCOME_COVERS_MAX);
+	if (sig_take(SIGURG))
+		master_upgrade(m, asked, nasked);
 }
 
 /*
@@ -261,7 +270,8 @@ static int
 master_signals_setup(void)
 {
 	static const int caught[] = {
-		SIGCHLD, SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1, SIGUSR2
+		SIGCHLD, SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1, SIGUSR2,
+		SIGURG
 	};
 
 	if (sig_open_catching(caught, sizeof(caught) / sizeof(caught[0])) == -1)
@@ -351,6 +361,8 @@ master_loop(struct master *m)
 		master_advance(m);
 		master_resolve_follow(m);
 		master_control_follow(m);
+		master_upgrade_follow(m);
+		master_adopt_answer(m);
 		master_show_title(m);
 	}
 	master_log_totals();
@@ -402,15 +414,16 @@ master_start(struct master *m, char *err, size_t errlen)
 	/* The lock first: of two instances, the second stops here. */
 	if (fdlimit_raise(cfg, err, errlen) == -1 ||
 	    (pidfile != NULL && pidfile_lock(pidfile, err, errlen) == -1) ||
-	    (m->ls = listen_set_open(cfg, NULL, NULL, LISTEN_MODE_DEFAULT,
-	    err, errlen)) == NULL)
+	    (m->ls = master_adopt_listen(cfg, LISTEN_MODE_DEFAULT, err,
+	    errlen)) == NULL)
 		return -1;
 	if (listen_set_steer(m->ls, cfg, NULL, err, errlen) == -1)
 		log_warn("%s; reloads that reduce workers may reset queued "
 		    "connections", err);
 	if (master_open_access_log(cfg, NULL, err, errlen) == -1)
 		return -1;
-	if (!opt->foreground && daemon_detach(err, errlen) == -1)
+	if (!opt->foreground && !master_adopting() &&
+	    daemon_detach(err, errlen) == -1)
 		return -1;
 	if (cfg->log_file != NULL) {
 		if (log_open(LOG_TO_FILE, cfg->log_file, err, errlen) == -1)
@@ -424,18 +437,19 @@ master_start(struct master *m, char *err, size_t errlen)
 	if (scoreboard_open() == -1 ||
 	    (client_limit_wanted(cfg) && client_limit_open() == -1) ||
 	    sandbox_open() == -1 ||
-	    health_table_new(cfg, NULL) == -1 ||
-	    stats_table_new(cfg, NULL, 1) == -1) {
+	    master_adopt_health(cfg) == -1 ||
+	    stats_table_new(cfg, NULL, master_adopt_gen()) == -1) {
 		snprintf(err, errlen, "cannot set up the master: %s",
 		    strerror(errno));
 		return -1;
 	}
 	master_statefile_load(cfg);
-	m->gen = 1;
+	m->gen = master_adopt_gen();
 	m->gen_started = clock_ms();
 	master_set_udp_budget(m, cfg);
 	if (master_loop_setup(m, err, errlen) == -1)
 		return -1;
+	master_adopt(m);
 	m->control_gen = m->gen;
 	return master_control_open(m, cfg, err, errlen);
 }
@@ -456,6 +470,7 @@ master_run(struct conf *cfg, const struct options *opt)
 	m.opt = opt;
 	m.on_channel = master_on_channel;
 	m.forget_in_child = master_control_forget;
+	m.control_waiting = master_control_waiting;
 	TAILQ_INIT(&m.children);
 	if (master_start(&m, err, sizeof(err)) == 0)
 		status = master_loop(&m);

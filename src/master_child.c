@@ -226,6 +226,21 @@ master_spawn(struct master *m, int slot)
 	    (long)pid, m->gen);
 }
 
+struct child *
+master_child_adopt(struct master *m, pid_t pid, int slot, unsigned gen,
+    int chan)
+{
+	struct child *c = calloc(1, sizeof(*c));
+
+	if (c == NULL)
+		return NULL;
+	c->cell = -1;	/* its heartbeat is in the old image's scoreboard */
+	child_track(m, c, pid, slot, chan);
+	c->gen = gen;
+	c->state = CHILD_READY;
+	return c;
+}
+
 void
 master_describe_exit(pid_t pid, int status, char *buf, size_t len)
 {

@@ -55,6 +55,13 @@ void	master_child_close_chan(struct master *m, struct child *c);
 void	master_schedule_respawn(struct master *m, const struct child *c,
     int status);
 /* How process pid ended, for a log line; with the call a filter stopped. */
+/*
+ * An upgrade: the old image's worker pid of generation gen, a child of
+ * ours, whose channel is chan; NULL without memory.
+ */
+struct child *master_child_adopt(struct master *m, pid_t pid, int slot,
+    unsigned gen, int chan);
+
 void	master_describe_exit(pid_t pid, int status, char *buf, size_t len);
 
 /* Send signo to every child, the checker included. */

@@ -33,6 +33,7 @@
 #include "log.h"
 #include "master_control.h"
 #include "master_reload.h"
+#include "master_upgrade.h"
 #include "master_state.h"
 #include "master_statefile.h"
 #include "options.h"
@@ -383,6 +384,24 @@ cmd_show_host(struct control_client *c, char *arg)
 	return 0;
 }
 
+/*
+ * "upgrade": answered by the old image if the new binary fails -t or
+ * cannot be executed, else by the new one (master_adopt_answer()).
+ */
+static int
+cmd_upgrade(struct control_client *c, char *arg)
+{
+	static int tokens;
+
+	(void)arg;
+	/* Below reload's tokens: -1, -2, ... */
+	tokens = tokens < INT_MAX / 2 ? tokens + 1 : 1;
+	c->reload_token = INT_MIN / 2 - tokens;
+	c->reload_seq = c->m->outcome_seq;
+	master_upgrade(c->m, &c->reload_token, 1);
+	return 1;	/* answered by master_control_follow() */
+}
+
 static int cmd_help(struct control_client *, char *);
 
 /* The commands; those that change something are logged as notices. */
@@ -411,6 +430,8 @@ static const struct {
 	    "connections are still served" },
 	{ "ready host", cmd_ready_host, true, "/ready answers 200 again" },
 	{ "reload", cmd_reload, true, "reload the file; answers how it went" },
+	{ "upgrade", cmd_upgrade, true, "execute the binary on disk in place; "
+	    "answers how it went" },
 };
 
 static int
@@ -642,6 +663,17 @@ master_control_follow(struct master *m)
 		say(c, m->told_ok ? "%s\nok\n" : "error: %s\n", m->told);
 		client_lines(c);	/* the lines that waited, then flush */
 	}
+}
+
+int
+master_control_waiting(const struct master *m, int token)
+{
+	const struct control_client *c;
+
+	TAILQ_FOREACH(c, &m->controls, link)
+		if (token != 0 && c->reload_token == token && !c->closing)
+			return c->fd;
+	return -1;
 }
 
 void

@@ -36,5 +36,7 @@ void	master_control_follow(struct master *m);
  * uid 0", "SIGUSR2"): logged and kept in state_file.
  */
 void	master_host_drain(struct master *m, bool drain, const char *who);
+/* The descriptor of the client waiting for the outcome of token, or -1. */
+int	master_control_waiting(const struct master *m, int token);
 
 #endif

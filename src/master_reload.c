@@ -51,7 +51,7 @@ static void master_reload(struct master *);
  * Say how a reload went, in the log and for "ferryd -s reload" (the
  * outcome file beside the pidfile).
  */
-static void __attribute__((format(printf, 3, 4)))
+void
 master_tell(struct master *m, bool ok, const char *fmt, ...)
 {
 	struct outcome	o;
@@ -70,6 +70,8 @@ master_tell(struct master *m, bool ok, const char *fmt, ...)
 	snprintf(m->told, sizeof(m->told), "%s", o.text);
 	if (ok && m->gen > 1)	/* the first: "started ..." said it */
 		log_notice("%s", o.text);
+	else if (!ok && strncmp(o.text, "upgrade:", 8) == 0)
+		log_err("%s", o.text);
 	else if (!ok)
 		log_err("reload failed: %s; keeping the running configuration",
 		    o.text);

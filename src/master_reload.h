@@ -16,6 +16,13 @@ struct conf;
 struct master;
 
 /* Ready the reload machinery's timers; once, before the first spawn. */
+/*
+ * Say how a reload (or an upgrade) went, in the log and in the outcome
+ * file that "ferryd -s reload" and the control socket read, to those in
+ * m->covered.
+ */
+void	master_tell(struct master *m, bool ok, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 void	master_reload_init(struct master *m);
 /*
  * Start a new generation of workers for cfg (ours from now on), if its

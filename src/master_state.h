@@ -82,6 +82,11 @@ struct master {
 	 * master_child.c that no child may hold (master_control.c's).
 	 */
 	void                (*forget_in_child)(struct master *);
+	/*
+	 * The descriptor of the control client waiting for the outcome of
+	 * token, or -1 (master_control.c's): an upgrade passes it on.
+	 */
+	int                 (*control_waiting)(const struct master *, int);
 	TAILQ_HEAD(, child)   children;
 	struct slot          *slots;	/* cfg->workers of them */
 	int                   udp_budget;	/* sessions per worker */

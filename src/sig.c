@@ -135,17 +135,25 @@ sig_take_values(int signo, int *out, size_t max)
 {
 	sigset_t	all, old;
 	size_t		n = 0;
+	sig_atomic_t	j;
 	int		i;
 
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
 	if (values_written - values_read > SIG_VALUES_MAX)
 		values_read = values_written - SIG_VALUES_MAX;
-	for (; values_read != values_written; values_read++) {
-		i = values_read % SIG_VALUES_MAX;
-		if (value_signo[i] == signo && n < max)
+	/* Only signo's: another signal's wait for their own call. */
+	for (j = values_read; j != values_written; j++) {
+		i = (int)(j % SIG_VALUES_MAX);
+		if (value_signo[i] != signo)
+			continue;
+		if (n < max)
 			out[n++] = value_int[i];
+		value_signo[i] = 0;	/* taken */
 	}
+	while (values_read != values_written &&
+	    value_signo[values_read % SIG_VALUES_MAX] == 0)
+		values_read++;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return n;
 }

@@ -23,7 +23,7 @@ void sig_ignore(int signo);
 void sig_drain(void);
 /*
  * The values that came with signo by sigqueue(3) since the last call, at
- * most max into out; the values of other signals are dropped.  Call
+ * most max into out; those of other signals wait for their own call.  Call
  * before sig_take(signo).
  */
 size_t sig_take_values(int signo, int *out, size_t max);

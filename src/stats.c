@@ -377,6 +377,17 @@ stats_read_life(struct stats_rule *out)
 	add_chain(current, (volatile uint64_t *)out);
 }
 
+void
+stats_retire_life(const struct stats_rule *life)
+{
+	struct stats_rule r = *life;
+
+	r.active = 0;
+	r.active_sessions = 0;
+	add_words((volatile uint64_t *)&retired, (const volatile uint64_t *)&r,
+	    WORDS(struct stats_rule));
+}
+
 /* The id of t's id in t->prev, or -1. */
 static int64_t
 prev_id(const struct stats_table *t, enum kind kind, size_t id)

@@ -173,6 +173,12 @@ bool	stats_read_worker(int slot, struct stats_worker *out);
  */
 void	stats_read_life(struct stats_rule *out);
 /*
+ * Master, after an upgrade: what the old image's stats_read_life() said,
+ * added to the retired total (its gauges are not: they go on in the old
+ * workers, whose counting from then on is not seen).
+ */
+void	stats_retire_life(const struct stats_rule *life);
+/*
  * Readers of a part: size bytes at byte off of the totals (whole
  * uint64_t words: a counter, or a struct hist), into the same place of
  * out, the rest of out untouched.  A scrape reads what it writes next,

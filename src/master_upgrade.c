@@ -1,0 +1,541 @@
+/*
+ * master_upgrade.c - binary upgrade in place.  The old image checks the
+ * binary on disk with -t, describes what the new one takes over in a
+ * memfd (see master_upgrade.h), lets those descriptors cross exec and
+ * execs; the new image (master_adopt.c) takes the sockets, the
+ * workers and the health over.  Nothing is changed before exec that a
+ * failed exec does not undo, and an upgrade asked while a reload runs
+ * waits for it.
+ */
+#include "ferryd.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "addr.h"
+#include "clock.h"
+#include "conf.h"
+#include "health.h"
+#include "listen.h"
+#include "log.h"
+#include "master_child.h"
+#include "master_reload.h"
+#include "master_state.h"
+#include "master_upgrade.h"
+#include "options.h"
+#include "rule.h"
+#include "sig.h"
+#include "stats.h"
+#include "upstream.h"
+
+#define UPGRADE_PROBE    "FERRYD_UPGRADE_PROBE"
+/* What a binary that can take over says to -t with UPGRADE_PROBE set. */
+#define UPGRADE_MARK     "ferryd: upgrade: can take over"
+#define UPGRADE_TEST_MS  RESOLVE_MAX_MS	/* -t looks names up */
+#define UPGRADE_WAIT_MS  RESOLVE_MAX_MS	/* for a reload under way */
+#define UPGRADE_READ_MS  500	/* "ferryd -s reload" looks every 100 ms */
+#define UPGRADE_OUT_MAX  (4 * 1024 * 1024)	/* -t's: a note a rule */
+
+/* The binary we were started from, resolved at start. */
+static char exe[PATH_MAX];
+
+/* Requests waiting for a reload or the generation before to be done. */
+static struct {
+	int     asked[OUTCOME_COVERS_MAX];
+	size_t  n;
+	int64_t since;
+} queued;
+
+void
+master_upgrade_init(const char *argv0)
+{
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n > 0)
+		exe[n] = '\0';
+	else if (realpath(argv0, exe) == NULL)
+		exe[0] = '\0';
+}
+
+/* Bytes as hex (master_adopt.c reads them). */
+static void
+hex_put(FILE *f, const void *p, size_t len)
+{
+	const unsigned char *b = p;
+	size_t               i;
+
+	for (i = 0; i < len; i++)
+		fprintf(f, "%02x", b[i]);
+	if (len == 0)
+		fputc('-', f);
+}
+
+/* ---- the old image ---- */
+
+/* Keep fd across exec (on), or not again (off). */
+static void
+cross_exec(int fd, bool on)
+{
+	if (fd != -1)
+		(void)fcntl(fd, F_SETFD, on ? 0 : FD_CLOEXEC);
+}
+
+/* Every descriptor that crosses exec, set or cleared. */
+static void
+cross_all(struct master *m, int desc, const int *clients, size_t nclients,
+    bool on)
+{
+	struct child *c;
+	size_t        i;
+
+	for (i = 0; i < m->ls->nrules * (size_t)m->ls->nsock; i++)
+		cross_exec(m->ls->fds[i], on);
+	cross_exec(m->ls->stats_fd, on);
+	TAILQ_FOREACH(c, &m->children, link)
+		cross_exec(c->chan, on);
+	for (i = 0; i < nclients; i++)
+		cross_exec(clients[i], on);
+	cross_exec(desc, on);
+}
+
+static void
+describe(FILE *f, struct master *m, const int *clients, size_t nclients)
+{
+	const struct conf  *cfg = m->cfg;
+	const struct rule  *r;
+	const struct child *c;
+	const unsigned char *cells;
+	struct stats_rule   life;
+	size_t              i, j, n;
+	int                 s;
+
+	fprintf(f, "config %d %s\n", m->opt->config_syntax,
+	    m->opt->config_path);
+	fprintf(f, "gen %u\nset %zu %d %d\n", m->gen, m->ls->nrules,
+	    m->ls->nsock, (int)m->ls->mode);
+	for (i = 0; i < cfg->nrules; i++) {
+		r = &cfg->rules[i];
+		fprintf(f, "rule %zu %d %d %d %u ", i, r->protocol,
+		    r->connect_protocol, (int)r->ipv6_only,
+		    (unsigned)r->listen_addr.len);
+		hex_put(f, &r->listen_addr.ss, r->listen_addr.len);
+		fputc('\n', f);
+		for (s = 0; s < m->ls->nsock; s++)
+			if (LISTEN_FD(m->ls, i, s) != -1)
+				fprintf(f, "fd %zu %d %d\n", i, s,
+				    LISTEN_FD(m->ls, i, s));
+		for (j = 0; j < r->upstream.nbackends; j++) {
+			const struct sockaddr_any *a =
+			    &r->upstream.backends[j].addr;
+
+			fprintf(f, "backend %zu %u %u ", i,
+			    r->upstream.backends[j].id, (unsigned)a->len);
+			hex_put(f, &a->ss, a->len);
+			fputc('\n', f);
+		}
+	}
+	if (m->ls->stats_fd != -1) {
+		fprintf(f, "stats %d %u ", m->ls->stats_fd,
+		    (unsigned)cfg->stats_addr.len);
+		hex_put(f, &cfg->stats_addr.ss, cfg->stats_addr.len);
+		fprintf(f, " %s\n", cfg->stats_path != NULL ? cfg->stats_path :
+		    "-");
+	}
+	TAILQ_FOREACH(c, &m->children, link)
+		if (c->chan != -1)
+			fprintf(f, "worker %ld %d %u %d %d %d\n", (long)c->pid,
+			    c->slot, c->gen, (int)c->state, (int)c->accepting,
+			    c->chan);
+	if (m->checker.pid > 0)
+		fprintf(f, "checker %ld\n", (long)m->checker.pid);
+	if ((cells = health_table(&n)) != NULL)
+		for (i = 0; i < n; i++) {
+			fprintf(f, "cell %zu %zu ", i,
+			    sizeof(struct health_cell));
+			hex_put(f, cells + i * sizeof(struct health_cell),
+			    sizeof(struct health_cell));
+			fputc('\n', f);
+		}
+	stats_read_life(&life);
+	fprintf(f, "life %zu ", sizeof(life));
+	hex_put(f, &life, sizeof(life));
+	fputc('\n', f);
+	for (i = 0; i < m->ncovered; i++)
+		fprintf(f, "covers %d\n", m->covered[i]);
+	for (i = 0; i < nclients; i++)
+		fprintf(f, "client %d\n", clients[i]);
+}
+
+/*
+ * Run "exe -t" on the running configuration's file: what it said (stdout
+ * and stderr, at most UPGRADE_OUT_MAX; free() it) and how it ended, or
+ * NULL with err.
+ */
+static char *
+run_test(const struct master *m, int *status, bool *timed_out, char *err,
+    size_t errlen)
+{
+	struct pollfd pfd;
+	char         *buf, drop[4096];
+	size_t        len = 0;
+	ssize_t       n;
+	int           p[2], null, rc;
+	int64_t       end = clock_ms() + UPGRADE_TEST_MS, left;
+	pid_t         pid;
+
+	*timed_out = false;
+	if ((buf = malloc(UPGRADE_OUT_MAX + 1)) == NULL || pipe(p) == -1) {
+		snprintf(err, errlen, "cannot run %.300s -t: %s", exe,
+		    strerror(errno));
+		free(buf);
+		return NULL;
+	}
+	/* Signals are blocked (upgrade()): the child unblocks its own. */
+	if ((pid = fork()) == 0) {
+		null = open("/dev/null", O_RDWR);
+		dup2(null, 0);
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		setenv(UPGRADE_PROBE, "1", 1);
+		sig_block_all(0);
+		execl(exe, exe, "-t", "-c", m->opt->config_path,
+		    m->opt->config_syntax == CONF_SYNTAX_RINETD ? "--rinetd" :
+		    (char *)NULL, (char *)NULL);
+		fprintf(stderr, "cannot run %s: %s\n", exe, strerror(errno));
+		_exit(127);
+	}
+	close(p[1]);
+	if (pid == -1) {
+		close(p[0]);
+		free(buf);
+		snprintf(err, errlen, "cannot run %.300s -t: fork: %s", exe,
+		    strerror(errno));
+		return NULL;
+	}
+	pfd.fd = p[0];
+	pfd.events = POLLIN;
+	for (;;) {
+		left = end - clock_ms();
+		if (left <= 0 || (rc = poll(&pfd, 1, (int)left)) == 0) {
+			*timed_out = true;
+			break;
+		}
+		if (rc == -1 && errno == EINTR)
+			continue;
+		/* Past the buffer: read on and drop, so that it ends. */
+		if (rc == -1 || (n = read(p[0], len < UPGRADE_OUT_MAX ?
+		    buf + len : drop, len < UPGRADE_OUT_MAX ? UPGRADE_OUT_MAX -
+		    len : sizeof(drop))) <= 0)
+			break;
+		if (len < UPGRADE_OUT_MAX)
+			len += (size_t)n;
+	}
+	buf[len] = '\0';
+	close(p[0]);
+	if (*timed_out)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, status, 0) == -1 && errno == EINTR)
+		continue;
+	if (*timed_out)
+		snprintf(buf, UPGRADE_OUT_MAX, "did not finish in %d s",
+		    UPGRADE_TEST_MS / 1000);
+	else if (!WIFEXITED(*status) || WEXITSTATUS(*status) != 0)
+		master_describe_exit(pid, *status, buf + len,
+		    UPGRADE_OUT_MAX - len);	/* after what it said */
+	return buf;
+}
+
+/* Whether the running configuration listens on name (addr_format's). */
+static bool
+ours(const struct conf *cfg, const char *name)
+{
+	char   a[ADDR_STRLEN];
+	size_t i;
+
+	for (i = 0; i < cfg->nrules; i++)
+		if (strcmp(addr_format((const void *)
+		    &cfg->rules[i].listen_addr.ss, a, sizeof(a)), name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * -t notes an address in use without failing, as a running ferryd may
+ * hold it: when we do not, the new image could not bind it, and would
+ * exit with our workers.  The first such note, or NULL.
+ */
+static char *
+foreign_in_use(const struct conf *cfg, char *out)
+{
+	char *line, *nl, *mark, *name;
+
+	for (line = out; line != NULL; line = nl != NULL ? nl + 1 : NULL) {
+		if ((nl = strchr(line, '\n')) != NULL)
+			*nl = '\0';
+		if (strncmp(line, "ferryd: note: ", 14) == 0 &&
+		    (mark = strstr(line, " is in use")) != NULL) {
+			*mark = '\0';
+			name = strrchr(line, ' ') + 1;
+			if (!ours(cfg, name))
+				return line + 14;	/* FILE:LINE: ADDR */
+			*mark = ' ';
+		}
+		if (nl != NULL)
+			*nl = '\n';
+	}
+	return NULL;
+}
+
+/* "exe -t": 0, or -1 with why in err. */
+static int
+test_binary(const struct master *m, char *err, size_t errlen)
+{
+	char *out, *line, *nl;
+	int   status;
+	bool  timed_out;
+
+	if ((out = run_test(m, &status, &timed_out, err, errlen)) == NULL)
+		return -1;
+	if (!timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		if (strstr(out, UPGRADE_MARK) == NULL)
+			snprintf(err, errlen, "%.200s cannot take over a "
+			    "running master (it is older than ferryd -s "
+			    "upgrade): restart ferryd instead", exe);
+		else if ((line = foreign_in_use(m->cfg, out)) != NULL)
+			snprintf(err, errlen, "%.300s is in use by another "
+			    "process: the new image could not bind it", line);
+		else {
+			free(out);
+			return 0;
+		}
+		free(out);
+		return -1;
+	}
+	/* Its first line that is not a note of -t's says why. */
+	for (line = out; strncmp(line, "ferryd: note:", 13) == 0 &&
+	    (nl = strchr(line, '\n')) != NULL; line = nl + 1)
+		continue;
+	if ((nl = strchr(line, '\n')) != NULL)
+		*nl = '\0';
+	snprintf(err, errlen, "%.200s -t: %.250s", exe, line);
+	free(out);
+	return -1;
+}
+
+/* The options of this start, for the new image: exe -c FILE ... */
+static void
+exec_args(const struct master *m, const char **argv)
+{
+	static const char *const levels[] = {
+		"err", "warning", "notice", "info", "debug"
+	};
+	size_t i, n = 0;
+
+	argv[n++] = exe;
+	argv[n++] = "-c";
+	argv[n++] = m->opt->config_path;
+	if (m->opt->foreground)
+		argv[n++] = "-f";
+	if (m->opt->pidfile != NULL) {
+		argv[n++] = "-p";
+		argv[n++] = m->opt->pidfile;
+	}
+	if (m->opt->config_syntax == CONF_SYNTAX_RINETD)
+		argv[n++] = "--rinetd";
+	for (i = 0; m->opt->log_level != -1 && i < 5; i++)
+		if (conf_log_level_parse(levels[i]) == m->opt->log_level) {
+			argv[n++] = "-l";
+			argv[n++] = levels[i];
+		}
+	argv[n] = NULL;
+}
+
+/*
+ * Signals caught since the loop last looked (flags and values in our
+ * memory, which exec drops) sent again: blocked, they wait in the
+ * kernel for the new image's handlers, or for ours if exec fails.  Of
+ * several requests with values, the first is carried.
+ */
+static void
+carry_signals(void)
+{
+	static const int caught[] = {
+		SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1, SIGURG, SIGCHLD
+	};
+	union sigval v;
+	int          vals[OUTCOME_COVERS_MAX];
+	size_t       i, n;
+
+	for (i = 0; i < sizeof(caught) / sizeof(caught[0]); i++) {
+		n = sig_take_values(caught[i], vals, OUTCOME_COVERS_MAX);
+		if (!sig_take(caught[i]) && n == 0)
+			continue;
+		v.sival_int = n > 0 ? vals[0] : 0;
+		if (n > 0)
+			(void)sigqueue(getpid(), caught[i], v);
+		else
+			(void)raise(caught[i]);
+	}
+}
+
+/*
+ * Try the upgrade, with every signal blocked from the -t run to the
+ * exec: one that comes meanwhile waits in the kernel, which keeps it
+ * across exec.  Returns only on failure, with err set.
+ */
+static void upgrade_blocked(struct master *, char *, size_t);
+
+static void
+upgrade(struct master *m, char *err, size_t errlen)
+{
+	sig_block_all(1);
+	upgrade_blocked(m, err, errlen);
+	sig_block_all(0);
+}
+
+static void
+upgrade_blocked(struct master *m, char *err, size_t errlen)
+{
+	const char *argv[12];
+	char        env[32];
+	FILE       *f = NULL;
+	int         desc = -1, clients[OUTCOME_COVERS_MAX];
+	size_t      i, nclients = 0;
+
+	/* Control clients that asked: the new image answers them. */
+	for (i = 0; i < m->ncovered; i++)
+		if (m->control_waiting != NULL && (clients[nclients] =
+		    m->control_waiting(m, m->covered[i])) != -1)
+			nclients++;
+	if (exe[0] == '\0') {
+		snprintf(err, errlen, "the path of the binary was not known "
+		    "at start");
+		return;
+	}
+	log_notice("upgrade: checking %s with -t", exe);
+	if (test_binary(m, err, errlen) == -1)
+		return;
+#ifdef HAVE_MEMFD_CREATE
+	desc = memfd_create("ferryd-upgrade", 0);
+#else
+	errno = ENOSYS;
+#endif
+	if (desc == -1 || (f = fdopen(dup(desc), "w")) == NULL) {
+		snprintf(err, errlen, "cannot describe the sockets and "
+		    "workers: %s", strerror(errno));
+		if (desc != -1)
+			close(desc);
+		return;
+	}
+	describe(f, m, clients, nclients);
+	if (fflush(f) == EOF || ferror(f)) {
+		snprintf(err, errlen, "cannot describe the sockets and "
+		    "workers: %s", strerror(errno));
+		fclose(f);
+		close(desc);
+		return;
+	}
+	fclose(f);
+	snprintf(env, sizeof(env), "%d", desc);
+	exec_args(m, argv);
+	log_notice("upgrade: %s passed -t; executing it (pid %ld stays)", exe,
+	    (long)getpid());
+	cross_all(m, desc, clients, nclients, true);
+	carry_signals();
+	if (setenv(MASTER_UPGRADE_ENV, env, 1) == 0)
+		execv(exe, (char *const *)argv);
+	snprintf(err, errlen, "cannot execute %.300s: %s", exe,
+	    strerror(errno));
+	unsetenv(MASTER_UPGRADE_ENV);
+	cross_all(m, desc, clients, nclients, false);
+	close(desc);
+}
+
+/*
+ * The queued upgrade, once no reload is under way and the generation
+ * before serves (or it has waited too long): answers every request.
+ */
+static void
+upgrade_queued(struct master *m)
+{
+	static unsigned long seen_seq;
+	static int64_t       seen_at;
+	int                  was[OUTCOME_COVERS_MAX];
+	size_t               nwas = m->ncovered;
+	char                 err[CONF_ERR_MAX];
+	bool                 busy = master_reload_busy(m) || m->steer_pending;
+
+	/*
+	 * The outcome file holds the last outcome only: whoever waits for
+	 * one just told (a reload asked with the upgrade) reads it first.
+	 */
+	if (m->outcome_seq != seen_seq) {
+		seen_seq = m->outcome_seq;
+		seen_at = clock_ms();
+	}
+	if (queued.n == 0 || (!m->stopping && clock_ms() - seen_at <
+	    UPGRADE_READ_MS) || (busy && !m->stopping &&
+	    clock_ms() - queued.since < UPGRADE_WAIT_MS))
+		return;
+	/* Those the reload under way, if any, answers: kept for it. */
+	memcpy(was, m->covered, nwas * sizeof(*was));
+	memcpy(m->covered, queued.asked, queued.n * sizeof(*queued.asked));
+	m->ncovered = queued.n;
+	queued.n = 0;
+	if (m->stopping || m->ls == NULL)
+		snprintf(err, sizeof(err), "ferryd is stopping");
+	else if (busy)
+		snprintf(err, sizeof(err), "a reload or generation %u was not "
+		    "done after %d s", m->gen, UPGRADE_WAIT_MS / 1000);
+	else
+		upgrade(m, err, sizeof(err));	/* returns on failure */
+	master_tell(m, false, "upgrade: %s; the old binary goes on serving",
+	    err);
+	memcpy(m->covered, was, nwas * sizeof(*was));
+	m->ncovered = nwas;
+}
+
+void
+master_upgrade(struct master *m, const int *asked, size_t n)
+{
+	size_t i;
+
+	if (queued.n == 0)
+		queued.since = clock_ms();
+	for (i = 0; i < n && queued.n < OUTCOME_COVERS_MAX; i++)
+		queued.asked[queued.n++] = asked[i];
+	/* A signal without a value (kill -URG) is answered to nobody. */
+	if (n == 0 && queued.n < OUTCOME_COVERS_MAX)
+		queued.asked[queued.n++] = 0;
+	if (master_reload_busy(m) || m->steer_pending)
+		log_notice("upgrade: waiting for the reload or generation %u "
+		    "to be done", m->gen);
+	upgrade_queued(m);
+}
+
+void
+master_upgrade_probe(void)
+{
+	if (getenv(UPGRADE_PROBE) != NULL)
+		printf("%s\n", UPGRADE_MARK);
+}
+
+const char *
+master_upgrade_exe(void)
+{
+	return exe;
+}
+
+void
+master_upgrade_follow(struct master *m)
+{
+	upgrade_queued(m);
+}
