@@ -19,6 +19,7 @@
 #include "clock.h"
 #include "conf.h"
 #include "health.h"
+#include "scoreboard.h"
 #include "listen.h"
 #include "log.h"
 #include "master_adopt.h"
@@ -49,6 +50,8 @@ static struct {
 	int                covers[OUTCOME_COVERS_MAX];
 	size_t             ncovers;
 	unsigned long      told_seq;
+	int                host_drain;	/* drain host said, and since */
+	long long          host_since;
 	FILE              *in;		/* the description, read twice */
 } up;
 
@@ -158,6 +161,8 @@ take_line(char *line)
 		return len > sizeof(up.cfg.stats_addr.ss) ? -1 :
 		    len == 0 ? 0 : hex_get(hex, &up.cfg.stats_addr.ss, len);
 	}
+	if (sscanf(line, "host %d %lld", &up.host_drain, &up.host_since) == 2)
+		return 0;
 	if (sscanf(line, "covers %d", &k) == 1) {
 		if (up.ncovers < OUTCOME_COVERS_MAX)
 			up.covers[up.ncovers++] = k;
@@ -337,6 +342,9 @@ master_adopt(struct master *m)
 	if (!up.on)
 		return;
 	m->started = true;	/* the old generation serves: no start */
+	/* The scoreboard is new: the host stays drained if it was. */
+	scoreboard_host_drain_restore(up.host_drain != 0,
+	    (int64_t)up.host_since);
 	memcpy(m->covered, up.covers, up.ncovers * sizeof(*up.covers));
 	m->ncovered = up.ncovers;
 	rewind(up.in);

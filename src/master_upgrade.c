@@ -33,6 +33,7 @@
 #include "options.h"
 #include "rule.h"
 #include "sig.h"
+#include "scoreboard.h"
 #include "stats.h"
 #include "upstream.h"
 
@@ -168,6 +169,12 @@ describe(FILE *f, struct master *m, const int *clients, size_t nclients)
 	fprintf(f, "life %zu ", sizeof(life));
 	hex_put(f, &life, sizeof(life));
 	fputc('\n', f);
+	{
+		int64_t	since;
+		bool	drain = scoreboard_host_drain(&since);
+
+		fprintf(f, "host %d %lld\n", drain ? 1 : 0, (long long)since);
+	}
 	for (i = 0; i < m->ncovered; i++)
 		fprintf(f, "covers %d\n", m->covered[i]);
 	for (i = 0; i < nclients; i++)

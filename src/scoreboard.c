@@ -78,6 +78,15 @@ scoreboard_set_host_drain(bool drain)
 	host->since = (int64_t)time(NULL);
 }
 
+void
+scoreboard_host_drain_restore(bool drain, int64_t since)
+{
+	if (host == NULL)
+		return;
+	host->drain = drain;
+	host->since = since;
+}
+
 bool
 scoreboard_host_drain(int64_t *since)
 {

@@ -41,5 +41,7 @@ struct scoreboard_cell *scoreboard_cell(int i);
  */
 void	scoreboard_set_host_drain(bool drain);
 bool	scoreboard_host_drain(int64_t *since);
+/* The host's state as it was (a binary upgrade carries it over). */
+void	scoreboard_host_drain_restore(bool drain, int64_t since);
 
 #endif
