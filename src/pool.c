@@ -52,6 +52,7 @@ struct pool {
 	size_t            held;		/* pages of our pipes, in use and idle */
 	size_t            pipe_size;	/* bytes per pipe under a budget */
 	struct log_episode no_memory;	/* buffers malloc() refused */
+	size_t		   refused;	/* the least size refused, or 0 */
 };
 
 struct pool *
@@ -110,18 +111,24 @@ pool_get(struct pool *pool, size_t size)
 		/*
 		 * Out of memory (an address space limit, overcommit off): the
 		 * connection that asked is reset, the others go on.  Said
-		 * once, and with the count when memory is back.
+		 * once, and with the count when memory is back: when a size
+		 * that was refused is had again (a small block, a session,
+		 * may fit where buffers do not).
 		 */
-		if ((b = malloc(size)) == NULL)
+		if ((b = malloc(size)) == NULL) {
 			log_episode_hit(&pool->no_memory, "out of memory for "
 			    "a %zu-byte buffer: connections that need one are "
 			    "reset until memory is free", size);
-		else if ((failed = log_episode_end(&pool->no_memory,
-		    &ms)) > 0)
+			if (pool->refused == 0 || size < pool->refused)
+				pool->refused = size;
+		} else if (size >= pool->refused && (failed =
+		    log_episode_end(&pool->no_memory, &ms)) > 0) {
+			pool->refused = 0;
 			log_notice("memory for buffers is back after %.1f s; "
 			    "%llu buffer(s) could not be had, their "
 			    "connections reset", (double)ms / 1000,
 			    (unsigned long long)failed);
+		}
 		return b;
 	}
 	b = c->free;
