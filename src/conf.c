@@ -814,7 +814,7 @@ conf_load_rinetd(const char *path, char *err, size_t errlen)
 {
 	struct conf_loader		 ld = { path, err, errlen, NULL,
 	    false };
-	struct rinetd_conv	 conv;
+	struct conf_conv	 conv;
 	struct conf_text	 ctext;
 	struct conf		*cfg = NULL;
 	char			*text;
@@ -829,7 +829,7 @@ conf_load_rinetd(const char *path, char *err, size_t errlen)
 			conf_text_free(&ctext);
 		} else
 			snprintf(err, errlen, "%s: out of memory", path);
-		rinetd_conv_free(&conv);
+		conf_conv_free(&conv);
 	}
 	free(text);
 	return cfg;

@@ -221,7 +221,7 @@ send_command(const struct options *opt, const char *command,
 static int
 convert(const char *path)
 {
-	struct rinetd_conv	 conv;
+	struct conf_conv	 conv;
 	char			 err[CONF_ERR_MAX], *text;
 	int			 rc = 0;
 
@@ -236,7 +236,7 @@ convert(const char *path)
 		    "%s\n", strerror(errno));
 		rc = 1;
 	}
-	rinetd_conv_free(&conv);
+	conf_conv_free(&conv);
 	free(text);
 	return rc;
 }
