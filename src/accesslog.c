@@ -31,7 +31,7 @@ static struct log_episode al_lost;	/* lines lost while writes fail */
 static bool	al_no_reserve;		/* al_fd cannot have room reserved */
 static bool	al_cut;			/* its last line was cut: end it */
 
-const struct accesslog_times accesslog_no_times = { -1, -1 };
+const struct accesslog_times accesslog_no_times = { -1, -1, NULL, NULL };
 static char	al_path[PATH_MAX];
 
 /* Month names of the C locale, whatever locale the process runs in. */
@@ -197,7 +197,7 @@ extra_fields(const struct accesslog_entry *e, char sep, char *buf,
     size_t len)
 {
 	size_t	used = 0;
-	char	v[RULE_NAME_MAX + 8];
+	char	v[256 + 8];	/* a rule's name, a host name */
 	int	i;
 
 	buf[0] = '\0';
@@ -209,6 +209,14 @@ extra_fields(const struct accesslog_entry *e, char sep, char *buf,
 			break;
 		case ACCESS_FIELD_CONNECT_TIME:
 			put_time(v, sizeof(v), e->connect_us);
+			break;
+		case ACCESS_FIELD_ROUTE:
+			snprintf(v, sizeof(v), "%s", e->route != NULL ?
+			    e->route : "-");
+			break;
+		case ACCESS_FIELD_SNI:
+			snprintf(v, sizeof(v), "%s", e->matched != NULL &&
+			    e->matched[0] != '\0' ? e->matched : "-");
 			break;
 		default:
 			put_time(v, sizeof(v), e->first_byte_us);
@@ -225,7 +233,7 @@ accesslog_format(const struct accesslog_entry *e, int format, char *buf,
 {
 	struct fields	 f;
 	const char	*result = e->result != NULL ? e->result : "unknown";
-	char		 attempts[16] = "", extra[3 * (RULE_NAME_MAX + 8)];
+	char		 attempts[16] = "", extra[ACCESSLOG_LINE_MAX];
 	char		 sep = format == ACCESS_LOG_COMMON ? ' ' : '\t';
 	int		 n;
 
@@ -288,6 +296,8 @@ accesslog_session(const struct rule *rule, const struct sockaddr *client,
 	e.end_ms = end_ms;
 	e.connect_us = times->connect_us;
 	e.first_byte_us = times->first_byte_us;
+	e.route = times->route;
+	e.matched = times->matched;
 	accesslog_write(&e);
 }
 

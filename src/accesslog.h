@@ -26,6 +26,9 @@ enum access_log_field {
 	ACCESS_FIELD_RULE = 0,		/* the rule's name */
 	ACCESS_FIELD_CONNECT_TIME,	/* accept to backend connected, s */
 	ACCESS_FIELD_FIRST_BYTE_TIME,	/* connected to its first byte, s */
+	ACCESS_FIELD_ROUTE,		/* the route taken (routes), or - */
+	ACCESS_FIELD_SNI,		/* the TLS SNI or HTTP Host it
+					 * matched, else its protocol, or - */
 	ACCESS_FIELDS			/* how many there are */
 };
 
@@ -49,6 +52,8 @@ enum access_log_field {
 #define ACCESSLOG_EVICTED		"evicted"	/* UDP: max_sessions */
 #define ACCESSLOG_PROXY_ERROR		"proxy-error"	/* accept_proxy */
 #define ACCESSLOG_PROXY_TIMEOUT		"proxy-timeout"
+#define ACCESSLOG_UNMATCHED		"unmatched"	/* routes */
+#define ACCESSLOG_PEEK_TIMEOUT		"peek-timeout"	/* routes */
 
 /* One connection, as the relay knows it when the connection ends. */
 struct accesslog_entry {
@@ -65,6 +70,8 @@ struct accesslog_entry {
 	bool			 attempts_field; /* ... as a field of its own */
 	int64_t			 connect_us;	/* accept to connected, or -1 */
 	int64_t			 first_byte_us;	/* then the first byte, or -1 */
+	const char		*route;		/* route taken, or NULL */
+	const char		*matched;	/* what it matched, or NULL */
 };
 
 /*
@@ -97,9 +104,13 @@ bool accesslog_enabled(void);
 /* Append e as one line; does nothing when no log is open. */
 void accesslog_write(const struct accesslog_entry *e);
 
-/* How long a connection took to connect, then to its first byte (us). */
+/*
+ * How long a connection took to connect, then to its first byte (us);
+ * on a rule with routes, the route it took and what that matched.
+ */
 struct accesslog_times {
 	int64_t	connect_us, first_byte_us;	/* -1: never */
+	const char *route, *matched;		/* NULL: none */
 };
 /* No connect, no first byte (a refusal, a UDP backend). */
 extern const struct accesslog_times accesslog_no_times;

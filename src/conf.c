@@ -386,7 +386,7 @@ parse_access_log_fields(struct conf_loader *ld, const struct conf_key *k,
 {
 	/* In enum access_log_field order. */
 	static const char *const names[] = { "rule", "connect_time",
-	    "first_byte_time", NULL };
+	    "first_byte_time", "route", "sni", NULL };
 	struct conf		*cfg = base;
 	const config_setting_t	*e;
 	const char		*v;
@@ -402,7 +402,7 @@ parse_access_log_fields(struct conf_loader *ld, const struct conf_key *k,
 		if ((v = config_setting_get_string(e)) == NULL ||
 		    (f = conf_name_index(names, v)) == -1)
 			return conf_fail(ld, e, "\"%s\": %s%s%s is not a field "
-			    "(rule, connect_time or first_byte_time)", k->name,
+			    "(rule, connect_time, first_byte_time, route or sni)", k->name,
 			    v != NULL ? "\"" : "", v != NULL ? v : "an item that "
 			    "is not a string", v != NULL ? "\"" : "");
 		for (j = 0; j < cfg->naccess_log_fields; j++)
@@ -885,6 +885,7 @@ conf_free(struct conf *cfg)
 		free(cfg->rules[i].listen);
 		free(cfg->rules[i].upstream.backends);
 		free(cfg->rules[i].upstream.state);
+		conf_routes_free(&cfg->rules[i]);
 		/* The rest of a range's later ports is its first port's. */
 		if (cfg->rules[i].range_first != NULL)
 			continue;

@@ -69,6 +69,11 @@ static const struct conf_key rule_keys[] = {
 	    PROXY_TIMEOUT_MAX, offsetof(struct rule, proxy_timeout) },
 	{ "accept_proxy_from", conf_parse_allow, 0, 0,
 	    offsetof(struct rule, accept_proxy_from) },
+	{ "routes", conf_parse_routes, 0, 0, offsetof(struct rule, routes) },
+	{ "peek_timeout", conf_parse_duration, PEEK_TIMEOUT_MIN,
+	    PEEK_TIMEOUT_MAX, offsetof(struct rule, peek_timeout) },
+	{ "on_timeout", conf_parse_string, 0, 0,
+	    offsetof(struct rule, on_timeout_name) },
 };
 
 const struct conf_keys conf_rule_keys = {
@@ -377,6 +382,8 @@ parse_rule(struct conf_loader *ld, const config_setting_t *s,
 	r->connect_protocol = UNSET;
 	r->proxy_timeout = UNSET;
 	r->max_connections_per_client = r->connection_rate = UNSET;
+	r->peek_timeout = UNSET;
+	r->on_timeout = -1;
 	if (conf_parse_members(ld, s, &conf_rule_keys, r) == -1)
 		return -1;
 	if (r->connect_protocol == UNSET)
@@ -394,7 +401,7 @@ parse_rule(struct conf_loader *ld, const config_setting_t *s,
 			return conf_fail(ld, s, "out of memory");
 	}
 	if (rule_address(ld, s, "listen", r->listen, 1, &r->listen_addr) == -1 ||
-	    conf_rule_upstream(ld, s, r, nports) == -1 ||
+	    conf_rule_routes(ld, s, r, nports) == -1 ||
 	    rule_ipv6_only(ld, s, r) == -1 || rule_protocol_keys(ld, s, r) == -1 ||
 	    rule_proxy_keys(ld, s, r) == -1 || rule_transparent(ld, s, r) == -1)
 		return -1;
@@ -539,5 +546,6 @@ conf_rules_inherit(struct conf *cfg)
 			r->health_check = cfg->health_check;
 		if (!r->keepalive.enabled)
 			r->keepalive = cfg->keepalive;
+		conf_routes_inherit(cfg, r);
 	}
 }

@@ -42,6 +42,8 @@ struct conf_text;
 #define RESOLVE_INTERVAL_MAX	86400000	/* a day */
 #define PROXY_TIMEOUT_MIN	100		/* ms */
 #define PROXY_TIMEOUT_MAX	3600000
+#define PEEK_TIMEOUT_MIN	100		/* ms */
+#define PEEK_TIMEOUT_MAX	3600000
 
 /* A rule timeout that was not written and is inherited from the top level. */
 #define UNSET			(-1)
@@ -135,6 +137,19 @@ int	conf_upstream_state(struct upstream *u);
  */
 int	conf_rule_upstream(struct conf_loader *ld,
     const config_setting_t *rule, struct rule *r, unsigned nports);
+/*
+ * conf_route.c: a rule's routes (route.h).  conf_rule_routes() resolves
+ * r's upstream: its connect's, or, with routes, every route's (and
+ * checks what goes with routes); conf_routes_inherit() gives each
+ * route's destination what it did not set, once r has inherited, and
+ * its counters' index; conf_routes_free() frees r's routes.
+ */
+conf_key_parser conf_parse_routes;
+int	conf_rule_routes(struct conf_loader *ld,
+    const config_setting_t *rule, struct rule *r, unsigned nports);
+void	conf_routes_inherit(struct conf *cfg, struct rule *r);
+void	conf_routes_free(struct rule *r);
+
 /* Free what conf_parse_connect() stored in r. */
 void	conf_items_free(struct rule *r);
 

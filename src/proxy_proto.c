@@ -126,6 +126,25 @@ proxy_header(int version, bool stream, const struct sockaddr *src,
 	    header_v2(stream, &s, &d, buf);
 }
 
+size_t
+proxy_add_authority(unsigned char *buf, size_t len, const char *name)
+{
+	size_t	n = strlen(name), body;
+
+	if (len < 16 || memcmp(buf, v2_signature, sizeof(v2_signature)) != 0 ||
+	    n == 0 || n > 255)
+		return len;
+	buf[len] = 0x02;	/* PP2_TYPE_AUTHORITY */
+	buf[len + 1] = (unsigned char)(n >> 8);
+	buf[len + 2] = (unsigned char)(n & 0xff);
+	memcpy(buf + len + 3, name, n);
+	len += 3 + n;
+	body = len - 16;
+	buf[14] = (unsigned char)(body >> 8);
+	buf[15] = (unsigned char)(body & 0xff);
+	return len;
+}
+
 /* The bytes so far (n) agree with the start of s (slen): a prefix. */
 static bool
 prefix_of(const unsigned char *buf, size_t n, const void *s, size_t slen)

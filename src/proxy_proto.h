@@ -32,6 +32,14 @@ size_t	proxy_header(int version, bool stream, const struct sockaddr *src,
     const struct sockaddr *dst, unsigned char *buf);
 
 /*
+ * A v2 header of len bytes in buf (room for PROXY_AUTHORITY_MAX more)
+ * gains a PP2_TYPE_AUTHORITY TLV with name (the TLS SNI a route
+ * matched; at most 255 bytes): the new length.  v1 has no TLVs: len.
+ */
+#define PROXY_AUTHORITY_MAX	(3 + 255)
+size_t	proxy_add_authority(unsigned char *buf, size_t len, const char *name);
+
+/*
  * Reading a header a client sends (accept_proxy).  v1 is at most 107
  * bytes; a v2 header's address block and TLVs at most
  * PROXY_V2_BODY_MAX bytes (the spec allows more; nobody sends it).

@@ -56,6 +56,8 @@ struct connect_item {
 #define RULE_NAME_CHARS	"._-:/[]@+"
 #define RULE_NAME_MAX	64
 
+struct route;
+
 struct rule {
 	char               *listen;          /* as written, e.g. "[::]:8080" */
 	char               *name;            /* as written, or listen as
@@ -110,6 +112,17 @@ struct rule {
 	 * first, or alone.
 	 */
 	const struct rule  *range_first;
+	/*
+	 * routes (route.h): the first bytes pick where a connection goes.
+	 * With them, upstream holds every route's backends (each route's
+	 * own upstream is a slice of it) and connect names the routes.
+	 */
+	struct route       *routes;
+	size_t              nroutes;
+	int                 peek_timeout;    /* ms, for the first bytes */
+	int                 on_timeout;      /* a route's index, or -1 */
+	char               *on_timeout_name; /* as written, NULL = close */
+	const struct rule  *parent;          /* a route's dest: its rule */
 };
 
 /* What log lines call rule r: its name if it has one, else its listen. */

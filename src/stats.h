@@ -59,6 +59,12 @@ struct stats_rule {
 	volatile uint64_t	proxy_errors;	/* accept_proxy: bad header */
 	volatile uint64_t	evicted;	/* UDP sessions, for max_sessions */
 	volatile uint64_t	icmp_errors;	/* backend said unreachable */
+	volatile uint64_t	routed;		/* a route's (only): taken */
+	volatile uint64_t	unmatched;	/* routes: no route took it */
+	volatile uint64_t	peek_timeouts;	/* routes: undecided in time */
+	volatile uint64_t	peek_bad;	/* routes: too long undecided,
+						 * or gone before */
+	struct hist		peek;		/* routes: accept to the pick */
 	struct hist		connect;	/* accept to backend connected */
 	struct hist		first_byte;	/* connected to its first byte */
 	struct hist		duration;	/* accept (or session) to close */

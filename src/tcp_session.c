@@ -1,5 +1,6 @@
 /*
- * tcp_session.c - a forwarded TCP connection's life: connect to the
+ * tcp_session.c - a forwarded TCP connection's life: on a rule with
+ * routes, the peek that picks one (tcp_peek.c); connect to the
  * upstream (tcp_connect.c), relay (tcp_relay.c), time out, close, and
  * the access log line at the end.
  */
@@ -21,8 +22,10 @@
 #include "rule.h"
 #include "sock.h"
 #include "proxy_proto.h"
+#include "route.h"
 #include "stats.h"
 #include "tcp_connect.h"
+#include "tcp_peek.h"
 #include "tcp_relay.h"
 #include "tcp_session.h"
 #include "tcp_to_udp.h"
@@ -30,6 +33,7 @@
 #include "xprt.h"
 
 enum tcp_state {
+	TCP_PEEKING,		/* routes: the first bytes pick one */
 	TCP_CONNECTING,		/* the client is read; a backend is tried */
 	TCP_RELAYING,		/* bytes flow both ways */
 	TCP_CLOSING		/* to be closed when the handler returns */
@@ -38,7 +42,11 @@ enum tcp_state {
 struct tcp_session {
 	TAILQ_ENTRY(tcp_session) link;
 	struct tcp_sessions	*owner;
-	const struct rule	*rule;
+	const struct rule	*rule;		/* the listener's */
+	const struct rule	*dest;		/* where it connects: rule, or
+						 * its route's destination */
+	const struct route	*route;		/* the route taken, or NULL */
+	struct session_peek	*peek;		/* routes: from the accept on */
 	uint8_t			 state;		/* enum tcp_state */
 	/* How it ends, once CLOSING: */
 	int8_t			 reset_side;	/* closed with a reset, or -1 */
@@ -50,12 +58,20 @@ struct tcp_session {
 	struct tcp_connect	 connect;
 	struct tcp_relay	 relay;
 	int64_t			 started;
+	int64_t			 connect_from;	/* started, or the route's pick */
 	int64_t			 accepted_us;	/* stats_now_us() */
 	/* From then to connected, then to the first byte: us, or TIME_NONE. */
 	uint32_t		 connect_us, first_byte_us;
 	struct event_timer	 timer;		/* connect, then idle timeout */
 	struct sockaddr_any	 peer;
 	int			 client_hold;	/* client_limit_hold()'s */
+};
+
+/* What a session on a rule with routes keeps besides (pool). */
+struct session_peek {
+	struct tcp_peek		 look;
+	struct sockaddr_any	 local;		/* as a PROXY header said */
+	bool			 has_local;
 };
 
 struct tcp_sessions {
@@ -78,6 +94,8 @@ time_kept(uint64_t us)
 }
 
 static void session_io(struct event_loop *, int, int, void *);
+static void session_peek(struct tcp_session *);
+static void session_peek_timeout(struct tcp_session *);
 
 /*
  * The session is over: say how, for the access log and the debug line.
@@ -118,7 +136,7 @@ session_fail(struct tcp_session *ss, const char *result, const char *why,
     int err)
 {
 	static struct log_limit	 limit;
-	const struct rule	*rule = ss->rule;
+	const struct rule	*rule = ss->dest;
 	bool			 several = rule->upstream.nbackends > 1;
 	char			 backend[ADDR_STRLEN], client[ADDR_STRLEN];
 
@@ -198,7 +216,7 @@ session_free(struct tcp_session *ss)
 		    side_name[ss->err_side] : ss->why, strerror(ss->err));
 	log_debug("%s -> %s: connection from %s closed (%s): "
 	    "%llu bytes in, %llu bytes out, %lld.%03lld s",
-	    rule_log_name(ss->rule), ss->rule->connect,
+	    rule_log_name(ss->dest), ss->dest->connect,
 	    addr_format((const struct sockaddr *)&ss->peer.ss, client,
 	    sizeof(client)), why,
 	    (unsigned long long)r->dir[TCP_CLIENT].bytes,
@@ -208,6 +226,10 @@ session_free(struct tcp_session *ss)
 	    (int64_t)ss->connect_us;
 	times.first_byte_us = ss->first_byte_us == TIME_NONE ? -1 :
 	    (int64_t)ss->first_byte_us;
+	times.route = ss->route != NULL ? ss->route->name : NULL;
+	times.matched = ss->route == NULL ? NULL :
+	    ss->peek->look.sni[0] != '\0' ? ss->peek->look.sni :
+	    route_protocol_names[ss->route->protocol];
 	session_log_access(ts, ss->rule, ss->connect.backend,
 	    ss->connect.attempts, &ss->peer, ss->result,
 	    r->dir[TCP_CLIENT].bytes, r->dir[TCP_BACKEND].bytes, ss->started,
@@ -218,6 +240,10 @@ session_free(struct tcp_session *ss)
 	 * sees the client's count fall too.
 	 */
 	client_limit_release(ss->client_hold);
+	if (ss->peek != NULL) {
+		tcp_peek_end(&ss->peek->look, ts->env.pool);
+		pool_put(ts->env.pool, ss->peek, sizeof(*ss->peek));
+	}
 	tcp_connect_release(&ss->connect);
 	tcp_relay_close(&ts->env, r, ss->reset_side);
 	event_timer_cancel(ts->env.loop, &ss->timer);
@@ -255,12 +281,13 @@ session_connect(struct tcp_session *ss, int err)
 {
 	struct tcp_sessions *ts = ss->owner;
 	int64_t              now = event_now(ts->env.loop);
-	int64_t              deadline = ss->started + ss->rule->connect_timeout;
+	int64_t              deadline = ss->connect_from +
+	    ss->dest->connect_timeout;
 	/* Static: the session keeps the pointer until it is closed. */
 	static char          why[64];
 	int                  fd;
 
-	switch (tcp_connect_next(&ss->connect, ss->rule, now, deadline, &fd,
+	switch (tcp_connect_next(&ss->connect, ss->dest, now, deadline, &fd,
 	    &err)) {
 	case TCP_CONNECT_PENDING:
 		tcp_relay_attach_backend(&ss->relay, fd);
@@ -270,7 +297,7 @@ session_connect(struct tcp_session *ss, int err)
 			    strerror(errno));
 			session_short(ss, "event loop full", errno);
 		} else if (event_timer_arm(ts->env.loop, &ss->timer,
-		    tcp_connect_attempt_end(ss->rule, now, deadline)) == -1)
+		    tcp_connect_attempt_end(ss->dest, now, deadline)) == -1)
 			session_short(ss, "out of memory", ENOMEM);
 		break;
 	case TCP_CONNECT_SHORTAGE:
@@ -280,7 +307,7 @@ session_connect(struct tcp_session *ss, int err)
 		stats_rule(ss->rule)->no_backend++;
 		if (err == ETIMEDOUT) {
 			snprintf(why, sizeof(why), "timed out after %d ms",
-			    ss->rule->connect_timeout);
+			    ss->dest->connect_timeout);
 			session_fail(ss, ACCESSLOG_TIMEOUT, why, 0);
 		} else
 			session_fail(ss, ACCESSLOG_CONNECT_FAILED, err == 0 ?
@@ -307,7 +334,7 @@ session_connect_done(struct tcp_session *ss, int events)
 		return;
 	}
 	ss->state = TCP_RELAYING;
-	now_us = tcp_connect_succeeded(&ss->connect, ss->rule);
+	now_us = tcp_connect_succeeded(&ss->connect, ss->dest);
 	ss->connect_us = time_kept((uint64_t)(now_us - ss->accepted_us));
 	hist_add(&stats_rule(ss->rule)->connect, ss->connect_us);
 	tcp_relay_connected(r, now);
@@ -350,6 +377,15 @@ session_io(struct event_loop *loop, int fd, int events, void *data)
 	(void)loop;
 	BUG_ON(ss->state == TCP_CLOSING);
 	side = fd == ss->relay.fd[TCP_CLIENT] ? TCP_CLIENT : TCP_BACKEND;
+	if (ss->state == TCP_PEEKING) {
+		BUG_ON(side != TCP_CLIENT);
+		session_peek(ss);
+		/* Picked: the relay takes the bytes looked at, as a read. */
+		if (ss->state != TCP_CONNECTING) {
+			(void)session_settle(ss);
+			return;
+		}
+	}
 	if ((err = tcp_relay_note(&ss->relay, side, events)) != 0)
 		session_abort(ss, side, err);
 	else if (ss->state == TCP_CONNECTING && side == TCP_BACKEND &&
@@ -374,6 +410,11 @@ session_on_timer(struct event_timer *t, void *data)
 	struct tcp_relay   *r = &ss->relay;
 	int64_t             due;
 
+	if (ss->state == TCP_PEEKING) {
+		session_peek_timeout(ss);
+		(void)session_settle(ss);
+		return;
+	}
 	if (ss->state == TCP_CONNECTING) {
 		/* This backend's share of connect_timeout is over. */
 		event_close(loop, r->fd[TCP_BACKEND]);
@@ -420,12 +461,151 @@ client_proxy_header(int fd, const struct rule *rule,
 static int
 session_proxy_header(struct tcp_session *ss, const struct sockaddr_any *to)
 {
-	unsigned char	hdr[PROXY_HEADER_MAX];
+	unsigned char	hdr[PROXY_HEADER_MAX + PROXY_AUTHORITY_MAX];
 	size_t		len;
 
-	len = client_proxy_header(ss->relay.fd[TCP_CLIENT], ss->rule,
+	len = client_proxy_header(ss->relay.fd[TCP_CLIENT], ss->dest,
 	    &ss->peer, to, hdr);
+	/* v2 to a route's backend: the name its client asked for. */
+	if (ss->peek != NULL && ss->peek->look.sni[0] != '\0' &&
+	    ss->route->protocol == ROUTE_TLS)
+		len = proxy_add_authority(hdr, len, ss->peek->look.sni);
 	return tcp_relay_preamble(&ss->owner->env, &ss->relay, hdr, len);
+}
+
+/*
+ * The peek stage ends without a route: say so (rate-limited), count it
+ * in what (a counter of the rule's) and close.
+ */
+static void
+session_unrouted(struct tcp_session *ss, volatile uint64_t *what,
+    const char *result, const char *why)
+{
+	static struct log_limit	 limit;
+	char			 client[ADDR_STRLEN];
+
+	(*what)++;
+	log_limited_at(&limit, LOG_LEVEL_NOTICE, "%s: closed client %s: %s "
+	    "(%u bytes read)", rule_log_name(ss->rule),
+	    addr_format((const struct sockaddr *)&ss->peer.ss, client,
+	    sizeof(client)), why, (unsigned)ss->peek->look.len);
+	session_end(ss, -1, result, why, 0);
+}
+
+/*
+ * The peek picked route rt: the session connects to its upstream, from
+ * now on for connect_timeout, a PROXY header first if it sends one.
+ */
+static void
+session_route(struct tcp_session *ss, const struct route *rt)
+{
+	struct tcp_sessions	*ts = ss->owner;
+	uint64_t		 us = (uint64_t)(stats_now_us() -
+				    ss->accepted_us);
+
+	ss->route = rt;
+	ss->dest = &rt->dest;
+	ss->state = TCP_CONNECTING;
+	ss->connect_from = event_now(ts->env.loop);
+	tcp_peek_end(&ss->peek->look, ts->env.pool);
+	hist_add(&stats_rule(ss->rule)->peek, us);
+	hist_add(&stats_rule(ss->dest)->peek, us);
+	stats_rule(ss->dest)->routed++;
+	if (ss->dest->send_proxy != PROXY_OFF && session_proxy_header(ss,
+	    ss->peek->has_local ? &ss->peek->local : NULL) == -1)
+		session_short(ss, "no buffer for the PROXY header", errno);
+	else
+		session_connect(ss, 0);
+}
+
+/* The client's socket reported events while its route is not known. */
+static void
+session_peek(struct tcp_session *ss)
+{
+	struct tcp_sessions	*ts = ss->owner;
+	const struct route	*rt = NULL;
+	struct stats_rule	*sr = stats_rule(ss->rule);
+	int			 err;
+
+	switch (tcp_peek_look(&ss->peek->look, ss->relay.fd[TCP_CLIENT],
+	    ts->env.xprt, ss->rule, &rt, &err)) {
+	case TCP_PEEK_AGAIN:
+		break;
+	case TCP_PEEK_ROUTE:
+		session_route(ss, rt);
+		break;
+	case TCP_PEEK_UNMATCHED:
+		session_unrouted(ss, &sr->unmatched, ACCESSLOG_UNMATCHED,
+		    "no route matches its first bytes");
+		break;
+	case TCP_PEEK_OVERSIZED:
+		session_unrouted(ss, &sr->peek_bad, ACCESSLOG_UNMATCHED,
+		    "its first message is too long to pick a route");
+		break;
+	case TCP_PEEK_CLOSED:
+	case TCP_PEEK_SHORTAGE:
+		sr->peek_bad++;
+		if (err != 0)
+			session_abort(ss, TCP_CLIENT, err);
+		else
+			session_end(ss, -1, ACCESSLOG_UNMATCHED,
+			    "closed before a route was picked", 0);
+		break;
+	}
+}
+
+/*
+ * peek_timeout ran out, bytes or not: on_timeout's route (the relay
+ * then takes what is queued), or the client is closed.
+ */
+static void
+session_peek_timeout(struct tcp_session *ss)
+{
+	const struct rule	*rule = ss->rule;
+
+	if (rule->on_timeout < 0) {
+		session_unrouted(ss, &stats_rule(rule)->peek_timeouts,
+		    ACCESSLOG_PEEK_TIMEOUT, "no route picked within "
+		    "peek_timeout");
+		return;
+	}
+	stats_rule(rule)->peek_timeouts++;
+	session_route(ss, &rule->routes[rule->on_timeout]);
+	/* Edge-triggered: what the client sent is not reported again. */
+	if (ss->state == TCP_CONNECTING &&
+	    tcp_relay_note(&ss->relay, TCP_CLIENT, EV_READ) == 0)
+		session_relay(ss);
+}
+
+/*
+ * A rule with routes: the session waits for the bytes that pick one
+ * (or peek_timeout), looking without taking; local: a PROXY header's.
+ */
+static void
+session_peek_start(struct tcp_session *ss, const struct sockaddr_any *local)
+{
+	struct tcp_sessions	*ts = ss->owner;
+	struct session_peek	*sp;
+
+	if ((sp = pool_get(ts->env.pool, sizeof(*sp))) == NULL) {
+		session_short(ss, "no memory to peek", ENOMEM);
+		return;
+	}
+	ss->peek = sp;
+	sp->has_local = local != NULL;
+	if (local != NULL)
+		sp->local = *local;
+	if (tcp_peek_init(&sp->look, ts->env.pool, ss->rule) == -1) {
+		session_short(ss, "no memory to peek", ENOMEM);
+		return;
+	}
+	ss->state = TCP_PEEKING;
+	if (event_set(ts->env.loop, ss->relay.fd[TCP_CLIENT], EV_EDGE |
+	    EV_READ, session_io, ss) == -1)
+		session_short(ss, "event loop full", errno);
+	else if (event_timer_arm(ts->env.loop, &ss->timer, ss->started +
+	    ss->rule->peek_timeout) == -1)
+		session_short(ss, "out of memory", ENOMEM);
 }
 
 void
@@ -477,12 +657,12 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 	}
 	memset(ss, 0, sizeof(*ss));
 	ss->owner = ts;
-	ss->rule = rule;
+	ss->rule = ss->dest = rule;
 	ss->state = TCP_CONNECTING;
 	ss->reset_side = ss->err_side = -1;
 	ss->peer = *peer;
 	ss->client_hold = client_limit_hold(rule, peer, now);
-	ss->started = now;
+	ss->started = ss->connect_from = now;
 	tcp_connect_init(&ss->connect, (const struct sockaddr *)&ss->peer.ss);
 	tcp_relay_init(&ss->relay, client_fd, rule->buffer_size, rule->splice,
 	    now);
@@ -500,8 +680,10 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 	if (rule->keepalive.enabled)
 		sock_keepalive(client_fd, &rule->keepalive);
 #endif
+	if (rule->nroutes > 0)
+		session_peek_start(ss, local);
 	/* Read early: the request waits in the buffer for the connect. */
-	if (rule->send_proxy != PROXY_OFF &&
+	else if (rule->send_proxy != PROXY_OFF &&
 	    session_proxy_header(ss, local) == -1)
 		session_short(ss, "no buffer for the PROXY header", errno);
 	else if (event_set(ts->env.loop, client_fd, EV_EDGE | EV_READ,

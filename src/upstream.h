@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "addr.h"
 
@@ -59,7 +60,18 @@ struct backend {
 	unsigned            stat;            /* its counters (stats.h); a
 					      * range's ports share them */
 	struct backend_load *load;           /* its upstream's state of it */
+	const char         *route;           /* the route it is of (route.h),
+					      * NULL: the rule's own */
 };
+
+/* Whether a and b are of the same route (or both a rule's own). */
+static inline bool
+backend_same_route(const struct backend *a, const struct backend *b)
+{
+	if (a->route == NULL || b->route == NULL)
+		return a->route == b->route;
+	return strcmp(a->route, b->route) == 0;
+}
 
 /*
  * Where a rule forwards to: every address of every item of connect, in

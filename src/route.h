@@ -1,0 +1,79 @@
+/*
+ * route.h - content routing on a TCP rule (issue 25): an ordered list
+ * of routes, each with what it matches in the client's first bytes
+ * (probe.h) and where it goes.  The peek stage (tcp_peek.c) picks the
+ * first route that matches; the session then connects to that route's
+ * upstream as it would to a rule's.
+ *
+ * A route's destination is a struct rule of its own (route->dest): a
+ * copy of its rule's settings with the route's connect, balance,
+ * send_proxy, health_check, connect_timeout and source, so that
+ * tcp_connect.c, balance.c and health.c serve it unchanged.  Its
+ * backends live in its rule's upstream too (a slice of it, each
+ * backend's route naming the route), so that whatever walks a rule's
+ * backends (the checker, health and counters carried over a reload,
+ * the control socket, forwarding-loop checks) walks the routes' as well.
+ */
+#ifndef FERRYD_ROUTE_H
+#define FERRYD_ROUTE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <regex.h>
+
+#include "rule.h"
+
+/* What a route's protocol key names; in the order ROUTES.md lists. */
+enum route_protocol {
+	ROUTE_ANY = 0,		/* anything: no probe */
+	ROUTE_TLS,
+	ROUTE_SSH,
+	ROUTE_HTTP,
+	ROUTE_OPENVPN,
+	ROUTE_SOCKS5,
+	ROUTE_XMPP
+};
+
+#define ROUTE_PROTOCOLS		7
+#define DEFAULT_PEEK_TIMEOUT	5000	/* ms, as sslh's timeout */
+#define ROUTES_MAX		64	/* routes of one rule */
+
+/* sni, alpn, host: names as written (lower-cased, but for alpn). */
+struct route_names {
+	char	**v;
+	size_t	  n;
+};
+
+struct route {
+	char		   *name;	/* as written */
+	int		    protocol;	/* enum route_protocol */
+	struct route_names  sni;	/* "*.x" matches under x */
+	struct route_names  alpn;
+	struct route_names  host;
+	bool		    no_sni;	/* a hello without SNI matches */
+	regex_t		   *regex;	/* POSIX extended, compiled */
+	size_t		    nregex;
+	int		    line;	/* of the route, for messages */
+	bool		    sliced;	/* dest's backends are the rule's */
+	/* Where it goes: the rule's settings, the route's upstream. */
+	struct rule	    dest;
+};
+
+/* Whether route rt matches anything (no match key at all). */
+static inline bool
+route_is_default(const struct route *rt)
+{
+	return rt->protocol == ROUTE_ANY && rt->nregex == 0;
+}
+
+/* The protocol names as in the configuration, by enum route_protocol. */
+extern const char *const route_protocol_names[];
+
+/*
+ * Whether name (lower case) is one of names: equal, or under a "*.x"
+ * entry (one label or more before x).
+ */
+bool	route_name_match(const struct route_names *names, const char *name);
+
+#endif

@@ -1,0 +1,202 @@
+/*
+ * tcp_peek.c - which route a client's first bytes pick (route.h): look
+ * at them without taking them, run each probe a route needs once per
+ * look (the stateful ones, TLS and HTTP, go on where they stopped:
+ * nothing is parsed twice), and take the first route in order that
+ * matches.  A route whose probe wants more bytes holds back the routes
+ * after it, so the order written is the order of preference.
+ */
+#include "ferryd.h"
+
+#include <regex.h>
+#include <string.h>
+
+#include "pool.h"
+#include "probe.h"
+#include "route.h"
+#include "rule.h"
+#include "tcp_peek.h"
+#include "xprt.h"
+
+/*
+ * One look's bytes: a worker runs one look at a time, and a look's
+ * bytes are not kept (the socket keeps them), so one buffer serves
+ * every session.  One more byte for a NUL, for regexec.
+ */
+static uint8_t	look[PROBE_PEEK_MAX + 1];
+
+/* Whether a route of rule needs protocol proto's probe. */
+static bool
+rule_needs(const struct rule *rule, int proto)
+{
+	size_t	i;
+
+	for (i = 0; i < rule->nroutes; i++)
+		if (rule->routes[i].protocol == proto)
+			return true;
+	return false;
+}
+
+int
+tcp_peek_init(struct tcp_peek *p, struct pool *pool, const struct rule *rule)
+{
+	memset(p, 0, sizeof(*p));
+	p->tls_v = p->http_v = PROBE_AGAIN;
+	if (!rule_needs(rule, ROUTE_TLS))
+		return 0;
+	if ((p->tls = pool_get(pool, sizeof(*p->tls))) == NULL)
+		return -1;
+	/* Its fields, not its buffer: the probe writes before it reads. */
+	memset(p->tls, 0, offsetof(struct probe_tls, hello));
+	p->tls->hello_len = 0;
+	p->tls->has_sni = false;
+	p->tls->nalpn = 0;
+	return 0;
+}
+
+void
+tcp_peek_end(struct tcp_peek *p, struct pool *pool)
+{
+	if (p->tls != NULL)
+		pool_put(pool, p->tls, sizeof(*p->tls));
+	p->tls = NULL;
+}
+
+/* Protocol proto's verdict on the len bytes so far (once per look). */
+static enum probe_verdict
+protocol_verdict(struct tcp_peek *p, int proto, size_t len)
+{
+	switch (proto) {
+	case ROUTE_TLS:
+		if (p->tls_v == PROBE_AGAIN)
+			p->tls_v = (uint8_t)probe_tls(p->tls, look, len);
+		return (enum probe_verdict)p->tls_v;
+	case ROUTE_HTTP:
+		if (p->http_v == PROBE_AGAIN)
+			p->http_v = (uint8_t)probe_http(&p->http, look, len);
+		return (enum probe_verdict)p->http_v;
+	case ROUTE_SSH:
+		return probe_ssh(look, len);
+	case ROUTE_OPENVPN:
+		return probe_openvpn(look, len);
+	case ROUTE_SOCKS5:
+		return probe_socks5(look, len);
+	case ROUTE_XMPP:
+		return probe_xmpp(look, len);
+	default:
+		return PROBE_MATCH;
+	}
+}
+
+/* A ClientHello's SNI and ALPN against the route's lists. */
+static bool
+tls_matches(const struct route *rt, const struct probe_tls *tls)
+{
+	size_t	i;
+	int	j;
+
+	if ((rt->sni.n > 0 || rt->no_sni) && (!tls->has_sni ? !rt->no_sni :
+	    !route_name_match(&rt->sni, tls->sni)))
+		return false;
+	if (rt->alpn.n == 0)
+		return true;
+	/* The client offers any of them. */
+	for (j = 0; j < tls->nalpn && j < PROBE_ALPN_MAX; j++)
+		for (i = 0; i < rt->alpn.n; i++)
+			if (strcmp(rt->alpn.v[i], tls->alpn[j]) == 0)
+				return true;
+	return false;
+}
+
+/* Whether a pattern of rt matches the len bytes so far. */
+static bool
+regex_matches(const struct route *rt, size_t len)
+{
+	regmatch_t	m[1];
+	size_t		i;
+	int		flags = 0;
+
+	look[len] = '\0';
+#ifdef REG_STARTEND
+	/* The bytes as they are, a NUL among them included. */
+	m[0].rm_so = 0;
+	m[0].rm_eo = (regoff_t)len;
+	flags = REG_STARTEND;
+#endif
+	for (i = 0; i < rt->nregex; i++)
+		if (regexec(&rt->regex[i], (const char *)look, 1, m, flags) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Route rt's verdict on the len bytes so far.  A regex is judged on
+ * the bytes at hand (as sslh does): it matches or it does not, and is
+ * judged again at a later look only if a route before it held on.
+ */
+static enum probe_verdict
+route_verdict(struct tcp_peek *p, const struct route *rt, size_t len)
+{
+	enum probe_verdict	v = protocol_verdict(p, rt->protocol, len);
+
+	if (v != PROBE_MATCH)
+		return v;
+	if (rt->protocol == ROUTE_TLS && !tls_matches(rt, p->tls))
+		return PROBE_NO;
+	if (rt->protocol == ROUTE_HTTP && rt->host.n > 0 &&
+	    (!p->http.has_host || !route_name_match(&rt->host, p->http.host)))
+		return PROBE_NO;
+	if (rt->nregex > 0 && !regex_matches(rt, len))
+		return PROBE_NO;
+	return PROBE_MATCH;
+}
+
+/* What the chosen route matched, kept for PROXY v2 and the access log. */
+static void
+peek_note(struct tcp_peek *p, const struct route *rt)
+{
+	const char	*name = "";
+
+	if (rt->protocol == ROUTE_TLS && p->tls->has_sni)
+		name = p->tls->sni;
+	else if (rt->protocol == ROUTE_HTTP && p->http.has_host)
+		name = p->http.host;
+	strncpy(p->sni, name, sizeof(p->sni) - 1);
+	p->sni[sizeof(p->sni) - 1] = '\0';
+}
+
+enum tcp_peek_status
+tcp_peek_look(struct tcp_peek *p, int fd, const struct xprt_ops *xprt,
+    const struct rule *rule, const struct route **route, int *err)
+{
+	enum probe_verdict	v = PROBE_NO;
+	ssize_t			n;
+	size_t			i;
+
+	*err = 0;
+	n = xprt->peek(fd, look, PROBE_PEEK_MAX);
+	if (n == -1) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+			return TCP_PEEK_AGAIN;
+		*err = errno;
+		return TCP_PEEK_CLOSED;
+	}
+	if (n == 0)
+		return TCP_PEEK_CLOSED;
+	if ((size_t)n <= p->len)
+		return TCP_PEEK_AGAIN;	/* nothing new */
+	p->len = (uint32_t)n;
+	for (i = 0; i < rule->nroutes; i++) {
+		v = route_verdict(p, &rule->routes[i], (size_t)n);
+		if (v == PROBE_MATCH) {
+			*route = &rule->routes[i];
+			peek_note(p, *route);
+			return TCP_PEEK_ROUTE;
+		}
+		if (v == PROBE_AGAIN)
+			break;
+	}
+	if (v == PROBE_NO)
+		return TCP_PEEK_UNMATCHED;
+	return n == PROBE_PEEK_MAX ? TCP_PEEK_OVERSIZED : TCP_PEEK_AGAIN;
+}

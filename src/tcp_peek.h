@@ -1,0 +1,57 @@
+/*
+ * tcp_peek.h - the peek stage of a TCP session on a rule with routes
+ * (route.h): between the accept (and an accept_proxy header) and the
+ * connect, the client's first bytes are looked at, not taken, until the
+ * routes' probes (probe.h) pick a route.  The bytes stay queued on the
+ * client socket, so they reach the chosen backend first (after a PROXY
+ * header) and the relay goes on as for any rule, splice included.
+ */
+#ifndef FERRYD_TCP_PEEK_H
+#define FERRYD_TCP_PEEK_H
+
+#include <stdint.h>
+
+#include "probe.h"
+
+struct pool;
+struct route;
+struct rule;
+struct xprt_ops;
+
+struct tcp_peek {
+	struct probe_tls	*tls;	/* from the pool while undecided, if a
+					 * route needs it */
+	struct probe_http	 http;
+	uint8_t			 tls_v, http_v;	/* enum probe_verdict */
+	uint32_t		 len;	/* bytes looked at so far */
+	/* What the chosen route matched, for PROXY v2 and the access log. */
+	char			 sni[PROBE_NAME_MAX + 1];
+};
+
+enum tcp_peek_status {
+	TCP_PEEK_AGAIN,		/* undecided: wait for more bytes */
+	TCP_PEEK_ROUTE,		/* *route is the client's */
+	TCP_PEEK_UNMATCHED,	/* no route takes what it sent */
+	TCP_PEEK_OVERSIZED,	/* PROBE_PEEK_MAX bytes, still undecided */
+	TCP_PEEK_CLOSED,	/* the client closed (*err 0) or failed */
+	TCP_PEEK_SHORTAGE	/* no memory for a probe's state */
+};
+
+/* Before the first look, for rule's routes. 0, or -1 (ENOMEM). */
+int	tcp_peek_init(struct tcp_peek *p, struct pool *pool,
+    const struct rule *rule);
+
+/*
+ * Look at what client socket fd has queued (through xprt's peek) and
+ * run the probes rule's routes need on the bytes new since the last
+ * look; the first route in order that matches wins, and one still
+ * undecided holds back those after it.
+ */
+enum tcp_peek_status tcp_peek_look(struct tcp_peek *p, int fd,
+    const struct xprt_ops *xprt, const struct rule *rule,
+    const struct route **route, int *err);
+
+/* The peek is over (decided or not): the probes' state goes back. */
+void	tcp_peek_end(struct tcp_peek *p, struct pool *pool);
+
+#endif
