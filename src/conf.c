@@ -812,16 +812,16 @@ conf_load_syntax(const char *path, int syntax, char *err, size_t errlen)
 	return cfg;
 }
 
-/* Load conv, converted from the file at path (or sslh's command line). */
+/* Load conv, converted from the file at path (and other, lines -1). */
 static struct conf *
-load_converted(const char *path, int syntax, struct conf_conv *conv,
-    char *err, size_t errlen)
+load_converted(const char *path, const char *other, int syntax,
+    struct conf_conv *conv, char *err, size_t errlen)
 {
 	struct conf_loader	 ld = { path, err, errlen, NULL, false };
 	struct conf_text	 ctext;
 	struct conf		*cfg = NULL;
 
-	if (conf_text_from_lines(path, conv->text, conv->linemap,
+	if (conf_text_from_lines(path, other, conv->text, conv->linemap,
 	    conv->nlines, &ctext) == 0) {
 		ld.text = &ctext;
 		cfg = load(&ld, syntax, &ctext);
@@ -842,8 +842,8 @@ conf_load_rinetd(const char *path, char *err, size_t errlen)
 	if ((text = rinetd_read(path, err, errlen)) == NULL)
 		return NULL;
 	if (rinetd_convert(path, text, &conv, err, errlen) == 0)
-		cfg = load_converted(path, CONF_SYNTAX_RINETD, &conv, err,
-		    errlen);
+		cfg = load_converted(path, NULL, CONF_SYNTAX_RINETD, &conv,
+		    err, errlen);
 	free(text);
 	return cfg;
 }
@@ -856,8 +856,8 @@ conf_load_sslh(const struct sslh_cmdline *cl, char *err, size_t errlen)
 
 	if (sslh_convert(cl, &conv, &foreground, err, errlen) == -1)
 		return NULL;
-	return load_converted(sslh_source(cl), CONF_SYNTAX_SSLH, &conv, err,
-	    errlen);
+	return load_converted(sslh_source(cl), SSLH_CMDLINE, CONF_SYNTAX_SSLH,
+	    &conv, err, errlen);
 }
 
 struct conf *

@@ -75,21 +75,19 @@ conf_out_printf(struct conf_out *o, int num, const char *fmt, ...)
 void
 conf_out_quoted(struct conf_out *o, int num, const char *s)
 {
-	size_t	n;
+	const unsigned char	*p;
 
 	conf_out_bytes(o, num, "\"", 1);
-	while (*s != '\0') {
-		n = strcspn(s, "\"\\\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a"
-		    "\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18"
-		    "\x19\x1a\x1b\x1c\x1d\x1e\x1f");
-		conf_out_bytes(o, num, s, n);
-		s += n;
-		if (*s == '"' || *s == '\\') {
+	for (; *s != '\0'; s = (const char *)p) {
+		for (p = (const unsigned char *)s; *p >= ' ' && *p < 0x7f &&
+		    *p != '"' && *p != '\\'; p++)
+			;
+		conf_out_bytes(o, num, s, (size_t)((const char *)p - s));
+		if (*p == '"' || *p == '\\') {
 			conf_out_bytes(o, num, "\\", 1);
-			conf_out_bytes(o, num, s++, 1);
-		} else if (*s != '\0')
-			conf_out_printf(o, num, "\\x%02x",
-			    (unsigned char)*s++);
+			conf_out_bytes(o, num, (const char *)p++, 1);
+		} else if (*p != '\0')
+			conf_out_printf(o, num, "\\x%02x", *p++);
 	}
 	conf_out_bytes(o, num, "\"", 1);
 }

@@ -38,8 +38,9 @@ void	 conf_out_bytes(struct conf_out *o, int num, const char *s, size_t n);
 /* For short, bounded text (under 400 bytes); long values: _quoted(). */
 void	 conf_out_printf(struct conf_out *o, int num, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
-/* s as a libconfig string: quotes and backslashes escaped, control
- * characters as \xNN (the caller decides whether it allows them). */
+/* s as a libconfig string: quotes and backslashes escaped, bytes other
+ * than printable ASCII as \xNN (the caller decides whether it allows
+ * them). */
 void	 conf_out_quoted(struct conf_out *o, int num, const char *s);
 /* "INDENT# WHAT: TEXT\n", TEXT's control characters made '?'. */
 void	 conf_out_comment(struct conf_out *o, int num, const char *indent,

@@ -697,7 +697,7 @@ apply_cmdline(struct sslh *s, const struct sslh_cmdline *cl)
 
 	for (i = 0; rc == 0 && i < cl->nopts; i++) {
 		o = &cl->opts[i];
-		from.line = 0;
+		from.line = -1;
 		from.text = o->shown;
 		str = strcmp(o->name, "user") == 0 ? &s->user :
 		    strcmp(o->name, "pidfile") == 0 ? &s->pidfile :

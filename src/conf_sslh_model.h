@@ -20,7 +20,7 @@
 
 /* Where a setting comes from: a line of sslh.cfg, or the command line. */
 struct sslh_origin {
-	int		 line;		/* 0: the command line */
+	int		 line;		/* -1: the command line; 0: neither */
 	const char	*text;		/* the line, or "--ssh host:22" */
 };
 

@@ -39,7 +39,7 @@ out_origin(struct conf_out *o, const char *indent,
 		snprintf(what, sizeof(what), "line %d", from->line);
 		conf_out_comment(o, from->line, indent, what, from->text);
 	} else
-		conf_out_comment(o, 0, indent, SSLH_CMDLINE, from->text);
+		conf_out_comment(o, from->line, indent, SSLH_CMDLINE, from->text);
 }
 
 static int
