@@ -572,9 +572,9 @@ top_other(struct sslh *s, const struct source *src, const config_setting_t *c,
 		if (key[0] == 'i' && v != 0)
 			return sslh_fail(s, &from, "inetd: ferryd listens itself; "
 			    "it does not run from inetd");
-		if (key[0] == 'n' && v == 0)
-			return add_note(s, &from, "numeric: ferryd logs "
-			    "addresses as numbers");
+		if (key[0] == 'n')	/* true: as ferryd logs */
+			return v != 0 ? 0 : add_note(s, &from, "numeric: "
+			    "ferryd logs addresses as numbers");
 		return v == 0 ? 0 : add_note(s, &from, "%s: %s", key,
 		    strcmp(key, "version") == 0 ? "ferryd -V says its version" : "ferryd's log_level "
 		    "(from verbose) says how much it logs");

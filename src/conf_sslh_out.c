@@ -459,7 +459,10 @@ out_tcp_rule(struct sslh *s, struct conf_out *o, const struct sslh_listen *l,
 	return 0;
 }
 
-/* Route names: sslh's protocol names, "_2" and on for the same again. */
+/*
+ * Route names: sslh's protocol names, "_2" and on for the same again
+ * (among the TCP ones: UDP protocols make no route).
+ */
 static void
 name_routes(struct sslh *s)
 {
@@ -467,7 +470,8 @@ name_routes(struct sslh *s)
 
 	for (i = 0; i < s->nps; i++) {
 		for (j = 0, n = 1; j < i; j++)
-			n += strcmp(s->ps[j].name, s->ps[i].name) == 0;
+			n += strcmp(s->ps[j].name, s->ps[i].name) == 0 &&
+			    s->ps[j].is_udp == s->ps[i].is_udp;
 		if (n == 1)
 			snprintf(s->ps[i].route, sizeof(s->ps[i].route), "%s",
 			    s->ps[i].name);
