@@ -15,6 +15,7 @@
 #include "conf.h"
 #include "health.h"
 #include "maglev.h"
+#include "route.h"
 #include "rule.h"
 #include "upstream.h"
 
@@ -28,20 +29,23 @@ struct candidates {
 void
 balance_init(const struct conf *cfg)
 {
+	const struct upstream	*u;
 	struct upstream_state	*st;
 	uint64_t		 seed;
-	size_t			 i;
+	size_t			 i, d;
 
 	seed = (uint64_t)getpid() * 0x9e3779b97f4a7c15ULL ^
 	    (uint64_t)clock_ms();
-	for (i = 0; i < cfg->nrules; i++) {
-		st = cfg->rules[i].upstream.state;
-		memset(st->load, 0, cfg->rules[i].upstream.nbackends *
-		    sizeof(st->load[0]));
-		st->turn = 0;
-		/* Each upstream its own sequence. */
-		st->rng = seed + (uint64_t)i * 0x9e3779b97f4a7c15ULL;
-	}
+	for (i = 0; i < cfg->nrules; i++)
+		for (d = 0; d < rule_ndests(&cfg->rules[i]); d++) {
+			u = &rule_dest(&cfg->rules[i], d)->upstream;
+			st = u->state;
+			memset(st->load, 0, u->nbackends * sizeof(st->load[0]));
+			st->turn = 0;
+			/* Each upstream its own sequence. */
+			st->rng = seed + (uint64_t)(i * ROUTES_MAX + d) *
+			    0x9e3779b97f4a7c15ULL;
+		}
 }
 
 static uint64_t

@@ -27,6 +27,7 @@
 #include "health.h"
 #include "log.h"
 #include "proctitle.h"
+#include "route.h"
 #include "rule.h"
 #include "sandbox.h"
 #include "sig.h"
@@ -65,11 +66,12 @@ static void probe_start(struct probe *);
 bool
 checker_needed(const struct conf *cfg)
 {
-	size_t	i;
+	size_t	i, d;
 
 	for (i = 0; i < cfg->nrules; i++)
-		if (cfg->rules[i].health_check.enabled)
-			return true;
+		for (d = 0; d < rule_ndests(&cfg->rules[i]); d++)
+			if (rule_dest(&cfg->rules[i], d)->health_check.enabled)
+				return true;
 	return false;
 }
 
@@ -322,37 +324,53 @@ checker_on_signal(struct event_loop *loop, int fd, int events, void *data)
 	sig_drain();
 }
 
-/* A probe for every backend of every checked rule, spread over a round. */
+/* The probes of destination r's backends, from probe *k on, of n. */
+static int
+checker_dest_probes(struct checker *ck, const struct rule *r, size_t *k,
+    size_t n)
+{
+	struct probe	*p;
+	size_t		 j;
+
+	for (j = 0; j < r->upstream.nbackends; j++, (*k)++) {
+		p = &ck->probes[*k];
+		p->owner = ck;
+		p->rule = r;
+		p->backend = &r->upstream.backends[j];
+		p->fd = -1;
+		event_timer_init(&p->timer, probe_on_timer, p);
+		/* The first round at once, spread over 100 ms. */
+		if (event_timer_arm(ck->loop, &p->timer,
+		    event_now(ck->loop) + (int64_t)(*k * 100 / n)) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * A probe for every backend of every checked rule (of a rule with
+ * routes, by each route's health_check), spread over a round.
+ */
 static int
 checker_probes(struct checker *ck, const struct conf *cfg)
 {
 	const struct rule	*r;
-	struct probe		*p;
-	size_t			 i, j, n = 0, k = 0;
+	size_t			 i, d, n = 0, k = 0;
 
 	for (i = 0; i < cfg->nrules; i++)
-		if (cfg->rules[i].health_check.enabled)
-			n += cfg->rules[i].upstream.nbackends;
+		for (d = 0; d < rule_ndests(&cfg->rules[i]); d++)
+			if ((r = rule_dest(&cfg->rules[i], d))->
+			    health_check.enabled)
+				n += r->upstream.nbackends;
 	if ((ck->probes = calloc(n, sizeof(*ck->probes))) == NULL)
 		return -1;
 	ck->nprobes = n;
-	for (i = 0; i < cfg->nrules; i++) {
-		r = &cfg->rules[i];
-		if (!r->health_check.enabled)
-			continue;
-		for (j = 0; j < r->upstream.nbackends; j++, k++) {
-			p = &ck->probes[k];
-			p->owner = ck;
-			p->rule = r;
-			p->backend = &r->upstream.backends[j];
-			p->fd = -1;
-			event_timer_init(&p->timer, probe_on_timer, p);
-			/* The first round at once, spread over 100 ms. */
-			if (event_timer_arm(ck->loop, &p->timer,
-			    event_now(ck->loop) + (int64_t)(k * 100 / n)) == -1)
+	for (i = 0; i < cfg->nrules; i++)
+		for (d = 0; d < rule_ndests(&cfg->rules[i]); d++)
+			if ((r = rule_dest(&cfg->rules[i], d))->
+			    health_check.enabled &&
+			    checker_dest_probes(ck, r, &k, n) == -1)
 				return -1;
-		}
-	}
 	return 0;
 }
 

@@ -33,6 +33,7 @@
 #include "conf_sslh.h"
 #include "event.h"
 #include "log.h"
+#include "route.h"
 #include "rule.h"
 #include "upstream.h"
 
@@ -635,7 +636,9 @@ conf_same_backends(const struct conf *a, const struct conf *b)
 			return false;
 		for (j = 0; j < ua->nbackends; j++)
 			if (!addr_equal(&ua->backends[j].addr,
-			    &ub->backends[j].addr))
+			    &ub->backends[j].addr) ||
+			    !backend_same_route(&ua->backends[j],
+			    &ub->backends[j]))
 				return false;
 	}
 	return true;
@@ -661,7 +664,7 @@ static bool
 same_slot(const struct rule *ra, const struct backend *ba,
     const struct backend *bb)
 {
-	return ra->upstream.balance != BALANCE_HASH &&
+	return rule_dest_of(ra, ba)->upstream.balance != BALANCE_HASH &&
 	    ba->addr.ss.ss_family == bb->addr.ss.ss_family &&
 	    ba->has_source == bb->has_source &&
 	    (!ba->has_source || addr_equal(&ba->source, &bb->source));
@@ -681,8 +684,12 @@ conf_same_shape(const struct conf *a, const struct conf *b)
 		if (ra->upstream.nbackends != rb->upstream.nbackends ||
 		    !addr_equal(&ra->listen_addr, &rb->listen_addr))
 			return false;
+		if (ra->nroutes != rb->nroutes)
+			return false;
 		for (j = 0; j < ra->upstream.nbackends; j++)
 			if (!same_slot(ra, &ra->upstream.backends[j],
+			    &rb->upstream.backends[j]) ||
+			    !backend_same_route(&ra->upstream.backends[j],
 			    &rb->upstream.backends[j]))
 				return false;
 	}

@@ -12,6 +12,7 @@
 #include "conf.h"
 #include "health.h"
 #include "log.h"
+#include "route.h"
 #include "rule.h"
 #include "upstream.h"
 
@@ -35,7 +36,8 @@ old_cell(const struct rule_map *old, const struct rule *r,
 		return NULL;
 	for (j = 0; j < o->upstream.nbackends; j++)
 		if (o->upstream.backends[j].id < ncells &&
-		    addr_equal(&o->upstream.backends[j].addr, &b->addr))
+		    addr_equal(&o->upstream.backends[j].addr, &b->addr) &&
+		    backend_same_route(&o->upstream.backends[j], b))
 			return &cells[o->upstream.backends[j].id];
 	return NULL;
 }
@@ -69,17 +71,20 @@ health_table_new(const struct conf *cfg, const struct conf *old)
 		r = &cfg->rules[i];
 		for (j = 0; j < r->upstream.nbackends; j++) {
 			const struct backend *b = &r->upstream.backends[j];
+			/* A route's backends: its own health_check. */
+			const struct health_check *hc =
+			    &rule_dest_of(r, b)->health_check;
 
 			if ((was = old_cell(map, r, b)) != NULL)
 				memcpy(&t[b->id], (const void *)was,
 				    sizeof(*t));
 			else {
 				/* Checked: down until rise checks pass. */
-				t[b->id].check_down = r->health_check.enabled;
+				t[b->id].check_down = hc->enabled;
 				t[b->id].changed = (int64_t)time(NULL);
 			}
 			/* A rule no longer checked: only passive state. */
-			if (!r->health_check.enabled) {
+			if (!hc->enabled) {
 				t[b->id].check_down = 0;
 				t[b->id].streak = 0;
 			}

@@ -32,6 +32,7 @@
 #include "master_reload.h"
 #include "master_state.h"
 #include "options.h"
+#include "route.h"
 #include "rule.h"
 #include "sock.h"
 #include "stats.h"
@@ -124,8 +125,9 @@ say_backend(struct control_client *c, const struct rule *r,
 
 	memset(&st, 0, sizeof(st));
 	(void)stats_read_backend(b->stat, &st);
+	/* A route's backend is RULE/ROUTE/ADDRESS. */
 	say(c, "%s/%s state=%s admin=%s weight=%d%s active=%llu\n",
-	    rule_log_name(r), addr_format((const void *)&b->addr.ss, a,
+	    rule_log_name(rule_dest_of(r, b)), addr_format((const void *)&b->addr.ss, a,
 	    sizeof(a)), health_names[health_state(b, now)],
 	    admin_names[health_admin(b)], health_weight(b),
 	    b->backup ? " backup" : "", (unsigned long long)st.active);
@@ -190,8 +192,9 @@ cmd_show_info(struct control_client *c, char *arg)
 }
 
 /*
- * Each backend RULE/ADDRESS names (a rule may be a port range, so
- * several), given to fn; -1 with the error said when there is none.
+ * Each backend RULE/ADDRESS (a route's: RULE/ROUTE/ADDRESS) names (a
+ * rule may be a port range, so several), given to fn; -1 with the error
+ * said when there is none.
  */
 static int
 each_backend(struct control_client *c, char *arg,
@@ -209,11 +212,11 @@ each_backend(struct control_client *c, char *arg,
 		    "show backends)");
 	*slash = '\0';
 	for (i = 0; i < cfg->nrules; i++) {
-		if (!rule_named(r = &cfg->rules[i], arg))
-			continue;
+		r = &cfg->rules[i];
 		for (j = 0; j < r->upstream.nbackends; j++) {
 			b = &r->upstream.backends[j];
-			if (strcmp(addr_format((const void *)&b->addr.ss, a,
+			if (rule_named(rule_dest_of(r, b), arg) &&
+			    strcmp(addr_format((const void *)&b->addr.ss, a,
 			    sizeof(a)), slash + 1) == 0) {
 				fn(c, r, b, value);
 				n++;
@@ -236,7 +239,7 @@ set_admin(struct control_client *c, const struct rule *r,
 	cell->admin = (uint8_t)admin;
 	health_changed(cell);
 	log_notice("%s: backend %s is %s now (control, uid %d)",
-	    rule_log_name(r), addr_format((const void *)&b->addr.ss, a,
+	    rule_log_name(rule_dest_of(r, b)), addr_format((const void *)&b->addr.ss, a,
 	    sizeof(a)), admin_names[admin], (int)c->uid);
 }
 

@@ -67,6 +67,36 @@ route_is_default(const struct route *rt)
 	return rt->protocol == ROUTE_ANY && rt->nregex == 0;
 }
 
+/*
+ * Where rule r's connections go: r itself, or each of its routes'
+ * destinations (whose backends are all of r's): rule_dest(r, i) for i
+ * below rule_ndests(r).
+ */
+static inline size_t
+rule_ndests(const struct rule *r)
+{
+	return r->nroutes > 0 ? r->nroutes : 1;
+}
+
+static inline const struct rule *
+rule_dest(const struct rule *r, size_t i)
+{
+	return r->nroutes > 0 ? &r->routes[i].dest : r;
+}
+
+/* The destination of rule r that backend b (of r's upstream) is of. */
+static inline const struct rule *
+rule_dest_of(const struct rule *r, const struct backend *b)
+{
+	size_t	i;
+
+	for (i = 0; i < r->nroutes; i++)
+		if ((size_t)(b - r->routes[i].dest.upstream.backends) <
+		    r->routes[i].dest.upstream.nbackends)
+			return &r->routes[i].dest;
+	return r;
+}
+
 /* The protocol names as in the configuration, by enum route_protocol. */
 extern const char *const route_protocol_names[];
 

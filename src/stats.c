@@ -11,6 +11,7 @@
 
 #include "addr.h"
 #include "conf.h"
+#include "route.h"
 #include "rule.h"
 #include "stats.h"
 #include "upstream.h"
@@ -125,6 +126,21 @@ rules_by_name(const struct conf *cfg, size_t *n)
 	return v;
 }
 
+/* The routes of r that o (the rule before) had, by name. */
+static void
+map_routes(struct stats_table *t, const struct rule *r, const struct rule *o)
+{
+	size_t	i, k;
+
+	for (i = 0; i < r->nroutes; i++)
+		for (k = 0; k < o->nroutes; k++)
+			if (strcmp(r->routes[i].name, o->routes[k].name) == 0) {
+				t->rule_map[r->routes[i].dest.stat] =
+				    (int32_t)o->routes[k].dest.stat;
+				break;
+			}
+}
+
 /*
  * Point t's rules and backends at old's of the same name (a rule) and
  * address (its backends): what the table before counted of them.
@@ -149,10 +165,13 @@ map_ids(struct stats_table *t, const struct conf *cfg, const struct conf *old)
 			continue;
 		o = *hit;
 		t->rule_map[r->stat] = (int32_t)o->stat;
+		map_routes(t, r, o);
 		for (j = 0; j < r->upstream.nbackends; j++)
 			for (k = 0; k < o->upstream.nbackends; k++)
 				if (addr_equal(&r->upstream.backends[j].addr,
-				    &o->upstream.backends[k].addr)) {
+				    &o->upstream.backends[k].addr) &&
+				    backend_same_route(&r->upstream.backends[j],
+				    &o->upstream.backends[k])) {
 					t->backend_map[r->upstream.backends[j].
 					    stat] = (int32_t)o->upstream.
 					    backends[k].stat;

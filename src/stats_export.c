@@ -24,6 +24,7 @@
 #include "clock.h"
 #include "conf.h"
 #include "health.h"
+#include "route.h"
 #include "rule.h"
 #include "stats.h"
 #include "stats_export.h"
@@ -212,6 +213,22 @@ stream_backend(struct stats_stream *s, const struct rule **rp)
 	return NULL;
 }
 
+const struct route *
+stream_route(struct stats_stream *s, const struct rule **rp)
+{
+	const struct rule *r;
+
+	while ((r = stream_rule(s)) != NULL) {
+		if (s->j < r->nroutes) {
+			*rp = r;
+			return &r->routes[s->j];
+		}
+		s->i++;
+		s->j = 0;
+	}
+	return NULL;
+}
+
 /*
  * Family k (of n) has ended: the next one from its first rule, or after
  * the last the next phase.
@@ -239,6 +256,9 @@ const struct hist_family stats_rule_hists[] = {
 	{ "ferryd_rule_udp_reply_seconds", "From a client's datagram to the "
 	    "backend's first reply after it.", offsetof(struct view_rule,
 	    st.reply) },
+	{ "ferryd_rule_peek_seconds", "Rules with routes: from accepting a "
+	    "connection to the route its first bytes picked.",
+	    offsetof(struct view_rule, st.peek) },
 };
 
 const struct hist_family stats_backend_hists[] = {

@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "conf.h"
 #include "health.h"
+#include "route.h"
 #include "rule.h"
 #include "stats.h"
 #include "stats_stream.h"
@@ -90,6 +91,29 @@ static const struct family rule_families[] = {
 	{ "ferryd_rule_proxy_header_errors_total", "counter",
 	    "Clients of an accept_proxy rule closed for a bad, missing or "
 	    "late PROXY header.", RULE_AT(proxy_errors), NULL },
+	{ "ferryd_rule_unmatched_total", "counter",
+	    "Clients of a rule with routes that no route matched, closed.",
+	    RULE_AT(unmatched), NULL },
+	{ "ferryd_rule_peek_timeouts_total", "counter",
+	    "Clients of a rule with routes that picked no route within "
+	    "peek_timeout: sent to on_timeout's route, or closed.",
+	    RULE_AT(peek_timeouts), NULL },
+	{ "ferryd_rule_peek_errors_total", "counter",
+	    "Clients of a rule with routes closed before a route was picked: "
+	    "gone, failed, or a first message too long to decide on.",
+	    RULE_AT(peek_bad), NULL },
+};
+
+/* A route's series: its destination's counters (route.h). */
+static const struct family route_families[] = {
+	{ "ferryd_route_connections_total", "counter",
+	    "Connections the route took (its backends' series, labelled "
+	    "with route too, count bytes).", RULE_AT(routed), NULL },
+};
+
+static const struct hist_family route_hists[] = {
+	{ "ferryd_route_peek_seconds", "From accepting a connection to "
+	    "the route its first bytes picked.", RULE_AT(peek) },
 };
 
 static const struct family backend_families[] = {
@@ -129,13 +153,22 @@ static const struct family backend_families[] = {
 	    offsetof(struct view_backend, changed), NULL },
 };
 
-/* The labels of a rule's series, or of a backend's, without braces. */
+/*
+ * The labels of a rule's series, or of a route's (route), or of a
+ * backend's (of a route, or the rule's own), without braces.
+ */
 static void
-put_labels(struct text *t, const struct rule *r, const char *backend)
+put_labels(struct text *t, const struct rule *r, const char *route,
+    const char *backend)
 {
 	text_put_str(t, "rule=\"");
 	put_label(t, r->name);
 	text_put_str(t, "\"");
+	if (route != NULL) {
+		text_put_str(t, ",route=\"");
+		put_label(t, route);
+		text_put_str(t, "\"");
+	}
 	if (backend != NULL) {
 		text_put_str(t, ",backend=\"");
 		put_label(t, backend);
@@ -146,11 +179,11 @@ put_labels(struct text *t, const struct rule *r, const char *backend)
 /* One sample: name{labels[,extra]} value */
 static void
 put_sample(struct text *t, const char *name, const struct rule *r,
-    const char *backend, const char *extra, uint64_t v)
+    const char *route, const char *backend, const char *extra, uint64_t v)
 {
 	text_put_str(t, name);
 	text_put_str(t, "{");
-	put_labels(t, r, backend);
+	put_labels(t, r, route, backend);
 	if (extra != NULL) {
 		text_put_str(t, ",");
 		text_put_str(t, extra);
@@ -176,7 +209,7 @@ put_header(struct text *t, const char *name, const char *type,
  */
 static void
 put_hist(struct text *t, const char *name, const struct hist *h,
-    const struct rule *r, const char *backend)
+    const struct rule *r, const char *route, const char *backend)
 {
 	static char	le[HIST_FINITE][32];
 	static bool	le_made;
@@ -198,7 +231,7 @@ put_hist(struct text *t, const char *name, const struct hist *h,
 			continue;	/* not a power of two */
 		text_put_str(t, name);
 		text_put_str(t, "_bucket{");
-		put_labels(t, r, backend);
+		put_labels(t, r, route, backend);
 		text_put_str(t, ",le=\"");
 		text_put_str(t, le[i]);
 		text_put_str(t, "\"} ");
@@ -208,20 +241,20 @@ put_hist(struct text *t, const char *name, const struct hist *h,
 	cum += h->bucket[HIST_FINITE];
 	text_put_str(t, name);
 	text_put_str(t, "_bucket{");
-	put_labels(t, r, backend);
+	put_labels(t, r, route, backend);
 	text_put_str(t, ",le=\"+Inf\"} ");
 	text_put_u64(t, cum);
 	text_put_str(t, "\n");
 	hist_seconds(h->sum, sum, sizeof(sum));
 	text_put_str(t, name);
 	text_put_str(t, "_sum{");
-	put_labels(t, r, backend);
+	put_labels(t, r, route, backend);
 	text_put_str(t, "} ");
 	text_put_str(t, sum);
 	text_put_str(t, "\n");
 	text_put_str(t, name);
 	text_put_str(t, "_count{");
-	put_labels(t, r, backend);
+	put_labels(t, r, route, backend);
 	text_put_str(t, "} ");
 	text_put_u64(t, cum);
 	text_put_str(t, "\n");
@@ -271,6 +304,9 @@ struct series {
 static const struct series rule_series = {
 	rule_families, NELEM(rule_families), stats_rule_hists, NELEM(stats_rule_hists)
 };
+static const struct series route_series = {
+	route_families, NELEM(route_families), route_hists, NELEM(route_hists)
+};
 static const struct series backend_series = {
 	backend_families, NELEM(backend_families), stats_backend_hists,
 	NELEM(stats_backend_hists)
@@ -300,12 +336,13 @@ prom_family(struct stats_stream *s, const struct series *what, bool hists,
 static void
 prom_put(struct stats_stream *s, const struct family *f,
     const struct hist_family *h, const void *view, const struct rule *r,
-    const char *backend)
+    const char *route, const char *backend)
 {
 	if (h != NULL)
-		put_hist(&s->t, h->name, view_hist_at(view, h->off), r, backend);
+		put_hist(&s->t, h->name, view_hist_at(view, h->off), r, route,
+		    backend);
 	else
-		put_sample(&s->t, f->name, r, backend, f->extra,
+		put_sample(&s->t, f->name, r, route, backend, f->extra,
 		    view_word_at(view, f->off));
 }
 
@@ -324,8 +361,29 @@ prom_rule(struct stats_stream *s, bool hists)
 		return;
 	stream_view_rule(&s->vr, r, h != NULL ? h->off : f->off, h != NULL ?
 	    sizeof(struct hist) : sizeof(uint64_t));
-	prom_put(s, f, h, &s->vr, r, NULL);
+	prom_put(s, f, h, &s->vr, r, NULL, NULL);
 	s->i++;
+}
+
+/*
+ * The same for the routes' families, of the route at the cursor: its
+ * counters are those of its destination (route.h), labelled with its
+ * rule and its name.
+ */
+static void
+prom_route(struct stats_stream *s, bool hists)
+{
+	const struct family		*f;
+	const struct hist_family	*h;
+	const struct rule		*r = NULL;
+	const struct route		*rt = stream_route(s, &r);
+
+	if (!prom_family(s, &route_series, hists, rt == NULL, &f, &h))
+		return;
+	stream_view_rule(&s->vr, &rt->dest, h != NULL ? h->off : f->off,
+	    h != NULL ? sizeof(struct hist) : sizeof(uint64_t));
+	prom_put(s, f, h, &s->vr, r, rt->name, NULL);
+	s->j++;
 }
 
 /* The same for the backends' families, of the backend at the cursor. */
@@ -341,7 +399,7 @@ prom_backend(struct stats_stream *s, bool hists)
 		return;
 	stream_view_backend(&s->vb, s, r, b, h != NULL ? h->off : f->off, h != NULL ?
 	    sizeof(struct hist) : sizeof(uint64_t));
-	prom_put(s, f, h, &s->vb, r, s->vb.label);
+	prom_put(s, f, h, &s->vb, r, b->route, s->vb.label);
 	s->j++;
 }
 
@@ -386,6 +444,10 @@ stats_prom_step(struct stats_stream *s)
 	case PH_RULES:
 	case PH_RULE_HISTS:
 		prom_rule(s, s->phase == PH_RULE_HISTS);
+		break;
+	case PH_ROUTES:
+	case PH_ROUTE_HISTS:
+		prom_route(s, s->phase == PH_ROUTE_HISTS);
 		break;
 	case PH_BACKENDS:
 	case PH_BACKEND_HISTS:

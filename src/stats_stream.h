@@ -48,7 +48,7 @@ struct stats_stream {
 	int			 phase;		/* enum phase */
 	size_t			 k;		/* the family (Prometheus) */
 	size_t			 i;		/* the rule, in cfg->rules */
-	size_t			 j;		/* its backend */
+	size_t			 j;		/* its backend, or route */
 	bool			 headed;	/* family k's header is out */
 	bool			 first;		/* no rule written yet */
 	int64_t			 now;		/* for the health states */
@@ -62,6 +62,8 @@ enum phase {
 	PH_HEAD,
 	PH_RULES,		/* Prometheus: rule counters */
 	PH_RULE_HISTS,
+	PH_ROUTES,		/* ... route counters (routes) */
+	PH_ROUTE_HISTS,
 	PH_BACKENDS,		/* ... backend counters */
 	PH_BACKEND_HISTS,
 	PH_TAIL,		/* ... the workers and generations */
@@ -76,7 +78,7 @@ struct hist_family {
 	size_t		 off;
 };
 
-extern const struct hist_family stats_rule_hists[4], stats_backend_hists[4];
+extern const struct hist_family stats_rule_hists[5], stats_backend_hists[4];
 
 /* Append to t (printf-like, a string, a number); t->failed when full. */
 void	text_put(struct text *t, const char *fmt, ...)
@@ -87,6 +89,9 @@ void	text_put_u64(struct text *t, uint64_t v);
 /* The rule and backend at the cursor (NULL: past the last). */
 const struct rule *stream_rule(struct stats_stream *s);
 const struct backend *stream_backend(struct stats_stream *s,
+    const struct rule **rp);
+/* The route at the cursor (s->j of its rule), and its rule. */
+const struct route *stream_route(struct stats_stream *s,
     const struct rule **rp);
 /* On to family k + 1 of n (the rules' and backends' walks restart). */
 void	stream_next_family(struct stats_stream *s, size_t n);
