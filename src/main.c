@@ -232,6 +232,21 @@ send_command(const struct options *opt, const char *command,
 	return rc == 0 ? 0 : 1;
 }
 
+/* Print a converted file and free it: 0, or 1 after saying why not. */
+static int
+print_conv(struct conf_conv *conv)
+{
+	int	rc = 0;
+
+	if (fputs(conv->text, stdout) == EOF || fflush(stdout) == EOF) {
+		fprintf(stderr, "ferryd: cannot write the converted file: "
+		    "%s\n", strerror(errno));
+		rc = 1;
+	}
+	conf_conv_free(conv);
+	return rc;
+}
+
 /* --convert: print the ferryd.conf equivalent of a rinetd.conf. */
 static int
 convert(const char *path)
@@ -246,12 +261,7 @@ convert(const char *path)
 		free(text);
 		return 1;
 	}
-	if (fputs(conv.text, stdout) == EOF || fflush(stdout) == EOF) {
-		fprintf(stderr, "ferryd: cannot write the converted file: "
-		    "%s\n", strerror(errno));
-		rc = 1;
-	}
-	conf_conv_free(&conv);
+	rc = print_conv(&conv);
 	free(text);
 	return rc;
 }
@@ -263,19 +273,12 @@ convert_sslh(const struct sslh_cmdline *cl)
 	struct conf_conv	 conv;
 	char			 err[CONF_ERR_MAX];
 	bool			 foreground;
-	int			 rc = 0;
 
 	if (sslh_convert(cl, &conv, &foreground, err, sizeof(err)) == -1) {
 		fprintf(stderr, "ferryd: %s\n", err);
 		return 1;
 	}
-	if (fputs(conv.text, stdout) == EOF || fflush(stdout) == EOF) {
-		fprintf(stderr, "ferryd: cannot write the converted file: "
-		    "%s\n", strerror(errno));
-		rc = 1;
-	}
-	conf_conv_free(&conv);
-	return rc;
+	return print_conv(&conv);
 }
 
 /*

@@ -29,15 +29,19 @@ static char *const daemon_opts[] = {
 	"/run/sslh/sslh.pid"
 };
 
-static const char daemon_opts_conf[] =
-    "# ferryd.conf converted from sslh's command line by ferryd "
-    PACKAGE_VERSION ".\n"
-    "#\n"
-    "# Each setting comes after the sslh setting it was made from (a line of\n"
-    "# sslh.cfg or an option).  Check the\n"
-    "# file with \"ferryd -t -c FILE\"; ferryd.conf(5) describes every "
-    "setting.\n"
+/* The end of a converted file's first line, and the comment after it. */
+#define HEADER_END \
+    " by ferryd " \
+    PACKAGE_VERSION ".\n" \
+    "#\n" \
+    "# Each setting comes after the sslh setting it was made from (a line of\n" \
+    "# sslh.cfg or an option).  Check the\n" \
+    "# file with \"ferryd -t -c FILE\"; ferryd.conf(5) describes every " \
+    "setting.\n" \
     "\n"
+
+static const char daemon_opts_conf[] =
+    "# ferryd.conf converted from sslh's command line" HEADER_END
     "# sslh command line: --user nobody\n"
     "user = \"nobody\";\n"
     "# sslh command line: --pidfile /run/sslh/sslh.pid\n"
@@ -99,14 +103,7 @@ static const char sample[] =
     ");\n";
 
 static const char sample_conf[] =
-    "# ferryd.conf converted from sslh.cfg PATH by ferryd "
-    PACKAGE_VERSION ".\n"
-    "#\n"
-    "# Each setting comes after the sslh setting it was made from (a line of\n"
-    "# sslh.cfg or an option).  Check the\n"
-    "# file with \"ferryd -t -c FILE\"; ferryd.conf(5) describes every "
-    "setting.\n"
-    "\n"
+    "# ferryd.conf converted from sslh.cfg PATH" HEADER_END
     "# line 21: { name: \"ssh\"; host: \"127.0.0.1\"; port: \"22\"; for"
     "k: true;\n"
     "#   note: fork: ferryd's workers serve every connection\n"
@@ -132,6 +129,52 @@ struct route_want {
 };
 
 /* ... and its rules: the TCP ones alike, the UDP one plain. */
+/* The routes of the sample's TCP rules, alike. */
+#define SAMPLE_ROUTES \
+    "    routes = (\n" \
+    "      # line 17: { name: \"tls\"; host: \"127.0.0.1\"; port: \"844" \
+    "3\";\n" \
+    "      { name = \"tls\"; sni = [ \"Example.org\", \"*.example.org\"" \
+    " ]; alpn = [ \"h2\" ]; connect = \"127.0.0.1:8443\"; send_proxy = " \
+    "\"v2\"; },\n" \
+    "      # line 20: { name: \"ssl\"; host: \"localhost\"; port: \"htt" \
+    "ps\"; },\n" \
+    "      { name = \"tls_2\"; protocol = \"tls\"; connect = \"localhos" \
+    "t:https\"; },\n" \
+    "      # line 21: { name: \"ssh\"; host: \"127.0.0.1\"; port: \"22" \
+    "\"; fork: true;\n" \
+    "      { name = \"ssh\"; protocol = \"ssh\"; connect = \"127.0.0.1:" \
+    "22\"; },\n" \
+    "      # line 23: { name: \"http\"; host: \"127.0.0.1\"; port: \"80" \
+    "\"; },\n" \
+    "      { name = \"http\"; protocol = \"http\"; connect = \"127.0.0." \
+    "1:80\"; },\n" \
+    "      # line 24: { name: \"openvpn\"; host: \"127.0.0.1\"; port: " \
+    "\"1194\"; },\n" \
+    "      { name = \"openvpn\"; protocol = \"openvpn\"; connect = \"12" \
+    "7.0.0.1:1194\"; },\n" \
+    "      # line 25: { name: \"xmpp\"; host: \"127.0.0.1\"; port: \"52" \
+    "22\"; },\n" \
+    "      { name = \"xmpp\"; protocol = \"xmpp\"; connect = \"127.0.0." \
+    "1:5222\"; },\n" \
+    "      # line 26: { name: \"socks5\"; host: \"127.0.0.1\"; port: \"" \
+    "1080\"; },\n" \
+    "      { name = \"socks5\"; protocol = \"socks5\"; connect = \"127." \
+    "0.0.1:1080\"; },\n" \
+    "      # line 27: { name: \"tinc\"; host: \"127.0.0.1\"; port: \"65" \
+    "5\"; },\n" \
+    "      { name = \"tinc\"; regex = [ \"^0 \" ]; connect = \"127.0.0." \
+    "1:655\"; },\n" \
+    "      # line 28: { name: \"regex\"; host: \"127.0.0.1\"; port: \"9" \
+    "000\";\n" \
+    "      { name = \"regex\"; regex = [ \"^GET /[0-9]+\", \"^\\x16\\x0" \
+    "3\" ]; connect = \"127.0.0.1:9000\"; },\n" \
+    "      # line 32: { name: \"anyprot\"; host: \"127.0.0.1\"; port: " \
+    "\"9001\"; }\n" \
+    "      # the last protocol: sslh gives it what no probe matched\n" \
+    "      { name = \"anyprot\"; connect = \"127.0.0.1:9001\"; }\n" \
+    "    );\n"
+
 static const char sample_rules[] =
     "  # line 12: { host: \"127.0.0.1\"; port: \"18602\"; },\n"
     "  {\n"
@@ -141,49 +184,7 @@ static const char sample_rules[] =
     "    peek_timeout = 3;\n"
     "    # line 9: on_timeout: \"tls\";\n"
     "    on_timeout = \"tls\";\n"
-    "    routes = (\n"
-    "      # line 17: { name: \"tls\"; host: \"127.0.0.1\"; port: \"844"
-    "3\";\n"
-    "      { name = \"tls\"; sni = [ \"Example.org\", \"*.example.org\""
-    " ]; alpn = [ \"h2\" ]; connect = \"127.0.0.1:8443\"; send_proxy = "
-    "\"v2\"; },\n"
-    "      # line 20: { name: \"ssl\"; host: \"localhost\"; port: \"htt"
-    "ps\"; },\n"
-    "      { name = \"tls_2\"; protocol = \"tls\"; connect = \"localhos"
-    "t:https\"; },\n"
-    "      # line 21: { name: \"ssh\"; host: \"127.0.0.1\"; port: \"22"
-    "\"; fork: true;\n"
-    "      { name = \"ssh\"; protocol = \"ssh\"; connect = \"127.0.0.1:"
-    "22\"; },\n"
-    "      # line 23: { name: \"http\"; host: \"127.0.0.1\"; port: \"80"
-    "\"; },\n"
-    "      { name = \"http\"; protocol = \"http\"; connect = \"127.0.0."
-    "1:80\"; },\n"
-    "      # line 24: { name: \"openvpn\"; host: \"127.0.0.1\"; port: "
-    "\"1194\"; },\n"
-    "      { name = \"openvpn\"; protocol = \"openvpn\"; connect = \"12"
-    "7.0.0.1:1194\"; },\n"
-    "      # line 25: { name: \"xmpp\"; host: \"127.0.0.1\"; port: \"52"
-    "22\"; },\n"
-    "      { name = \"xmpp\"; protocol = \"xmpp\"; connect = \"127.0.0."
-    "1:5222\"; },\n"
-    "      # line 26: { name: \"socks5\"; host: \"127.0.0.1\"; port: \""
-    "1080\"; },\n"
-    "      { name = \"socks5\"; protocol = \"socks5\"; connect = \"127."
-    "0.0.1:1080\"; },\n"
-    "      # line 27: { name: \"tinc\"; host: \"127.0.0.1\"; port: \"65"
-    "5\"; },\n"
-    "      { name = \"tinc\"; regex = [ \"^0 \" ]; connect = \"127.0.0."
-    "1:655\"; },\n"
-    "      # line 28: { name: \"regex\"; host: \"127.0.0.1\"; port: \"9"
-    "000\";\n"
-    "      { name = \"regex\"; regex = [ \"^GET /[0-9]+\", \"^\\x16\\x0"
-    "3\" ]; connect = \"127.0.0.1:9000\"; },\n"
-    "      # line 32: { name: \"anyprot\"; host: \"127.0.0.1\"; port: "
-    "\"9001\"; }\n"
-    "      # the last protocol: sslh gives it what no probe matched\n"
-    "      { name = \"anyprot\"; connect = \"127.0.0.1:9001\"; }\n"
-    "    );\n"
+    SAMPLE_ROUTES
     "  },\n"
     "  # line 13: { host: \"::1\"; port: 18603; keepalive: true; },\n"
     "  {\n"
@@ -196,49 +197,7 @@ static const char sample_rules[] =
     "    peek_timeout = 3;\n"
     "    # line 9: on_timeout: \"tls\";\n"
     "    on_timeout = \"tls\";\n"
-    "    routes = (\n"
-    "      # line 17: { name: \"tls\"; host: \"127.0.0.1\"; port: \"844"
-    "3\";\n"
-    "      { name = \"tls\"; sni = [ \"Example.org\", \"*.example.org\""
-    " ]; alpn = [ \"h2\" ]; connect = \"127.0.0.1:8443\"; send_proxy = "
-    "\"v2\"; },\n"
-    "      # line 20: { name: \"ssl\"; host: \"localhost\"; port: \"htt"
-    "ps\"; },\n"
-    "      { name = \"tls_2\"; protocol = \"tls\"; connect = \"localhos"
-    "t:https\"; },\n"
-    "      # line 21: { name: \"ssh\"; host: \"127.0.0.1\"; port: \"22"
-    "\"; fork: true;\n"
-    "      { name = \"ssh\"; protocol = \"ssh\"; connect = \"127.0.0.1:"
-    "22\"; },\n"
-    "      # line 23: { name: \"http\"; host: \"127.0.0.1\"; port: \"80"
-    "\"; },\n"
-    "      { name = \"http\"; protocol = \"http\"; connect = \"127.0.0."
-    "1:80\"; },\n"
-    "      # line 24: { name: \"openvpn\"; host: \"127.0.0.1\"; port: "
-    "\"1194\"; },\n"
-    "      { name = \"openvpn\"; protocol = \"openvpn\"; connect = \"12"
-    "7.0.0.1:1194\"; },\n"
-    "      # line 25: { name: \"xmpp\"; host: \"127.0.0.1\"; port: \"52"
-    "22\"; },\n"
-    "      { name = \"xmpp\"; protocol = \"xmpp\"; connect = \"127.0.0."
-    "1:5222\"; },\n"
-    "      # line 26: { name: \"socks5\"; host: \"127.0.0.1\"; port: \""
-    "1080\"; },\n"
-    "      { name = \"socks5\"; protocol = \"socks5\"; connect = \"127."
-    "0.0.1:1080\"; },\n"
-    "      # line 27: { name: \"tinc\"; host: \"127.0.0.1\"; port: \"65"
-    "5\"; },\n"
-    "      { name = \"tinc\"; regex = [ \"^0 \" ]; connect = \"127.0.0."
-    "1:655\"; },\n"
-    "      # line 28: { name: \"regex\"; host: \"127.0.0.1\"; port: \"9"
-    "000\";\n"
-    "      { name = \"regex\"; regex = [ \"^GET /[0-9]+\", \"^\\x16\\x0"
-    "3\" ]; connect = \"127.0.0.1:9000\"; },\n"
-    "      # line 32: { name: \"anyprot\"; host: \"127.0.0.1\"; port: "
-    "\"9001\"; }\n"
-    "      # the last protocol: sslh gives it what no probe matched\n"
-    "      { name = \"anyprot\"; connect = \"127.0.0.1:9001\"; }\n"
-    "    );\n"
+    SAMPLE_ROUTES
     "  },\n"
     "  # line 14: { host: \"127.0.0.1\"; port: \"18604\"; is_udp: true;"
     " }\n"
