@@ -30,7 +30,6 @@
 #include "conf_file.h"
 #include "conf_schema.h"
 #include "conf_rinetd.h"
-#include "conf_sslh.h"
 #include "event.h"
 #include "log.h"
 #include "route.h"
@@ -595,6 +594,12 @@ load(struct conf_loader *ld, int syntax, struct conf_text *keep)
 }
 
 struct conf *
+conf_load_text(struct conf_loader *ld, int syntax, struct conf_text *keep)
+{
+	return load(ld, syntax, keep);
+}
+
+struct conf *
 conf_reresolve(const struct conf *cfg, char *err, size_t errlen)
 {
 	struct conf_loader	ld = { cfg->path, err, errlen, cfg->text,
@@ -805,8 +810,6 @@ conf_load_syntax(const char *path, int syntax, char *err, size_t errlen)
 
 	if (syntax == CONF_SYNTAX_RINETD)
 		return conf_load_rinetd(path, err, errlen);
-	if (syntax == CONF_SYNTAX_SSLH)
-		return conf_load_as(path, syntax, NULL, err, errlen);
 	if (conf_text_read(path, &text, err, errlen) == -1)
 		return NULL;
 	ld.text = &text;
@@ -819,66 +822,30 @@ conf_load_syntax(const char *path, int syntax, char *err, size_t errlen)
 	return cfg;
 }
 
-/* Load conv, converted from the file at path (and other, lines -1). */
-static struct conf *
-load_converted(const char *path, const char *other, int syntax,
-    struct conf_conv *conv, char *err, size_t errlen)
-{
-	struct conf_loader	 ld = { path, err, errlen, NULL, false };
-	struct conf_text	 ctext;
-	struct conf		*cfg = NULL;
-
-	if (conf_text_from_lines(path, other, conv->text, conv->linemap,
-	    conv->nlines, &ctext) == 0) {
-		ld.text = &ctext;
-		cfg = load(&ld, syntax, &ctext);
-		conf_text_free(&ctext);
-	} else
-		snprintf(err, errlen, "%s: out of memory", path);
-	conf_conv_free(conv);
-	return cfg;
-}
-
 struct conf *
 conf_load_rinetd(const char *path, char *err, size_t errlen)
 {
-	struct conf_conv	 conv;
+	struct conf_loader		 ld = { path, err, errlen, NULL,
+	    false };
+	struct rinetd_conv	 conv;
+	struct conf_text	 ctext;
 	struct conf		*cfg = NULL;
 	char			*text;
 
 	if ((text = rinetd_read(path, err, errlen)) == NULL)
 		return NULL;
-	if (rinetd_convert(path, text, &conv, err, errlen) == 0)
-		cfg = load_converted(path, NULL, CONF_SYNTAX_RINETD, &conv,
-		    err, errlen);
+	if (rinetd_convert(path, text, &conv, err, errlen) == 0) {
+		if (conf_text_from_lines(path, conv.text, conv.linemap,
+		    conv.nlines, &ctext) == 0) {
+			ld.text = &ctext;
+			cfg = load(&ld, CONF_SYNTAX_RINETD, &ctext);
+			conf_text_free(&ctext);
+		} else
+			snprintf(err, errlen, "%s: out of memory", path);
+		rinetd_conv_free(&conv);
+	}
 	free(text);
 	return cfg;
-}
-
-struct conf *
-conf_load_sslh(const struct sslh_cmdline *cl, char *err, size_t errlen)
-{
-	struct conf_conv	conv;
-	bool			foreground;
-
-	if (sslh_convert(cl, &conv, &foreground, err, errlen) == -1)
-		return NULL;
-	return load_converted(sslh_source(cl), SSLH_CMDLINE, CONF_SYNTAX_SSLH,
-	    &conv, err, errlen);
-}
-
-struct conf *
-conf_load_as(const char *path, int syntax, const struct sslh_cmdline *sslh,
-    char *err, size_t errlen)
-{
-	if (sslh != NULL)
-		return conf_load_sslh(sslh, err, errlen);
-	if (syntax == CONF_SYNTAX_SSLH) {
-		snprintf(err, errlen, "%s: sslh's settings need its command "
-		    "line: give it after --sslh", path);
-		return NULL;
-	}
-	return conf_load_syntax(path, syntax, err, errlen);
 }
 
 void

@@ -139,7 +139,10 @@ struct conf *conf_load_rinetd(const char *path, char *err,
 struct conf *conf_load_sslh(const struct sslh_cmdline *cl, char *err,
     size_t errlen);
 
-/* conf_load_syntax(), or conf_load_sslh(sslh) when sslh is not NULL. */
+/*
+ * conf_load_syntax(), or conf_load_sslh(sslh) when sslh is not NULL (the
+ * only way to load CONF_SYNTAX_SSLH: it needs sslh's command line).
+ */
 struct conf *conf_load_as(const char *path, int syntax,
     const struct sslh_cmdline *sslh, char *err, size_t errlen);
 

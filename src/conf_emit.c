@@ -1,6 +1,7 @@
 /*
  * conf_emit.c - converted ferryd.conf text and its line map (conf_emit.h),
- * shared by the readers of foreign formats (conf_rinetd.c, conf_sslh.c).
+ * for the readers of foreign formats: conf_sslh_out.c's; conf_rinetd.c
+ * writes with a copy of its own, to move here.
  */
 #include "ferryd.h"
 

@@ -603,24 +603,23 @@ conf_text_read(const char *path, struct conf_text *out, char *err,
 }
 
 int
-conf_text_from_lines(const char *file, const char *other, const char *text,
-    const int *linemap, size_t nlines, struct conf_text *out)
+conf_text_from_lines(const char *file, const char *text, const int *linemap,
+    size_t nlines, struct conf_text *out)
 {
-	const char	*name, *oname = NULL;
+	const char	*name;
 	size_t		 i;
 
 	memset(out, 0, sizeof(*out));
 	out->len = strlen(text);
 	if ((out->text = strdup(text)) == NULL ||
 	    (name = add_file(out, file)) == NULL ||
-	    (other != NULL && (oname = add_file(out, other)) == NULL) ||
 	    (out->lines = calloc(nlines + 1, sizeof(*out->lines))) == NULL) {
 		conf_text_free(out);
 		return -1;
 	}
 	for (i = 0; i < nlines; i++) {
-		out->lines[i].file = linemap[i] < 0 ? oname : name;
-		out->lines[i].line = linemap[i] < 0 ? 0 : linemap[i];
+		out->lines[i].file = name;
+		out->lines[i].line = linemap[i];
 	}
 	out->nlines = out->capl = nlines;
 	return 0;

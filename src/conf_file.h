@@ -54,13 +54,9 @@ int	 conf_file_check_nul(const char *path, const char *buf, size_t len,
 int	 conf_text_read(const char *path, struct conf_text *out, char *err,
 	    size_t errlen);
 
-/*
- * out made of text and the lines of file it came from (0: none); a line
- * mapped to -1 comes from other (NULL: none), such as a command line.
- */
-int	 conf_text_from_lines(const char *file, const char *other,
-	    const char *text, const int *linemap, size_t nlines,
-	    struct conf_text *out);
+/* out made of text and the lines of file it came from (NULL: none). */
+int	 conf_text_from_lines(const char *file, const char *text,
+	    const int *linemap, size_t nlines, struct conf_text *out);
 
 /* Where line (1-based) of the text comes from; file NULL if nowhere. */
 struct conf_line conf_text_origin(const struct conf_text *t,

@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include "acl.h"
-#include "conf_emit.h"
 #include "conf_file.h"
 #include "conf_rinetd.h"
 
@@ -119,6 +118,15 @@ struct rconf {
 	size_t		 nfwd, capfwd;
 };
 
+/* The converted text and its line map, while it is written. */
+struct out {
+	char		*buf;
+	size_t		 len, cap;
+	int		*map;
+	size_t		 nlines, mapcap;
+	bool		 oom;
+};
+
 static int __attribute__((format(printf, 3, 4)))
 fail(struct rconf *rc, int num, const char *fmt, ...)
 {
@@ -133,6 +141,26 @@ fail(struct rconf *rc, int num, const char *fmt, ...)
 	else
 		snprintf(rc->err, rc->errlen, "%s: %s", rc->path, msg);
 	return -1;
+}
+
+/*
+ * Room for n elements of size bytes in v, whose capacity is *cap: returns
+ * v or its new place, or NULL (v untouched) when out of memory.
+ */
+static void *
+grow(void *v, size_t *cap, size_t n, size_t size)
+{
+	size_t	ncap = *cap > 0 ? *cap : 16;
+	void	*p;
+
+	if (n <= *cap && v != NULL)
+		return v;
+	while (ncap < n)
+		ncap *= 2;
+	if ((p = realloc(v, ncap * size)) == NULL)
+		return NULL;
+	*cap = ncap;
+	return p;
 }
 
 static bool
@@ -409,7 +437,7 @@ add_forward(struct rconf *rc, const struct line *ln)
 		    "port (options are written [timeout=N,src=ADDRESS])",
 		    ln->tok[ln->ntok > 5 && ln->tok[4].kind == TOK_BRACKET ?
 		    5 : 4].s);
-	if ((f = conf_grow(rc->fwd, &rc->capfwd, rc->nfwd + 1,
+	if ((f = grow(rc->fwd, &rc->capfwd, rc->nfwd + 1,
 	    sizeof(*f))) == NULL)
 		return fail(rc, ln->num, "out of memory");
 	rc->fwd = f;
@@ -451,7 +479,7 @@ add_pattern(struct rconf *rc, const struct line *ln, enum directive d)
 		list = f != NULL ? &f->allow : &rc->allow;
 	else
 		list = f != NULL ? &f->deny : &rc->deny;
-	if ((v = conf_grow(list->v, &list->cap, list->n + 1, sizeof(*v))) == NULL)
+	if ((v = grow(list->v, &list->cap, list->n + 1, sizeof(*v))) == NULL)
 		return fail(rc, ln->num, "out of memory");
 	list->v = v;
 	v[list->n].from.num = ln->num;
@@ -524,20 +552,85 @@ convert_line(struct rconf *rc, int num, char *text)
 	}
 }
 
+/* Append n bytes from rinetd line num; each newline adds to the map. */
+static void
+out_bytes(struct out *o, int num, const char *s, size_t n)
+{
+	char	*buf;
+	int	*map;
+	size_t	 i;
+
+	if (o->oom || (buf = grow(o->buf, &o->cap, o->len + n + 1, 1)) ==
+	    NULL) {
+		o->oom = true;
+		return;
+	}
+	o->buf = buf;
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+	o->buf[o->len] = '\0';
+	for (i = 0; i < n; i++) {
+		if (s[i] != '\n')
+			continue;
+		if ((map = grow(o->map, &o->mapcap, o->nlines + 1,
+		    sizeof(*map))) == NULL) {
+			o->oom = true;
+			return;
+		}
+		o->map = map;
+		o->map[o->nlines++] = num;
+	}
+}
+
+/* For short, bounded text; long values go through out_quoted(). */
+static void __attribute__((format(printf, 3, 4)))
+out_printf(struct out *o, int num, const char *fmt, ...)
+{
+	char	buf[HOSTPORT_MAX + 64];
+	va_list	ap;
+	int	n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		o->oom = true;		/* cannot happen with our formats */
+	else
+		out_bytes(o, num, buf, n);
+}
+
+/* s as a libconfig string; control characters were refused before. */
+static void
+out_quoted(struct out *o, int num, const char *s)
+{
+	size_t	n;
+
+	out_bytes(o, num, "\"", 1);
+	while (*s != '\0') {
+		n = strcspn(s, "\"\\");
+		out_bytes(o, num, s, n);
+		s += n;
+		if (*s != '\0') {
+			out_bytes(o, num, "\\", 1);
+			out_bytes(o, num, s++, 1);
+		}
+	}
+	out_bytes(o, num, "\"", 1);
+}
+
 /* "# line N: what it said", above what was made from it. */
 static void
-out_origin(struct conf_out *o, const char *indent, const struct origin *from)
+out_origin(struct out *o, const char *indent, const struct origin *from)
 {
-	char	what[32];
-
-	snprintf(what, sizeof(what), "line %d", from->num);
-	conf_out_comment(o, from->num, indent, what, from->text);
+	out_printf(o, from->num, "%s# line %d: ", indent, from->num);
+	out_bytes(o, from->num, from->text, strlen(from->text));
+	out_bytes(o, from->num, "\n", 1);
 }
 
 /* key = [ ... ]; the closing bracket on the last element's line, for
  * libconfig dates an element by the token after it. */
 static void
-out_patterns(struct conf_out *o, const char *indent, const char *key,
+out_patterns(struct out *o, const char *indent, const char *key,
     const struct patterns *list)
 {
 	char	inner[16];
@@ -547,39 +640,39 @@ out_patterns(struct conf_out *o, const char *indent, const char *key,
 	if (list->n == 0)
 		return;
 	snprintf(inner, sizeof(inner), "%s  ", indent);
-	conf_out_printf(o, list->v[0].from.num, "%s%s = [\n", indent, key);
+	out_printf(o, list->v[0].from.num, "%s%s = [\n", indent, key);
 	for (i = 0; i < list->n; i++) {
 		num = list->v[i].from.num;
 		out_origin(o, inner, &list->v[i].from);
-		conf_out_printf(o, num, "%s", inner);
-		conf_out_quoted(o, num, list->v[i].text);
-		conf_out_printf(o, num, "%s\n", i + 1 < list->n ? "," : " ];");
+		out_printf(o, num, "%s", inner);
+		out_quoted(o, num, list->v[i].text);
+		out_printf(o, num, "%s\n", i + 1 < list->n ? "," : " ];");
 	}
 }
 
 static void
-out_setting(struct conf_out *o, const struct setting *st, const char *key,
+out_setting(struct out *o, const struct setting *st, const char *key,
     const char *value)
 {
 	if (st->from.num == 0)
 		return;
 	out_origin(o, "", &st->from);
-	conf_out_printf(o, st->from.num, "%s = ", key);
-	conf_out_quoted(o, st->from.num, value);
-	conf_out_printf(o, st->from.num, ";\n");
+	out_printf(o, st->from.num, "%s = ", key);
+	out_quoted(o, st->from.num, value);
+	out_printf(o, st->from.num, ";\n");
 }
 
 static void
-out_forward(struct conf_out *o, const struct forward *f, bool last)
+out_forward(struct out *o, const struct forward *f, bool last)
 {
 	int	num = f->from.num;
 
 	out_origin(o, "  ", &f->from);
-	conf_out_printf(o, num, "  {\n    listen = \"%s\";\n", f->listen);
-	conf_out_printf(o, num, "    connect = \"%s\";\n", f->connect);
+	out_printf(o, num, "  {\n    listen = \"%s\";\n", f->listen);
+	out_printf(o, num, "    connect = \"%s\";\n", f->connect);
 	/* rinetd leaves IPV6_V6ONLY at the system's default: dual stack. */
 	if (f->listen_v6)
-		conf_out_printf(o, num, "    ipv6_only = false;\n");
+		out_printf(o, num, "    ipv6_only = false;\n");
 	/*
 	 * rinetd's timeout is the idle time of a UDP session (72 s unless
 	 * given), also where only one side is UDP; for TCP to TCP ferryd
@@ -587,44 +680,63 @@ out_forward(struct conf_out *o, const struct forward *f, bool last)
 	 * carries them.
 	 */
 	if (f->udp)
-		conf_out_printf(o, num, "    protocol = \"udp\";\n");
+		out_printf(o, num, "    protocol = \"udp\";\n");
 	if (f->udp != f->to_udp)
-		conf_out_printf(o, num, "    connect_protocol = \"%s\";\n",
+		out_printf(o, num, "    connect_protocol = \"%s\";\n",
 		    f->to_udp ? "udp" : "tcp");
 	if (f->udp || f->to_udp)
-		conf_out_printf(o, num, "    session_timeout = %ld;\n",
+		out_printf(o, num, "    session_timeout = %ld;\n",
 		    f->timeout != -1 ? f->timeout : RINETD_UDP_TIMEOUT);
 	else if (f->timeout != -1)
-		conf_out_printf(o, num, "    idle_timeout = %ld;\n", f->timeout);
+		out_printf(o, num, "    idle_timeout = %ld;\n", f->timeout);
 	if (f->source[0] != '\0')
-		conf_out_printf(o, num, "    source = \"%s\";\n", f->source);
+		out_printf(o, num, "    source = \"%s\";\n", f->source);
 	out_patterns(o, "    ", "allow", &f->allow);
 	out_patterns(o, "    ", "deny", &f->deny);
-	conf_out_printf(o, num, "  }%s\n", last ? "" : ",");
+	out_printf(o, num, "  }%s\n", last ? "" : ",");
+}
+
+static void
+out_header(struct out *o, const char *path)
+{
+	const char	*p;
+
+	out_printf(o, 0, "# ferryd.conf converted from ");
+	for (p = path; *p != '\0'; p++)
+		out_bytes(o, 0, (unsigned char)*p < ' ' ? "?" : p, 1);
+	out_printf(o, 0, " by ferryd %s.\n#\n", PACKAGE_VERSION);
+	out_printf(o, 0, "# Each setting comes after the rinetd line it was "
+	    "made from.  Check the\n# file with \"ferryd -t -c FILE\"; "
+	    "ferryd.conf(5) describes every setting.\n\n");
 }
 
 static int
-emit(struct rconf *rc, struct conf_conv *conv)
+emit(struct rconf *rc, struct rinetd_conv *conv)
 {
-	struct conf_out	o;
+	struct out	o;
 	size_t		i;
 
 	memset(&o, 0, sizeof(o));
-	conf_out_header(&o, NULL, rc->path, "# Each setting comes after the "
-	    "rinetd line it was made from.");
+	out_header(&o, rc->path);
 	out_setting(&o, &rc->logfile, "access_log", rc->logfile.value);
 	out_setting(&o, &rc->logcommon, "access_log_format", "common");
 	out_setting(&o, &rc->pidlogfile, "pidfile", rc->pidlogfile.value);
 	if (rc->allow.n + rc->deny.n > 0)
-		conf_out_printf(&o, 0, "\n");
+		out_printf(&o, 0, "\n");
 	out_patterns(&o, "", "allow", &rc->allow);
 	out_patterns(&o, "", "deny", &rc->deny);
-	conf_out_printf(&o, rc->fwd[0].from.num, "\nrules = (\n");
+	out_printf(&o, rc->fwd[0].from.num, "\nrules = (\n");
 	for (i = 0; i < rc->nfwd; i++)
 		out_forward(&o, &rc->fwd[i], i + 1 == rc->nfwd);
-	conf_out_printf(&o, rc->fwd[rc->nfwd - 1].from.num, ");\n");
-	if (conf_out_finish(&o, conv) == -1)
+	out_printf(&o, rc->fwd[rc->nfwd - 1].from.num, ");\n");
+	if (o.oom) {
+		free(o.buf);
+		free(o.map);
 		return fail(rc, 0, "out of memory");
+	}
+	conv->text = o.buf;
+	conv->linemap = o.map;
+	conv->nlines = o.nlines;
 	return 0;
 }
 
@@ -661,7 +773,7 @@ rconf_init(struct rconf *rc, const char *path, const char *text, char *err,
 }
 
 int
-rinetd_convert(const char *path, const char *text, struct conf_conv *out,
+rinetd_convert(const char *path, const char *text, struct rinetd_conv *out,
     char *err, size_t errlen)
 {
 	struct rconf	 rc;
@@ -682,6 +794,14 @@ rinetd_convert(const char *path, const char *text, struct conf_conv *out,
 		rv = emit(&rc, out);
 	rconf_free(&rc);
 	return rv;
+}
+
+void
+rinetd_conv_free(struct rinetd_conv *conv)
+{
+	free(conv->text);
+	free(conv->linemap);
+	memset(conv, 0, sizeof(*conv));
 }
 
 /* Whether the line, tokenized, is written exactly as rinetd wants it. */

@@ -10,7 +10,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "conf_emit.h"
+struct rinetd_conv {
+	char	*text;		/* libconfig text, NUL-terminated */
+	int	*linemap;	/* linemap[i]: rinetd line of text line i + 1 */
+	size_t	 nlines;	/* lines in text (and entries in linemap) */
+};
 
 /*
  * The whole file at path as a NUL-terminated string (free() it), read
@@ -35,6 +39,8 @@ bool rinetd_detect(const char *text);
  * with "PATH:LINE: problem" in err.
  */
 int  rinetd_convert(const char *path, const char *text,
-    struct conf_conv *out, char *err, size_t errlen);
+    struct rinetd_conv *out, char *err, size_t errlen);
+
+void rinetd_conv_free(struct rinetd_conv *conv);
 
 #endif

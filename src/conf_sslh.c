@@ -21,7 +21,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "conf.h"
 #include "conf_file.h"
+#include "conf_schema.h"
 #include "conf_sslh.h"
 #include "conf_sslh_model.h"
 
@@ -784,4 +786,42 @@ sslh_convert(const struct sslh_cmdline *cl, struct conf_conv *out,
 	*foreground = s.foreground.value != 0 && s.background.value == 0;
 	sslh_free(&s, &src);
 	return rc;
+}
+
+struct conf *
+conf_load_sslh(const struct sslh_cmdline *cl, char *err, size_t errlen)
+{
+	struct conf_loader	 ld = { sslh_source(cl), err, errlen, NULL,
+	    false };
+	struct conf_conv	 conv;
+	struct conf_text	 ctext;
+	struct conf		*cfg = NULL;
+	bool			 foreground;
+
+	if (sslh_convert(cl, &conv, &foreground, err, errlen) == -1)
+		return NULL;
+	/* Lines made from the command line (-1) name no line of the file. */
+	if (conf_text_from_lines(ld.path, conv.text, conv.linemap,
+	    conv.nlines, &ctext) == 0) {
+		ld.text = &ctext;
+		cfg = conf_load_text(&ld, CONF_SYNTAX_SSLH, &ctext);
+		conf_text_free(&ctext);
+	} else
+		snprintf(err, errlen, "%s: out of memory", ld.path);
+	conf_conv_free(&conv);
+	return cfg;
+}
+
+struct conf *
+conf_load_as(const char *path, int syntax, const struct sslh_cmdline *sslh,
+    char *err, size_t errlen)
+{
+	if (sslh != NULL)
+		return conf_load_sslh(sslh, err, errlen);
+	if (syntax == CONF_SYNTAX_SSLH) {
+		snprintf(err, errlen, "%s: sslh's settings need its command "
+		    "line: give it after --sslh", path);
+		return NULL;
+	}
+	return conf_load_syntax(path, syntax, err, errlen);
 }

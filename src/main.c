@@ -232,26 +232,11 @@ send_command(const struct options *opt, const char *command,
 	return rc == 0 ? 0 : 1;
 }
 
-/* Print a converted file and free it: 0, or 1 after saying why not. */
-static int
-print_conv(struct conf_conv *conv)
-{
-	int	rc = 0;
-
-	if (fputs(conv->text, stdout) == EOF || fflush(stdout) == EOF) {
-		fprintf(stderr, "ferryd: cannot write the converted file: "
-		    "%s\n", strerror(errno));
-		rc = 1;
-	}
-	conf_conv_free(conv);
-	return rc;
-}
-
 /* --convert: print the ferryd.conf equivalent of a rinetd.conf. */
 static int
 convert(const char *path)
 {
-	struct conf_conv	 conv;
+	struct rinetd_conv	 conv;
 	char			 err[CONF_ERR_MAX], *text;
 	int			 rc = 0;
 
@@ -261,7 +246,12 @@ convert(const char *path)
 		free(text);
 		return 1;
 	}
-	rc = print_conv(&conv);
+	if (fputs(conv.text, stdout) == EOF || fflush(stdout) == EOF) {
+		fprintf(stderr, "ferryd: cannot write the converted file: "
+		    "%s\n", strerror(errno));
+		rc = 1;
+	}
+	rinetd_conv_free(&conv);
 	free(text);
 	return rc;
 }
@@ -278,7 +268,15 @@ convert_sslh(const struct sslh_cmdline *cl)
 		fprintf(stderr, "ferryd: %s\n", err);
 		return 1;
 	}
-	return print_conv(&conv);
+	if (fputs(conv.text, stdout) == EOF || fflush(stdout) == EOF)
+		snprintf(err, sizeof(err), "cannot write the converted file: "
+		    "%s", strerror(errno));
+	else
+		err[0] = '\0';
+	conf_conv_free(&conv);
+	if (err[0] != '\0')
+		fprintf(stderr, "ferryd: %s\n", err);
+	return err[0] != '\0';
 }
 
 /*

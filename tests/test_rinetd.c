@@ -308,7 +308,7 @@ same_rule(const struct rule *a, const struct rule *b)
 static void
 test_convert_loads(void)
 {
-	struct conf_conv	 conv;
+	struct rinetd_conv	 conv;
 	struct conf		*direct, *converted = NULL;
 	char			 path[PATH_MAX], err[CONF_ERR_MAX];
 	size_t			 i, newlines = 0;
@@ -342,7 +342,7 @@ test_convert_loads(void)
 	check(same, "convert: the output loads into the same rules");
 	conf_free(direct);
 	conf_free(converted);
-	conf_conv_free(&conv);
+	rinetd_conv_free(&conv);
 }
 
 static void
