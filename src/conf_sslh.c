@@ -775,6 +775,11 @@ sslh_convert(const struct sslh_cmdline *cl, struct conf_conv *out,
 		rc = read_file(&s, cl->config, &src);
 	if (rc == 0)
 		rc = apply_cmdline(&s, cl);
+	/* What ferryd's peek_timeout takes, said at sslh's setting. */
+	if (rc == 0 && s.timeout.from.text != NULL &&
+	    (s.timeout.value < 1 || s.timeout.value > 3600))
+		rc = sslh_fail(&s, &s.timeout.from, "timeout must be 1 to 3600 "
+		    "seconds");
 	if (rc == 0 && s.nps == 0)
 		rc = sslh_fail(&s, NULL, "no protocol to forward to (give "
 		    "--ssh, --tls, ... or protocols in the file)");

@@ -480,6 +480,8 @@ test_cmdline_errors(void)
 		    "ferryd has no such probe" },
 		{ "argument", { "-p", "127.0.0.1:1", "ssh" },
 		    SSLH_CMDLINE ": unexpected argument \"ssh\"" },
+		{ "timeout out of range", { "-p", "127.0.0.1:1", "-t", "0" },
+		    SSLH_CMDLINE ": --timeout 0: timeout must be 1 to 3600" },
 		{ "timeout", { "-p", "127.0.0.1:1", "-t", "2s" },
 		    SSLH_CMDLINE ": --timeout 2s: \"2s\" is not a number of "
 		    "seconds" }
@@ -561,6 +563,8 @@ static const struct bad_case bad_cases[] = {
 	{ "proxyprotocol 3", L P "  { name: \"ssh\"; host: \"127.0.0.1\"; "
 	    "port: \"22\"; proxyprotocol: 3; }\n);\n", 3, "proxyprotocol must "
 	    "be 1 or 2" },
+	{ "timeout 0", L P SSH ");\ntimeout: 0;\n", 4, "timeout must be 1 to "
+	    "3600 seconds" },
 	{ "string as number", L "timeout: \"2\";\n" P SSH ");\n", 2,
 	    "\"timeout\" must be a whole number" },
 	{ "no protocols", L, 0, "no protocol to forward to" },
