@@ -15,7 +15,6 @@
 #include "conf_file.h"
 #include "conf_schema.h"
 #include "log.h"
-#include "proxy_proto.h"
 #include "route.h"
 #include "rule.h"
 #include "upstream.h"
@@ -24,7 +23,7 @@ const char *const route_protocol_names[] = { "any", "tls", "ssh", "http",
     "openvpn", "socks5", "xmpp", NULL };
 
 static conf_key_parser parse_route_protocol, parse_route_names,
-    parse_route_regex, parse_route_connect, parse_route_send_proxy;
+    parse_route_regex, parse_route_connect;
 
 static const struct conf_key route_keys[] = {
 	{ "name", conf_parse_string, 0, 0, offsetof(struct route, name) },
@@ -38,7 +37,7 @@ static const struct conf_key route_keys[] = {
 	{ "connect", parse_route_connect, 0, 0, 0 },
 	{ "balance", conf_parse_balance, 0, 0,
 	    offsetof(struct route, dest.upstream.balance) },
-	{ "send_proxy", parse_route_send_proxy, 0, 0,
+	{ "send_proxy", conf_parse_send_proxy, 0, 0,
 	    offsetof(struct route, dest.send_proxy) },
 	{ "health_check", conf_parse_health_check, 0, 0,
 	    offsetof(struct route, dest.health_check) },
@@ -61,16 +60,6 @@ parse_route_protocol(struct conf_loader *ld, const struct conf_key *k,
     const config_setting_t *s, void *base)
 {
 	return conf_store_choice(ld, k, s, base, route_protocol_names);
-}
-
-static int
-parse_route_send_proxy(struct conf_loader *ld, const struct conf_key *k,
-    const config_setting_t *s, void *base)
-{
-	/* In enum proxy_version order. */
-	static const char *const names[] = { "off", "v1", "v2", NULL };
-
-	return conf_store_choice(ld, k, s, base, names);
 }
 
 /* connect is a rule's connect, stored in the route's destination. */

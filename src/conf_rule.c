@@ -19,7 +19,7 @@
 #include "rule.h"
 #include "upstream.h"
 
-static conf_key_parser parse_protocol, parse_framing, parse_send_proxy;
+static conf_key_parser parse_protocol, parse_framing;
 
 static const struct conf_key rule_keys[] = {
 	{ "listen", conf_parse_string, 0, 0, offsetof(struct rule, listen) },
@@ -59,7 +59,7 @@ static const struct conf_key rule_keys[] = {
 	{ "source", conf_parse_string, 0, 0, offsetof(struct rule, source) },
 	{ "ipv6_only", conf_parse_bool, 0, 0,
 	    offsetof(struct rule, ipv6_only) },
-	{ "send_proxy", parse_send_proxy, 0, 0,
+	{ "send_proxy", conf_parse_send_proxy, 0, 0,
 	    offsetof(struct rule, send_proxy) },
 	{ "accept_proxy", conf_parse_bool, 0, 0,
 	    offsetof(struct rule, accept_proxy) },
@@ -101,8 +101,8 @@ parse_framing(struct conf_loader *ld, const struct conf_key *k,
 	return conf_store_choice(ld, k, s, base, names);
 }
 
-static int
-parse_send_proxy(struct conf_loader *ld, const struct conf_key *k,
+int
+conf_parse_send_proxy(struct conf_loader *ld, const struct conf_key *k,
     const config_setting_t *s, void *base)
 {
 	/* In enum proxy_version order. */

@@ -130,6 +130,7 @@ conf_key_parser conf_parse_int, conf_parse_size, conf_parse_duration;
 conf_key_parser conf_parse_string, conf_parse_bool, conf_parse_splice;
 conf_key_parser conf_parse_allow, conf_parse_deny;
 conf_key_parser conf_parse_rules;		/* conf_rule.c */
+conf_key_parser conf_parse_send_proxy;		/* conf_rule.c */
 conf_key_parser conf_parse_connect, conf_parse_balance; /* conf_upstream.c */
 conf_key_parser conf_parse_health_check, conf_parse_keepalive;
 

@@ -194,6 +194,12 @@ event_loop_backend(const struct event_loop *loop)
 	return loop->backend->name;
 }
 
+bool
+event_loop_edge(const struct event_loop *loop)
+{
+	return loop->backend->edge;
+}
+
 int
 event_set(struct event_loop *loop, int fd, int mask, event_handler *handler,
     void *data)

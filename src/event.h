@@ -63,6 +63,8 @@ struct event_loop *event_loop_new(const char *backend, int max_fds,
     char *err, size_t errlen);
 void        event_loop_free(struct event_loop *loop);
 const char *event_loop_backend(const struct event_loop *loop);
+/* Whether EV_EDGE descriptors are edge-triggered (epoll), or level. */
+bool        event_loop_edge(const struct event_loop *loop);
 
 /*
  * Watch fd for mask (EV_READ, EV_WRITE, both), calling handler.  A mask of

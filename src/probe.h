@@ -54,10 +54,20 @@ enum probe_verdict probe_tls(struct probe_tls *st, const uint8_t *buf,
 /*
  * An HTTP/1.x request: a known method, a request line, and its Host
  * header (lower-cased, the port cut off) once the headers are complete.
+ * An IPv6 literal keeps its brackets ("[2001:db8::1]").  The host of an
+ * absolute-form target ("GET http://a.example/ HTTP/1.1") wins over the
+ * Host header, as at the origin server (RFC 9112 3.2.2).  When len
+ * reaches PROBE_PEEK_MAX before the blank line: PROBE_MATCH without a
+ * host.  The HTTP/2 preface ("PRI * HTTP/2.0...", h2c with prior
+ * knowledge) is a match without a host: the host is in its HPACK frames.
  */
 struct probe_http {
-	size_t		pos;
+	/* parser's own state: zero it before the first call */
+	size_t		pos;		/* bytes of buf looked at */
+	size_t		line;		/* where the current line starts */
 	uint32_t	stage;
+	bool		host_seen;	/* a Host header, even empty */
+	/* results, valid after PROBE_MATCH */
 	bool		has_host;
 	char		host[PROBE_NAME_MAX + 1];
 };

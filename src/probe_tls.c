@@ -183,7 +183,8 @@ tls_alpn(struct probe_tls *st, struct cursor ext)
 	while (list.left > 0) {
 		if (!take_vec(&list, 1, &name) || name.left == 0)
 			return false;
-		if (st->nalpn >= PROBE_ALPN_MAX || name.left >= PROBE_ALPN_LEN ||
+		if (st->nalpn >= PROBE_ALPN_MAX ||
+		    name.left >= PROBE_ALPN_LEN ||
 		    memchr(name.p, '\0', name.left) != NULL)
 			continue;
 		memcpy(st->alpn[st->nalpn], name.p, name.left);
@@ -292,7 +293,8 @@ tls_body(struct probe_tls *st, const uint8_t *buf, size_t len)
 	st->hello_len += n;
 	st->pos += n;
 	st->need -= (uint32_t)n;
-	if (had < 1 && st->hello_len >= 1 && st->hello[0] != TLS_HANDSHAKE_HELLO)
+	if (had < 1 && st->hello_len >= 1 &&
+	    st->hello[0] != TLS_HANDSHAKE_HELLO)
 		return PROBE_NO;
 	if (had < 4 && st->hello_len >= 4 && (4 + tls_msg_len(st) >
 	    sizeof(st->hello) || !tls_fits(st)))

@@ -379,6 +379,10 @@ json_backend(struct text *t, const struct view_backend *b)
 
 	text_put(t, "{\"address\":");
 	put_json_string(t, b->label);
+	if (b->b->route != NULL) {
+		text_put(t, ",\"route\":");
+		put_json_string(t, b->b->route);
+	}
 	text_put(t, ",\"up\":%s,\"state_changes\":%llu,\"last_change\":%llu,"
 	    "\"connects\":{\"attempts\":%llu,\"refused\":%llu,"
 	    "\"timeouts\":%llu,\"failed\":%llu},\"connections\":"
@@ -391,6 +395,36 @@ json_backend(struct text *t, const struct view_backend *b)
 	    (unsigned long long)st->bytes_in, (unsigned long long)st->bytes_out);
 	put_json_hists(t, b, stats_backend_hists, 4, hist_keys);
 	text_put(t, "}");
+}
+
+/*
+ * A rule with routes: what its peek stage closed, and each route's
+ * connections and peek time (its destination's counters, route.h).
+ */
+static void
+json_routes(struct text *t, const struct view_rule *vr)
+{
+	const struct rule	*r = vr->rule;
+	struct stats_rule	 rs;
+	size_t			 i;
+
+	text_put(t, ",\"peek\":{\"unmatched\":%llu,\"timeouts\":%llu,"
+	    "\"errors\":%llu,", (unsigned long long)vr->st.unmatched,
+	    (unsigned long long)vr->st.peek_timeouts,
+	    (unsigned long long)vr->st.peek_bad);
+	put_json_hist(t, "latency", &vr->st.peek);
+	text_put(t, "},\"routes\":[");
+	for (i = 0; i < r->nroutes; i++) {
+		memset(&rs, 0, sizeof(rs));
+		(void)stats_read_rule(r->routes[i].dest.stat, &rs);
+		text_put(t, "%s{\"name\":", i > 0 ? "," : "");
+		put_json_string(t, r->routes[i].name);
+		text_put(t, ",\"connections\":%llu,",
+		    (unsigned long long)rs.routed);
+		put_json_hist(t, "peek", &rs.peek);
+		text_put(t, "}");
+	}
+	text_put(t, "]");
 }
 
 /* A rule's object up to its backends: they follow, one a step. */
@@ -433,6 +467,8 @@ json_rule(struct text *t, const struct view_rule *vr)
 	    vr->rates.connections, vr->rates.sessions, vr->rates.bytes,
 	    vr->rates.datagrams);
 	put_json_hists(t, vr, stats_rule_hists, 4, hist_keys);
+	if (r->nroutes > 0)
+		json_routes(t, vr);
 	text_put(t, ",\"backends\":[");
 }
 
@@ -572,13 +608,16 @@ static void
 table_backend(struct text *t, const struct view_backend *vb)
 {
 	const struct hist	*lat;
-	char			 c[24], d[24];
+	char			 c[24], d[24], name[ADDR_STRLEN + RULE_NAME_MAX + 2];
 	bool			 udp = vb->rule->protocol == RULE_UDP;
 
 	lat = udp && vb->rule->connect_protocol == RULE_UDP ? &vb->st.reply :
 	    &vb->st.connect;
+	/* A route's backend: ROUTE/ADDRESS, as the control socket says. */
+	snprintf(name, sizeof(name), "%s%s%s", vb->b->route != NULL ?
+	    vb->b->route : "", vb->b->route != NULL ? "/" : "", vb->label);
 	text_put(t, "  %-22s %-5s %8llu %8s %8s %9llu %8s %8s\n",
-	    vb->label, vb->up ? "up" : "DOWN",
+	    name, vb->up ? "up" : "DOWN",
 	    (unsigned long long)vb->st.active, "", "",
 	    (unsigned long long)(vb->st.refused +
 	    vb->st.timeouts + vb->st.failed),

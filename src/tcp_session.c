@@ -72,7 +72,16 @@ struct session_peek {
 	struct tcp_peek		 look;
 	struct sockaddr_any	 local;		/* as a PROXY header said */
 	bool			 has_local;
+	bool			 resting;	/* unwatched until again */
+	struct event_timer	 again;		/* level-triggered loops */
 };
+
+/*
+ * How long an undecided client rests unwatched on a level-triggered
+ * loop (poll): the bytes looked at stay queued, so its socket is
+ * readable all along, and watching it would spin.
+ */
+#define PEEK_REST_MS	20
 
 struct tcp_sessions {
 	struct tcp_relay_env	 env;
@@ -94,7 +103,7 @@ time_kept(uint64_t us)
 }
 
 static void session_io(struct event_loop *, int, int, void *);
-static void session_peek(struct tcp_session *);
+static void session_peek(struct tcp_session *, int);
 static void session_peek_timeout(struct tcp_session *);
 
 /*
@@ -241,6 +250,7 @@ session_free(struct tcp_session *ss)
 	 */
 	client_limit_release(ss->client_hold);
 	if (ss->peek != NULL) {
+		event_timer_cancel(ts->env.loop, &ss->peek->again);
 		tcp_peek_end(&ss->peek->look, ts->env.pool);
 		pool_put(ts->env.pool, ss->peek, sizeof(*ss->peek));
 	}
@@ -379,7 +389,7 @@ session_io(struct event_loop *loop, int fd, int events, void *data)
 	side = fd == ss->relay.fd[TCP_CLIENT] ? TCP_CLIENT : TCP_BACKEND;
 	if (ss->state == TCP_PEEKING) {
 		BUG_ON(side != TCP_CLIENT);
-		session_peek(ss);
+		session_peek(ss, events);
 		/* Picked: the relay takes the bytes looked at, as a read. */
 		if (ss->state != TCP_CONNECTING) {
 			(void)session_settle(ss);
@@ -508,6 +518,15 @@ session_route(struct tcp_session *ss, const struct route *rt)
 	ss->state = TCP_CONNECTING;
 	ss->connect_from = event_now(ts->env.loop);
 	tcp_peek_end(&ss->peek->look, ts->env.pool);
+	if (ss->peek->resting) {
+		event_timer_cancel(ts->env.loop, &ss->peek->again);
+		ss->peek->resting = false;
+		if (event_mask(ts->env.loop, ss->relay.fd[TCP_CLIENT],
+		    EV_EDGE | EV_READ) == -1) {
+			session_short(ss, "event loop full", errno);
+			return;
+		}
+	}
 	hist_add(&stats_rule(ss->rule)->peek, us);
 	hist_add(&stats_rule(ss->dest)->peek, us);
 	stats_rule(ss->dest)->routed++;
@@ -518,18 +537,56 @@ session_route(struct tcp_session *ss, const struct route *rt)
 		session_connect(ss, 0);
 }
 
+/* The rest is over: watch the client again (it fires if readable). */
+static void
+session_peek_again(struct event_timer *t, void *data)
+{
+	struct tcp_session	*ss = data;
+
+	(void)t;
+	ss->peek->resting = false;
+	if (event_mask(ss->owner->env.loop, ss->relay.fd[TCP_CLIENT],
+	    EV_EDGE | EV_READ) == -1) {
+		session_short(ss, "event loop full", errno);
+		(void)session_settle(ss);
+	}
+}
+
+/* Undecided on a level-triggered loop: unwatched for PEEK_REST_MS. */
+static void
+session_peek_rest(struct tcp_session *ss)
+{
+	struct event_loop	*loop = ss->owner->env.loop;
+
+	if (event_mask(loop, ss->relay.fd[TCP_CLIENT], 0) == -1 ||
+	    event_timer_arm(loop, &ss->peek->again, event_now(loop) +
+	    PEEK_REST_MS) == -1) {
+		session_short(ss, "out of memory", ENOMEM);
+		return;
+	}
+	ss->peek->resting = true;
+}
+
 /* The client's socket reported events while its route is not known. */
 static void
-session_peek(struct tcp_session *ss)
+session_peek(struct tcp_session *ss, int events)
 {
 	struct tcp_sessions	*ts = ss->owner;
 	const struct route	*rt = NULL;
 	struct stats_rule	*sr = stats_rule(ss->rule);
 	int			 err;
 
+	if (events & EV_URGENT) {
+		/* No protocol probed has any; a peek would step over it. */
+		session_unrouted(ss, &sr->peek_bad, ACCESSLOG_UNMATCHED,
+		    "urgent data before a route was picked");
+		return;
+	}
 	switch (tcp_peek_look(&ss->peek->look, ss->relay.fd[TCP_CLIENT],
 	    ts->env.xprt, ss->rule, &rt, &err)) {
 	case TCP_PEEK_AGAIN:
+		if (!event_loop_edge(ts->env.loop))
+			session_peek_rest(ss);
 		break;
 	case TCP_PEEK_ROUTE:
 		session_route(ss, rt);
@@ -592,6 +649,8 @@ session_peek_start(struct tcp_session *ss, const struct sockaddr_any *local)
 		return;
 	}
 	ss->peek = sp;
+	sp->resting = false;
+	event_timer_init(&sp->again, session_peek_again, ss);
 	sp->has_local = local != NULL;
 	if (local != NULL)
 		sp->local = *local;

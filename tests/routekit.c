@@ -164,21 +164,31 @@ read_line(int fd, char *line, size_t len)
 	return 0;
 }
 
-/* Read exactly len bytes within 10 s and compare them with want. */
+/* Read exactly len bytes within 10 s into buf. */
 static int
-read_same(int fd, const unsigned char *want, size_t len)
+read_some(int fd, unsigned char *buf, size_t len)
 {
-	static unsigned char	got[DATA_MAX];
 	struct pollfd		p = { fd, POLLIN, 0 };
 	size_t			n = 0;
 	ssize_t			r;
 
 	while (n < len) {
 		if (poll(&p, 1, 10000) != 1 ||
-		    (r = read(fd, got + n, len - n)) <= 0)
+		    (r = read(fd, buf + n, len - n)) <= 0)
 			return -1;
 		n += (size_t)r;
 	}
+	return 0;
+}
+
+/* Read exactly len bytes within 10 s and compare them with want. */
+static int
+read_same(int fd, const unsigned char *want, size_t len)
+{
+	static unsigned char	got[DATA_MAX];
+
+	if (read_some(fd, got, len) == -1)
+		return -1;
 	return memcmp(got, want, len) == 0 ? 0 : -1;
 }
 
@@ -234,15 +244,49 @@ pause_ms(long ms)
 		;
 }
 
+/*
+ * The echo starts with a PROXY v2 header whose PP2_TYPE_AUTHORITY TLV
+ * is name, then the bytes sent: 0, or -1 with what differs said.
+ */
+static int
+read_proxy_authority(int fd, const char *name, const unsigned char *data,
+    size_t len)
+{
+	static const unsigned char sig[12] = { 0x0d, 0x0a, 0x0d, 0x0a, 0x00,
+	    0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a };
+	unsigned char	hdr[16 + 1024], *p, *end;
+	size_t		body, n = strlen(name);
+
+	if (read_same(fd, sig, sizeof(sig)) == -1) {
+		printf("no PROXY v2 header\n");
+		return -1;
+	}
+	memcpy(hdr, sig, sizeof(sig));
+	if (read_some(fd, hdr + 12, 4) == -1)
+		return -1;
+	body = (size_t)hdr[14] << 8 | hdr[15];
+	if (body > sizeof(hdr) - 16 || read_some(fd, hdr + 16, body) == -1)
+		return -1;
+	/* The addresses (IPv4: 12 bytes), then the TLVs. */
+	for (p = hdr + 16 + 12, end = hdr + 16 + body; p + 3 <= end;
+	    p += 3 + ((size_t)p[1] << 8 | p[2]))
+		if (p[0] == 0x02 && ((size_t)p[1] << 8 | p[2]) == n &&
+		    p + 3 + n <= end && memcmp(p + 3, name, n) == 0)
+			return read_same(fd, data, len);
+	printf("no authority TLV \"%s\" in the PROXY v2 header\n", name);
+	return -1;
+}
+
 /* send: the first bytes, then the banner that answered, on stdout. */
 static int
 cmd_send(int argc, char **argv)
 {
 	static unsigned char	data[DATA_MAX + 5];
 	char			line[256];
+	const char		*authority = NULL;
 	size_t			len, i;
 	long			silent = 0, cut = 0;
-	int			fd, a, bytewise = 0, echo = 0;
+	int			fd, a, bytewise = 0, echo = 0, second = 0;
 
 	if (argc < 2)
 		usage();
@@ -252,10 +296,15 @@ cmd_send(int argc, char **argv)
 			bytewise = 1;
 		else if (strcmp(argv[a], "--echo") == 0)
 			echo = 1;
+		else if (strcmp(argv[a], "--second-line") == 0)
+			second = 1;
 		else if (strcmp(argv[a], "--split-record") == 0 && a + 1 < argc)
 			cut = atol(argv[++a]);
 		else if (strcmp(argv[a], "--silent-ms") == 0 && a + 1 < argc)
 			silent = atol(argv[++a]);
+		else if (strcmp(argv[a], "--proxy-authority") == 0 &&
+		    a + 1 < argc)
+			authority = argv[++a];
 		else
 			usage();
 	}
@@ -273,6 +322,14 @@ cmd_send(int argc, char **argv)
 			pause_ms(2);
 	}
 	if (read_line(fd, line, sizeof(line)) == -1) {
+		printf("closed\n");
+		return 1;
+	}
+	if (authority != NULL &&
+	    read_proxy_authority(fd, authority, data, len) == -1)
+		return 1;
+	/* The first line the backend got: a PROXY v1 header, say. */
+	if (second && read_line(fd, line, sizeof(line)) == -1) {
 		printf("closed\n");
 		return 1;
 	}

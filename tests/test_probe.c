@@ -1,6 +1,6 @@
 /*
  * test_probe.c - unit tests of the first-bytes parsers (probe_*.c):
- * ClientHellos captured from openssl s_client and curl (tests/probe/),
+ * ClientHellos captured from openssl s_client and curl (tests/fuzz/probe/),
  * fed whole, in every two-part split and one byte at a time, which must
  * all give the same answer; hellos built here to break every length
  * (the bug classes of sslh's, HAProxy's and nginx's readers); HTTP
@@ -8,14 +8,16 @@
  */
 #include "ferryd.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "probe.h"
+#include "probe_run.h"
 #include "testlib.h"
 
-/* A seed file of tests/probe/ into buf (at most size bytes): its length. */
+/* A seed of tests/fuzz/probe/ into buf (at most size bytes): its length. */
 static size_t
 read_seed(const char *name, uint8_t *buf, size_t size)
 {
@@ -24,7 +26,7 @@ read_seed(const char *name, uint8_t *buf, size_t size)
 	FILE		*f;
 	size_t		 n;
 
-	snprintf(path, sizeof(path), "%s/tests/probe/%s",
+	snprintf(path, sizeof(path), "%s/tests/fuzz/probe/%s",
 	    srcdir != NULL ? srcdir : ".", name);
 	if ((f = fopen(path, "rb")) == NULL) {
 		fprintf(stderr, "cannot open %s\n", path);
@@ -35,116 +37,151 @@ read_seed(const char *name, uint8_t *buf, size_t size)
 	return n;
 }
 
-/* ---- TLS ------------------------------------------------------------ */
-
-static struct probe_tls	tls_a, tls_b;	/* 16 KiB each: not on the stack */
-
 /*
- * Feed buf to the probe in pieces ending at cuts[0], cuts[1], ... then
- * len, as the peek stage does, stopping at the first final verdict.
+ * With PROBE_CORPUS_OUT=DIR, every case goes into DIR as a corpus entry
+ * of the fuzz harness (tests/fuzz/probe/case-NNN-KIND-DESC.bin), DESC cut
+ * short (make dist's tar format keeps no path past 99 bytes), NNN the
+ * case's number, so that two cases cut alike stay two.
  */
-static enum probe_verdict
-tls_feed(struct probe_tls *st, const uint8_t *buf, size_t len,
-    const size_t *cuts, size_t ncuts)
+static void
+save_case(const char *kind, const char *desc, const uint8_t *buf,
+    size_t len)
 {
-	enum probe_verdict	v = PROBE_AGAIN;
-	size_t			i;
+	static unsigned	 number;
+	const char	*dir = getenv("PROBE_CORPUS_OUT");
+	char		 path[4096], name[40];
+	size_t		 i;
+	FILE		*f;
 
-	memset(st, 0, sizeof(*st));
-	for (i = 0; i < ncuts && v == PROBE_AGAIN; i++)
-		v = probe_tls(st, buf, cuts[i]);
-	if (v == PROBE_AGAIN)
-		v = probe_tls(st, buf, len);
-	return v;
-}
-
-/* The ALPN names as "a,b,c". */
-static const char *
-tls_alpn_list(const struct probe_tls *st)
-{
-	static char	out[PROBE_ALPN_MAX * PROBE_ALPN_LEN];
-	int		i;
-
-	out[0] = '\0';
-	for (i = 0; i < st->nalpn; i++) {
-		if (i > 0)
-			strcat(out, ",");
-		strcat(out, st->alpn[i]);
+	if (dir == NULL || strstr(desc, ".bin") != NULL)
+		return;		/* a seed is in the corpus already */
+	for (i = 0; desc[i] != '\0' && i < sizeof(name) - 1; i++)
+		name[i] = isalnum((unsigned char)desc[i]) ?
+		    (char)tolower((unsigned char)desc[i]) : '-';
+	name[i] = '\0';
+	snprintf(path, sizeof(path), "%s/case-%03u-%s-%s.bin", dir, ++number,
+	    kind, name);
+	if ((f = fopen(path, "wb")) != NULL) {
+		fwrite(buf, 1, len, f);
+		fclose(f);
 	}
-	return out;
-}
-
-static bool
-tls_same(enum probe_verdict va, const struct probe_tls *a,
-    enum probe_verdict vb, const struct probe_tls *b)
-{
-	if (va != vb)
-		return false;
-	if (va != PROBE_MATCH)
-		return true;
-	return a->has_sni == b->has_sni && strcmp(a->sni, b->sni) == 0 &&
-	    a->nalpn == b->nalpn &&
-	    memcmp(a->alpn, b->alpn, sizeof(a->alpn)) == 0;
 }
 
 /*
- * The verdict and results of buf whole must be want, sni (NULL: none)
- * and alpn; every two-part split and one byte at a time must agree.
+ * The verdict of buf whole must be want and, on a match, its results
+ * (probe_run.h's describe) results; every two-part split and one byte at
+ * a time must agree with the whole.
  */
+static void
+check_probe(const char *kind, const char *desc, const uint8_t *buf,
+    size_t len, enum probe_verdict want, const char *results)
+{
+	const struct probe_kind	*k = probe_kind(kind);
+	static uint8_t		 st_a[sizeof(struct probe_tls)];
+	static uint8_t		 st_b[sizeof(struct probe_tls)];
+	char			 got[2048], split[2048];
+	void			*a = k->state_size > 0 ? st_a : NULL;
+	void			*b = k->state_size > 0 ? st_b : NULL;
+	enum probe_verdict	 v, w;
+	size_t			 i, bad = 0, *cuts;
+
+	save_case(kind, desc, buf, len);
+	v = probe_run(k, a, buf, len, NULL, 0);
+	got[0] = '\0';
+	if (v == PROBE_MATCH && !k->describe(a, got, sizeof(got)))
+		snprintf(got, sizeof(got), "(results broken)");
+	if (want == PROBE_MATCH)
+		check(v == PROBE_MATCH && strcmp(got, results) == 0,
+		    "%s %s: match, %s (got %d, %s)", kind, desc, results, v,
+		    got);
+	else
+		check(v == want, "%s %s: verdict %d (got %d)", kind, desc, want,
+		    v);
+	for (i = 1; i < len; i++) {
+		w = probe_run(k, b, buf, len, &i, 1);
+		split[0] = '\0';
+		if (w == PROBE_MATCH)
+			k->describe(b, split, sizeof(split));
+		bad += w != v || strcmp(got, split) != 0;
+	}
+	check(bad == 0, "%s %s: the same in every two-part split (%zu "
+	    "differ)", kind, desc, bad);
+	if ((cuts = malloc((len + 1) * sizeof(*cuts))) == NULL)
+		abort();
+	for (i = 0; i < len; i++)
+		cuts[i] = i;
+	w = probe_run(k, b, buf, len, cuts, len);
+	free(cuts);
+	split[0] = '\0';
+	if (w == PROBE_MATCH)
+		k->describe(b, split, sizeof(split));
+	check(w == v && strcmp(got, split) == 0,
+	    "%s %s: the same one byte at a time", kind, desc);
+}
+
+/* check_probe for TLS: sni NULL for none, alpn "" for none. */
 static void
 check_tls(const char *desc, const uint8_t *buf, size_t len,
     enum probe_verdict want, const char *sni, const char *alpn)
 {
-	enum probe_verdict	 v, w;
-	size_t			 k, bad = 0, *cuts;
+	char	results[1024];
 
-	v = tls_feed(&tls_a, buf, len, NULL, 0);
-	if (want == PROBE_MATCH)
-		check(v == PROBE_MATCH && tls_a.has_sni == (sni != NULL) &&
-		    strcmp(tls_a.sni, sni != NULL ? sni : "") == 0 &&
-		    strcmp(tls_alpn_list(&tls_a), alpn) == 0,
-		    "%s: match, sni %s (got %s), alpn %s (got %s)", desc,
-		    sni != NULL ? sni : "none",
-		    tls_a.has_sni ? tls_a.sni : "none", alpn,
-		    tls_alpn_list(&tls_a));
-	else
-		check(v == want, "%s: verdict %d (got %d)", desc, want, v);
-	for (k = 1; k < len; k++) {
-		w = tls_feed(&tls_b, buf, len, &k, 1);
-		bad += !tls_same(v, &tls_a, w, &tls_b);
-	}
-	check(bad == 0, "%s: the same in every two-part split (%zu differ)",
-	    desc, bad);
-	if ((cuts = malloc((len + 1) * sizeof(*cuts))) == NULL)
-		abort();
-	for (k = 0; k < len; k++)
-		cuts[k] = k;
-	w = tls_feed(&tls_b, buf, len, cuts, len);
-	free(cuts);
-	check(tls_same(v, &tls_a, w, &tls_b),
-	    "%s: the same one byte at a time", desc);
+	snprintf(results, sizeof(results), "%s %s", sni != NULL ? sni : "-",
+	    alpn[0] != '\0' ? alpn : "-");
+	check_probe("tls", desc, buf, len, want, results);
 }
 
-/* Seeds captured from real clients: see tests/probe/README. */
+/* ---- TLS ------------------------------------------------------------ */
+
+static struct probe_tls	tls_a;
+
+/*
+ * Seeds captured from real clients (tests/fuzz/probe/README), with what
+ * their probe must make of them; every other probe must say no.
+ */
 static void
-test_tls_seeds(void)
+test_seeds(void)
 {
 	static const struct {
-		const char	*file, *sni, *alpn;
+		const char	*kind, *file, *results;
 	} seeds[] = {
-		{ "tls-openssl-sni-alpn.bin", "www.example.org", "h2,http/1.1" },
-		{ "tls-openssl-nosni.bin", NULL, "" },
-		{ "tls-openssl-tls12.bin", "legacy.example.net", "" },
-		{ "tls-curl-h2.bin", "api.example.com", "h2,http/1.1" },
-		{ "tls-curl-http11.bin", "shop.example.com", "http/1.1" },
+		{ "tls", "tls-openssl-sni-alpn.bin",
+		    "www.example.org h2,http/1.1" },
+		{ "tls", "tls-openssl-nosni.bin", "- -" },
+		{ "tls", "tls-openssl-tls12.bin", "legacy.example.net -" },
+		{ "tls", "tls-curl-h2.bin", "api.example.com h2,http/1.1" },
+		{ "tls", "tls-curl-http11.bin", "shop.example.com http/1.1" },
+		{ "http", "http-curl.bin", "www.example.com" },
+		{ "http", "http-curl-10.bin", "127.0.0.1" },
+		{ "http", "http-curl-post.bin", "www.example.com" },
+		{ "http", "http-curl-ipv6.bin", "[::1]" },
+		{ "http", "http-curl-proxy.bin", "proxied.example.org" },
+		{ "http", "http-curl-connect.bin", "tunnel.example.org" },
+		{ "http", "http-curl-h2c.bin", "-" },
+		{ "ssh", "ssh-openssh.bin", "-" },
+		{ "openvpn", "openvpn-v2.bin", "-" },
+		{ "openvpn", "openvpn-v2-tlsauth.bin", "-" },
+		{ "openvpn", "openvpn-v3-tlscryptv2.bin", "-" },
+		{ "socks5", "socks5-curl.bin", "-" },
+		{ "socks5", "socks5-curl-auth.bin", "-" },
+		{ "xmpp", "xmpp-client.bin", "-" },
+		{ "xmpp", "xmpp-client-dq.bin", "-" },
 	};
-	static uint8_t	buf[PROBE_PEEK_MAX];
-	size_t		i, n;
+	static uint8_t		buf[PROBE_PEEK_MAX], st[sizeof(tls_a)];
+	const struct probe_kind	*k;
+	size_t			i, j, n;
 
 	for (i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
 		n = read_seed(seeds[i].file, buf, sizeof(buf));
-		check_tls(seeds[i].file, buf, n, PROBE_MATCH, seeds[i].sni,
-		    seeds[i].alpn);
+		check_probe(seeds[i].kind, seeds[i].file, buf, n, PROBE_MATCH,
+		    seeds[i].results);
+		for (j = 0; j < nprobe_kinds; j++) {
+			k = &probe_kinds[j];
+			if (strcmp(k->name, seeds[i].kind) != 0)
+				check(probe_run(k, st, buf, n, NULL, 0) ==
+				    PROBE_NO, "%s is not %s", seeds[i].file,
+				    k->name);
+		}
 	}
 }
 
@@ -394,8 +431,9 @@ test_tls_hello_fields(void)
 	 * compression (off 45), 2 ext length (47), then the extension:
 	 * 2 type (49), 2 length (51), 2 list length (53), 1 name type
 	 * (55), 2 name length (56), name (58). */
-	check(e == 18 && msg[45] == 1 && msg[48] == e && msg[52] == 14 && msg[54] == 12 &&
-	    msg[57] == 9 && msg[58] == 'a', "the offsets of the table below");
+	check(e == 18 && msg[45] == 1 && msg[48] == e && msg[52] == 14 &&
+	    msg[54] == 12 && msg[57] == 9 && msg[58] == 'a',
+	    "the offsets of the table below");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		save = msg[bad[i].off];
 		msg[bad[i].off] = bad[i].byte;
@@ -403,6 +441,26 @@ test_tls_hello_fields(void)
 		check_tls(bad[i].desc, wire, n, PROBE_NO, NULL, "");
 		msg[bad[i].off] = save;
 	}
+	/*
+	 * HAProxy's reader (smp_client_hello_parse) once took a handshake
+	 * 4 bytes longer than its record, and read the session id's length
+	 * past a hello ending in its random.
+	 */
+	e = ext_sni(exts, "a.example", 9);
+	m = hello_msg(msg, exts, e);
+	msg[3] += 4;
+	n = records(wire, msg, m, TLS_MAX_REC);
+	check_tls("a handshake 4 bytes longer than its record", wire, n,
+	    PROBE_AGAIN, NULL, "");
+	memcpy(wire + n, "\027\003\003\000\004abcd", 9);
+	check_tls("a handshake 4 bytes longer than its record, then data",
+	    wire, n + 9, PROBE_NO, NULL, "");
+	msg[1] = msg[2] = 0;
+	msg[3] = 30;
+	n = records(wire, msg, 4 + 30, TLS_MAX_REC);
+	check_tls("a hello that ends in its random", wire, n, PROBE_NO, NULL,
+	    "");
+
 	/* A hello without extensions (TLS 1.0 to 1.2 may send one). */
 	m = hello_msg(msg, NULL, 0);
 	n = records(wire, msg, m, TLS_MAX_REC);
@@ -436,6 +494,11 @@ test_tls_names(void)
 	check_exts("a NUL in the name", e, PROBE_NO, NULL, "");
 	e = ext_sni(exts, "", 0);
 	check_exts("an empty name", e, PROBE_NO, NULL, "");
+	/* sslh logged the bytes it probed as a format (CVE-2022-4639):
+	 * a name is data, kept as sent, for whoever prints it. */
+	e = ext_sni(exts, "%s%n%p.example", 14);
+	check_exts("format directives in the name, kept as data", e,
+	    PROBE_MATCH, "%s%n%p.example", "");
 	e = ext_sni(exts, "a b", 3);
 	check_exts("a space in the name", e, PROBE_NO, NULL, "");
 	e = ext_sni(exts, "a\nb", 3);
@@ -529,13 +592,194 @@ test_tls_size(void)
 	check_tls("a hello of 2^14 + 4 bytes", wire, n, PROBE_NO, NULL, "");
 }
 
+/* ---- HTTP ----------------------------------------------------------- */
+
+static void
+check_http(const char *desc, const char *text, enum probe_verdict want,
+    const char *host)
+{
+	check_probe("http", desc, (const uint8_t *)text, strlen(text), want,
+	    host != NULL ? host : "-");
+}
+
+static void
+test_http(void)
+{
+	size_t	i, n;
+
+	check_http("no Host", "GET / HTTP/1.0\r\nAccept: */*\r\n\r\n",
+	    PROBE_MATCH, NULL);
+	check_http("an empty Host", "GET / HTTP/1.1\r\nHost:\r\n\r\n",
+	    PROBE_MATCH, NULL);
+	check_http("bare LF line ends, host: in lower case, tabs",
+	    "HEAD /x HTTP/1.1\nhost:\tA.B.example:8443\t\n\n", PROBE_MATCH,
+	    "a.b.example");
+	check_http("an IPv6 literal without port",
+	    "OPTIONS * HTTP/1.1\r\nHost: [2001:DB8::1]\r\n\r\n", PROBE_MATCH,
+	    "[2001:db8::1]");
+	check_http("the absolute-form target wins over Host",
+	    "GET HTTP://Target.example:81/p HTTP/1.1\r\nHost: other.example"
+	    "\r\n\r\n", PROBE_MATCH, "target.example");
+	check_http("format directives in Host, kept as data (sslh's "
+	    "CVE-2022-4639)", "GET / HTTP/1.1\r\nHost: %n%s%x\r\n\r\n",
+	    PROBE_MATCH, "%n%s%x");
+	check_http("every method", "PATCH / HTTP/1.1\r\nHost: p\r\n\r\n",
+	    PROBE_MATCH, "p");
+	check_http("a body after the head is not read",
+	    "PUT /f HTTP/1.1\r\nHost: up.example\r\nContent-Length: 3\r\n"
+	    "\r\nabc", PROBE_MATCH, "up.example");
+	check_http("a head not yet ended", "GET / HTTP/1.1\r\nHost: x\r\n",
+	    PROBE_AGAIN, NULL);
+
+	static const struct {
+		const char	*desc, *text;
+	} bad[] = {
+		{ "an unknown method", "BREW /pot HTTP/1.1\r\n\r\n" },
+		{ "a method in lower case", "get / HTTP/1.1\r\n\r\n" },
+		{ "a method without its space", "GETX / HTTP/1.1\r\n\r\n" },
+		{ "HTTP/0.9", "GET /\r\n\r\n" },
+		{ "HTTP/2.0 in a request line", "GET / HTTP/2.0\r\n\r\n" },
+		{ "a version with junk", "GET / HTTP/1.1x\r\n\r\n" },
+		{ "two spaces", "GET  / HTTP/1.1\r\n\r\n" },
+		{ "a blank line first", "\r\nGET / HTTP/1.1\r\n\r\n" },
+		{ "two Host headers",
+		    "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n" },
+		{ "two Host headers, one empty",
+		    "GET / HTTP/1.1\r\nHost:\r\nHost: b\r\n\r\n" },
+		{ "a space before the colon",
+		    "GET / HTTP/1.1\r\nHost : a\r\n\r\n" },
+		{ "a folded line", "GET / HTTP/1.1\r\nX: 1\r\n 2\r\n\r\n" },
+		{ "a header without colon",
+		    "GET / HTTP/1.1\r\nHost a\r\n\r\n" },
+		{ "a CR alone", "GET / HTTP/1.1\r\nHost: a\rX: b\r\n\r\n" },
+		{ "a space in Host", "GET / HTTP/1.1\r\nHost: a b\r\n\r\n" },
+		{ "a slash in Host", "GET / HTTP/1.1\r\nHost: a/b\r\n\r\n" },
+		{ "userinfo in Host", "GET / HTTP/1.1\r\nHost: u@a\r\n\r\n" },
+		{ "userinfo in the target",
+		    "GET http://good@evil/ HTTP/1.1\r\nHost: a\r\n\r\n" },
+		{ "a port of letters", "GET / HTTP/1.1\r\nHost: a:b\r\n\r\n" },
+		{ "an open bracket", "GET / HTTP/1.1\r\nHost: [::1\r\n\r\n" },
+		{ "junk after the bracket",
+		    "GET / HTTP/1.1\r\nHost: [::1]x\r\n\r\n" },
+		{ "a name in brackets",
+		    "GET / HTTP/1.1\r\nHost: [evil.org]\r\n\r\n" },
+		{ "a Host of port only",
+		    "GET / HTTP/1.1\r\nHost: :80\r\n\r\n" },
+		{ "a broken h2 preface", "PRI * HTTP/2.0\r\n\r\nXX\r\n\r\n" },
+		{ "TLS", "\026\003\001\002\000\001" },
+		{ "SSH", "SSH-2.0-OpenSSH_9.2p1\r\n" },
+	};
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		check_probe("http", bad[i].desc, (const uint8_t *)bad[i].text,
+		    strlen(bad[i].text), PROBE_NO, "");
+	static const char	nul_host[] =
+	    "GET / HTTP/1.1\r\nHost: a\0b\r\n\r\n";
+	check_probe("http", "a NUL in Host", (const uint8_t *)nul_host,
+	    sizeof(nul_host) - 1, PROBE_NO, "");
+
+	/* A head longer than the peek: a request, but no host trusted. */
+	static char	big[PROBE_PEEK_MAX + 1];
+	struct probe_http	st;
+
+	n = (size_t)snprintf(big, sizeof(big),
+	    "GET / HTTP/1.1\r\nHost: big.example\r\nCookie: ");
+	memset(big + n, 'c', sizeof(big) - 1 - n);
+	memset(&st, 0, sizeof(st));
+	check(probe_http(&st, (uint8_t *)big, PROBE_PEEK_MAX - 1) ==
+	    PROBE_AGAIN && probe_http(&st, (uint8_t *)big, PROBE_PEEK_MAX) ==
+	    PROBE_MATCH && !st.has_host && st.host[0] == '\0',
+	    "a head filling the peek: a match without host");
+	memset(big, 'x', sizeof(big));
+	memcpy(big, "GET /", 5);
+	memset(&st, 0, sizeof(st));
+	check(probe_http(&st, (uint8_t *)big, PROBE_PEEK_MAX) == PROBE_NO,
+	    "a request line filling the peek: no");
+	memset(&st, 0, sizeof(st));
+	check(probe_http(&st, (const uint8_t *)"G", 1) == PROBE_AGAIN &&
+	    probe_http(&st, (const uint8_t *)"GX", 2) == PROBE_NO,
+	    "\"GX\": no at its second byte");
+}
+
+/* ---- the stateless probes --------------------------------------------- */
+
+static void
+test_stateless(void)
+{
+	static uint8_t	buf[600];
+	size_t		i;
+
+	static const struct {
+		const char	*kind, *desc;
+		const char	*bytes;
+		size_t		 len;
+		enum probe_verdict want;
+	} cases[] = {
+#define C(k, d, s, w)	{ k, d, s, sizeof(s) - 1, w }
+		C("ssh", "SSH-1.99-", "SSH-1.99-client\r\n", PROBE_MATCH),
+		C("ssh", "SSH-2.0 without dash yet", "SSH-2.0", PROBE_AGAIN),
+		C("ssh", "ssh- in lower case", "ssh-2.0-x\r\n", PROBE_NO),
+		C("ssh", "SSH-2-", "SSH-2-x\r\n", PROBE_NO),
+		C("ssh", "SSH-.2-", "SSH-.2-x\r\n", PROBE_NO),
+		C("ssh", "SSH-2.-", "SSH-2.-x\r\n", PROBE_NO),
+		C("ssh", "SSH-2.0.1-", "SSH-2.0.1-x\r\n", PROBE_NO),
+		C("ssh", "a version too long", "SSH-2.000000000-x", PROBE_NO),
+		C("ssh", "a tinc greeting", "0 home 17\n", PROBE_NO),
+		C("openvpn", "V2 of 13 bytes", "\000\015\070", PROBE_NO),
+		C("openvpn", "V2 of 256 bytes", "\001\000\070", PROBE_NO),
+		C("openvpn", "V2 with key id 1", "\000\016\071", PROBE_NO),
+		C("openvpn", "V1 (key-method 1, gone since 2.5)",
+		    "\000\016\010", PROBE_NO),
+		C("openvpn", "P_DATA_V2", "\000\016\110", PROBE_NO),
+		C("openvpn", "V3 of 335 bytes", "\001\117\120", PROBE_NO),
+		C("openvpn", "V3 of 1279 bytes", "\004\377\120", PROBE_NO),
+		C("openvpn", "V2 incomplete", "\000\016\070\001\002",
+		    PROBE_AGAIN),
+		C("openvpn", "sslh's over-read: length says more than sent",
+		    "\377\377\070", PROBE_NO),
+		C("socks5", "no method", "\005\000", PROBE_NO),
+		C("socks5", "method 0xff offered", "\005\001\377", PROBE_NO),
+		C("socks5", "method 0x10", "\005\002\000\020", PROBE_NO),
+		C("socks5", "a private method", "\005\001\200", PROBE_MATCH),
+		C("socks5", "methods not all in", "\005\003\000\002",
+		    PROBE_AGAIN),
+		C("socks5", "SOCKS4", "\004\001\000\120\177\000\000\001\000",
+		    PROBE_NO),
+		C("socks5", "a greeting and a request pipelined",
+		    "\005\001\000\005\001\000\001\177\000\000\001\000\120",
+		    PROBE_MATCH),
+		C("xmpp", "not XML", "jabber:client", PROBE_NO),
+		C("xmpp", "XML without jabber yet", "<?xml version='1.0'?>",
+		    PROBE_AGAIN),
+#undef C
+	};
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_probe(cases[i].kind, cases[i].desc,
+		    (const uint8_t *)cases[i].bytes, cases[i].len,
+		    cases[i].want, "-");
+
+	/* XMPP: the namespace must come within the stream header's bytes. */
+	memset(buf, ' ', 600);
+	buf[0] = '<';
+	memcpy(buf + 500, "jabber:client", 13);
+	check_probe("xmpp", "jabber: at byte 500", buf, 513, PROBE_MATCH,
+	    "-");
+	memcpy(buf + 500, "             ", 13);
+	memcpy(buf + 510, "jabber:client", 13);
+	check_probe("xmpp", "jabber: past byte 512", buf, 523, PROBE_NO,
+	    "-");
+}
+
 int
 main(void)
 {
-	test_tls_seeds();
+	test_seeds();
 	test_tls_records();
 	test_tls_hello_fields();
 	test_tls_names();
 	test_tls_size();
+	test_http();
+	test_stateless();
 	return test_summary();
 }

@@ -157,6 +157,35 @@ test_parse(void)
 	    sizeof(bad) / sizeof(bad[0]));
 }
 
+/* A route's SNI as PP2_TYPE_AUTHORITY: the header grows by its TLV. */
+static void
+test_authority(void)
+{
+	static const char	name[] = "www.example.org";
+	struct sockaddr_in	a, b;
+	struct proxy_info	info;
+	unsigned char		h[PROXY_HEADER_MAX + PROXY_AUTHORITY_MAX];
+	const char		*why;
+	size_t			n, m;
+
+	v4(&a, "192.0.2.1", 54321);
+	v4(&b, "198.51.100.7", 443);
+	n = proxy_header(PROXY_V2, true, (void *)&a, (void *)&b, h);
+	m = proxy_add_authority(h, n, name);
+	check(m == n + 3 + strlen(name) && h[n] == 0x02 && h[n + 1] == 0 &&
+	    h[n + 2] == strlen(name) && memcmp(h + n + 3, name,
+	    strlen(name)) == 0 && ((size_t)h[14] << 8 | h[15]) == m - 16,
+	    "v2 + authority TLV: type 2, length %zu, the header's length "
+	    "%zu", strlen(name), m - 16);
+	check(proxy_parse(h, m, &info, &why) == (int)m && info.has_addresses,
+	    "v2 with the TLV reads back whole, its addresses kept");
+	n = proxy_header(PROXY_V1, true, (void *)&a, (void *)&b, h);
+	check(proxy_add_authority(h, n, name) == n,
+	    "v1 has no TLVs: unchanged");
+	n = proxy_header(PROXY_V2, true, (void *)&a, (void *)&b, h);
+	check(proxy_add_authority(h, n, "") == n, "no name: no TLV");
+}
+
 int
 main(void)
 {
@@ -228,5 +257,6 @@ main(void)
 	    memcmp(h + 16, &c.sin6_addr, 16) == 0 && h[32 + 10] == 0xff && h[32 + 12] == 198,
 	    "v2, IPv6 client to an IPv4 address: TCP6, the address mapped");
 	test_parse();
+	test_authority();
 	return test_summary();
 }

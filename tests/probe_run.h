@@ -1,0 +1,37 @@
+/*
+ * probe_run.h - what the probes' unit tests and fuzz harness share: each
+ * probe of probe.h behind one interface, fed a buffer in pieces as the
+ * peek stage feeds it, its results written out as one line of text, which
+ * is how tests and the harness compare a split input with a whole one.
+ */
+#ifndef FERRYD_PROBE_RUN_H
+#define FERRYD_PROBE_RUN_H
+
+#include "probe.h"
+
+struct probe_kind {
+	const char	*name;
+	size_t		 state_size;	/* 0: stateless */
+	/* One of the two is set. */
+	enum probe_verdict (*probe)(void *st, const uint8_t *buf, size_t len);
+	enum probe_verdict (*stateless)(const uint8_t *buf, size_t len);
+	/* The results as "sni alpn,alpn" or "host" ("-": none); false if
+	 * they break the contract (a string not NUL-terminated, a count
+	 * out of range). */
+	bool	(*describe)(const void *st, char *out, size_t size);
+};
+
+extern const struct probe_kind	probe_kinds[];
+extern const size_t		nprobe_kinds;
+
+const struct probe_kind *probe_kind(const char *name);
+
+/*
+ * Zero st, then feed buf[0..cuts[0]), buf[0..cuts[1]), ... and buf whole
+ * until a final verdict, as the peek stage does; the cuts must not
+ * decrease.  A state of state_size bytes (or NULL for a stateless one).
+ */
+enum probe_verdict probe_run(const struct probe_kind *k, void *st,
+    const uint8_t *buf, size_t len, const size_t *cuts, size_t ncuts);
+
+#endif
