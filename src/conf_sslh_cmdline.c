@@ -165,7 +165,10 @@ parse_one(struct sslh_cmdline *cl, int argc, char *const argv[], int *i,
 	} else {
 		/* Letters: flags, then perhaps one that takes a value. */
 		for (name = a + 1; *name != '\0'; name++) {
-			if ((o = find_short(*name)) == -1)
+			if ((o = find_short(*name)) == -1 && a[2] == '\0')
+				return cmdline_fail(err, errlen, "unknown "
+				    "option \"%s\"", a);
+			if (o == -1)
 				return cmdline_fail(err, errlen, "unknown "
 				    "option \"-%c\" in \"%s\"", *name, a);
 			if (options[o].kind != OPT_FLAG)
