@@ -331,6 +331,25 @@ new_proto(struct sslh *s, const struct sslh_origin *from, const char *name)
 	return p;
 }
 
+static bool
+is(const char *key, const char *name)
+{
+	return strcmp(key, name) == 0;
+}
+
+/* A protocol's settings that change nothing in ferryd: a comment each. */
+static const struct {
+	const char	*key;
+	const char	*note;
+} proto_notes[] = {
+	{ "fork", "ferryd's workers serve every connection" },
+	{ "tfo_ok", "ferryd connects without TCP Fast Open" },
+	{ "resolve_on_forward", "ferryd looks names up again every "
+	    "resolve_interval" },
+	{ "log_level", "connections are logged in the access_log, when it "
+	    "is set" }
+};
+
 /* A member of a protocol entry other than name, host and port. */
 static int
 proto_member(struct sslh *s, const struct source *src, struct sslh_proto *p,
@@ -340,6 +359,8 @@ proto_member(struct sslh *s, const struct source *src, struct sslh_proto *p,
 	const char		*str = NULL;
 	char			 key[KEY_MAX];
 	long			 v = 0;
+	size_t			 i;
+	bool			 flag;
 
 	key_of(c, key);
 	if (strcmp(key, "sni_hostnames") == 0)
@@ -366,38 +387,34 @@ proto_member(struct sslh *s, const struct source *src, struct sslh_proto *p,
 		p->proxyprotocol = (int)v;
 		return 0;
 	}
-	if (strcmp(key, "max_connections") == 0 ||
-	    strcmp(key, "minlength") == 0 || strcmp(key, "is_unix") == 0 ||
-	    strcmp(key, "transparent") == 0) {
-		/* transparent: a rule's, not a route's (see the top level) */
-		if (get_number(s, &from, c, key[0] == 'i' || key[0] == 't',
-		    &v) == -1)
+	if (is(key, "max_connections") || is(key, "minlength") ||
+	    is(key, "is_unix") || is(key, "transparent")) {
+		/* Flags false are sslh's defaults; true cannot be done. */
+		flag = is(key, "is_unix") || is(key, "transparent");
+		if (get_number(s, &from, c, flag, &v) == -1)
 			return -1;
-		if (v == 0 && (key[0] == 'i' || key[0] == 't'))
+		if (v == 0 && flag)
 			return 0;
+		/* transparent: a rule's, not a route's (see the top level) */
 		return sslh_fail(s, &from, "%s: ferryd cannot do this for one "
-		    "protocol%s", config_setting_name(c), key[0] == 't' ?
-		    " (set transparent at the top level: all of them)" : "");
+		    "protocol%s", config_setting_name(c), is(key,
+		    "transparent") ? " (set transparent at the top level: all "
+		    "of them)" : "");
 	}
-	if (strcmp(key, "keepalive") == 0 || strcmp(key, "is_udp") == 0 ||
-	    strcmp(key, "fork") == 0 || strcmp(key, "tfo_ok") == 0 ||
-	    strcmp(key, "resolve_on_forward") == 0 ||
-	    strcmp(key, "log_level") == 0) {
-		if (get_number(s, &from, c, key[0] != 'l', &v) == -1)
+	if (is(key, "keepalive") || is(key, "is_udp")) {
+		if (get_number(s, &from, c, true, &v) == -1)
 			return -1;
-		if (key[0] == 'k')
-			p->keepalive = v != 0;
-		else if (key[0] == 'i')
-			p->is_udp = v != 0;
-		else if (v != 0 || key[0] == 'l')
-			return add_note(s, &from, "%s: %s", key,
-			    key[0] == 'f' ? "ferryd's workers serve every "
-			    "connection" : key[0] == 't' ? "ferryd connects "
-			    "without TCP Fast Open" : key[0] == 'r' ? "ferryd "
-			    "looks names up again every resolve_interval" :
-			    "connections are logged in the access_log, when "
-			    "it is set");
+		*(is(key, "keepalive") ? &p->keepalive : &p->is_udp) = v != 0;
 		return 0;
+	}
+	for (i = 0; i < sizeof(proto_notes) / sizeof(proto_notes[0]); i++) {
+		if (!is(key, proto_notes[i].key))
+			continue;
+		flag = !is(key, "log_level");
+		if (get_number(s, &from, c, flag, &v) == -1)
+			return -1;
+		return v == 0 && flag ? 0 : add_note(s, &from, "%s: %s", key,
+		    proto_notes[i].note);
 	}
 	return sslh_fail(s, &from, "unknown protocol setting \"%s\"",
 	    config_setting_name(c));
@@ -457,27 +474,27 @@ listen_entry(struct sslh *s, const struct source *src,
 	for (i = 0; (c = config_setting_get_elem(e, i)) != NULL; i++) {
 		key_of(c, key);
 		from = origin_of(src, c);
-		if (strcmp(key, "host") == 0 || strcmp(key, "port") == 0)
+		if (is(key, "host") || is(key, "port"))
 			continue;
-		if (strcmp(key, "keepalive") != 0 && strcmp(key, "is_udp") != 0 &&
-		    strcmp(key, "proxyprotocol") != 0 &&
-		    strcmp(key, "is_unix") != 0 &&
-		    strcmp(key, "max_connections") != 0)
+		if (!is(key, "keepalive") && !is(key, "is_udp") &&
+		    !is(key, "proxyprotocol") && !is(key, "is_unix") &&
+		    !is(key, "max_connections"))
 			return sslh_fail(s, &from, "unknown listen setting "
 			    "\"%s\"", config_setting_name(c));
-		if (get_number(s, &from, c, key[0] != 'm', &v) == -1)
+		if (get_number(s, &from, c, !is(key, "max_connections"),
+		    &v) == -1)
 			return -1;
-		if (key[0] == 'k')
+		if (is(key, "keepalive"))
 			l->keepalive = v != 0;
-		else if (key[0] == 'p')
+		else if (is(key, "proxyprotocol"))
 			l->proxyprotocol = v != 0;
-		else if (strcmp(key, "is_udp") == 0)
+		else if (is(key, "is_udp"))
 			l->is_udp = v != 0;
 		else if (v != 0)
 			return sslh_fail(s, &from, "%s: ferryd cannot do this "
 			    "for one address%s", config_setting_name(c),
-			    key[0] == 'm' ? " (max_connections is ferryd's "
-			    "for each worker)" : "");
+			    is(key, "max_connections") ? " (max_connections is "
+			    "ferryd's for each worker)" : "");
 	}
 	return 0;
 }
@@ -568,18 +585,19 @@ top_other(struct sslh *s, const struct source *src, const config_setting_t *c,
 		    "%s", str);
 	if (strcmp(key, "inetd") == 0 || strcmp(key, "numeric") == 0 ||
 	    strcmp(key, "version") == 0 || strncmp(key, "verbose_", 8) == 0) {
-		if (get_number(s, &from, c, key[0] != 'v' ||
-		    strcmp(key, "version") == 0, &v) == -1)
+		/* verbose_*: sslh 2.x's levels, numbers; the rest flags */
+		if (get_number(s, &from, c, strncmp(key, "verbose_", 8) != 0,
+		    &v) == -1)
 			return -1;
-		if (key[0] == 'i' && v != 0)
+		if (is(key, "inetd") && v != 0)
 			return sslh_fail(s, &from, "inetd: ferryd listens itself; "
 			    "it does not run from inetd");
-		if (key[0] == 'n')	/* true: as ferryd logs */
+		if (is(key, "numeric"))	/* true: as ferryd logs */
 			return v != 0 ? 0 : add_note(s, &from, "numeric: "
 			    "ferryd logs addresses as numbers");
 		return v == 0 ? 0 : add_note(s, &from, "%s: %s", key,
-		    strcmp(key, "version") == 0 ? "ferryd -V says its version" : "ferryd's log_level "
-		    "(from verbose) says how much it logs");
+		    is(key, "version") ? "ferryd -V says its version" :
+		    "ferryd's log_level (from verbose) says how much it logs");
 	}
 	return sslh_fail(s, &from, "unknown setting \"%s\"",
 	    config_setting_name(c));
@@ -720,9 +738,9 @@ apply_cmdline(struct sslh *s, const struct sslh_cmdline *cl)
 			    "numbers");
 		else if (o->value == NULL) {
 			/* foreground, background, transparent, verbose */
-			struct sslh_num *n = o->name[0] == 'f' ?
-			    &s->foreground : o->name[0] == 'b' ?
-			    &s->background : o->name[0] == 't' ?
+			struct sslh_num *n = is(o->name, "foreground") ?
+			    &s->foreground : is(o->name, "background") ?
+			    &s->background : is(o->name, "transparent") ?
 			    &s->transparent : &s->verbose;
 
 			n->value = n == &s->verbose && n->from.text != NULL ?
