@@ -601,6 +601,12 @@ load(struct conf_loader *ld, int syntax, struct conf_text *keep)
 }
 
 struct conf *
+conf_load_text(struct conf_loader *ld, int syntax, struct conf_text *keep)
+{
+	return load(ld, syntax, keep);
+}
+
+struct conf *
 conf_reresolve(const struct conf *cfg, char *err, size_t errlen)
 {
 	struct conf_loader	ld = { cfg->path, err, errlen, cfg->text,

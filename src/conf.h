@@ -51,10 +51,12 @@
 enum conf_syntax {
 	CONF_SYNTAX_AUTO = 0,	/* libconfig, else rinetd if it looks like it */
 	CONF_SYNTAX_LIBCONFIG,
-	CONF_SYNTAX_RINETD	/* a rinetd.conf, converted when loaded */
+	CONF_SYNTAX_RINETD,	/* a rinetd.conf, converted when loaded */
+	CONF_SYNTAX_SSLH	/* sslh's command line and sslh.cfg, ditto */
 };
 
 struct conf_text;
+struct sslh_cmdline;
 
 struct conf {
 	char          *path;             /* file it was loaded from */
@@ -133,6 +135,21 @@ struct conf *conf_load_syntax(const char *path, int syntax, char *err,
  */
 struct conf *conf_load_rinetd(const char *path, char *err,
     size_t errlen);
+
+/*
+ * Load sslh's settings: its command line (conf_sslh.h) and the sslh.cfg
+ * it names, converted and loaded with every check conf_load() makes.
+ * Errors name the sslh.cfg line (or the command line).
+ */
+struct conf *conf_load_sslh(const struct sslh_cmdline *cl, char *err,
+    size_t errlen);
+
+/*
+ * conf_load_syntax(), or conf_load_sslh(sslh) when sslh is not NULL (the
+ * only way to load CONF_SYNTAX_SSLH: it needs sslh's command line).
+ */
+struct conf *conf_load_as(const char *path, int syntax,
+    const struct sslh_cmdline *sslh, char *err, size_t errlen);
 
 void conf_free(struct conf *cfg);
 

@@ -64,6 +64,14 @@ struct conf_loader {
 	bool		 syntax_error;	/* libconfig could not parse the text */
 };
 
+/*
+ * Load ld->text (what libconfig reads, and where its lines come from)
+ * as a configuration read in syntax: the loader's checks, for the
+ * converters of foreign formats (conf_sslh.c).  keep: as conf.c's load().
+ */
+struct conf *conf_load_text(struct conf_loader *ld, int syntax,
+    struct conf_text *keep);
+
 struct conf_key;
 
 /* Checks setting s and stores it in the struct at base; 0 or -1. */

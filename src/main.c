@@ -1,7 +1,8 @@
 /*
- * main.c - the command line: load the configuration, check it (-t), print it (-T),
- * signal the running master (-s), convert a rinetd.conf (--convert), or
- * hand over to the master.
+ * main.c - the command line: load the configuration, check it (-t),
+ * print it (-T), signal the running master (-s), convert a rinetd.conf
+ * (--convert) or sslh's settings (--sslh ... --convert), or hand over
+ * to the master.
  */
 #include "ferryd.h"
 
@@ -16,6 +17,7 @@
 #include "addr.h"
 #include "conf.h"
 #include "conf_rinetd.h"
+#include "conf_sslh.h"
 #include "control.h"
 #include "log.h"
 #include "lookup.h"
@@ -46,6 +48,7 @@ usage(FILE *out)
 	    "       ferryd -s status [-c file]\n"
 	    "       ferryd -x command [-c file] [-S socket]\n"
 	    "       ferryd --convert rinetd.conf\n"
+	    "       ferryd [-ft] [-l level] --sslh SSLH-OPTIONS... [--convert]\n"
 	    "\n"
 	    "Forward TCP connections and UDP datagrams as the rules of the\n"
 	    "configuration say.\n"
@@ -57,6 +60,12 @@ usage(FILE *out)
 	    "is not libconfig)\n"
 	    "      --convert FILE    print rinetd.conf FILE as a ferryd.conf "
 	    "and exit\n"
+	    "      --sslh ...        the rest is sslh's command line (-F "
+	    "sslh.cfg,\n"
+	    "                        --listen, --ssh, --tls, ...): run as "
+	    "sslh would;\n"
+	    "                        with --convert among them, print the "
+	    "ferryd.conf\n"
 	    "  -f, --foreground      stay in the foreground, log to stderr\n"
 	    "  -t, --test            check the configuration and exit\n"
 	    "  -T, --show            print the effective configuration (every\n"
@@ -95,8 +104,8 @@ print_status(const struct options *opt)
 	int		 rc = 0;
 
 	lookup_offline();	/* only stats_listen is read */
-	cfg = conf_load_syntax(opt->config_path, opt->config_syntax, err,
-	    sizeof(err));
+	cfg = conf_load_as(opt->config_path, opt->config_syntax, opt->sslh,
+	    err, sizeof(err));
 	lookup_live();
 	if (cfg == NULL || control_status(cfg, stdout, err, sizeof(err)) == -1) {
 		fprintf(stderr, "ferryd: %s\n", err);
@@ -120,8 +129,8 @@ master_pidfile(const struct options *opt)
 	if (opt->pidfile != NULL)
 		return strdup(opt->pidfile);
 	lookup_offline();
-	cfg = conf_load_syntax(opt->config_path, opt->config_syntax, err,
-	    sizeof(err));
+	cfg = conf_load_as(opt->config_path, opt->config_syntax, opt->sslh,
+	    err, sizeof(err));
 	lookup_live();
 	if (cfg == NULL) {
 		fprintf(stderr, "ferryd: %s (name the pidfile with -p)\n", err);
@@ -159,11 +168,18 @@ reload_master(const struct options *opt, const char *pidfile)
 	}
 	outcome_path(pidfile, opath, sizeof(opath));
 	outcome_read(opath, &last);
-	if (last.config[0] != '\0') {
+	if (last.config[0] != '\0' && opt->sslh == NULL) {
 		path = last.config;
 		syntax = last.syntax;
 	}
-	if ((cfg = conf_load_syntax(path, syntax, err, sizeof(err))) == NULL) {
+	/*
+	 * sslh's settings without its command line cannot be checked here:
+	 * the master checks them, and the outcome says how it went.
+	 */
+	if (syntax == CONF_SYNTAX_SSLH && opt->sslh == NULL)
+		cfg = NULL;
+	else if ((cfg = conf_load_as(path, syntax, opt->sslh, err,
+	    sizeof(err))) == NULL) {
 		fprintf(stderr, "ferryd: %s; not reloaded, the running "
 		    "configuration is unchanged\n", err);
 		return 1;
@@ -231,8 +247,8 @@ send_command(const struct options *opt, const char *command,
 
 	if (path == NULL) {
 		lookup_offline();
-		cfg = conf_load_syntax(opt->config_path, opt->config_syntax,
-		    err, sizeof(err));
+		cfg = conf_load_as(opt->config_path, opt->config_syntax,
+		    opt->sslh, err, sizeof(err));
 		lookup_live();
 		if (cfg == NULL)
 			fprintf(stderr, "ferryd: %s (name the socket with "
@@ -274,6 +290,69 @@ convert(const char *path)
 	rinetd_conv_free(&conv);
 	free(text);
 	return rc;
+}
+
+/* --sslh ... --convert: print the ferryd.conf equivalent of sslh's. */
+static int
+convert_sslh(const struct sslh_cmdline *cl)
+{
+	struct conf_conv	 conv;
+	char			 err[CONF_ERR_MAX];
+	bool			 foreground;
+
+	if (sslh_convert(cl, &conv, &foreground, err, sizeof(err)) == -1) {
+		fprintf(stderr, "ferryd: %s\n", err);
+		return 1;
+	}
+	if (fputs(conv.text, stdout) == EOF || fflush(stdout) == EOF)
+		snprintf(err, sizeof(err), "cannot write the converted file: "
+		    "%s", strerror(errno));
+	else
+		err[0] = '\0';
+	conf_conv_free(&conv);
+	if (err[0] != '\0')
+		fprintf(stderr, "ferryd: %s\n", err);
+	return err[0] != '\0';
+}
+
+/*
+ * --sslh: what follows it is sslh's command line, parsed into cl; argc
+ * is cut to what comes before it.  The master reads sslh's settings as
+ * its configuration, and stays in the foreground if sslh would.  0, 1:
+ * exit with that (an error, -V), -1: go on.
+ */
+static int
+take_sslh(int *argc, char *argv[], struct sslh_cmdline *cl,
+    struct options *opt)
+{
+	struct conf_conv	conv;
+	char			err[CONF_ERR_MAX];
+	bool			foreground = false;
+	int			i;
+
+	for (i = 1; i < *argc && strcmp(argv[i], "--sslh") != 0; i++)
+		;
+	if (i == *argc)
+		return -1;
+	if (sslh_cmdline_parse(*argc - i - 1, argv + i + 1, cl, err,
+	    sizeof(err)) == -1) {
+		fprintf(stderr, "ferryd: %s\n", err);
+		return 1;
+	}
+	*argc = i;
+	if (cl->version) {
+		printf("ferryd %s (as sslh)\n", PACKAGE_VERSION);
+		return 0;
+	}
+	opt->sslh = cl;
+	opt->config_path = sslh_source(cl);
+	opt->config_syntax = CONF_SYNTAX_SSLH;
+	/* Only what decides foreground: errors are the loader's to say. */
+	if (!cl->convert && sslh_convert(cl, &conv, &foreground, err,
+	    sizeof(err)) == 0)
+		conf_conv_free(&conv);
+	opt->foreground = opt->foreground || foreground;
+	return -1;
 }
 
 /*
@@ -346,18 +425,27 @@ main(int argc, char *argv[])
 		{ NULL,         0,                 NULL, 0 }
 	};
 	struct options  opt = { DEFAULT_CONFIG, NULL, -1, CONF_SYNTAX_AUTO,
-			    false };
+			    false, NULL };
 	struct conf  *cfg;
+	struct sslh_cmdline sslh;
 	char            err[CONF_ERR_MAX], path[PATH_MAX];
 	char           *pidfile_copy = NULL;
 	const char     *convert_path = NULL, *command = NULL, *socket = NULL;
 	bool            test = false, show = false, status = false;
-	int             ch, signo = 0;
+	int             ch, signo = 0, rc;
 
+	memset(&sslh, 0, sizeof(sslh));
+	if ((rc = take_sslh(&argc, argv, &sslh, &opt)) != -1)
+		return rc;
 	while ((ch = getopt_long(argc, argv, "c:ftTl:p:s:x:S:hV", longopts, NULL))
 	    != -1) {
 		switch (ch) {
 		case 'c':
+			if (opt.sslh != NULL) {
+				fprintf(stderr, "ferryd: -c and --sslh: sslh's "
+				    "file is given with -F after --sslh\n");
+				return 1;
+			}
 			opt.config_path = optarg;
 			break;
 		case 'f':
@@ -426,6 +514,8 @@ main(int argc, char *argv[])
 
 	if (convert_path != NULL)
 		return convert(convert_path);
+	if (sslh.convert)
+		return convert_sslh(&sslh);
 	if (signo != 0)
 		return signal_master(&opt, signo);
 	if (status)
@@ -439,7 +529,7 @@ main(int argc, char *argv[])
 		fprintf(stderr, "ferryd: %s\n", err);
 		return 1;
 	}
-	cfg = conf_load_syntax(opt.config_path, opt.config_syntax, err,
+	cfg = conf_load_as(opt.config_path, opt.config_syntax, opt.sslh, err,
 	    sizeof(err));
 	if (cfg == NULL) {
 		fprintf(stderr, "ferryd: %s\n", err);
@@ -461,7 +551,8 @@ main(int argc, char *argv[])
 		master_upgrade_probe();
 		printf("ferryd: %s: configuration OK%s\n", opt.config_path,
 		    cfg->syntax == CONF_SYNTAX_RINETD ?
-		    " (read as a rinetd.conf)" : "");
+		    " (read as a rinetd.conf)" : cfg->syntax ==
+		    CONF_SYNTAX_SSLH ? " (read as sslh's)" : "");
 		conf_free(cfg);
 		return 0;
 	}
@@ -469,7 +560,9 @@ main(int argc, char *argv[])
 	 * Reloads happen after chdir("/"): remember where the file is.  Keep
 	 * copies of what points into argv, which proctitle_set() overwrites.
 	 */
-	if (realpath(opt.config_path, path) == NULL)
+	if (opt.sslh != NULL)
+		snprintf(path, sizeof(path), "%s", opt.config_path);
+	else if (realpath(opt.config_path, path) == NULL)
 		snprintf(path, sizeof(path), "%s", opt.config_path);
 	opt.config_path = path;
 	if (opt.pidfile != NULL &&
@@ -482,9 +575,12 @@ main(int argc, char *argv[])
 	log_set_role("master");
 	if (cfg->syntax == CONF_SYNTAX_RINETD)
 		log_notice("reading %s as a rinetd.conf", opt.config_path);
+	else if (cfg->syntax == CONF_SYNTAX_SSLH)
+		log_notice("reading %s as sslh's", opt.config_path);
 	proctitle_init(argc, argv);
 	proctitle_set("ferryd: master process %s", opt.config_path);
 	ch = master_run(cfg, &opt);
 	free(pidfile_copy);
+	sslh_cmdline_free(&sslh);
 	return ch;
 }

@@ -478,8 +478,8 @@ master_load_work(void *arg, char *err, size_t errlen)
 	const struct master	*m = arg;
 	struct conf		*cfg;
 
-	cfg = conf_load_syntax(m->opt->config_path, m->opt->config_syntax,
-	    err, errlen);
+	cfg = conf_load_as(m->opt->config_path, m->opt->config_syntax,
+	    m->opt->sslh, err, errlen);
 	conf_free(cfg);
 	return cfg != NULL ? 0 : -1;
 }
@@ -497,8 +497,8 @@ master_load_done(const char *lookup_err, void *arg)
 	if (lookup_err != NULL)
 		snprintf(err, sizeof(err), "%s", lookup_err);
 	else
-		cfg = conf_load_syntax(m->opt->config_path,
-		    m->opt->config_syntax, err, sizeof(err));
+		cfg = conf_load_as(m->opt->config_path,
+		    m->opt->config_syntax, m->opt->sslh, err, sizeof(err));
 	if (cfg == NULL)
 		master_tell(m, false, "%s", err);
 	else

@@ -7,12 +7,15 @@
 
 #include <stdbool.h>
 
+struct sslh_cmdline;
+
 struct options {
 	const char *config_path;	/* absolute */
 	const char *pidfile;		/* -p, or NULL */
 	int         log_level;		/* -l, or -1 */
-	int         config_syntax;	/* enum conf_syntax: --rinetd */
+	int         config_syntax;	/* enum conf_syntax: --rinetd, --sslh */
 	bool        foreground;
+	const struct sslh_cmdline *sslh; /* --sslh: sslh's options, or NULL */
 };
 
 #endif
