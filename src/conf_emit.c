@@ -1,7 +1,8 @@
 /*
  * conf_emit.c - converted ferryd.conf text and its line map (conf_emit.h),
- * for the readers of foreign formats: conf_sslh_out.c's; conf_rinetd.c
- * writes with a copy of its own, to move here.
+ * for the readers of foreign formats: conf_sslh_out.c's; conf_rinetd*.c
+ * take conf_grow() from here, and still write with out_bytes() of their
+ * own, which also maps each line to one of several files.
  */
 #include "ferryd.h"
 

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "acl.h"
+#include "conf_emit.h"
 #include "conf_file.h"
 #include "conf_rinetd.h"
 #include "conf_rinetd_int.h"
@@ -103,26 +104,6 @@ rconf_warn(struct rconf *rc, int num, const char *fmt, ...)
 	snprintf(p + rc->nwarnings, n + 1, "%s%s\n", where, msg);
 	rc->warnings = p;
 	rc->nwarnings += n;
-}
-
-/*
- * Room for n elements of size bytes in v, whose capacity is *cap: returns
- * v or its new place, or NULL (v untouched) when out of memory.
- */
-static void *
-grow(void *v, size_t *cap, size_t n, size_t size)
-{
-	size_t	ncap = *cap > 0 ? *cap : 16;
-	void	*p;
-
-	if (n <= *cap && v != NULL)
-		return v;
-	while (ncap < n)
-		ncap *= 2;
-	if ((p = realloc(v, ncap * size)) == NULL)
-		return NULL;
-	*cap = ncap;
-	return p;
 }
 
 static bool
@@ -427,7 +408,7 @@ add_forward(struct rconf *rc, const struct line *ln)
 	bool		 v6;
 	int		 i = 0, n = ln->ntok;
 
-	if ((f = grow(rc->fwd, &rc->capfwd, rc->nfwd + 1,
+	if ((f = conf_grow(rc->fwd, &rc->capfwd, rc->nfwd + 1,
 	    sizeof(*f))) == NULL)
 		return fail(rc, ln->num, "out of memory");
 	rc->fwd = f;
@@ -473,7 +454,7 @@ add_pattern(struct rconf *rc, const struct line *ln, enum directive d)
 		list = f != NULL ? &f->allow : &rc->allow;
 	else
 		list = f != NULL ? &f->deny : &rc->deny;
-	if ((v = grow(list->v, &list->cap, list->n + 1, sizeof(*v))) == NULL)
+	if ((v = conf_grow(list->v, &list->cap, list->n + 1, sizeof(*v))) == NULL)
 		return fail(rc, ln->num, "out of memory");
 	list->v = v;
 	v[list->n].from.num = ln->num;
@@ -569,12 +550,6 @@ rconf_fail(struct rconf *rc, int num, const char *fmt, ...)
 	return -1;
 }
 
-void *
-rconf_grow(void *v, size_t *cap, size_t n, size_t size)
-{
-	return grow(v, cap, n, size);
-}
-
 bool
 rconf_all_of(const char *s, const char *set)
 {
@@ -624,7 +599,7 @@ rconf_add_file(struct rconf *rc, const char *path, const char *real,
 		return fail(rc, 0, "more than %d files included",
 		    RINETD_FILES_MAX);
 	}
-	if ((f = grow(rc->files, &rc->capfiles, rc->nfiles + 1,
+	if ((f = conf_grow(rc->files, &rc->capfiles, rc->nfiles + 1,
 	    sizeof(*f))) == NULL) {
 		free(text);
 		return fail(rc, 0, "out of memory");

@@ -133,7 +133,6 @@ int	 rconf_fail(struct rconf *rc, int num, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
 void	 rconf_warn(struct rconf *rc, int num, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
-void	*rconf_grow(void *v, size_t *cap, size_t n, size_t size);
 bool	 rconf_all_of(const char *s, const char *set);
 char	*rconf_trim(char *s);
 int	 rconf_convert_text(struct rconf *rc, int file, char *lines);

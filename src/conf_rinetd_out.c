@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf_emit.h"
 #include "conf_rinetd.h"
 #include "conf_rinetd_int.h"
 
@@ -34,7 +35,7 @@ out_bytes(struct out *o, int num, const char *s, size_t n)
 	int	*map;
 	size_t	 i;
 
-	if (o->oom || (buf = rconf_grow(o->buf, &o->cap, o->len + n + 1, 1)) ==
+	if (o->oom || (buf = conf_grow(o->buf, &o->cap, o->len + n + 1, 1)) ==
 	    NULL) {
 		o->oom = true;
 		return;
@@ -46,7 +47,7 @@ out_bytes(struct out *o, int num, const char *s, size_t n)
 	for (i = 0; i < n; i++) {
 		if (s[i] != '\n')
 			continue;
-		if ((map = rconf_grow(o->map, &o->mapcap, o->nlines + 1,
+		if ((map = conf_grow(o->map, &o->mapcap, o->nlines + 1,
 		    sizeof(*map))) == NULL) {
 			o->oom = true;
 			return;
