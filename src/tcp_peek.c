@@ -9,6 +9,7 @@
 #include "ferryd.h"
 
 #include <regex.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "pool.h"
@@ -163,8 +164,7 @@ peek_note(struct tcp_peek *p, const struct route *rt)
 		name = p->tls->sni;
 	else if (rt->protocol == ROUTE_HTTP && p->http.has_host)
 		name = p->http.host;
-	strncpy(p->sni, name, sizeof(p->sni) - 1);
-	p->sni[sizeof(p->sni) - 1] = '\0';
+	snprintf(p->sni, sizeof(p->sni), "%s", name);
 }
 
 enum tcp_peek_status
