@@ -514,12 +514,12 @@ main(int argc, char *argv[])
 
 	if (convert_path != NULL)
 		return convert(convert_path);
-	if (sslh.convert)
-		return convert_sslh(&sslh);
-	if (signo != 0)
-		return signal_master(&opt, signo);
-	if (status)
-		return print_status(&opt);
+	if (sslh.convert || signo != 0 || status) {
+		rc = sslh.convert ? convert_sslh(&sslh) : signo != 0 ?
+		    signal_master(&opt, signo) : print_status(&opt);
+		sslh_cmdline_free(&sslh);
+		return rc;
+	}
 	if (command != NULL)
 		return send_command(&opt, command, socket);
 
@@ -533,6 +533,7 @@ main(int argc, char *argv[])
 	    sizeof(err));
 	if (cfg == NULL) {
 		fprintf(stderr, "ferryd: %s\n", err);
+		sslh_cmdline_free(&sslh);
 		return 1;
 	}
 	if (show) {
@@ -541,11 +542,13 @@ main(int argc, char *argv[])
 			fprintf(stderr, "ferryd: cannot write the "
 			    "configuration: %s\n", strerror(errno));
 		conf_free(cfg);
+		sslh_cmdline_free(&sslh);
 		return ch;
 	}
 	if (test) {
 		if (test_binds(cfg) == -1) {
 			conf_free(cfg);
+			sslh_cmdline_free(&sslh);
 			return 1;
 		}
 		master_upgrade_probe();
@@ -554,6 +557,7 @@ main(int argc, char *argv[])
 		    " (read as a rinetd.conf)" : cfg->syntax ==
 		    CONF_SYNTAX_SSLH ? " (read as sslh's)" : "");
 		conf_free(cfg);
+		sslh_cmdline_free(&sslh);
 		return 0;
 	}
 	/*
