@@ -1,8 +1,7 @@
 /*
  * conf_emit.c - converted ferryd.conf text and its line map (conf_emit.h),
- * for the readers of foreign formats: conf_sslh_out.c's; conf_rinetd*.c
- * take conf_grow() from here, and still write with out_bytes() of their
- * own, which also maps each line to one of several files.
+ * for the readers of foreign formats: conf_sslh_out.c's and
+ * conf_rinetd_out.c's (whose map entries name a file and a line, LOC()).
  */
 #include "ferryd.h"
 

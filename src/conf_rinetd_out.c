@@ -6,7 +6,6 @@
  */
 #include "ferryd.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,83 +14,13 @@
 #include "conf_rinetd.h"
 #include "conf_rinetd_int.h"
 
-/* The converted text and its line map, while it is written. */
+/* The converted text (map: LOC() of each line) and the files it names. */
 struct out {
-	char		*buf;
-	size_t		 len, cap;
-	int		*map;		/* LOC() of each line */
-	size_t		 nlines, mapcap;
-	bool		 oom;
-	const struct rconf *rc;
+	struct conf_out		 t;
+	const struct rconf	*rc;
 };
 
 static void out_path(struct out *o, int num, const char *path);
-
-/* Append n bytes from rinetd line num; each newline adds to the map. */
-static void
-out_bytes(struct out *o, int num, const char *s, size_t n)
-{
-	char	*buf;
-	int	*map;
-	size_t	 i;
-
-	if (o->oom || (buf = conf_grow(o->buf, &o->cap, o->len + n + 1, 1)) ==
-	    NULL) {
-		o->oom = true;
-		return;
-	}
-	o->buf = buf;
-	memcpy(o->buf + o->len, s, n);
-	o->len += n;
-	o->buf[o->len] = '\0';
-	for (i = 0; i < n; i++) {
-		if (s[i] != '\n')
-			continue;
-		if ((map = conf_grow(o->map, &o->mapcap, o->nlines + 1,
-		    sizeof(*map))) == NULL) {
-			o->oom = true;
-			return;
-		}
-		o->map = map;
-		o->map[o->nlines++] = num;
-	}
-}
-
-/* For short, bounded text; long values go through out_quoted(). */
-static void __attribute__((format(printf, 3, 4)))
-out_printf(struct out *o, int num, const char *fmt, ...)
-{
-	char	buf[HOSTPORT_MAX + 64];
-	va_list	ap;
-	int	n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(buf))
-		o->oom = true;		/* cannot happen with our formats */
-	else
-		out_bytes(o, num, buf, n);
-}
-
-/* s as a libconfig string; control characters were refused before. */
-static void
-out_quoted(struct out *o, int num, const char *s)
-{
-	size_t	n;
-
-	out_bytes(o, num, "\"", 1);
-	while (*s != '\0') {
-		n = strcspn(s, "\"\\");
-		out_bytes(o, num, s, n);
-		s += n;
-		if (*s != '\0') {
-			out_bytes(o, num, "\\", 1);
-			out_bytes(o, num, s++, 1);
-		}
-	}
-	out_bytes(o, num, "\"", 1);
-}
 
 /*
  * "# line N: what it said", above what was made from it ("# FILE:N:"
@@ -103,14 +32,14 @@ out_origin(struct out *o, const char *indent, const struct origin *from)
 	int	file = LOC_FILE(from->num), line = LOC_LINE(from->num);
 
 	if (file == 0)
-		out_printf(o, from->num, "%s# line %d: ", indent, line);
+		conf_out_printf(&o->t, from->num, "%s# line %d: ", indent, line);
 	else {
-		out_printf(o, from->num, "%s# ", indent);
+		conf_out_printf(&o->t, from->num, "%s# ", indent);
 		out_path(o, from->num, o->rc->files[file].path);
-		out_printf(o, from->num, ":%d: ", line);
+		conf_out_printf(&o->t, from->num, ":%d: ", line);
 	}
-	out_bytes(o, from->num, from->text, strlen(from->text));
-	out_bytes(o, from->num, "\n", 1);
+	conf_out_bytes(&o->t, from->num, from->text, strlen(from->text));
+	conf_out_bytes(&o->t, from->num, "\n", 1);
 }
 
 /* key = [ ... ]; the closing bracket on the last element's line, for
@@ -126,13 +55,13 @@ out_patterns(struct out *o, const char *indent, const char *key,
 	if (list->n == 0)
 		return;
 	snprintf(inner, sizeof(inner), "%s  ", indent);
-	out_printf(o, list->v[0].from.num, "%s%s = [\n", indent, key);
+	conf_out_printf(&o->t, list->v[0].from.num, "%s%s = [\n", indent, key);
 	for (i = 0; i < list->n; i++) {
 		num = list->v[i].from.num;
 		out_origin(o, inner, &list->v[i].from);
-		out_printf(o, num, "%s", inner);
-		out_quoted(o, num, list->v[i].text);
-		out_printf(o, num, "%s\n", i + 1 < list->n ? "," : " ];");
+		conf_out_printf(&o->t, num, "%s", inner);
+		conf_out_quoted(&o->t, num, list->v[i].text);
+		conf_out_printf(&o->t, num, "%s\n", i + 1 < list->n ? "," : " ];");
 	}
 }
 
@@ -143,9 +72,9 @@ out_setting(struct out *o, const struct setting *st, const char *key,
 	if (st->from.num == 0)
 		return;
 	out_origin(o, "", &st->from);
-	out_printf(o, st->from.num, "%s = ", key);
-	out_quoted(o, st->from.num, value);
-	out_printf(o, st->from.num, ";\n");
+	conf_out_printf(&o->t, st->from.num, "%s = ", key);
+	conf_out_quoted(&o->t, st->from.num, value);
+	conf_out_printf(&o->t, st->from.num, ";\n");
 }
 
 /* The places of the lines split into file and line, and the files. */
@@ -154,15 +83,15 @@ out_maps(struct out *o, struct rconf *rc, struct rinetd_conv *conv)
 {
 	size_t	i;
 
-	conv->linemap = calloc(o->nlines + 1, sizeof(*conv->linemap));
-	conv->filemap = calloc(o->nlines + 1, sizeof(*conv->filemap));
+	conv->linemap = calloc(o->t.nlines + 1, sizeof(*conv->linemap));
+	conv->filemap = calloc(o->t.nlines + 1, sizeof(*conv->filemap));
 	conv->files = calloc(rc->nfiles, sizeof(*conv->files));
 	if (conv->linemap == NULL || conv->filemap == NULL ||
 	    conv->files == NULL)
 		goto fail;
-	for (i = 0; i < o->nlines; i++) {
-		conv->linemap[i] = LOC_LINE(o->map[i]);
-		conv->filemap[i] = LOC_FILE(o->map[i]);
+	for (i = 0; i < o->t.nlines; i++) {
+		conv->linemap[i] = LOC_LINE(o->t.map[i]);
+		conv->filemap[i] = LOC_FILE(o->t.map[i]);
 	}
 	for (i = 0; i < rc->nfiles; i++, conv->nfiles++)
 		if ((conv->files[i] = strdup(rc->files[i].path)) == NULL)
@@ -182,11 +111,11 @@ out_forward(struct out *o, const struct forward *f, bool last)
 	int	num = f->from.num;
 
 	out_origin(o, "  ", &f->from);
-	out_printf(o, num, "  {\n    listen = \"%s\";\n", f->listen);
-	out_printf(o, num, "    connect = \"%s\";\n", f->connect);
+	conf_out_printf(&o->t, num, "  {\n    listen = \"%s\";\n", f->listen);
+	conf_out_printf(&o->t, num, "    connect = \"%s\";\n", f->connect);
 	/* rinetd leaves IPV6_V6ONLY at the system's default: dual stack. */
 	if (f->listen_v6)
-		out_printf(o, num, "    ipv6_only = false;\n");
+		conf_out_printf(&o->t, num, "    ipv6_only = false;\n");
 	/*
 	 * rinetd's timeout is the idle time of a UDP session (72 s unless
 	 * given), also where only one side is UDP; for TCP to TCP ferryd
@@ -194,29 +123,29 @@ out_forward(struct out *o, const struct forward *f, bool last)
 	 * carries them.
 	 */
 	if (f->udp)
-		out_printf(o, num, "    protocol = \"udp\";\n");
+		conf_out_printf(&o->t, num, "    protocol = \"udp\";\n");
 	if (f->udp != f->to_udp)
-		out_printf(o, num, "    connect_protocol = \"%s\";\n",
+		conf_out_printf(&o->t, num, "    connect_protocol = \"%s\";\n",
 		    f->to_udp ? "udp" : "tcp");
 	if (f->udp || f->to_udp)
-		out_printf(o, num, "    session_timeout = %ld;\n",
+		conf_out_printf(&o->t, num, "    session_timeout = %ld;\n",
 		    f->timeout != -1 ? f->timeout : RINETD_UDP_TIMEOUT);
 	else if (f->timeout != -1)
-		out_printf(o, num, "    idle_timeout = %ld;\n", f->timeout);
+		conf_out_printf(&o->t, num, "    idle_timeout = %ld;\n", f->timeout);
 	if (f->source[0] != '\0')
-		out_printf(o, num, "    source = \"%s\";\n", f->source);
+		conf_out_printf(&o->t, num, "    source = \"%s\";\n", f->source);
 	if (f->mode[0] != '\0')
-		out_printf(o, num, "    mode = \"%s\";\n", f->mode);
+		conf_out_printf(&o->t, num, "    mode = \"%s\";\n", f->mode);
 	/* rinetd-uv's [connect-timeout=N]: 0 is its "none". */
 	if (f->connect_timeout > 0)
-		out_printf(o, num, "    connect_timeout = %ld;\n",
+		conf_out_printf(&o->t, num, "    connect_timeout = %ld;\n",
 		    f->connect_timeout);
 	/* [keepalive=on]: the kernel's probes at ferryd's defaults. */
 	if (f->keepalive == 1)
-		out_printf(o, num, "    keepalive = { };\n");
+		conf_out_printf(&o->t, num, "    keepalive = { };\n");
 	out_patterns(o, "    ", "allow", &f->allow);
 	out_patterns(o, "    ", "deny", &f->deny);
-	out_printf(o, num, "  }%s\n", last ? "" : ",");
+	conf_out_printf(&o->t, num, "  }%s\n", last ? "" : ",");
 }
 
 /* n bytes of text in a comment: control characters made '?'. */
@@ -226,7 +155,7 @@ out_comment(struct out *o, int num, const char *text, size_t n)
 	size_t	i;
 
 	for (i = 0; i < n; i++)
-		out_bytes(o, num, (unsigned char)text[i] < ' ' ? "?" :
+		conf_out_bytes(&o->t, num, (unsigned char)text[i] < ' ' ? "?" :
 		    text + i, 1);
 }
 
@@ -245,25 +174,14 @@ out_warnings(struct out *o, const char *warnings)
 
 	if (warnings == NULL)
 		return;
-	out_printf(o, 0, "# Kept with a warning (not carried over):\n");
+	conf_out_printf(&o->t, 0, "# Kept with a warning (not carried over):\n");
 	for (p = warnings; (nl = strchr(p, '\n')) != NULL; p = nl + 1) {
-		out_printf(o, 0, "#   ");
+		conf_out_printf(&o->t, 0, "#   ");
 		/* A file name may hold a newline: not in a comment. */
 		out_comment(o, 0, p, (size_t)(nl - p));
-		out_bytes(o, 0, "\n", 1);
+		conf_out_bytes(&o->t, 0, "\n", 1);
 	}
-	out_printf(o, 0, "\n");
-}
-
-static void
-out_header(struct out *o, const char *path)
-{
-	out_printf(o, 0, "# ferryd.conf converted from ");
-	out_path(o, 0, path);
-	out_printf(o, 0, " by ferryd %s.\n#\n", PACKAGE_VERSION);
-	out_printf(o, 0, "# Each setting comes after the rinetd line it was "
-	    "made from.  Check the\n# file with \"ferryd -t -c FILE\"; "
-	    "ferryd.conf(5) describes every setting.\n\n");
+	conf_out_printf(&o->t, 0, "\n");
 }
 
 /* rinetd-uv's global words, in ferryd's names (enum uv_setting order). */
@@ -280,7 +198,7 @@ out_uv_settings(struct out *o, const struct rconf *rc)
 		if (rc->uv[i].from.num == 0)
 			continue;
 		out_origin(o, "", &rc->uv[i].from);
-		out_printf(o, rc->uv[i].from.num, "%s = %s;\n", uv_keys[i],
+		conf_out_printf(&o->t, rc->uv[i].from.num, "%s = %s;\n", uv_keys[i],
 		    rc->uv[i].value);
 	}
 }
@@ -294,7 +212,8 @@ rinetd_emit(struct rconf *rc, struct rinetd_conv *conv)
 
 	memset(&o, 0, sizeof(o));
 	o.rc = rc;
-	out_header(&o, rc->path);
+	conf_out_header(&o.t, NULL, rc->path, "# Each setting comes after the "
+	    "rinetd line it was made from.");
 	out_warnings(&o, rc->warnings);
 	out_setting(&o, &rc->logfile, "access_log", rc->logfile.value);
 	/* rinetd's own lines, two per connection, byte for byte. */
@@ -302,25 +221,25 @@ rinetd_emit(struct rconf *rc, struct rinetd_conv *conv)
 		out_setting(&o, &rc->logcommon, "access_log_format",
 		    "common-exact");
 	else if (rc->logfile.from.num != 0)
-		out_printf(&o, rc->logfile.from.num,
+		conf_out_printf(&o.t, rc->logfile.from.num,
 		    "access_log_format = \"rinetd-exact\";\n");
 	out_setting(&o, &rc->pidfile, "pidfile", rc->pidfile.value);
 	out_uv_settings(&o, rc);
 	if (rc->allow.n + rc->deny.n > 0)
-		out_printf(&o, 0, "\n");
+		conf_out_printf(&o.t, 0, "\n");
 	out_patterns(&o, "", "allow", &rc->allow);
 	out_patterns(&o, "", "deny", &rc->deny);
-	out_printf(&o, rc->fwd[0].from.num, "\nrules = (\n");
+	conf_out_printf(&o.t, rc->fwd[0].from.num, "\nrules = (\n");
 	for (i = 0; i < rc->nfwd; i++)
 		out_forward(&o, &rc->fwd[i], i + 1 == rc->nfwd);
-	out_printf(&o, rc->fwd[rc->nfwd - 1].from.num, ");\n");
-	if (o.oom || out_maps(&o, rc, conv) == -1) {
-		free(o.buf);
-		free(o.map);
+	conf_out_printf(&o.t, rc->fwd[rc->nfwd - 1].from.num, ");\n");
+	if (o.t.oom || out_maps(&o, rc, conv) == -1) {
+		free(o.t.buf);
+		free(o.t.map);
 		return rconf_fail(rc, 0, "out of memory");
 	}
-	conv->text = o.buf;
-	conv->nlines = o.nlines;
-	free(o.map);
+	conv->text = o.t.buf;
+	conv->nlines = o.t.nlines;
+	free(o.t.map);
 	return 0;
 }
