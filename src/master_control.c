@@ -416,21 +416,27 @@ client_waits(const struct control_client *c)
 	return c->reload_token != 0 || c->sessions != NULL;
 }
 
-/* The workers answered (or the time is up): the lines, then ok. */
+/* A line of show sessions' answer: kept until the answer is whole. */
 static void
-sessions_answer(void *arg, const char *text, size_t len)
+sessions_line_say(void *arg, const char *text, size_t len)
+{
+	say(arg, "%.*s\n", (int)len, text);
+}
+
+/* The workers answered (or the time is up): ok, and the next lines. */
+static void
+sessions_answered(void *arg)
 {
 	struct control_client *c = arg;
 
 	c->sessions = NULL;
-	say(c, "%.*s", (int)len, text);
 	say(c, "ok\n");
 	client_lines(c);	/* the lines that waited, then flush */
 }
 
 /*
  * "show sessions [RULE] [limit N]": asked of the workers, answered by
- * sessions_answer() from the loop (a rule is checked here, against the
+ * sessions_answered() from the loop (a rule is checked here, against the
  * rules of now: a worker of an older generation matches it by name).
  */
 static int
@@ -461,9 +467,9 @@ cmd_show_sessions(struct control_client *c, char *arg)
 	if (rule != NULL && i == cfg->nrules)
 		return say_error(c, "no rule %s (see show rules)", rule);
 	if ((c->sessions = master_sessions_ask(c->m, rule, (size_t)n,
-	    sessions_answer, c)) == NULL)
+	    sessions_line_say, sessions_answered, c)) == NULL)
 		return say_error(c, "out of memory");
-	return 1;	/* answered by sessions_answer() */
+	return 1;	/* answered by sessions_answered() */
 }
 
 static int cmd_help(struct control_client *, char *);

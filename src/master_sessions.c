@@ -6,9 +6,9 @@
  * (IPC_SESSIONS_PART) as its loop reads them: it never waits for a
  * worker.  Once every one answered, or at SESSIONS_WAIT_MS, the asker
  * gets what came, then the workers that did not answer, each named.
- * At most limit lines are kept over all workers (each sends at most
- * that many), the rest only counted, so the answer's size is bounded
- * whatever the number of sessions.
+ * At most limit lines go to the asker over all workers (each sends at
+ * most that many), the rest only counted, so the answer's size is
+ * bounded whatever the number of sessions.
  */
 #include "ferryd.h"
 
@@ -46,42 +46,28 @@ struct sessions_ask {
 	uint32_t		 id;
 	size_t			 limit, shown;
 	uint64_t		 more;		/* past the limit */
-	char			*text;		/* the lines kept */
-	size_t			 len, cap;
-	bool			 short_of_memory;
 	struct sessions_who	*who;
 	size_t			 nwho, waiting;
 	struct event_timer	 deadline;
+	sessions_line		*line;
 	sessions_done		*done;
 	void			*arg;
 };
 
-/* Append to a's text; a line that finds no memory is lost, and said. */
+/* A line of the answer, without its newline, to the asker. */
 static void __attribute__((format(printf, 2, 3)))
 ask_say(struct sessions_ask *a, const char *fmt, ...)
 {
-	va_list	 ap;
-	char	*p;
-	int	 n;
+	char	line[256];
+	va_list	ap;
+	int	n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	if (a->len + (size_t)n + 1 > a->cap) {
-		if ((p = realloc(a->text, a->len + (size_t)n + 4096)) ==
-		    NULL) {
-			a->short_of_memory = true;
-			return;
-		}
-		a->text = p;
-		a->cap = a->len + (size_t)n + 4096;
-	}
-	va_start(ap, fmt);
-	vsnprintf(a->text + a->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	a->len += (size_t)n;
+	if (n > 0)
+		a->line(a->arg, line, (size_t)n < sizeof(line) ? (size_t)n :
+		    sizeof(line) - 1);
 }
 
 static void
@@ -101,7 +87,6 @@ static void
 ask_free(struct sessions_ask *a)
 {
 	free(a->who);
-	free(a->text);
 	free(a);
 }
 
@@ -111,31 +96,30 @@ ask_on_deadline(struct event_timer *t, void *data)
 {
 	struct sessions_ask	*a = data;
 	struct sessions_who	*w;
+	char			 why[128];
 	size_t			 i;
 
 	(void)t;
 	ask_unlink(a->m, a);
 	if (a->more > 0)
-		ask_say(a, "%llu more not shown (limit %zu)\n",
+		ask_say(a, "%llu more not shown (limit %zu)",
 		    (unsigned long long)a->more, a->limit);
 	for (i = 0; i < a->nwho; i++) {
 		w = &a->who[i];
+		if (w->state == WHO_DONE)
+			continue;
 		if (w->state == WHO_WAITING)
-			ask_say(a, "warning: worker %d of generation %u (pid "
-			    "%ld) did not answer within %d ms\n", w->slot,
-			    w->gen, (long)w->pid, SESSIONS_WAIT_MS);
+			snprintf(why, sizeof(why), "did not answer within %d ms",
+			    SESSIONS_WAIT_MS);
 		else if (w->state == WHO_GONE)
-			ask_say(a, "warning: worker %d of generation %u (pid "
-			    "%ld) exited before it answered\n", w->slot,
-			    w->gen, (long)w->pid);
-		else if (w->state == WHO_UNASKED)
-			ask_say(a, "warning: worker %d of generation %u (pid "
-			    "%ld) could not be asked: %s\n", w->slot, w->gen,
-			    (long)w->pid, strerror(w->err));
+			snprintf(why, sizeof(why), "exited before it answered");
+		else
+			snprintf(why, sizeof(why), "could not be asked: %s",
+			    strerror(w->err));
+		ask_say(a, "warning: worker %d of generation %u (pid %ld) %s",
+		    w->slot, w->gen, (long)w->pid, why);
 	}
-	if (a->short_of_memory)
-		ask_say(a, "warning: lines lost for want of memory\n");
-	a->done(a->arg, a->text != NULL ? a->text : "", a->len);
+	a->done(a->arg);
 	ask_free(a);
 }
 
@@ -177,7 +161,7 @@ ask_workers(struct master *m, struct sessions_ask *a)
 
 struct sessions_ask *
 master_sessions_ask(struct master *m, const char *rule, size_t limit,
-    sessions_done *done, void *arg)
+    sessions_line *line, sessions_done *done, void *arg)
 {
 	static uint32_t		 ids;
 	struct sessions_ask	*a;
@@ -197,6 +181,7 @@ master_sessions_ask(struct master *m, const char *rule, size_t limit,
 	a->m = m;
 	a->id = ++ids;
 	a->limit = limit;
+	a->line = line;
 	a->done = done;
 	a->arg = arg;
 	a->waiting = a->nwho;
@@ -256,7 +241,7 @@ ask_lines(struct sessions_ask *a, const char *text, size_t n)
 		nl = memchr(text, '\n', n);
 		k = nl != NULL ? (size_t)(nl - text) : n;
 		if (a->shown < a->limit) {
-			ask_say(a, "%.*s\n", (int)k, text);
+			a->line(a->arg, text, k);
 			a->shown++;
 		} else
 			a->more++;
