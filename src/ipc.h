@@ -63,7 +63,7 @@ enum ipc_type {
 /* Lines a worker writes for one question, at most. */
 #define IPC_SESSIONS_MAX	10000
 /* Text one part carries, at most: well inside IPC_MAX_DATA. */
-#define IPC_SESSIONS_TEXT	32768
+#define IPC_SESSIONS_TEXT	16384
 
 struct ipc_sessions_ask {
 	uint32_t	id;		/* the master's, said back */
