@@ -109,8 +109,8 @@ ask_on_deadline(struct event_timer *t, void *data)
 		if (w->state == WHO_DONE)
 			continue;
 		if (w->state == WHO_WAITING)
-			snprintf(why, sizeof(why), "did not answer within %d ms",
-			    SESSIONS_WAIT_MS);
+			snprintf(why, sizeof(why), "did not answer within "
+			    "%d ms", SESSIONS_WAIT_MS);
 		else if (w->state == WHO_GONE)
 			snprintf(why, sizeof(why), "exited before it answered");
 		else
