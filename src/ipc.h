@@ -47,7 +47,33 @@ enum ipc_type {
 	 * Backend names looked up again, some resolve to other addresses:
 	 * the moved backends (struct ipc_backend_move each), master_resolve.c.
 	 */
-	IPC_BACKENDS		/* master -> worker */
+	IPC_BACKENDS,		/* master -> worker */
+	/*
+	 * "show sessions" (master_sessions.c, worker_sessions.c): the
+	 * master asks each worker (struct ipc_sessions_ask, then the
+	 * rule's name, none for every rule), which answers in parts of
+	 * whole lines (struct ipc_sessions_part, then the text), over as
+	 * many turns of its loop as they take, the last part flagged.
+	 * Added last: a worker of an older binary ignores the question.
+	 */
+	IPC_SESSIONS,		/* master -> worker */
+	IPC_SESSIONS_PART	/* worker -> master */
+};
+
+/* Lines a worker writes for one question, at most. */
+#define IPC_SESSIONS_MAX	10000
+/* Text one part carries, at most: well inside IPC_MAX_DATA. */
+#define IPC_SESSIONS_TEXT	16384
+
+struct ipc_sessions_ask {
+	uint32_t	id;		/* the master's, said back */
+	uint32_t	limit;		/* lines, at most IPC_SESSIONS_MAX */
+};
+
+struct ipc_sessions_part {
+	uint32_t	id;
+	uint32_t	last;		/* 1: the answer is whole */
+	uint64_t	more;		/* sessions past the limit (last) */
 };
 
 /* A backend (its id among the configuration's) and its new address. */

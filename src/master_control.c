@@ -30,9 +30,11 @@
 #include "clock.h"
 #include "conf.h"
 #include "health.h"
+#include "ipc.h"
 #include "log.h"
 #include "master_control.h"
 #include "master_reload.h"
+#include "master_sessions.h"
 #include "master_upgrade.h"
 #include "master_state.h"
 #include "master_statefile.h"
@@ -60,12 +62,14 @@ struct control_client {
 	size_t		   outlen, outoff, outcap;
 	int		   reload_token; /* waits for an outcome of it; 0: no */
 	unsigned long	   reload_seq;	/* ... told after this one */
+	struct sessions_ask *sessions;	/* show sessions' answer awaited */
 	bool		   closing;	/* once out is written */
 	struct event_timer idle;
 };
 
 static void client_close(struct control_client *);
 static void client_flush(struct control_client *);
+static void client_lines(struct control_client *);
 static void say(struct control_client *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
 
@@ -402,6 +406,72 @@ cmd_upgrade(struct control_client *c, char *arg)
 	return 1;	/* answered by master_control_follow() */
 }
 
+/*
+ * Whether c waits for an answer that is not its own to give (a reload's,
+ * the workers'): until then its next lines are not read.
+ */
+static bool
+client_waits(const struct control_client *c)
+{
+	return c->reload_token != 0 || c->sessions != NULL;
+}
+
+/* A line of show sessions' answer: kept until the answer is whole. */
+static void
+sessions_line_say(void *arg, const char *text, size_t len)
+{
+	say(arg, "%.*s\n", (int)len, text);
+}
+
+/* The workers answered (or the time is up): ok, and the next lines. */
+static void
+sessions_answered(void *arg)
+{
+	struct control_client *c = arg;
+
+	c->sessions = NULL;
+	say(c, "ok\n");
+	client_lines(c);	/* the lines that waited, then flush */
+}
+
+/*
+ * "show sessions [RULE] [limit N]": asked of the workers, answered by
+ * sessions_answered() from the loop (a rule is checked here, against the
+ * rules of now: a worker of an older generation matches it by name).
+ */
+static int
+cmd_show_sessions(struct control_client *c, char *arg)
+{
+	const struct conf	*cfg = c->m->cfg;
+	char			*rule = arg, *lim = NULL, *sp, *end;
+	long			 n = SESSIONS_LIMIT_DEFAULT;
+	size_t			 i;
+
+	if (arg != NULL && strncmp(arg, "limit ", 6) == 0) {
+		rule = NULL;
+		lim = arg + 6;
+	} else if (arg != NULL && (sp = strstr(arg, " limit ")) != NULL) {
+		*sp = '\0';
+		lim = sp + 7;
+	}
+	if (lim != NULL) {
+		n = strtol(lim, &end, 10);
+		if (*lim == '\0' || *end != '\0' || n < 1 ||
+		    n > IPC_SESSIONS_MAX)
+			return say_error(c, "a limit is 1 to %d lines",
+			    IPC_SESSIONS_MAX);
+	}
+	for (i = 0; rule != NULL && i < cfg->nrules; i++)
+		if (rule_named(&cfg->rules[i], rule))
+			break;
+	if (rule != NULL && i == cfg->nrules)
+		return say_error(c, "no rule %s (see show rules)", rule);
+	if ((c->sessions = master_sessions_ask(c->m, rule, (size_t)n,
+	    sessions_line_say, sessions_answered, c)) == NULL)
+		return say_error(c, "out of memory");
+	return 1;	/* answered by sessions_answered() */
+}
+
 static int cmd_help(struct control_client *, char *);
 
 /* The commands; those that change something are logged as notices. */
@@ -417,6 +487,8 @@ static const struct {
 	{ "show rules", cmd_show_rules, false, "the rules" },
 	{ "show backends", cmd_show_backends, false, "[RULE]: each "
 	    "backend's state" },
+	{ "show sessions", cmd_show_sessions, false, "[RULE] [limit N]: "
+	    "connections and UDP sessions, from the workers" },
 	{ "enable backend", cmd_enable, true, "RULE/ADDRESS: new connections "
 	    "again" },
 	{ "drain backend", cmd_drain, true, "RULE/ADDRESS: no new "
@@ -486,7 +558,7 @@ client_on_idle(struct event_timer *t, void *data)
 	struct control_client *c = data;
 
 	(void)t;
-	if (c->reload_token != 0)
+	if (client_waits(c))
 		(void)event_timer_arm(c->m->loop, t, clock_ms() +
 		    CONTROL_IDLE_MS);	/* a reload takes its time */
 	else
@@ -503,7 +575,7 @@ client_lines(struct control_client *c)
 {
 	char *nl;
 
-	while (c->reload_token == 0 && !c->closing &&
+	while (!client_waits(c) && !c->closing &&
 	    (nl = memchr(c->in, '\n', c->inlen)) != NULL) {
 		*nl = '\0';
 		if (nl > c->in && nl[-1] == '\r')
@@ -512,7 +584,7 @@ client_lines(struct control_client *c)
 		c->inlen -= (size_t)(nl + 1 - c->in);
 		memmove(c->in, nl + 1, c->inlen);
 	}
-	if (c->reload_token == 0 && c->inlen == sizeof(c->in) - 1) {
+	if (!client_waits(c) && c->inlen == sizeof(c->in) - 1) {
 		say_error(c, "a line is at most %d bytes", CONTROL_LINE_MAX - 2);
 		c->closing = true;
 	}
@@ -526,7 +598,7 @@ client_on_event(struct event_loop *loop, int fd, int events, void *data)
 	ssize_t			 n;
 
 	(void)loop;
-	if (!(events & EV_READ) || c->reload_token != 0) {
+	if (!(events & EV_READ) || client_waits(c)) {
 		client_flush(c);	/* EV_WRITE: the rest of an answer */
 		return;
 	}
@@ -549,7 +621,7 @@ client_on_event(struct event_loop *loop, int fd, int events, void *data)
 static void
 client_flush(struct control_client *c)
 {
-	int	read_mask = c->reload_token != 0 ? 0 : EV_READ;
+	int	read_mask = client_waits(c) ? 0 : EV_READ;
 	ssize_t	n;
 
 	while (c->outoff < c->outlen) {
@@ -579,6 +651,8 @@ client_close(struct control_client *c)
 {
 	struct master *m = c->m;
 
+	if (c->sessions != NULL)
+		master_sessions_cancel(m, c->sessions);
 	event_timer_cancel(m->loop, &c->idle);
 	event_close(m->loop, c->fd);
 	close(c->fd);

@@ -31,6 +31,7 @@
 #include "options.h"
 #include "master_child.h"
 #include "master_reload.h"
+#include "master_sessions.h"
 #include "master_state.h"
 #include "outcome.h"
 #include "resolver.h"
@@ -735,11 +736,14 @@ master_read_channel(struct master *m, struct child *c)
 			master_child_ready(m, c);
 		else if (msg.type == IPC_DRAINING)
 			c->accepting = false;
+		else if (msg.type == IPC_SESSIONS_PART)
+			master_sessions_part(m, c, &msg);
 		for (i = 0; i < msg.nfds; i++)
 			close(msg.fds[i]);
 	}
 	if (rc == 0 || (rc == -1 && errno != EAGAIN)) {
 		master_pass_answered(m, c);
+		master_sessions_gone(m, c);
 		master_child_close_chan(m, c);	/* it exited */
 	}
 }
@@ -765,6 +769,7 @@ master_reload_child_gone(struct master *m, struct child *c)
 	if (c->chan != -1)
 		master_read_channel(m, c);
 	master_pass_answered(m, c);
+	master_sessions_gone(m, c);
 }
 
 void

@@ -69,6 +69,7 @@ struct checker_proc {
 struct options;
 struct listen_set;
 struct control_client;
+struct sessions_ask;
 
 struct master {
 	struct conf          *cfg;
@@ -137,6 +138,8 @@ struct master {
 	unsigned              control_gen;	/* whose settings it has */
 	TAILQ_HEAD(, control_client) controls;
 	int                   ncontrols;
+	/* "show sessions" under way (master_sessions.c); NULL: none. */
+	struct sessions_ask  *session_asks;
 };
 
 #endif

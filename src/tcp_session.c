@@ -23,6 +23,7 @@
 #include "sock.h"
 #include "proxy_proto.h"
 #include "route.h"
+#include "session_list.h"
 #include "stats.h"
 #include "tcp_connect.h"
 #include "tcp_peek.h"
@@ -677,6 +678,35 @@ int
 tcp_sessions_count(const struct tcp_sessions *ts)
 {
 	return ts->count + tcp_to_udp_count(ts->to_udp);
+}
+
+/* What each state is called in "show sessions". */
+static const char *const state_names[] = {
+	[TCP_PEEKING] = "peeking",
+	[TCP_CONNECTING] = "connecting",
+	[TCP_RELAYING] = "relaying",
+	[TCP_CLOSING] = "closing"
+};
+
+void
+tcp_sessions_list(const struct tcp_sessions *ts, struct session_list *l)
+{
+	const struct tcp_session	*ss;
+	struct session_entry		*e;
+
+	TAILQ_FOREACH(ss, &ts->list, link) {
+		if ((e = session_list_add(l, ss->rule)) == NULL)
+			continue;
+		e->rule = ss->rule;
+		e->route = ss->route != NULL ? ss->route->name : NULL;
+		e->backend = ss->connect.backend;
+		e->state = ss->queued ? "queued" : state_names[ss->state];
+		e->client = ss->peer;
+		e->from_client = ss->relay.dir[TCP_CLIENT].bytes;
+		e->from_backend = ss->relay.dir[TCP_BACKEND].bytes;
+		e->started = ss->started;
+	}
+	tcp_to_udp_list(ts->to_udp, l);
 }
 
 void

@@ -22,6 +22,7 @@ struct rule;
 
 struct event_loop;
 struct pool;
+struct session_list;
 struct tcp_sessions;
 
 /*
@@ -55,6 +56,13 @@ int	tcp_session_start(struct tcp_sessions *ts, int client_fd,
 void	tcp_session_refuse(struct tcp_sessions *ts, int client_fd,
     const struct rule *rule, const struct sockaddr_any *peer,
     const char *result);
+
+/*
+ * Each open connection of l's rules (TCP-to-UDP ones too) copied into l
+ * ("show sessions"), or counted past its room.
+ */
+void	tcp_sessions_list(const struct tcp_sessions *ts,
+    struct session_list *l);
 
 /* Close every session at once (fast stop, drain timeout). */
 void	tcp_sessions_close_all(struct tcp_sessions *ts, const char *reason);

@@ -24,6 +24,7 @@
 #include "log.h"
 #include "proxy_proto.h"
 #include "rule.h"
+#include "session_list.h"
 #include "sock.h"
 #include "stats.h"
 #include "tcp_to_udp.h"
@@ -445,6 +446,26 @@ int
 tcp_to_udp_count(const struct tcp_to_udp *tu)
 {
 	return tu->count;
+}
+
+void
+tcp_to_udp_list(const struct tcp_to_udp *tu, struct session_list *l)
+{
+	const struct conn	*c;
+	struct session_entry	*e;
+
+	TAILQ_FOREACH(c, &tu->list, link) {
+		if ((e = session_list_add(l, c->rule)) == NULL)
+			continue;
+		e->rule = c->rule;
+		e->route = NULL;
+		e->backend = c->backend;
+		e->state = c->client_done ? "lingering" : "relaying";
+		e->client = c->peer;
+		e->from_client = c->bytes_in;
+		e->from_backend = c->bytes_out;
+		e->started = c->started;
+	}
 }
 
 void

@@ -17,6 +17,7 @@
 struct rule;
 
 struct event_loop;
+struct session_list;
 struct tcp_to_udp;
 
 /* Counted in their rules' and backends' counters (stats.h). */
@@ -35,6 +36,9 @@ int	tcp_to_udp_start(struct tcp_to_udp *tu, int client_fd,
 
 /* How many connections are open. */
 int	tcp_to_udp_count(const struct tcp_to_udp *tu);
+
+/* Each open connection of l's rules copied into l (session_list.h). */
+void	tcp_to_udp_list(const struct tcp_to_udp *tu, struct session_list *l);
 
 /* Close every connection at once (fast stop, drain timeout). */
 void	tcp_to_udp_close_all(struct tcp_to_udp *tu);

@@ -16,6 +16,7 @@
 #include "log.h"
 #include "stats.h"
 #include "rule.h"
+#include "session_list.h"
 #include "udp_table.h"
 #include "udp_types.h"
 
@@ -126,4 +127,38 @@ udp_table_full(struct udp_sessions *us, const struct udp_from *from)
 	    "this worker holds its budget of %d session(s), all of other "
 	    "rules; its datagram is dropped", rule_log_name(from->rule),
 	    addr_format(from->client, client, sizeof(client)), us->budget);
+}
+
+/* What each state is called in "show sessions". */
+static const char *const state_names[] = {
+	[UDP_OPENING] = "opening",
+	[UDP_CONNECTING] = "connecting",
+	[UDP_ACTIVE] = "active",
+	[UDP_DETACHED] = "lingering",
+	[UDP_DETACHED_CONNECTING] = "lingering"
+};
+
+void
+udp_sessions_list(const struct udp_sessions *us, struct session_list *l)
+{
+	const struct udp_session	*s;
+	struct session_entry		*e;
+	size_t				 i;
+
+	for (i = 0; i < us->cfg->nrules; i++)
+		TAILQ_FOREACH(s, &us->rules[i].lru, lru) {
+			if ((e = session_list_add(l, s->rule)) == NULL)
+				continue;
+			e->rule = s->rule;
+			e->route = NULL;
+			/* A stranger's backend is no longer the rule's. */
+			e->backend = s->stranger ? NULL : s->backend;
+			e->state = state_names[s->state];
+			memset(&e->client, 0, sizeof(e->client));
+			memcpy(&e->client.ss, &s->client, s->client_len);
+			e->client.len = s->client_len;
+			e->from_client = s->bytes_in;
+			e->from_backend = s->bytes_out;
+			e->started = s->started;
+		}
 }

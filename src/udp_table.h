@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 struct rule;
+struct session_list;
 struct udp_from;
 struct udp_key;
 struct udp_rule;
@@ -36,5 +37,12 @@ enum udp_room udp_table_room(const struct udp_sessions *us,
     const struct udp_rule *ur, const struct rule *rule);
 /* No room: from's datagram is dropped, counted and said (rate-limited). */
 void	udp_table_full(struct udp_sessions *us, const struct udp_from *from);
+
+/*
+ * Each session of l's rules copied into l, those that only wait for late
+ * replies too ("show sessions", session_list.h).
+ */
+void	udp_sessions_list(const struct udp_sessions *us,
+    struct session_list *l);
 
 #endif

@@ -39,6 +39,7 @@
 #include "udp_listener.h"
 #include "udp_session.h"
 #include "worker.h"
+#include "worker_sessions.h"
 
 /* A worker's own state; only this file sees it. */
 struct worker {
@@ -52,6 +53,7 @@ struct worker {
 	struct udp_sessions *udp;	/* the datagram sessions */
 	struct udp_listeners *udp_listeners;
 	struct stats_http   *stats;	/* stats_listen's clients */
+	struct worker_sessions *asked;	/* "show sessions" answers */
 	bool                 draining;	/* stopped accepting for good */
 	struct event_timer   drain_end;	/* shutdown_timeout from then */
 	bool                 drain_over;	/* ... ran out */
@@ -214,6 +216,7 @@ worker_orphaned(struct worker *w, const char *how)
 	log_notice("the master is gone (%s); finishing %d connection(s) and "
 	    "%d UDP session(s)", how, tcp_sessions_count(w->sessions),
 	    udp_sessions_count(w->udp));
+	worker_sessions_drop(w->asked);
 	if (w->chan != -1) {
 		event_close(w->loop, w->chan);
 		close(w->chan);
@@ -259,7 +262,8 @@ worker_on_channel(struct event_loop *loop, int fd, int events, void *data)
 	int                 rc, i;
 
 	(void)loop;
-	(void)events;
+	if (events & EV_WRITE)
+		worker_sessions_send(w->asked, fd);
 	while ((rc = ipc_recv(fd, &msg)) == 1) {
 		switch (msg.type) {
 		case IPC_LOGS:
@@ -288,6 +292,9 @@ worker_on_channel(struct event_loop *loop, int fd, int events, void *data)
 			break;
 		case IPC_BACKENDS:
 			worker_move_backends(w, &msg);
+			break;
+		case IPC_SESSIONS:
+			worker_sessions_ask(w->asked, fd, &msg);
 			break;
 		case IPC_UDP_GO:
 			/* Every session is here: the datagrams kept first. */
@@ -436,7 +443,9 @@ worker_run(const struct worker_start *ws)
 	    (w.sessions = tcp_sessions_new(w.loop, w.pool)) == NULL ||
 	    (w.acceptor = tcp_acceptor_new(w.loop, w.sessions, cfg)) == NULL ||
 	    (w.udp = udp_sessions_new(w.loop, cfg)) == NULL ||
-	    (w.udp_listeners = udp_listeners_new(w.loop, w.udp)) == NULL) {
+	    (w.udp_listeners = udp_listeners_new(w.loop, w.udp)) == NULL ||
+	    (w.asked = worker_sessions_new(w.loop, cfg, w.generation, w.slot,
+	    w.sessions, w.udp)) == NULL) {
 		log_err("%s", w.loop == NULL ? err : "out of memory");
 		_exit(2);
 	}
