@@ -76,6 +76,14 @@ shm_new(size_t size, const char *name)
 		errno = saved;
 		return NULL;
 	}
+#ifdef MADV_NOHUGEPAGE
+	/*
+	 * Where shmem takes huge pages, one counter written would make 2 MB
+	 * of the table written, and read by every scrape.
+	 */
+	if (m->fd != -1)
+		(void)madvise(m->base, m->size, MADV_NOHUGEPAGE);
+#endif
 	return m;
 }
 
