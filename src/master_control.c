@@ -151,6 +151,7 @@ cmd_show_backends(struct control_client *c, char *arg)
 	size_t			 i, j, n = 0;
 	int64_t			 now = clock_ms();
 
+	stats_read_begin();
 	for (i = 0; i < cfg->nrules; i++) {
 		r = &cfg->rules[i];
 		if (!rule_named(r, arg))

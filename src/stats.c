@@ -5,7 +5,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,19 +13,25 @@
 #include "route.h"
 #include "rule.h"
 #include "stats.h"
+#include "stats_shm.h"
 #include "upstream.h"
-
-#ifndef MAP_ANONYMOUS
-#define MAP_ANONYMOUS MAP_ANON
-#endif
 
 /*
  * One configuration's table, at the start of its own mapping; the maps
  * and columns follow it in the same mapping.  Of rules and backends,
  * column c of id is at [c * n + id], and column slots is the master's
  * base; a worker slot's base is worker_base[slot].
+ *
+ * Most of it is never written (histograms' buckets, rules without
+ * traffic): readers take those pages as zeros without touching them
+ * (stats_shm.h), and nobody writes a zero where there was one.
  */
 struct stats_table {
+	struct shm		*shm;		/* its memory: in the memory
+						 * of each process, at the same
+						 * address (made before the
+						 * fork), with what that
+						 * process learnt of it */
 	volatile uint64_t	 seq;		/* odd while the master folds */
 	volatile int		 prev_alive;	/* prev is still to be read */
 	volatile int		 superseded;	/* a newer table is there */
@@ -35,7 +40,6 @@ struct stats_table {
 	unsigned		 gen;
 	int			 slots;		/* worker columns */
 	size_t			 nrules, nbackends;
-	size_t			 size;		/* of the mapping */
 	int32_t			*rule_map;	/* id -> prev's, or -1 */
 	int32_t			*backend_map;
 	struct stats_worker	*workers;	/* slots */
@@ -94,6 +98,20 @@ add_words(volatile uint64_t *to, const volatile uint64_t *from, size_t n)
 
 	for (i = 0; i < n; i++)
 		to[i] += from[i];
+}
+
+/*
+ * The same, leaving alone the words that would get 0: a page of the
+ * table that holds zeros stays unwritten (and so skipped by readers).
+ */
+static void
+add_nonzero(volatile uint64_t *to, const volatile uint64_t *from, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (from[i] != 0)
+			to[i] += from[i];
 }
 
 static size_t
@@ -202,9 +220,10 @@ int
 stats_table_new(const struct conf *cfg, const struct conf *old, unsigned gen)
 {
 	struct stats_table	*t;
-	size_t			 slots = (size_t)cfg->workers, size, page;
+	size_t			 slots = (size_t)cfg->workers;
 	size_t			 nr = cfg->nrule_stats, nb = cfg->nbackend_stats;
 	size_t			 o_rmap, o_bmap, o_w, o_wb, o_r, o_b, o_ring, end;
+	struct shm		*m;
 	char			*p;
 
 	o_rmap = align_up(sizeof(*t));
@@ -215,11 +234,7 @@ stats_table_new(const struct conf *cfg, const struct conf *old, unsigned gen)
 	o_b = align_up(o_r + (slots + 1) * nr * sizeof(struct stats_rule));
 	o_ring = align_up(o_b + (slots + 1) * nb * sizeof(struct stats_backend));
 	end = o_ring + nr * STATS_RING * sizeof(struct stats_sample);
-	page = (size_t)getpagesize();
-	size = (end + page - 1) & ~(page - 1);
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED |
-	    MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED) {
+	if ((m = shm_new(end, "ferryd-stats")) == NULL) {
 		/*
 		 * The tables there are are of other configurations: none
 		 * rather than wrong.  Workers count where nobody reads, and
@@ -230,12 +245,13 @@ stats_table_new(const struct conf *cfg, const struct conf *old, unsigned gen)
 		current = NULL;
 		return -1;
 	}
+	p = m->base;
 	t = (struct stats_table *)(void *)p;
+	t->shm = m;
 	t->gen = gen;
 	t->slots = cfg->workers;
 	t->nrules = nr;
 	t->nbackends = nb;
-	t->size = size;
 	t->rule_map = (int32_t *)(void *)(p + o_rmap);
 	t->backend_map = (int32_t *)(void *)(p + o_bmap);
 	t->workers = (struct stats_worker *)(void *)(p + o_w);
@@ -308,7 +324,8 @@ add_own(const struct stats_table *t, enum kind kind, size_t id,
 		return;
 	}
 	for (c = 0; c <= (size_t)t->slots; c++)
-		add_words(out, cols + (c * n + id) * words + first, count);
+		shm_add_words(t->shm, out, cols + (c * n + id) * words + first,
+		    count);
 }
 
 /*
@@ -369,8 +386,18 @@ retire_removed(const struct stats_table *t, const struct stats_table *old)
 }
 
 void
+stats_read_begin(void)
+{
+	const struct stats_table *t;
+
+	for (t = current; t != NULL; t = t->prev_alive ? t->prev : NULL)
+		shm_forget_holes(t->shm);
+}
+
+void
 stats_read_life(struct stats_rule *out)
 {
+	stats_read_begin();
 	memset(out, 0, sizeof(*out));
 	add_words((volatile uint64_t *)out, (const volatile uint64_t *)
 	    &retired, WORDS(struct stats_rule));
@@ -580,7 +607,8 @@ stats_generations(struct stats_gen *out, size_t max)
 		end = (size_t)t->slots * t->nrules;
 		for (i = 0; i < end; i++) {
 			r = &t->rules[i];
-			out[n].open += r->active + r->active_sessions;
+			out[n].open += shm_word(t->shm, &r->active) +
+			    shm_word(t->shm, &r->active_sessions);
 		}
 	}
 	return n;
@@ -604,23 +632,33 @@ stats_worker_gone(unsigned gen, int slot)
 	struct stats_table	*t = table_of(gen);
 	struct stats_rule	*r;
 	struct stats_backend	*b;
+	uint64_t		 n;
 	size_t			 i;
 
 	if (t == NULL || slot < 0 || slot >= t->slots)
 		return;
-	/* Its open connections and sessions went with it. */
+	/*
+	 * Its open connections and sessions went with it.  A gauge at 0 is
+	 * left alone: its page may be one never written.
+	 */
 	for (i = 0; i < t->nrules; i++) {
 		r = &t->rules[(size_t)slot * t->nrules + i];
-		r->closed += r->active;		/* closed by its death */
-		r->active = 0;
-		r->active_sessions = 0;
-		r->queued = 0;
+		if ((n = shm_word(t->shm, &r->active)) != 0) {
+			r->closed += n;		/* closed by its death */
+			r->active = 0;
+		}
+		if (shm_word(t->shm, &r->active_sessions) != 0)
+			r->active_sessions = 0;
+		if (shm_word(t->shm, &r->queued) != 0)
+			r->queued = 0;
 	}
 	for (i = 0; i < t->nbackends; i++) {
 		b = &t->backends[(size_t)slot * t->nbackends + i];
-		b->active = 0;
+		if (shm_word(t->shm, &b->active) != 0)
+			b->active = 0;
 	}
 	t->workers[slot].pid = 0;
+	stats_read_begin();	/* as fold() */
 }
 
 /*
@@ -653,7 +691,7 @@ fold(struct stats_table *t, struct stats_table *old)
 			    (volatile uint64_t *)cols + ((size_t)t->slots * n +
 			    i) * words;
 			/* A slot's pid is its own: not carried. */
-			add_words(base, sum, kinds[k] == WORKERS ?
+			add_nonzero(base, sum, kinds[k] == WORKERS ?
 			    offsetof(struct stats_worker, pid) /
 			    sizeof(uint64_t) : words);
 		}
@@ -672,6 +710,8 @@ fold(struct stats_table *t, struct stats_table *old)
 	t->prev = old->prev;
 	t->prev_alive = old->prev_alive;
 	seq_write_end(&t->seq);
+	/* Pages of t's base this wrote were holes a moment ago. */
+	stats_read_begin();
 }
 
 void
@@ -692,7 +732,7 @@ stats_settle(bool (*alive)(unsigned gen, void *arg), void *arg)
 			if (alive(old->gen, arg))
 				continue;
 			fold(t, old);
-			munmap(old, old->size);
+			shm_free(old->shm);
 			again = true;
 			break;
 		}
@@ -710,10 +750,15 @@ stats_slot_open(int slot)
 		return 0;
 	for (i = 0; i < current->nrules; i++) {
 		r = &current->rules[(size_t)slot * current->nrules + i];
-		n += r->active + r->active_sessions;
+		n += shm_word(current->shm, &r->active) +
+		    shm_word(current->shm, &r->active_sessions);
 	}
 	return n;
 }
+
+/* The words of struct stats_rule a sample reads: up to datagrams_out. */
+#define SAMPLED_WORDS	(offsetof(struct stats_rule, datagrams_out) / \
+    sizeof(uint64_t) + 1)
 
 void
 stats_sample(int64_t now_ms)
@@ -725,10 +770,12 @@ stats_sample(int64_t now_ms)
 
 	if (t == NULL)
 		return;
+	stats_read_begin();
 	seq_write_begin(&t->ring_seq);
 	for (i = 0; i < t->nrules; i++) {
+		/* What the rates need, not the histograms after it. */
 		read_total(t, RULES, i, (volatile uint64_t *)&r, 0,
-		    WORDS(struct stats_rule));
+		    SAMPLED_WORDS);
 		smp = &t->ring[i * STATS_RING + t->ring_next];
 		smp->at_ms = now_ms;
 		smp->connections = r.accepted;

@@ -167,6 +167,15 @@ bool	stats_read_rule(unsigned id, struct stats_rule *out);
 bool	stats_read_backend(unsigned id, struct stats_backend *out);
 bool	stats_read_worker(int slot, struct stats_worker *out);
 /*
+ * Readers: a round of reading starts (a document's piece, a sample):
+ * pages of the tables found never written before (read as zeros
+ * without touching them, stats_shm.h) may have been written since.
+ * The readers below trust what the last round found: a reader calls
+ * this before a round, and the master's writes (folds, a worker gone)
+ * call it after them.
+ */
+void	stats_read_begin(void);
+/*
  * Master: every rule's counters summed, of every table still mapped
  * and of the rules that reloads removed (retired when their table was
  * folded): what the workers did in the daemon's whole life.

@@ -730,6 +730,8 @@ stats_stream_next(struct stats_stream *s, const char **p, size_t *len)
 	s->t.len = 0;
 	if (s->phase == PH_END)
 		return 0;
+	/* A piece is a round: a counter written since the last is read. */
+	stats_read_begin();
 	while (s->phase != PH_END && s->t.len < STATS_STREAM_PIECE &&
 	    steps++ < STATS_STREAM_STEPS && !s->t.failed) {
 		if (s->format == STATS_PROMETHEUS)

@@ -10,9 +10,11 @@
 #include "ferryd.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "stats.h"
+#include "stats_shm.h"
 #include "testlib.h"
 
 static void
@@ -194,12 +196,68 @@ test_tables(void)
 	conf_free(c);
 }
 
+/* Shared memory whose holes a reader skips: what it reads, what it sees. */
+static void
+test_shm(void)
+{
+	struct shm		*m = shm_new(256 * 4096 + 1, "test_stats");
+	volatile uint64_t	*w, *sum;
+	size_t			 per, i, n;
+
+	if (m == NULL) {
+		check(false, "a shared mapping: %s", strerror(errno));
+		return;
+	}
+	per = ((size_t)1 << m->shift) / sizeof(uint64_t);
+	w = (volatile uint64_t *)(void *)m->base;
+	check(m->size >= 256 * 4096 + 1 && m->size % 4096 == 0,
+	    "%zu bytes mapped, whole pages", m->size);
+	w[10 * per + 3] = 7;
+	w[11 * per] = 5;
+	check(shm_written(m, &w[10 * per]) && shm_word(m, &w[10 * per + 3]) == 7,
+	    "a page written reads as written");
+	if (m->fd == -1) {
+		check(shm_written(m, &w[50 * per]), "no memfd here: every page "
+		    "is taken as written");
+		shm_free(m);
+		return;
+	}
+	check(!shm_written(m, &w[0]) && !shm_written(m, &w[50 * per]) &&
+	    !shm_written(m, &w[m->pages * per - 1]),
+	    "pages before, between and after the written ones are holes");
+	/* Across the end of a hole, two written pages and another hole. */
+	n = 3 * per;
+	if ((sum = calloc(n, sizeof(*sum))) == NULL) {
+		shm_free(m);
+		return;
+	}
+	shm_add_words(m, sum, &w[9 * per + per / 2], n);
+	check(sum[per / 2 + 3] == 7 && sum[per / 2 + per] == 5,
+	    "words added across pages: %llu, %llu",
+	    (unsigned long long)sum[per / 2 + 3],
+	    (unsigned long long)sum[per / 2 + per]);
+	for (i = 0; i < n; i++)
+		if (sum[i] != 0 && i != per / 2 + 3 && i != per / 2 + per)
+			break;
+	check(i == n, "and the rest are zeros");
+	free((void *)sum);
+	/* Page 50 is known as a hole until the holes are forgotten. */
+	w[50 * per] = 9;
+	check(shm_word(m, &w[50 * per]) == 0, "a hole written since is read "
+	    "as it was");
+	shm_forget_holes(m);
+	check(shm_word(m, &w[50 * per]) == 9 && !shm_written(m, &w[49 * per]),
+	    "until the holes are forgotten: then 9, the page before a hole");
+	shm_free(m);
+}
+
 int
 main(void)
 {
 	make_tmpdir("test_stats");
 	test_buckets();
 	test_quantiles();
+	test_shm();
 	test_tables();
 	remove_tmpdir();
 	return test_summary();
