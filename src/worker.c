@@ -362,7 +362,10 @@ worker_handle_signals(struct worker *w)
 	return true;
 }
 
-/* cpu_affinity: worker i runs on CPU i (modulo the CPUs online). */
+/*
+ * cpu_affinity: worker i runs on CPU i (modulo the CPUs online).  So does
+ * steer = "cpu", which sends it the connections that CPU takes.
+ */
 static void
 worker_pin_cpu(int slot)
 {
@@ -426,7 +429,7 @@ worker_run(const struct worker_start *ws)
 	child_begin(cfg, SIGQUIT, wants_transparent(cfg));
 	stats_worker_begin(cfg, w.slot);
 	client_limit_worker_begin(ws->cell);
-	if (cfg->cpu_affinity)
+	if (cfg->cpu_affinity || cfg->steer == STEER_CPU)
 		worker_pin_cpu(w.slot);
 	w.loop = event_loop_new(cfg->event_backend, worker_max_fds(), err,
 	    sizeof(err));
