@@ -58,6 +58,9 @@ static const char *const access_log_field_names[] = {
 	"rule", "connect_time", "first_byte_time", "route", "sni", NULL
 };
 
+/* In enum steer_mode order. */
+static const char *const steer_names[] = { "port", "cpu", NULL };
+
 /* -T: a string setting written back as it is stored (NULL: not set). */
 #define STR	conf_show_string
 
@@ -107,6 +110,8 @@ static const struct conf_key global_keys[] = {
 	    offsetof(struct conf, rcvbuf) },
 	{ "cpu_affinity", conf_parse_bool, 0, 0,
 	    offsetof(struct conf, cpu_affinity) },
+	{ "steer", conf_parse_choice, 0, 0, offsetof(struct conf, steer),
+	    steer_names },
 	{ "seccomp", conf_parse_bool, 0, 0, offsetof(struct conf, seccomp) },
 	{ "chroot", parse_chroot, 0, 0, offsetof(struct conf, chroot_dir),
 	    NULL, STR },

@@ -58,6 +58,17 @@ enum conf_syntax {
 struct conf_text;
 struct sslh_cmdline;
 
+/*
+ * Which worker's socket of a rule's SO_REUSEPORT group a new TCP
+ * connection goes to (listen.c): by a hash of the client's port, or the
+ * worker pinned to the CPU that took the packet.  UDP rules always go by
+ * port: a flow must stay with the worker that holds its session.
+ */
+enum steer_mode {
+	STEER_PORT,
+	STEER_CPU
+};
+
 struct conf {
 	char          *path;             /* file it was loaded from */
 	int            workers;          /* resolved: "auto" = online CPUs */
@@ -86,6 +97,7 @@ struct conf {
 	int            sndbuf;           /* bytes, default for rules */
 	int            rcvbuf;           /* bytes, default for rules */
 	bool           cpu_affinity;     /* pin worker i to CPU i */
+	int            steer;            /* enum steer_mode */
 	bool           seccomp;          /* children filter system calls */
 	char          *chroot_dir;       /* NULL = children keep "/" */
 	char          *access_log;       /* NULL = no access log */

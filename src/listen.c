@@ -418,24 +418,17 @@ listen_slot_of_port(const struct listen_set *ls, unsigned port,
 
 #if HAVE_DECL_SO_ATTACH_REUSEPORT_CBPF && defined(HAVE_LINUX_FILTER_H)
 /*
- * The kernel numbers a group's sockets in the order they started
- * listening and, when one closes, moves the last into its place.  We bind
- * slots in order, append new slots at the end, and only ever retire the
- * highest slots, so index i is slot i for every slot that stays.
- *
- * The program hashes the client's port, read after an IPv4 or IPv6
- * header without options (a dual-stack IPv6 socket receives both, so
- * the version is read from the packet, not taken from the socket), so a
- * client's connections spread evenly even though Linux hands out
- * ephemeral ports in steps of two.  Slots in skip get nothing: the hash
- * picks among the others, then steps over the skipped indexes.
+ * A = the client's port, read after an IPv4 or IPv6 header without
+ * options (a dual-stack IPv6 socket receives both, so the version is read
+ * from the packet, not taken from the socket), hashed: Fibonacci hashing,
+ * (port * 2654435761) >> 16, whose high half depends on every bit of the
+ * port, so that a client's connections spread evenly even though Linux
+ * hands out ephemeral ports in steps of two.
  */
 static int
-steer_group(int fd, int nslots, const bool *skip)
+steer_by_port(struct sock_filter *code)
 {
-	struct sock_filter code[16 + 2 * MAX_WORKERS];
-	struct sock_fprog  prog;
-	int                n = 0, s, active = steer_active(nslots, &skip);
+	int n = 0;
 
 	/* A = the version nibble; IPv4: port at +20, else at +40. */
 	code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_B | BPF_ABS,
@@ -449,13 +442,39 @@ steer_group(int fd, int nslots, const bool *skip)
 	code[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, 1, 0, 0);
 	code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_H | BPF_ABS,
 	    (uint32_t)SKF_NET_OFF + 40);
-	/*
-	 * A = (A * 2654435761) >> 16: Fibonacci hashing; the high half of
-	 * the product depends on every bit of the port.
-	 */
 	code[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_MUL | BPF_K,
 	    STEER_MULT);
 	code[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_RSH | BPF_K, 16);
+	return n;
+}
+
+/*
+ * The kernel numbers a group's sockets in the order they started
+ * listening and, when one closes, moves the last into its place.  We bind
+ * slots in order, append new slots at the end, and only ever retire the
+ * highest slots, so index i is slot i for every slot that stays.
+ *
+ * The program takes a number, the client port's hash or (steer = "cpu")
+ * the CPU that runs it, which is the one that took the SYN, whose worker
+ * is pinned there (worker.c), modulo the active slots.  Slots in skip get
+ * nothing: it picks among the others, then steps over the skipped
+ * indexes.
+ */
+static int
+steer_group(int fd, int nslots, const bool *skip, bool by_cpu)
+{
+	struct sock_filter code[16 + 2 * MAX_WORKERS];
+	struct sock_fprog  prog;
+	int                n = 0, s, active = steer_active(nslots, &skip);
+
+	/* The kernel copies the whole of both: nothing uninitialised. */
+	memset(code, 0, sizeof(code));
+	memset(&prog, 0, sizeof(prog));
+	if (by_cpu)
+		code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W |
+		    BPF_ABS, (uint32_t)SKF_AD_OFF + SKF_AD_CPU);
+	else
+		n = steer_by_port(code);
 	code[n++] = (struct sock_filter)BPF_STMT(BPF_ALU | BPF_MOD | BPF_K,
 	    (uint32_t)active);
 	/* The A-th slot not skipped: step over each skipped one below it. */
@@ -477,17 +496,22 @@ int
 listen_set_steer(const struct listen_set *ls, const struct conf *cfg,
     const bool *skip, char *err, size_t errlen)
 {
-	size_t r;
+	const struct rule	*rule;
+	size_t			 r;
 
 	if (ls->mode == LISTEN_SHARED)
 		return 0;	/* one queue: nothing to steer */
-	for (r = 0; r < ls->nrules; r++)
-		if (!listen_is_unix(&cfg->rules[r]) &&
-		    steer_group(LISTEN_FD(ls, r, 0), ls->nslots, skip) == -1) {
+	for (r = 0; r < ls->nrules; r++) {
+		rule = &cfg->rules[r];
+		/* A UDP flow must stay with its session's worker: by port. */
+		if (!listen_is_unix(rule) && steer_group(LISTEN_FD(ls, r, 0),
+		    ls->nslots, skip, cfg->steer == STEER_CPU &&
+		    rule->protocol == RULE_TCP) == -1) {
 			snprintf(err, errlen, "cannot steer connections on %s: "
-			    "%s", cfg->rules[r].listen, strerror(errno));
+			    "%s", rule->listen, strerror(errno));
 			return -1;
 		}
+	}
 	return 0;
 }
 #else

@@ -369,9 +369,13 @@ worker_handle_signals(struct worker *w)
 	return true;
 }
 
-/* cpu_affinity: worker i runs on CPU i (modulo the CPUs online). */
+/*
+ * cpu_affinity: worker i runs on CPU i (modulo the CPUs online).  So does
+ * steer = "cpu", which sends it the connections that CPU takes: a worker
+ * beyond the CPUs gets none, which its log says.
+ */
 static void
-worker_pin_cpu(int slot)
+worker_pin_cpu(int slot, bool steered)
 {
 #ifdef HAVE_SCHED_SETAFFINITY
 	cpu_set_t set;
@@ -382,8 +386,13 @@ worker_pin_cpu(int slot)
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set) == -1)
 		log_warn("cannot pin to CPU %d: %s", cpu, strerror(errno));
+	if (steered && cpu != slot)
+		log_warn("steer = \"cpu\": %ld CPU(s) online, so worker %d "
+		    "gets no TCP connection (set workers = %ld)", ncpu, slot,
+		    ncpu);
 #else
 	(void)slot;
+	(void)steered;
 	log_warn("cpu_affinity is not supported on this system");
 #endif
 }
@@ -433,8 +442,8 @@ worker_run(const struct worker_start *ws)
 	child_begin(cfg, SIGQUIT, wants_transparent(cfg));
 	stats_worker_begin(cfg, w.slot);
 	client_limit_worker_begin(ws->cell);
-	if (cfg->cpu_affinity)
-		worker_pin_cpu(w.slot);
+	if (cfg->cpu_affinity || cfg->steer == STEER_CPU)
+		worker_pin_cpu(w.slot, cfg->steer == STEER_CPU);
 	w.loop = event_loop_new(cfg->event_backend, worker_max_fds(), err,
 	    sizeof(err));
 	w.pool = pool_new();
