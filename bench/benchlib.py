@@ -13,8 +13,9 @@ bench/run calls this with a subcommand; standard library only.
   sockperf FILE        sockperf --full-rtt output -> "P50 P99" (us)
   pingpong FILE        benchkit pingpong output -> "P50 P99" (us)
   wrk FILE             wrk output -> "REQ_PER_S REQUESTS ERRORS"
-  report DIR OUTDIR    raw figures in DIR -> table on stdout, OUTDIR/*.tsv,
-                       OUTDIR/*.svg, OUTDIR/summary.txt
+  report DIR OUTDIR [SUMMARY]
+                       raw figures in DIR -> table on stdout, OUTDIR/*.tsv,
+                       OUTDIR/*.svg, OUTDIR/SUMMARY (summary.txt)
 """
 
 import json
@@ -625,7 +626,7 @@ def svg_chart(data, metric, subtitle):
     return "\n".join(s) + "\n"
 
 
-def cmd_report(d, outdir):
+def cmd_report(d, outdir, summary="summary.txt"):
     data = Data(d)
     meta = dict(data.meta)
     os.makedirs(outdir, exist_ok=True)
@@ -680,7 +681,7 @@ def cmd_report(d, outdir):
     lines += mux_lines(data)
     lines += base_lines(data)
     text = "\n".join(lines).rstrip("\n") + "\n"
-    with open(os.path.join(outdir, "summary.txt"), "w") as f:
+    with open(os.path.join(outdir, summary), "w") as f:
         f.write(text)
     sys.stdout.write(text)
 
@@ -694,6 +695,8 @@ def main(argv):
              "strace": (cmd_strace, 1), "sockperf": (cmd_sockperf, 1),
              "pingpong": (cmd_pingpong, 1), "wrk": (cmd_wrk, 1),
              "report": (cmd_report, 2)}
+    if cmd == "report" and len(args) == 3:
+        table[cmd] = (cmd_report, 3)	# with the summary's name
     if cmd not in table or len(args) != table[cmd][1]:
         die("bad command line: %s" % " ".join(argv[1:]))
     table[cmd][0](*args)
