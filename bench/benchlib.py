@@ -437,6 +437,17 @@ def target_lines(data):
     return out
 
 
+def pair_ratio(data, metric, a, b):
+    """The median of peer a's figure divided by peer b's, run by run."""
+    rs = []
+    for run in range(1, data.runs + 1):
+        av = data.run_values(metric, a).get(run)
+        bv = data.run_values(metric, b).get(run)
+        if av is not None and bv:
+            rs.append(av / bv)
+    return median(rs)
+
+
 MUX_GOAL = ("mux_tls_rate", "mux_ssh_rate", "mux_cpu_per_conn")
 
 
@@ -470,13 +481,7 @@ def mux_lines(data):
                 continue
             cells = []
             for m in MUX_GOAL:
-                rs = []
-                for run in range(1, data.runs + 1):
-                    fv = data.run_values(m, fpeer).get(run)
-                    pv = data.run_values(m, p).get(run)
-                    if fv is not None and pv:
-                        rs.append(fv / pv)
-                r = median(rs)
+                r = pair_ratio(data, m, fpeer, p)
                 if m not in data.metrics:
                     cells.append("-")
                     continue
@@ -536,13 +541,7 @@ def base_lines(data):
                        BASE_NOISE * 100))
         for metric in data.metrics:
             better = METRIC[metric][4]
-            rs = []
-            for run in range(1, data.runs + 1):
-                fv = data.run_values(metric, fpeer).get(run)
-                bv = data.run_values(metric, bpeer).get(run)
-                if fv is not None and bv:
-                    rs.append(fv / bv)
-            r = median(rs)
+            r = pair_ratio(data, metric, fpeer, bpeer)
             if r is None:
                 continue	# a metric the base build cannot do
             gain = r - 1 if better == "high" else 1 - r

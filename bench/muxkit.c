@@ -47,51 +47,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kit.h"
+
 #define MAXEV 256
 #define MAXFD 65536
 #define MAXLISTEN 8
 #define CONN_TIMEOUT 5.0	/* seconds without an answer: lost */
 #define DRAIN 6.0		/* seconds to wait for the last ones */
-
-static void
-die(const char *what)
-{
-	fprintf(stderr, "muxkit: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void
-make_addr(struct sockaddr_in *sin, const char *addr, const char *port)
-{
-	memset(sin, 0, sizeof(*sin));
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons((unsigned short)atoi(port));
-	if (inet_pton(AF_INET, addr, &sin->sin_addr) != 1) {
-		fprintf(stderr, "muxkit: not a numeric IPv4 address: %s\n",
-		    addr);
-		exit(2);
-	}
-}
-
-static void
-raise_nofile(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-}
 
 static void
 watch(int ep, int fd, uint32_t events, int op)
@@ -243,9 +205,8 @@ cmd_backend(int argc, char **argv)
 {
 	static struct bconn conns[MAXFD];
 	struct epoll_event evs[MAXEV];
-	struct sockaddr_in sin;
 	const char *names[MAXLISTEN];
-	int lfds[MAXLISTEN], nl = 0, ep, n, i, j, fd, one = 1;
+	int lfds[MAXLISTEN], nl = 0, ep, n, i, j, fd;
 	unsigned char buf[16384];
 	struct bconn *c;
 	char ans[128];
@@ -254,17 +215,7 @@ cmd_backend(int argc, char **argv)
 	if ((ep = epoll_create1(EPOLL_CLOEXEC)) == -1)
 		die("epoll_create1");
 	for (i = 1; i + 1 < argc && nl < MAXLISTEN; i += 2, nl++) {
-		make_addr(&sin, argv[0], argv[i]);
-		lfds[nl] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK |
-		    SOCK_CLOEXEC, 0);
-		if (lfds[nl] == -1)
-			die("socket");
-		setsockopt(lfds[nl], SOL_SOCKET, SO_REUSEADDR, &one,
-		    sizeof(one));
-		if (bind(lfds[nl], (struct sockaddr *)&sin, sizeof(sin)) == -1)
-			die("bind");
-		if (listen(lfds[nl], 4096) == -1)
-			die("listen");
+		lfds[nl] = listen_on(argv[0], argv[i], 0);
 		names[nl] = argv[i + 1];
 		watch(ep, lfds[nl], EPOLLIN, EPOLL_CTL_ADD);
 	}
