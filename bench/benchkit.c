@@ -78,68 +78,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kit.h"
+
 #define MAXEV 256
-
-static void
-die(const char *what)
-{
-	fprintf(stderr, "benchkit: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void
-make_addr(struct sockaddr_in *sin, const char *addr, const char *port)
-{
-	memset(sin, 0, sizeof(*sin));
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons((unsigned short)atoi(port));
-	if (inet_pton(AF_INET, addr, &sin->sin_addr) != 1) {
-		fprintf(stderr, "benchkit: not a numeric IPv4 address: %s\n",
-		    addr);
-		exit(2);
-	}
-}
-
-static void
-raise_nofile(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-}
-
-static int
-listen_on(const char *addr, const char *port, int reuseport)
-{
-	struct sockaddr_in sin;
-	int fd, one = 1;
-
-	make_addr(&sin, addr, port);
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd == -1)
-		die("socket");
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (reuseport &&
-	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) == -1)
-		die("setsockopt SO_REUSEPORT");
-	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1)
-		die("bind");
-	if (listen(fd, 4096) == -1)
-		die("listen");
-	return fd;
-}
 
 static void
 nodelay(int fd)

@@ -13,8 +13,9 @@ bench/run calls this with a subcommand; standard library only.
   sockperf FILE        sockperf --full-rtt output -> "P50 P99" (us)
   pingpong FILE        benchkit pingpong output -> "P50 P99" (us)
   wrk FILE             wrk output -> "REQ_PER_S REQUESTS ERRORS"
-  report DIR OUTDIR    raw figures in DIR -> table on stdout, OUTDIR/*.tsv,
-                       OUTDIR/*.svg, OUTDIR/summary.txt
+  report DIR OUTDIR [SUMMARY]
+                       raw figures in DIR -> table on stdout, OUTDIR/*.tsv,
+                       OUTDIR/*.svg, OUTDIR/SUMMARY (summary.txt)
 """
 
 import json
@@ -66,6 +67,16 @@ METRICS = [
      "trip, 100 clients", "CPU us/round trip", "low", "{:.2f}"),
     ("pss_per_session", "PSS/sess",
      "Memory (PSS) per idle UDP session", "bytes", "low", "{:.0f}"),
+    ("mux_tls_rate", "mux TLS/s", "One port shared by TLS and SSH: "
+     "TLS-first connections routed by SNI", "conn/s", "high", "{:.0f}"),
+    ("mux_ssh_rate", "mux SSH/s", "One port shared by TLS and SSH: "
+     "SSH-first connections", "conn/s", "high", "{:.0f}"),
+    ("mux_cpu_per_conn", "mux CPU us", "Forwarder CPU (user+sys, by "
+     "cgroup) per TLS or SSH connection on the shared port",
+     "CPU us/conn", "low", "{:.1f}"),
+    ("mux_lost", "mux lost%", "Connections lost on the shared port (closed "
+     "before the backend's answer, misrouted, refused, unanswered)",
+     "%", "low", "{:.2f}"),
 ]
 METRIC = {m[0]: m for m in METRICS}
 
@@ -354,6 +365,11 @@ TARGETS = [
     ("udp_rr_cpu", "UDP CPU per round trip (no target)", None, None,
      False),
     ("pss_per_session", "PSS per idle UDP session", "abs<=", 512, False),
+    # issue 25: ahead of every one of them, losing none
+    ("mux_tls_rate", "mux: TLS-first conn/s", ">", 1.0, False),
+    ("mux_ssh_rate", "mux: SSH-first conn/s", ">", 1.0, False),
+    ("mux_cpu_per_conn", "mux: CPU per connection", "<", 1.0, False),
+    ("mux_lost", "mux: connections lost", "every<=", 0, False),
 ]
 
 
@@ -374,7 +390,10 @@ def target_lines(data):
                            % (desc, unresolved, data.runs))
                 continue
             if fv is None:
-                out.append("  %-32s no figures" % desc)
+                # the rows that do not route (ferryd copy-only) have
+                # no mux figures, and that is no news
+                if metric not in MUX_METRICS:
+                    out.append("  %-32s no figures" % desc)
                 continue
             if bl is None:
                 what = "%s %s (no other forwarder measured)" % (
@@ -394,18 +413,113 @@ def target_lines(data):
             elif kind == "abs<=":
                 goal = "target <= %d B" % thr
                 verdict = "PASS" if fv <= thr else "MISS"
+            elif kind == "every<=":
+                # not the median: every run
+                worst = max(data.run_values(metric, fpeer).values())
+                goal = "target %g %s, every run" % (thr, unit)
+                verdict = "PASS" if worst <= thr else "MISS"
+                what += "; worst run %s" % fmt(metric, worst)
             else:
                 goal = "target %s %.1fx" % (kind, thr)
                 if r is None:
                     verdict = "n/a"
                 elif kind == ">=":
                     verdict = "PASS" if r >= thr else "MISS"
+                elif kind == ">":
+                    verdict = "PASS" if r > thr else "MISS"
+                elif kind == "<":
+                    verdict = "PASS" if r < thr else "MISS"
                 else:
                     verdict = "PASS" if r <= thr else "MISS"
             out.append("  %-32s %-7s %-17s %-4s  %s" % (
                 desc, rtxt, goal, verdict, what))
         out.append("")
     return out
+
+
+def pair_ratio(data, metric, a, b):
+    """The median of peer a's figure divided by peer b's, run by run."""
+    rs = []
+    for run in range(1, data.runs + 1):
+        av = data.run_values(metric, a).get(run)
+        bv = data.run_values(metric, b).get(run)
+        if av is not None and bv:
+            rs.append(av / bv)
+    return median(rs)
+
+
+MUX_GOAL = ("mux_tls_rate", "mux_ssh_rate", "mux_cpu_per_conn")
+
+
+def mux_lines(data):
+    """Issue 25's goal for the shared port: ferryd ahead of every other
+    forwarder in TLS-first and SSH-first connections per second and CPU
+    per connection (median of the per-run ratios, so each pair is taken
+    in one run), and no connection lost in any run."""
+    if not any(m in data.metrics for m in MUX_METRICS):
+        return []
+    out = []
+    for fpeer in data.ferryds():
+        if not any(data.run_values(m, fpeer) for m in MUX_METRICS):
+            continue
+        out.append("mux (issue 25): %s against each forwarder, median of "
+                   "the per-run ratios (rates: > 1 is ahead; CPU: < 1 is "
+                   "ahead); lost: %% of connections, worst run:" %
+                   data.label[fpeer])
+        out.append("  %-18s %10s %10s %10s %12s" % (
+            "", "TLS conn/s", "SSH conn/s", "CPU/conn", "lost %"))
+        flost = list(data.run_values("mux_lost", fpeer).values())
+        out.append("  %-18s %10s %10s %10s %12s" % (
+            data.label[fpeer] + " (figures)",
+            fmt("mux_tls_rate", data.med("mux_tls_rate", fpeer)),
+            fmt("mux_ssh_rate", data.med("mux_ssh_rate", fpeer)),
+            fmt("mux_cpu_per_conn", data.med("mux_cpu_per_conn", fpeer)),
+            fmt("mux_lost", max(flost) if flost else None)))
+        ahead, behind, missing = 0, [], []
+        for p in data.others():
+            if not any(data.run_values(m, p) for m in MUX_METRICS):
+                continue
+            cells = []
+            for m in MUX_GOAL:
+                r = pair_ratio(data, m, fpeer, p)
+                if m not in data.metrics:
+                    cells.append("-")
+                    continue
+                if r is None:
+                    cells.append("n/a")
+                    missing.append("%s %s" % (data.label[p], m))
+                    continue
+                better = METRIC[m][4] == "high"
+                if (r > 1) if better else (r < 1):
+                    ahead += 1
+                else:
+                    behind.append("%s %s %.2fx" % (data.label[p], m, r))
+                cells.append("%.2fx" % r)
+            plost = list(data.run_values("mux_lost", p).values())
+            out.append("  %-18s %10s %10s %10s %12s" % (
+                data.label[p], cells[0], cells[1], cells[2],
+                fmt("mux_lost", max(plost) if plost else None)))
+        lost_ok = bool(flost) and max(flost) <= 0
+        if "mux_lost" not in data.metrics:
+            lost_txt = "not measured"
+        else:
+            lost_txt = "none lost" if lost_ok else "LOST %s%% in the worst " \
+                "run" % fmt("mux_lost", max(flost) if flost else None)
+        verdict = "PASS" if (ahead and not behind and not missing and
+                             (lost_ok or "mux_lost" not in data.metrics)) \
+            else "MISS"
+        out.append("  goal: ahead of every one, losing none: %s (%d "
+                   "ratios ahead%s%s; %s)" % (
+                       verdict, ahead,
+                       "; behind: " + ", ".join(behind) if behind else "",
+                       "; no figure: " + ", ".join(missing)
+                       if missing else "", lost_txt))
+        out.append("")
+    return out
+
+
+MUX_METRICS = ("mux_tls_rate", "mux_ssh_rate", "mux_cpu_per_conn",
+               "mux_lost")
 
 
 # Within this much of the base build, a figure counts as the same: the
@@ -427,13 +541,7 @@ def base_lines(data):
                        BASE_NOISE * 100))
         for metric in data.metrics:
             better = METRIC[metric][4]
-            rs = []
-            for run in range(1, data.runs + 1):
-                fv = data.run_values(metric, fpeer).get(run)
-                bv = data.run_values(metric, bpeer).get(run)
-                if fv is not None and bv:
-                    rs.append(fv / bv)
-            r = median(rs)
+            r = pair_ratio(data, metric, fpeer, bpeer)
             if r is None:
                 continue	# a metric the base build cannot do
             gain = r - 1 if better == "high" else 1 - r
@@ -483,7 +591,7 @@ def svg_chart(data, metric, subtitle):
             for pid, label, status, _ in data.peers if status == "ok"]
     if metric in ("cpu_per_gb", "cpu_per_conn", "bytes_per_syscall",
                   "pss_per_conn", "pss_per_session",
-                  "udp_dgrams_per_syscall"):
+                  "udp_dgrams_per_syscall", "mux_cpu_per_conn"):
         rows = [r for r in rows if r[0] != "direct"]
     vmax = max([v for _, _, v in rows if v is not None] + [0]) or 1
     left, barw, rowh, top = 200, 430, 26, 62
@@ -517,7 +625,7 @@ def svg_chart(data, metric, subtitle):
     return "\n".join(s) + "\n"
 
 
-def cmd_report(d, outdir):
+def cmd_report(d, outdir, summary="summary.txt"):
     data = Data(d)
     meta = dict(data.meta)
     os.makedirs(outdir, exist_ok=True)
@@ -549,7 +657,7 @@ def cmd_report(d, outdir):
     for k in ("machine", "cpus", "kernel", "memory", "ferryd", "base",
               "topology",
               "congestion", "peers_as", "runs", "workers", "durations", "idle_conns", "limits", "tools",
-              "command", "skipped", "elapsed"):
+              "mux", "command", "skipped", "elapsed"):
         if k in meta:
             lines.append("%-11s %s" % (k + ":", meta[k]))
     lines.append("")
@@ -569,9 +677,10 @@ def cmd_report(d, outdir):
                                            metric, text))
         lines.append("")
     lines += target_lines(data)
+    lines += mux_lines(data)
     lines += base_lines(data)
     text = "\n".join(lines).rstrip("\n") + "\n"
-    with open(os.path.join(outdir, "summary.txt"), "w") as f:
+    with open(os.path.join(outdir, summary), "w") as f:
         f.write(text)
     sys.stdout.write(text)
 
@@ -585,6 +694,8 @@ def main(argv):
              "strace": (cmd_strace, 1), "sockperf": (cmd_sockperf, 1),
              "pingpong": (cmd_pingpong, 1), "wrk": (cmd_wrk, 1),
              "report": (cmd_report, 2)}
+    if cmd == "report" and len(args) == 3:
+        table[cmd] = (cmd_report, 3)	# with the summary's name
     if cmd not in table or len(args) != table[cmd][1]:
         die("bad command line: %s" % " ".join(argv[1:]))
     table[cmd][0](*args)
