@@ -68,6 +68,10 @@ master_start_failed(struct master *m, const struct child *c, int status)
 	snprintf(why, sizeof(why), "worker %d (pid %ld) %s while starting; "
 	    "see the log", c->slot, (long)c->pid, how);
 	master_adopt_fail(m, why);	/* a new image's: the old one's back */
+	if (m->started) {	/* ... or it could not be: on as before */
+		master_schedule_respawn(m, c, status);
+		return;
+	}
 	log_err("%s", why);
 	daemon_fail(why);
 	m->status = 1;
@@ -470,7 +474,7 @@ master_run(struct conf *cfg, const struct options *opt)
 	TAILQ_INIT(&m.controls);
 	m.opt = opt;
 	m.on_channel = master_on_channel;
-	m.forget_in_child = master_control_forget;
+	m.forget_in_child = master_adopt_forget;	/* and the control's */
 	m.control_waiting = master_control_waiting;
 	TAILQ_INIT(&m.children);
 	if (master_start(&m, err, sizeof(err)) == 0)

@@ -27,6 +27,7 @@
 #include "log.h"
 #include "master_adopt.h"
 #include "master_child.h"
+#include "master_control.h"
 #include "master_reload.h"
 #include "master_state.h"
 #include "master_upgrade.h"
@@ -508,8 +509,10 @@ master_adopt(struct master *m)
 		    "of generation %u and before drain once generation %u "
 		    "serves", master_upgrade_exe(), (long)getpid(), n, up.gen,
 		    m->gen);
-	(void)event_timer_arm(m->loop, &m->gen_late, clock_ms() +
-	    ADOPT_LATE_MS);
+	/* Late with a way back: master_adopt_answer() goes back. */
+	if (up.image == -1)
+		(void)event_timer_arm(m->loop, &m->gen_late, clock_ms() +
+		    ADOPT_LATE_MS);
 	/* The old image blocked them for the exec. */
 	sig_block_all(0);
 	/* Children that ended meanwhile: SIGCHLD came while blocked. */
@@ -539,12 +542,48 @@ adopt_served(void)
 }
 
 void
-master_adopt_forget(void)
+master_adopt_forget(struct master *m)
 {
 	if (up.in != NULL)
 		close(fileno(up.in));
 	if (up.image != -1)
 		close(up.image);
+	master_upgrade_forget();
+	master_control_forget(m);
+}
+
+/*
+ * The old image could not be executed again: we go on as an upgrade
+ * did before there was a way back (our workers respawn, late is said
+ * at ADOPT_LATE_MS after the adoption).
+ */
+static void
+no_way_back(struct master *m)
+{
+	if (up.image != -1)
+		close(up.image);
+	up.image = -1;
+	if (m == NULL || !up.adopted)
+		return;
+	m->started = true;
+	(void)event_timer_arm(m->loop, &m->gen_late, up.adopted_at +
+	    ADOPT_LATE_MS);
+}
+
+/*
+ * Our generation is not ready in time: back to the old image; if that
+ * cannot be, late is said as for a reload, and its workers respawn.
+ */
+static void
+adopt_late(struct master *m)
+{
+	char why[200];
+
+	snprintf(why, sizeof(why), "generation %u is not ready after %d s "
+	    "(its workers fail to start: see the log above)", m->gen,
+	    ADOPT_LATE_MS / 1000);
+	master_adopt_fail(m, why);	/* returns: no way back */
+	(void)event_timer_arm(m->loop, &m->gen_late, clock_ms());
 }
 
 void
@@ -557,6 +596,9 @@ master_adopt_answer(struct master *m)
 		return;
 	if (!up.served && up.adopted && m->gen_told == m->gen)
 		adopt_served();
+	else if (!up.served && up.adopted && up.image != -1 && !m->stopping &&
+	    clock_ms() - up.adopted_at >= ADOPT_LATE_MS)
+		adopt_late(m);
 	/* Back after a failure: said once the old binary serves anew. */
 	if (up.failed[0] != '\0' && !up.failed_told && (up.served ||
 	    clock_ms() - up.adopted_at >= ADOPT_LATE_MS)) {
@@ -658,4 +700,5 @@ master_adopt_fail(struct master *m, const char *why)
 	log_err("upgrade: cannot execute the old binary again: %s",
 	    strerror(errno));
 	sig_block_all(0);
+	no_way_back(m);
 }

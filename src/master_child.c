@@ -23,10 +23,8 @@
 #include "ipc.h"
 #include "listen.h"
 #include "log.h"
-#include "master_adopt.h"
 #include "master_child.h"
 #include "master_state.h"
-#include "master_upgrade.h"
 #include "sandbox.h"
 #include "scoreboard.h"
 #include "sig.h"
@@ -137,9 +135,10 @@ master_forget_chans(struct master *m)
 		close(m->checker.chan);
 	if (m->resolver.fd != -1)
 		close(m->resolver.fd);	/* a lookup under way: its pipe */
-	master_upgrade_forget();	/* the binary's file, the way back */
-	master_adopt_forget();
-	/* Nor the control socket and its clients, who would wait forever. */
+	/*
+	 * Nor the control socket and its clients, who would wait forever,
+	 * nor an upgrade's descriptors.
+	 */
 	if (m->forget_in_child != NULL)
 		m->forget_in_child(m);
 }

@@ -29,7 +29,6 @@
 #include "listen.h"
 #include "log.h"
 #include "options.h"
-#include "master_adopt.h"
 #include "master_child.h"
 #include "master_reload.h"
 #include "master_state.h"
@@ -102,16 +101,13 @@ static void
 master_on_gen_late(struct event_timer *t, void *data)
 {
 	struct master *m = data;
-	char           why[200];
 
 	(void)t;
 	if (m->stopping || m->gen_told == m->gen)
 		return;
-	snprintf(why, sizeof(why), "generation %u is not ready after %d s "
-	    "(its workers fail to start: see the log above)", m->gen,
-	    RELOAD_STUCK_MS / 1000);
-	master_adopt_fail(m, why);	/* a new image's: the old one's back */
-	master_tell(m, false, "%s; the old generation serves", why);
+	master_tell(m, false, "generation %u is not ready after %d s (its "
+	    "workers fail to start: see the log above); the old generation "
+	    "serves", m->gen, RELOAD_STUCK_MS / 1000);
 }
 
 int
