@@ -26,6 +26,7 @@
 #include "listen.h"
 #include "log.h"
 #include "master_adopt.h"
+#include "master_carry.h"
 #include "master_child.h"
 #include "master_control.h"
 #include "master_reload.h"
@@ -89,25 +90,6 @@ master_adopt_gen(void)
 	return up.on ? up.gen + 1 : 1;
 }
 
-/* Hex (master_upgrade.c's) back to len bytes exactly, or -1. */
-static int
-hex_get(const char *s, void *p, size_t len)
-{
-	unsigned char *b = p;
-	unsigned       v;
-	size_t         i;
-
-	if (strlen(s) != 2 * len)
-		return -1;
-	for (i = 0; i < len; i++) {
-		if (sscanf(s + 2 * i, "%2x", &v) != 1)
-			return -1;
-		b[i] = (unsigned char)v;
-	}
-	return 0;
-}
-
-
 /*
  * The lines of the way back (the old image and its arguments), and those
  * a failed new image adds before it executes it again (failed, gone,
@@ -132,8 +114,7 @@ take_way_back(char *line)
 		if ((v[up.nargv] = calloc(1, len / 2 + 1)) == NULL)
 			return -1;
 		v[++up.nargv] = NULL;
-		return strcmp(line + 4, "-") == 0 ? 0 :
-		    hex_get(line + 4, v[up.nargv - 1], len / 2);
+		return master_hex_get(line + 4, v[up.nargv - 1], len / 2);
 	}
 	if (sscanf(line, "failed %511[^\n]", up.failed) == 1)
 		return 0;
@@ -193,7 +174,7 @@ take_line(char *line)
 		r->connect_protocol = cproto;
 		r->ipv6_only = v6 != 0;
 		r->listen_addr.len = len;
-		return hex_get(hex, &r->listen_addr.ss, len);
+		return master_hex_get(hex, &r->listen_addr.ss, len);
 	}
 	if (sscanf(line, "fd %zu %zu %d", &i, &s, &fd) == 3) {
 		if (i >= up.ls.nrules || s >= (size_t)up.ls.nsock)
@@ -214,7 +195,7 @@ take_line(char *line)
 		memset(b, 0, sizeof(*b));
 		b->id = id;
 		b->addr.len = len;
-		return hex_get(hex, &b->addr.ss, len);
+		return master_hex_get(hex, &b->addr.ss, len);
 	}
 	if (sscanf(line, "stats %d %u %257s %4095s", &up.ls.stats_fd, &len, hex,
 	    path) == 4) {
@@ -225,7 +206,7 @@ take_line(char *line)
 			return -1;
 		up.cfg.stats_path = up.stats_path;
 		return len > sizeof(up.cfg.stats_addr.ss) ? -1 :
-		    len == 0 ? 0 : hex_get(hex, &up.cfg.stats_addr.ss, len);
+		    len == 0 ? 0 : master_hex_get(hex, &up.cfg.stats_addr.ss, len);
 	}
 	if (sscanf(line, "host %d %lld", &up.host_drain, &up.host_since) == 2)
 		return 0;
@@ -345,7 +326,7 @@ master_adopt_health(const struct conf *cfg)
 		    (p = realloc(cells, (i + 1) * size)) == NULL)
 			break;
 		cells = p;
-		if (hex_get(hex, cells + i * size, size) == -1)
+		if (master_hex_get(hex, cells + i * size, size) == -1)
 			break;
 		up.ncells++;
 	}
@@ -405,7 +386,7 @@ take_life(char *line)
 	hex = strchr(line + 5, ' ');
 	if (size == sizeof(life) && hex != NULL &&
 	    strlen(hex + 1) == 2 * size + 1 && (hex[2 * size + 1] = '\0',
-	    hex_get(hex + 1, &life, size)) == 0)
+	    master_hex_get(hex + 1, &life, size)) == 0)
 		stats_retire_life(&life);
 	return true;
 }
@@ -481,7 +462,7 @@ master_adopt(struct master *m)
 	m->ncovered = up.failed[0] == '\0' ? up.ncovers : 0;
 	rewind(up.in);
 	while (getline(&line, &cap, up.in) != -1) {
-		if (take_life(line))
+		if (take_life(line) || master_carry_line(line))
 			continue;
 		if (sscanf(line, "checker %ld", &pid) == 1) {
 			/* Its lifeline closed at exec; a new one starts. */
@@ -493,6 +474,7 @@ master_adopt(struct master *m)
 		n += adopt_worker(m, line) == 1;
 	}
 	free(line);
+	master_carry_done(m->cfg);	/* after the life: it leaves it */
 	map_udp_rules(m);
 	for (i = 0; i < up.nclients; i++)
 		(void)fcntl(up.clients[i], F_SETFD, FD_CLOEXEC);

@@ -26,6 +26,7 @@
 #include "health.h"
 #include "listen.h"
 #include "log.h"
+#include "master_carry.h"
 #include "master_child.h"
 #include "master_reload.h"
 #include "master_state.h"
@@ -89,19 +90,6 @@ master_upgrade_forget(void)
 	image = -1;
 }
 
-/* Bytes as hex (master_adopt.c reads them). */
-static void
-hex_put(FILE *f, const void *p, size_t len)
-{
-	const unsigned char *b = p;
-	size_t               i;
-
-	for (i = 0; i < len; i++)
-		fprintf(f, "%02x", b[i]);
-	if (len == 0)
-		fputc('-', f);
-}
-
 /* ---- the old image ---- */
 
 /* Keep fd across exec (on), or not again (off). */
@@ -152,7 +140,7 @@ describe(FILE *f, struct master *m, const int *clients, size_t nclients,
 		fprintf(f, "rule %zu %d %d %d %u ", i, r->protocol,
 		    r->connect_protocol, (int)r->ipv6_only,
 		    (unsigned)r->listen_addr.len);
-		hex_put(f, &r->listen_addr.ss, r->listen_addr.len);
+		master_hex_put(f, &r->listen_addr.ss, r->listen_addr.len);
 		fputc('\n', f);
 		for (s = 0; s < m->ls->nsock; s++)
 			if (LISTEN_FD(m->ls, i, s) != -1)
@@ -164,14 +152,14 @@ describe(FILE *f, struct master *m, const int *clients, size_t nclients,
 
 			fprintf(f, "backend %zu %u %u ", i,
 			    r->upstream.backends[j].id, (unsigned)a->len);
-			hex_put(f, &a->ss, a->len);
+			master_hex_put(f, &a->ss, a->len);
 			fputc('\n', f);
 		}
 	}
 	if (m->ls->stats_fd != -1) {
 		fprintf(f, "stats %d %u ", m->ls->stats_fd,
 		    (unsigned)cfg->stats_addr.len);
-		hex_put(f, &cfg->stats_addr.ss, cfg->stats_addr.len);
+		master_hex_put(f, &cfg->stats_addr.ss, cfg->stats_addr.len);
 		fprintf(f, " %s\n", cfg->stats_path != NULL ? cfg->stats_path :
 		    "-");
 	}
@@ -186,14 +174,15 @@ describe(FILE *f, struct master *m, const int *clients, size_t nclients,
 		for (i = 0; i < n; i++) {
 			fprintf(f, "cell %zu %zu ", i,
 			    sizeof(struct health_cell));
-			hex_put(f, cells + i * sizeof(struct health_cell),
+			master_hex_put(f, cells + i * sizeof(struct health_cell),
 			    sizeof(struct health_cell));
 			fputc('\n', f);
 		}
 	stats_read_life(&life);
 	fprintf(f, "life %zu ", sizeof(life));
-	hex_put(f, &life, sizeof(life));
+	master_hex_put(f, &life, sizeof(life));
 	fputc('\n', f);
+	master_carry_describe(f, cfg);
 	{
 		int64_t	since;
 		bool	drain = scoreboard_host_drain(&since);
@@ -209,7 +198,7 @@ describe(FILE *f, struct master *m, const int *clients, size_t nclients,
 		fprintf(f, "image %d\n", image);
 	for (i = 0; argv[i] != NULL; i++) {
 		fputs("arg ", f);
-		hex_put(f, argv[i], strlen(argv[i]));
+		master_hex_put(f, argv[i], strlen(argv[i]));
 		fputc('\n', f);
 	}
 }

@@ -96,6 +96,16 @@ add_words(volatile uint64_t *to, const volatile uint64_t *from, size_t n)
 		to[i] += from[i];
 }
 
+/* ... and take them away, from a sum they were added to. */
+static void
+sub_words(volatile uint64_t *to, const volatile uint64_t *from, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		to[i] -= to[i] >= from[i] ? from[i] : to[i];
+}
+
 static size_t
 align_up(size_t n)
 {
@@ -368,6 +378,15 @@ retire_removed(const struct stats_table *t, const struct stats_table *old)
 	free(kept);
 }
 
+/* Gauges are not carried: what they counted is open in another image. */
+static void
+no_gauges_rule(struct stats_rule *r)
+{
+	r->active = 0;
+	r->active_sessions = 0;
+	r->queued = 0;
+}
+
 void
 stats_read_life(struct stats_rule *out)
 {
@@ -382,10 +401,45 @@ stats_retire_life(const struct stats_rule *life)
 {
 	struct stats_rule r = *life;
 
-	r.active = 0;
-	r.active_sessions = 0;
+	no_gauges_rule(&r);
 	add_words((volatile uint64_t *)&retired, (const volatile uint64_t *)&r,
 	    WORDS(struct stats_rule));
+}
+
+void
+stats_carry(const struct conf *cfg, const struct conf *old,
+    struct stats_rule *const *rules, size_t nrules,
+    struct stats_backend *const *backends, size_t nbackends)
+{
+	struct stats_table	*t = current;
+	size_t			 i, base;
+	int32_t			 o;
+
+	if (t == NULL || t->prev != NULL)
+		return;		/* the first table only, before workers */
+	map_ids(t, cfg, old);
+	for (i = 0, base = (size_t)t->slots * t->nrules; i < t->nrules; i++)
+		if ((o = t->rule_map[i]) >= 0 && (size_t)o < nrules &&
+		    rules[o] != NULL) {
+			no_gauges_rule(rules[o]);
+			add_words((volatile uint64_t *)&t->rules[base + i],
+			    (const volatile uint64_t *)rules[o],
+			    WORDS(struct stats_rule));
+			sub_words((volatile uint64_t *)&retired,
+			    (const volatile uint64_t *)rules[o],
+			    WORDS(struct stats_rule));
+		}
+	for (i = 0, base = (size_t)t->slots * t->nbackends; i < t->nbackends;
+	    i++)
+		if ((o = t->backend_map[i]) >= 0 && (size_t)o < nbackends &&
+		    backends[o] != NULL) {
+			backends[o]->active = 0;
+			add_words((volatile uint64_t *)&t->backends[base + i],
+			    (const volatile uint64_t *)backends[o],
+			    WORDS(struct stats_backend));
+		}
+	/* No table before: readers never look at the maps. */
+	map_ids(t, cfg, NULL);
 }
 
 /* The id of t's id in t->prev, or -1. */

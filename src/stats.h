@@ -178,6 +178,18 @@ void	stats_read_life(struct stats_rule *out);
  * workers, whose counting from then on is not seen).
  */
 void	stats_retire_life(const struct stats_rule *life);
+
+/*
+ * After an upgrade, in the new image's first table before any worker
+ * starts: what the old image counted of each of old's rules and
+ * backends (by their ids; NULL: not described) goes on in the rule and
+ * backend of cfg that a reload would map to it (same name, same
+ * address), and leaves the retired total, where stats_retire_life put
+ * it with the rest.  The gauges are zeroed in rules and backends.
+ */
+void	stats_carry(const struct conf *cfg, const struct conf *old,
+	    struct stats_rule *const *rules, size_t nrules,
+	    struct stats_backend *const *backends, size_t nbackends);
 /*
  * Readers of a part: size bytes at byte off of the totals (whole
  * uint64_t words: a counter, or a struct hist), into the same place of
