@@ -76,7 +76,9 @@ static struct {
 	pid_t             *gone;	/* workers reaped meanwhile */
 	size_t             ngone;
 	int64_t            adopted_at;
-} up = { .image = -1 };
+	int                stable;	/* the old image's counters, or -1 */
+	bool               counted;	/* ... read once its workers ended */
+} up = { .image = -1, .stable = -1 };
 
 bool
 master_adopting(void)
@@ -105,6 +107,10 @@ take_way_back(char *line)
 
 	if (sscanf(line, "image %d", &up.image) == 1)
 		return 0;
+	if (sscanf(line, "stable %d", &up.stable) == 1) {
+		(void)fcntl(up.stable, F_SETFD, FD_CLOEXEC);
+		return 0;
+	}
 	if (strncmp(line, "arg ", 4) == 0) {
 		len = strcspn(line + 4, "\n");
 		line[4 + len] = '\0';
@@ -206,7 +212,8 @@ take_line(char *line)
 			return -1;
 		up.cfg.stats_path = up.stats_path;
 		return len > sizeof(up.cfg.stats_addr.ss) ? -1 :
-		    len == 0 ? 0 : master_hex_get(hex, &up.cfg.stats_addr.ss, len);
+		    len == 0 ? 0 : master_hex_get(hex, &up.cfg.stats_addr.ss,
+		    len);
 	}
 	if (sscanf(line, "host %d %lld", &up.host_drain, &up.host_since) == 2)
 		return 0;
@@ -460,6 +467,11 @@ master_adopt(struct master *m)
 	if (up.failed[0] == '\0')
 		memcpy(m->covered, up.covers, up.ncovers * sizeof(*up.covers));
 	m->ncovered = up.failed[0] == '\0' ? up.ncovers : 0;
+	/* What the old workers count from now on is read at the end. */
+	if (up.stable != -1 && stats_adopt(up.stable) == -1)
+		log_warn("upgrade: cannot read the old image's counters (%s): "
+		    "what its workers count from now on is not counted",
+		    strerror(errno));
 	rewind(up.in);
 	while (getline(&line, &cap, up.in) != -1) {
 		if (take_life(line) || master_carry_line(line))
@@ -521,6 +533,21 @@ adopt_served(void)
 	if (up.image != -1)
 		close(up.image);
 	up.image = -1;
+	if (up.stable != -1)
+		close(up.stable);	/* mapped: no way back needs it now */
+	up.stable = -1;
+}
+
+/* Whether a worker of the old image's is left. */
+static bool
+old_alive(const struct master *m)
+{
+	const struct child *c;
+
+	TAILQ_FOREACH(c, &m->children, link)
+		if (c->gen <= up.gen)
+			return true;
+	return false;
 }
 
 void
@@ -530,6 +557,9 @@ master_adopt_forget(struct master *m)
 		close(fileno(up.in));
 	if (up.image != -1)
 		close(up.image);
+	if (up.stable != -1)
+		close(up.stable);
+	stats_forget();
 	master_upgrade_forget();
 	master_control_forget(m);
 }
@@ -581,6 +611,10 @@ master_adopt_answer(struct master *m)
 	else if (!up.served && up.adopted && up.image != -1 && !m->stopping &&
 	    clock_ms() - up.adopted_at >= ADOPT_LATE_MS)
 		adopt_late(m);
+	if (up.adopted && !up.counted && !old_alive(m)) {
+		up.counted = true;
+		master_carry_end(m->cfg);
+	}
 	/* Back after a failure: said once the old binary serves anew. */
 	if (up.failed[0] != '\0' && !up.failed_told && (up.served ||
 	    clock_ms() - up.adopted_at >= ADOPT_LATE_MS)) {
@@ -644,6 +678,8 @@ keep_across(struct master *m, int desc)
 			(void)fcntl(up.crossed[i], F_SETFD, 0);
 	for (i = 0; i < up.nclients; i++)
 		(void)fcntl(up.clients[i], F_SETFD, 0);
+	if (up.stable != -1)
+		(void)fcntl(up.stable, F_SETFD, 0);
 	if (m != NULL && up.adopted)
 		TAILQ_FOREACH(c, &m->children, link)
 			if (c->gen <= up.gen && c->chan != -1)

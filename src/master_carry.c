@@ -24,6 +24,11 @@ static struct {
 	size_t                 nrules;
 	struct stats_backend **backends;
 	size_t                 nbackends;
+	/* The old newest table's own sums at the description ("sown"). */
+	struct stats_rule    **own_rules;
+	size_t                 nown_rules;
+	struct stats_backend **own_backends;
+	size_t                 nown_backends;
 	bool                   broken;	/* out of memory: nothing carried */
 } in;
 
@@ -84,6 +89,15 @@ describe_rule(FILE *f, const struct rule *r)
 	fputc('\n', f);
 }
 
+static void
+describe_count(FILE *f, const char *what, size_t id, const void *c,
+    size_t size)
+{
+	fprintf(f, "%s %zu %zu ", what, id, size);
+	master_hex_put(f, c, size);
+	fputc('\n', f);
+}
+
 void
 master_carry_describe(FILE *f, const struct conf *cfg)
 {
@@ -94,18 +108,21 @@ master_carry_describe(FILE *f, const struct conf *cfg)
 	for (i = 0; i < cfg->nrules; i++)
 		if (cfg->rules[i].range_first == NULL)	/* a range: once */
 			describe_rule(f, &cfg->rules[i]);
-	for (i = 0; i < cfg->nrule_stats; i++)
-		if (stats_read_rule((unsigned)i, &rc)) {
-			fprintf(f, "scount r %zu %zu ", i, sizeof(rc));
-			master_hex_put(f, &rc, sizeof(rc));
-			fputc('\n', f);
-		}
-	for (i = 0; i < cfg->nbackend_stats; i++)
-		if (stats_read_backend((unsigned)i, &bc)) {
-			fprintf(f, "scount b %zu %zu ", i, sizeof(bc));
-			master_hex_put(f, &bc, sizeof(bc));
-			fputc('\n', f);
-		}
+	for (i = 0; i < cfg->nrule_stats; i++) {
+		if (stats_read_rule((unsigned)i, &rc))
+			describe_count(f, "scount r", i, &rc, sizeof(rc));
+		if (stats_read_own(true, (unsigned)i, &rc, false))
+			describe_count(f, "sown r", i, &rc, sizeof(rc));
+	}
+	for (i = 0; i < cfg->nbackend_stats; i++) {
+		if (stats_read_backend((unsigned)i, &bc))
+			describe_count(f, "scount b", i, &bc, sizeof(bc));
+		if (stats_read_own(false, (unsigned)i, &bc, false))
+			describe_count(f, "sown b", i, &bc, sizeof(bc));
+	}
+	/* The table itself: what its workers count after the exec. */
+	if (stats_table_fd() != -1)
+		fprintf(f, "stable %d\n", stats_table_fd());
 }
 
 /* ---- the new image ---- */
@@ -179,21 +196,28 @@ take_backend(struct rule *r, unsigned stat, unsigned len, const char *addr,
 		b->route = unhex(route);
 }
 
-/* "scount KIND ID SIZE HEX": a count, kept if its layout is ours. */
+/*
+ * "scount KIND ID SIZE HEX" (what a reader saw) or "sown ..." (the
+ * newest table's own columns): kept if its layout is ours.
+ */
 static void
 take_scount(const char *line)
 {
-	char    kind;
+	char    kind, what[8];
 	size_t  id, size;
 	int     off = 0;
+	bool    own;
 
-	if (sscanf(line, "scount %c %zu %zu %n", &kind, &id, &size,
-	    &off) != 3 || off == 0 || id >= (1u << 24))
+	if (sscanf(line, "%7s %c %zu %zu %n", what, &kind, &id, &size,
+	    &off) != 4 || off == 0 || id >= (1u << 24))
 		return;
+	own = strcmp(what, "sown") == 0;
 	if (kind == 'r' && size == sizeof(struct stats_rule))
-		take_count(&in.rules, &in.nrules, id, size, line + off);
+		take_count(own ? &in.own_rules : &in.rules, own ?
+		    &in.nown_rules : &in.nrules, id, size, line + off);
 	else if (kind == 'b' && size == sizeof(struct stats_backend))
-		take_count(&in.backends, &in.nbackends, id, size, line + off);
+		take_count(own ? &in.own_backends : &in.backends, own ?
+		    &in.nown_backends : &in.nbackends, id, size, line + off);
 }
 
 bool
@@ -208,7 +232,8 @@ master_carry_line(char *line)
 	if (line[0] != 's' || (strncmp(line, "srule ", 6) != 0 &&
 	    strncmp(line, "sroute ", 7) != 0 &&
 	    strncmp(line, "sbackend ", 9) != 0 &&
-	    strncmp(line, "scount ", 7) != 0))
+	    strncmp(line, "scount ", 7) != 0 &&
+	    strncmp(line, "sown ", 5) != 0))
 		return false;
 	line[strcspn(line, "\n")] = '\0';
 	if (sscanf(line, "srule %u %599s", &stat, a) == 2) {
@@ -232,15 +257,41 @@ master_carry_line(char *line)
 	return true;
 }
 
+/* Counts by id, freed. */
+static void
+free_counts(void *v, size_t *n)
+{
+	void ***slots = v;
+	size_t  i;
+
+	for (i = 0; i < *n; i++)
+		free((*slots)[i]);
+	free(*slots);
+	*slots = NULL;
+	*n = 0;
+}
+
 void
 master_carry_done(const struct conf *cfg)
+{
+	if (!in.broken && in.cfg.nrules > 0) {
+		stats_carry(cfg, &in.cfg, in.rules, in.nrules, in.backends,
+		    in.nbackends);
+		stats_carried();
+	}
+	free_counts(&in.rules, &in.nrules);
+	free_counts(&in.backends, &in.nbackends);
+}
+
+void
+master_carry_end(const struct conf *cfg)
 {
 	struct rule *r;
 	size_t       i, j;
 
 	if (!in.broken && in.cfg.nrules > 0)
-		stats_carry(cfg, &in.cfg, in.rules, in.nrules, in.backends,
-		    in.nbackends);
+		stats_adopt_end(cfg, &in.cfg, in.own_rules, in.nown_rules,
+		    in.own_backends, in.nown_backends);
 	for (i = 0; i < in.cfg.nrules; i++) {
 		r = &in.cfg.rules[i];
 		free(r->name);
@@ -252,11 +303,7 @@ master_carry_done(const struct conf *cfg)
 		free(r->upstream.backends);
 	}
 	free(in.cfg.rules);
-	for (i = 0; i < in.nrules; i++)
-		free(in.rules[i]);
-	free(in.rules);
-	for (i = 0; i < in.nbackends; i++)
-		free(in.backends[i]);
-	free(in.backends);
+	free_counts(&in.own_rules, &in.nown_rules);
+	free_counts(&in.own_backends, &in.nown_backends);
 	memset(&in, 0, sizeof(in));
 }

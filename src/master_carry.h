@@ -19,8 +19,9 @@ int	master_hex_get(const char *s, void *p, size_t len);
 
 /*
  * The old image: the names of cfg's counters (rules as written, their
- * routes and backends, with their stat ids) and what each counted, as
- * lines of the description.
+ * routes and backends, with their stat ids), what each counted, and
+ * its newest table's memfd (to cross exec), as lines of the
+ * description.
  */
 void	master_carry_describe(FILE *f, const struct conf *cfg);
 
@@ -32,5 +33,12 @@ void	master_carry_describe(FILE *f, const struct conf *cfg);
  */
 bool	master_carry_line(char *line);
 void	master_carry_done(const struct conf *cfg);
+
+/*
+ * The new image, once the old image's workers are all gone: what they
+ * counted after the description, read from the old image's table
+ * (stats_adopt, when the description names it), added the same way.
+ */
+void	master_carry_end(const struct conf *cfg);
 
 #endif

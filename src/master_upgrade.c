@@ -117,6 +117,7 @@ cross_all(struct master *m, int desc, const int *clients, size_t nclients,
 		cross_exec(clients[i], on);
 	cross_exec(desc, on);
 	cross_exec(image, on);
+	cross_exec(stats_table_fd(), on);
 }
 
 static void
@@ -174,7 +175,8 @@ describe(FILE *f, struct master *m, const int *clients, size_t nclients,
 		for (i = 0; i < n; i++) {
 			fprintf(f, "cell %zu %zu ", i,
 			    sizeof(struct health_cell));
-			master_hex_put(f, cells + i * sizeof(struct health_cell),
+			master_hex_put(f, cells + i *
+			    sizeof(struct health_cell),
 			    sizeof(struct health_cell));
 			fputc('\n', f);
 		}
