@@ -532,6 +532,7 @@ main(int argc, char *argv[])
 	cfg = conf_load_as(opt.config_path, opt.config_syntax, opt.sslh, err,
 	    sizeof(err));
 	if (cfg == NULL) {
+		master_adopt_fail(NULL, err);	/* the old image, back */
 		fprintf(stderr, "ferryd: %s\n", err);
 		sslh_cmdline_free(&sslh);
 		return 1;

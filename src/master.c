@@ -67,6 +67,11 @@ master_start_failed(struct master *m, const struct child *c, int status)
 	master_describe_exit(c->pid, status, how, sizeof(how));
 	snprintf(why, sizeof(why), "worker %d (pid %ld) %s while starting; "
 	    "see the log", c->slot, (long)c->pid, how);
+	master_adopt_fail(m, why);	/* a new image's: the old one's back */
+	if (m->started) {	/* ... or it could not be: on as before */
+		master_schedule_respawn(m, c, status);
+		return;
+	}
 	log_err("%s", why);
 	daemon_fail(why);
 	m->status = 1;
@@ -89,7 +94,7 @@ master_reap(struct master *m)
 			continue;
 		master_reload_child_gone(m, c);
 		master_child_remove(m, c);
-		if (!m->started && !m->stopping)
+		if (!m->started && !m->stopping && c->gen == m->gen)
 			master_start_failed(m, c, status);
 		else if (!m->stopping && c->gen == m->gen)
 			master_schedule_respawn(m, c, status);
@@ -469,12 +474,13 @@ master_run(struct conf *cfg, const struct options *opt)
 	TAILQ_INIT(&m.controls);
 	m.opt = opt;
 	m.on_channel = master_on_channel;
-	m.forget_in_child = master_control_forget;
+	m.forget_in_child = master_adopt_forget;	/* and the control's */
 	m.control_waiting = master_control_waiting;
 	TAILQ_INIT(&m.children);
 	if (master_start(&m, err, sizeof(err)) == 0)
 		status = master_loop(&m);
 	else {
+		master_adopt_fail(&m, err);
 		log_err("%s", err);
 		daemon_fail(err);
 	}

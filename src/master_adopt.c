@@ -4,7 +4,10 @@
  * memfd named in FERRYD_UPGRADE, takes the listening sockets and the
  * health over as a reload does (from a stand-in of the old rules),
  * adopts the workers as an old generation, and answers the control
- * clients that asked once its own generation serves or is late.
+ * clients that asked once its own generation serves or is late.  Until
+ * it serves, it destroys nothing the old image described: should it
+ * fail, it executes the old image again on the same description
+ * (master_adopt_fail), which takes everything over as at an upgrade.
  */
 #include "ferryd.h"
 
@@ -23,7 +26,10 @@
 #include "listen.h"
 #include "log.h"
 #include "master_adopt.h"
+#include "master_carry.h"
 #include "master_child.h"
+#include "master_control.h"
+#include "master_reload.h"
 #include "master_state.h"
 #include "master_upgrade.h"
 #include "options.h"
@@ -53,7 +59,26 @@ static struct {
 	int                host_drain;	/* drain host said, and since */
 	long long          host_since;
 	FILE              *in;		/* the description, read twice */
-} up;
+	/* Until our generation serves: the way back (master_adopt_fail). */
+	bool               served;
+	int                image;	/* the old image's file, or -1 */
+	char             **argv;	/* ... its arguments */
+	size_t             nargv;
+	int               *crossed;	/* the listening sockets described */
+	size_t             ncrossed;
+	pid_t             *pids;	/* the workers adopted */
+	size_t             npids;
+	bool               adopted;	/* master_adopt() ran */
+	bool               checker_gone;	/* the old checker was killed */
+	/* Executed again after a failed upgrade: why, and told yet. */
+	char               failed[512];
+	bool               failed_told;
+	pid_t             *gone;	/* workers reaped meanwhile */
+	size_t             ngone;
+	int64_t            adopted_at;
+	int                stable;	/* the old image's counters, or -1 */
+	bool               counted;	/* ... read once its workers ended */
+} up = { .image = -1, .stable = -1 };
 
 bool
 master_adopting(void)
@@ -67,24 +92,52 @@ master_adopt_gen(void)
 	return up.on ? up.gen + 1 : 1;
 }
 
-/* Hex (master_upgrade.c's) back to len bytes exactly, or -1. */
+/*
+ * The lines of the way back (the old image and its arguments), and those
+ * a failed new image adds before it executes it again (failed, gone,
+ * checker-gone, answered); -1 if one makes no sense.
+ */
 static int
-hex_get(const char *s, void *p, size_t len)
+take_way_back(char *line)
 {
-	unsigned char *b = p;
-	unsigned       v;
-	size_t         i;
+	char   **v;
+	pid_t   *g;
+	size_t   len;
+	long     pid;
 
-	if (strlen(s) != 2 * len)
-		return -1;
-	for (i = 0; i < len; i++) {
-		if (sscanf(s + 2 * i, "%2x", &v) != 1)
-			return -1;
-		b[i] = (unsigned char)v;
+	if (sscanf(line, "image %d", &up.image) == 1)
+		return 0;
+	if (sscanf(line, "stable %d", &up.stable) == 1) {
+		(void)fcntl(up.stable, F_SETFD, FD_CLOEXEC);
+		return 0;
 	}
+	if (strncmp(line, "arg ", 4) == 0) {
+		len = strcspn(line + 4, "\n");
+		line[4 + len] = '\0';
+		if ((v = realloc(up.argv, (up.nargv + 2) * sizeof(*v))) == NULL)
+			return -1;
+		up.argv = v;
+		if ((v[up.nargv] = calloc(1, len / 2 + 1)) == NULL)
+			return -1;
+		v[++up.nargv] = NULL;
+		return master_hex_get(line + 4, v[up.nargv - 1], len / 2);
+	}
+	if (sscanf(line, "failed %511[^\n]", up.failed) == 1)
+		return 0;
+	if (sscanf(line, "gone %ld", &pid) == 1) {
+		if ((g = realloc(up.gone, (up.ngone + 1) * sizeof(*g))) == NULL)
+			return -1;
+		up.gone = g;
+		up.gone[up.ngone++] = (pid_t)pid;
+		return 0;
+	}
+	if (strcmp(line, "checker-gone\n") == 0)
+		up.checker_gone = true;
+	if (strcmp(line, "answered\n") == 0)
+		up.nclients = 0;	/* their descriptors are closed */
+	/* The second pass's (workers, checker) and the table's. */
 	return 0;
 }
-
 
 /* One line of the description into up; -1 if it makes no sense. */
 static int
@@ -127,7 +180,7 @@ take_line(char *line)
 		r->connect_protocol = cproto;
 		r->ipv6_only = v6 != 0;
 		r->listen_addr.len = len;
-		return hex_get(hex, &r->listen_addr.ss, len);
+		return master_hex_get(hex, &r->listen_addr.ss, len);
 	}
 	if (sscanf(line, "fd %zu %zu %d", &i, &s, &fd) == 3) {
 		if (i >= up.ls.nrules || s >= (size_t)up.ls.nsock)
@@ -148,7 +201,7 @@ take_line(char *line)
 		memset(b, 0, sizeof(*b));
 		b->id = id;
 		b->addr.len = len;
-		return hex_get(hex, &b->addr.ss, len);
+		return master_hex_get(hex, &b->addr.ss, len);
 	}
 	if (sscanf(line, "stats %d %u %257s %4095s", &up.ls.stats_fd, &len, hex,
 	    path) == 4) {
@@ -159,7 +212,8 @@ take_line(char *line)
 			return -1;
 		up.cfg.stats_path = up.stats_path;
 		return len > sizeof(up.cfg.stats_addr.ss) ? -1 :
-		    len == 0 ? 0 : hex_get(hex, &up.cfg.stats_addr.ss, len);
+		    len == 0 ? 0 : master_hex_get(hex, &up.cfg.stats_addr.ss,
+		    len);
 	}
 	if (sscanf(line, "host %d %lld", &up.host_drain, &up.host_since) == 2)
 		return 0;
@@ -173,8 +227,7 @@ take_line(char *line)
 			up.clients[up.nclients++] = fd;
 		return 0;
 	}
-	/* The second pass's (workers, checker) and the table's. */
-	return 0;
+	return take_way_back(line);
 }
 
 int
@@ -213,6 +266,20 @@ master_adopt_take(struct options *opt, char *err, size_t errlen)
 	opt->config_path = up.config;
 	opt->config_syntax = up.syntax;
 	up.on = true;
+	/* The sockets, as described: the way back hands them on as such. */
+	up.ncrossed = up.ls.nrules * (size_t)up.ls.nsock;
+	if ((up.crossed = malloc((up.ncrossed + 1) * sizeof(int))) != NULL) {
+		memcpy(up.crossed, up.ls.fds, up.ncrossed * sizeof(int));
+		up.crossed[up.ncrossed] = up.ls.stats_fd;
+	}
+	/*
+	 * Executed again after a failure, we have no way back: the number
+	 * was the old image's descriptor of our own file, closed at exec.
+	 */
+	if (up.failed[0] != '\0' || up.crossed == NULL || up.argv == NULL)
+		up.image = -1;
+	else if (up.image != -1)
+		(void)fcntl(up.image, F_SETFD, FD_CLOEXEC);
 	return 1;
 }
 
@@ -229,12 +296,15 @@ master_adopt_listen(const struct conf *cfg, int mode, char *err,
 	ls = listen_set_open(cfg, &up.ls, &up.cfg, up.ls.mode, err, errlen);
 	if (ls == NULL)
 		return NULL;
-	/* Rules the file no longer has: their old workers hold copies. */
+	/*
+	 * Rules the file no longer has (their old workers hold copies):
+	 * closed once we serve, kept for the way back until then.
+	 */
 	for (i = 0; i < up.ls.nrules * (size_t)up.ls.nsock; i++)
 		if (up.ls.fds[i] != -1)
-			close(up.ls.fds[i]);
+			(void)fcntl(up.ls.fds[i], F_SETFD, FD_CLOEXEC);
 	if (up.ls.stats_fd != -1)
-		close(up.ls.stats_fd);
+		(void)fcntl(up.ls.stats_fd, F_SETFD, FD_CLOEXEC);
 	/* Ours now: not for a -t run's child, nor a later exec's unasked. */
 	for (i = 0; i < ls->nrules * (size_t)ls->nsock; i++)
 		(void)fcntl(ls->fds[i], F_SETFD, FD_CLOEXEC);
@@ -263,7 +333,7 @@ master_adopt_health(const struct conf *cfg)
 		    (p = realloc(cells, (i + 1) * size)) == NULL)
 			break;
 		cells = p;
-		if (hex_get(hex, cells + i * size, size) == -1)
+		if (master_hex_get(hex, cells + i * size, size) == -1)
 			break;
 		up.ncells++;
 	}
@@ -323,9 +393,54 @@ take_life(char *line)
 	hex = strchr(line + 5, ' ');
 	if (size == sizeof(life) && hex != NULL &&
 	    strlen(hex + 1) == 2 * size + 1 && (hex[2 * size + 1] = '\0',
-	    hex_get(hex + 1, &life, size)) == 0)
+	    master_hex_get(hex + 1, &life, size)) == 0)
 		stats_retire_life(&life);
 	return true;
+}
+
+/* Whether a failed image before us said pid was reaped meanwhile. */
+static bool
+gone(pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < up.ngone; i++)
+		if (up.gone[i] == pid)
+			return true;
+	return false;
+}
+
+/* A worker line: adopted, -1 if gone, 0 if it is no worker line. */
+static int
+adopt_worker(struct master *m, const char *line)
+{
+	struct child *c;
+	pid_t        *p;
+	long          pid;
+	int           slot, state, accepting, chan;
+	unsigned      gen;
+
+	if (sscanf(line, "worker %ld %d %u %d %d %d", &pid, &slot, &gen,
+	    &state, &accepting, &chan) != 6)
+		return 0;
+	if (gone((pid_t)pid))
+		return -1;	/* its channel was closed: not ours */
+	(void)fcntl(chan, F_SETFD, FD_CLOEXEC);
+	if ((p = realloc(up.pids, (up.npids + 1) * sizeof(*p))) == NULL ||
+	    (c = master_child_adopt(m, (pid_t)pid, slot, gen, chan)) == NULL) {
+		if (p != NULL)
+			up.pids = p;
+		log_err("upgrade: cannot keep track of worker %d (pid %ld): "
+		    "out of memory; stopping it", slot, pid);
+		kill((pid_t)pid, SIGQUIT);
+		close(chan);
+		return -1;
+	}
+	up.pids = p;
+	up.pids[up.npids++] = (pid_t)pid;
+	c->state = state == CHILD_DRAINING ? CHILD_DRAINING : CHILD_READY;
+	c->accepting = accepting != 0;
+	return 1;
 }
 
 void
@@ -334,61 +449,152 @@ master_adopt(struct master *m)
 	char         *line = NULL;
 	size_t        cap = 0;
 	long          pid;
-	int           slot, state, accepting, chan, n = 0;
+	int           n = 0;
 	size_t        i;
-	unsigned      gen;
-	struct child *c;
 
 	if (!up.on)
 		return;
-	m->started = true;	/* the old generation serves: no start */
+	/*
+	 * The old generation serves: no start.  Until ours serves, though,
+	 * a worker of it that dies is a failed start (master_reap), which
+	 * takes us back to the old image, unless we are that image.
+	 */
+	m->started = up.image == -1;
 	/* The scoreboard is new: the host stays drained if it was. */
 	scoreboard_host_drain_restore(up.host_drain != 0,
 	    (int64_t)up.host_since);
-	memcpy(m->covered, up.covers, up.ncovers * sizeof(*up.covers));
-	m->ncovered = up.ncovers;
+	/* Executed again after a failure: told at master_adopt_answer(). */
+	if (up.failed[0] == '\0')
+		memcpy(m->covered, up.covers, up.ncovers * sizeof(*up.covers));
+	m->ncovered = up.failed[0] == '\0' ? up.ncovers : 0;
+	/* What the old workers count from now on is read at the end. */
+	if (up.stable != -1 && stats_adopt(up.stable) == -1)
+		log_warn("upgrade: cannot read the old image's counters (%s): "
+		    "what its workers count from now on is not counted",
+		    strerror(errno));
 	rewind(up.in);
 	while (getline(&line, &cap, up.in) != -1) {
-		if (take_life(line))
+		if (take_life(line) || master_carry_line(line))
 			continue;
 		if (sscanf(line, "checker %ld", &pid) == 1) {
 			/* Its lifeline closed at exec; a new one starts. */
-			kill((pid_t)pid, SIGTERM);
+			if (!up.checker_gone)
+				kill((pid_t)pid, SIGTERM);
+			up.checker_gone = true;
 			continue;
 		}
-		if (sscanf(line, "worker %ld %d %u %d %d %d", &pid, &slot, &gen,
-		    &state, &accepting, &chan) != 6)
-			continue;
-		(void)fcntl(chan, F_SETFD, FD_CLOEXEC);
-		if ((c = master_child_adopt(m, (pid_t)pid, slot, gen,
-		    chan)) == NULL) {
-			log_err("upgrade: cannot keep track of worker %d (pid "
-			    "%ld): out of memory; stopping it", slot, pid);
-			kill((pid_t)pid, SIGQUIT);
-			close(chan);
-			continue;
-		}
-		c->state = state == CHILD_DRAINING ? CHILD_DRAINING :
-		    CHILD_READY;
-		c->accepting = accepting != 0;
-		n++;
+		n += adopt_worker(m, line) == 1;
 	}
 	free(line);
-	fclose(up.in);
-	up.in = NULL;
+	master_carry_done(m->cfg);	/* after the life: it leaves it */
 	map_udp_rules(m);
 	for (i = 0; i < up.nclients; i++)
 		(void)fcntl(up.clients[i], F_SETFD, FD_CLOEXEC);
 	up.told_seq = m->outcome_seq;
-	log_notice("upgraded in place to %s (pid %ld): %d worker(s) of "
-	    "generation %u and before drain once generation %u serves",
-	    master_upgrade_exe(),
-	    (long)getpid(), n, up.gen, m->gen);
-	(void)event_timer_arm(m->loop, &m->gen_late, clock_ms() +
-	    ADOPT_LATE_MS);
+	up.adopted = true;
+	up.adopted_at = clock_ms();
+	if (up.failed[0] != '\0')
+		log_notice("back to %s (pid %ld) after a failed upgrade: %d "
+		    "worker(s) of generation %u and before drain once "
+		    "generation %u serves", master_upgrade_exe(),
+		    (long)getpid(), n, up.gen, m->gen);
+	else
+		log_notice("upgraded in place to %s (pid %ld): %d worker(s) "
+		    "of generation %u and before drain once generation %u "
+		    "serves", master_upgrade_exe(), (long)getpid(), n, up.gen,
+		    m->gen);
+	/* Late with a way back: master_adopt_answer() goes back. */
+	if (up.image == -1)
+		(void)event_timer_arm(m->loop, &m->gen_late, clock_ms() +
+		    ADOPT_LATE_MS);
 	/* The old image blocked them for the exec. */
 	sig_block_all(0);
 	/* Children that ended meanwhile: SIGCHLD came while blocked. */
+}
+
+/* Our generation serves: what was kept for the way back goes. */
+static void
+adopt_served(void)
+{
+	size_t i;
+
+	up.served = true;
+	for (i = 0; i < up.ls.nrules * (size_t)up.ls.nsock; i++)
+		if (up.ls.fds[i] != -1)
+			close(up.ls.fds[i]);
+	if (up.ls.stats_fd != -1)
+		close(up.ls.stats_fd);
+	free(up.ls.fds);
+	up.ls.fds = NULL;
+	up.ls.stats_fd = -1;
+	up.ls.nrules = 0;
+	fclose(up.in);
+	up.in = NULL;
+	if (up.image != -1)
+		close(up.image);
+	up.image = -1;
+	if (up.stable != -1)
+		close(up.stable);	/* mapped: no way back needs it now */
+	up.stable = -1;
+}
+
+/* Whether a worker of the old image's is left. */
+static bool
+old_alive(const struct master *m)
+{
+	const struct child *c;
+
+	TAILQ_FOREACH(c, &m->children, link)
+		if (c->gen <= up.gen)
+			return true;
+	return false;
+}
+
+void
+master_adopt_forget(struct master *m)
+{
+	if (up.in != NULL)
+		close(fileno(up.in));
+	if (up.image != -1)
+		close(up.image);
+	if (up.stable != -1)
+		close(up.stable);
+	master_upgrade_forget();
+	master_control_forget(m);
+}
+
+/*
+ * The old image could not be executed again: we go on as an upgrade
+ * did before there was a way back (our workers respawn, late is said
+ * at ADOPT_LATE_MS after the adoption).
+ */
+static void
+no_way_back(struct master *m)
+{
+	if (up.image != -1)
+		close(up.image);
+	up.image = -1;
+	if (m == NULL || !up.adopted)
+		return;
+	m->started = true;
+	(void)event_timer_arm(m->loop, &m->gen_late, up.adopted_at +
+	    ADOPT_LATE_MS);
+}
+
+/*
+ * Our generation is not ready in time: back to the old image; if that
+ * cannot be, late is said as for a reload, and its workers respawn.
+ */
+static void
+adopt_late(struct master *m)
+{
+	char why[200];
+
+	snprintf(why, sizeof(why), "generation %u is not ready after %d s "
+	    "(its workers fail to start: see the log above)", m->gen,
+	    ADOPT_LATE_MS / 1000);
+	master_adopt_fail(m, why);	/* returns: no way back */
+	(void)event_timer_arm(m->loop, &m->gen_late, clock_ms());
 }
 
 void
@@ -397,6 +603,27 @@ master_adopt_answer(struct master *m)
 	FILE   *f;
 	size_t  i;
 
+	if (!up.on)
+		return;
+	if (!up.served && up.adopted && m->gen_told == m->gen)
+		adopt_served();
+	else if (!up.served && up.adopted && up.image != -1 && !m->stopping &&
+	    clock_ms() - up.adopted_at >= ADOPT_LATE_MS)
+		adopt_late(m);
+	if (up.adopted && !up.counted && !old_alive(m)) {
+		up.counted = true;
+		master_carry_end(m->cfg);
+	}
+	/* Back after a failure: said once the old binary serves anew. */
+	if (up.failed[0] != '\0' && !up.failed_told && (up.served ||
+	    clock_ms() - up.adopted_at >= ADOPT_LATE_MS)) {
+		up.failed_told = true;
+		memcpy(m->covered, up.covers, up.ncovers * sizeof(*up.covers));
+		m->ncovered = up.ncovers;
+		master_tell(m, false, "upgrade: %s; back to %s, which goes "
+		    "on serving", up.failed, master_upgrade_exe());
+		m->ncovered = 0;
+	}
 	if (up.nclients == 0 || m->outcome_seq == up.told_seq)
 		return;
 	/* A few hundred bytes to each client that waits: written at once. */
@@ -411,4 +638,84 @@ master_adopt_answer(struct master *m)
 		fclose(f);
 	}
 	up.nclients = 0;
+}
+
+/*
+ * The way back: what tells the old image that we failed and what we
+ * did meanwhile, appended to its description (fd).
+ */
+static void
+note_failure(struct master *m, int fd, const char *why)
+{
+	char   line[sizeof(up.failed)];
+	size_t i;
+
+	snprintf(line, sizeof(line), "%s failed before it served: %s",
+	    master_upgrade_exe(), why);
+	line[strcspn(line, "\n")] = '\0';
+	(void)dprintf(fd, "failed %s\n", line);
+	if (!up.adopted)
+		return;	/* nothing reaped, killed or answered yet */
+	for (i = 0; i < up.npids; i++)
+		if (master_child_find(m, up.pids[i]) == NULL)
+			(void)dprintf(fd, "gone %ld\n", (long)up.pids[i]);
+	if (up.checker_gone)
+		(void)dprintf(fd, "checker-gone\n");
+	if (up.nclients == 0)
+		(void)dprintf(fd, "answered\n");
+}
+
+/* Every descriptor described, kept across the exec back. */
+static void
+keep_across(struct master *m, int desc)
+{
+	struct child *c;
+	size_t        i;
+
+	for (i = 0; i <= up.ncrossed; i++)
+		if (up.crossed[i] != -1)
+			(void)fcntl(up.crossed[i], F_SETFD, 0);
+	for (i = 0; i < up.nclients; i++)
+		(void)fcntl(up.clients[i], F_SETFD, 0);
+	if (up.stable != -1)
+		(void)fcntl(up.stable, F_SETFD, 0);
+	if (m != NULL && up.adopted)
+		TAILQ_FOREACH(c, &m->children, link)
+			if (c->gen <= up.gen && c->chan != -1)
+				(void)fcntl(c->chan, F_SETFD, 0);
+	(void)fcntl(desc, F_SETFD, 0);
+}
+
+void
+master_adopt_fail(struct master *m, const char *why)
+{
+	extern char **environ;
+	char          env[32];
+	int           desc;
+
+	if (!up.on || up.served || up.image == -1 || up.in == NULL)
+		return;
+	log_err("upgrade: %s failed before it served: %s; executing the old "
+	    "binary again (pid %ld stays)", master_upgrade_exe(), why,
+	    (long)getpid());
+	/* Ours wait in the kernel for the old image, as at the upgrade. */
+	sig_block_all(1);
+	master_upgrade_carry_signals();
+	desc = fileno(up.in);
+	if (lseek(desc, 0, SEEK_END) != -1) {
+		note_failure(m, desc, why);
+		keep_across(m, desc);
+		snprintf(env, sizeof(env), "%d", desc);
+		/*
+		 * Our children (a new generation, a checker) find their
+		 * channels closed at exec: they finish and exit; the old
+		 * image reaps them as strangers.
+		 */
+		if (setenv(MASTER_UPGRADE_ENV, env, 1) == 0)
+			fexecve(up.image, up.argv, environ);
+	}
+	log_err("upgrade: cannot execute the old binary again: %s",
+	    strerror(errno));
+	sig_block_all(0);
+	no_way_back(m);
 }

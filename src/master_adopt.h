@@ -41,7 +41,26 @@ int	master_adopt_health(const struct conf *cfg);
  */
 void	master_adopt(struct master *m);
 
-/* Each turn of the loop: answer the control clients that asked. */
+/*
+ * Each turn of the loop: once our generation serves, what was kept for
+ * the way back goes; answer the control clients that asked.
+ */
 void	master_adopt_answer(struct master *m);
+
+/*
+ * The new image failed before its generation served (m NULL before the
+ * master runs): log why and execute the old image again, which takes
+ * the description over with why added, and says it to whoever asked
+ * for the upgrade.  Returns if there is no way back (no upgrade, served
+ * already, we are that old image, or the exec failed).
+ */
+void	master_adopt_fail(struct master *m, const char *why);
+
+/*
+ * In a new child (m->forget_in_child): the description, the old image,
+ * our binary's file (master_upgrade_forget) and the control socket's
+ * descriptors (master_control_forget) are not its own.
+ */
+void	master_adopt_forget(struct master *m);
 
 #endif

@@ -135,7 +135,10 @@ master_forget_chans(struct master *m)
 		close(m->checker.chan);
 	if (m->resolver.fd != -1)
 		close(m->resolver.fd);	/* a lookup under way: its pipe */
-	/* Nor the control socket and its clients, who would wait forever. */
+	/*
+	 * Nor the control socket and its clients, who would wait forever,
+	 * nor an upgrade's descriptors.
+	 */
 	if (m->forget_in_child != NULL)
 		m->forget_in_child(m);
 }
@@ -174,6 +177,28 @@ child_track(struct master *m, struct child *c, pid_t pid, int slot, int chan)
 		    "of only when it exits", slot, strerror(errno));
 }
 
+#ifdef FERRYD_DEBUG
+/*
+ * A test trigger (upgrade-rollback.test): FERRYD_DEBUG_WORKERS_FAIL in
+ * a master's environment makes its workers exit as they start.  Taken
+ * out of the environment at the first spawn, so that the old image a
+ * failed upgrade executes again does not inherit it.
+ */
+static bool
+debug_workers_fail(void)
+{
+	static int fail = -1;
+
+	if (fail == -1) {
+		fail = getenv("FERRYD_DEBUG_WORKERS_FAIL") != NULL;
+		unsetenv("FERRYD_DEBUG_WORKERS_FAIL");
+	}
+	return fail == 1;
+}
+#else
+#define debug_workers_fail() false
+#endif
+
 void
 master_spawn(struct master *m, int slot)
 {
@@ -181,6 +206,7 @@ master_spawn(struct master *m, int slot)
 	struct worker_start  ws;
 	pid_t                pid, master = getpid();
 	int                  chan[2];
+	bool                 fail = debug_workers_fail();
 
 	BUG_ON(slot < 0 || slot >= m->nslots);
 	c = calloc(1, sizeof(*c));
@@ -196,6 +222,8 @@ master_spawn(struct master *m, int slot)
 	sig_block_all(1);
 	pid = fork();
 	if (pid == 0) {
+		if (fail)
+			_exit(1);
 		close(chan[0]);
 		master_forget_chans(m);
 		ws.cfg = m->cfg;

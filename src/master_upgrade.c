@@ -26,6 +26,7 @@
 #include "health.h"
 #include "listen.h"
 #include "log.h"
+#include "master_carry.h"
 #include "master_child.h"
 #include "master_reload.h"
 #include "master_state.h"
@@ -47,6 +48,12 @@
 
 /* The binary we were started from, resolved at start. */
 static char exe[PATH_MAX];
+/*
+ * And that very file, opened at start: a new image that fails before it
+ * serves executes it again (master_adopt_fail), though a package put
+ * another file at exe's path meanwhile.
+ */
+static int  image = -1;
 
 /* Requests waiting for a reload or the generation before to be done. */
 static struct {
@@ -58,25 +65,29 @@ static struct {
 void
 master_upgrade_init(const char *argv0)
 {
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	static const char gone[] = " (deleted)";
+	ssize_t           n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
 	if (n > 0)
 		exe[n] = '\0';
 	else if (realpath(argv0, exe) == NULL)
 		exe[0] = '\0';
+	/*
+	 * Executed again after a failed upgrade, we run a file that was
+	 * replaced: the next upgrade runs the path, where the new one is.
+	 */
+	n = (ssize_t)strlen(exe) - (ssize_t)strlen(gone);
+	if (n > 0 && strcmp(exe + n, gone) == 0)
+		exe[n] = '\0';
+	image = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 }
 
-/* Bytes as hex (master_adopt.c reads them). */
-static void
-hex_put(FILE *f, const void *p, size_t len)
+void
+master_upgrade_forget(void)
 {
-	const unsigned char *b = p;
-	size_t               i;
-
-	for (i = 0; i < len; i++)
-		fprintf(f, "%02x", b[i]);
-	if (len == 0)
-		fputc('-', f);
+	if (image != -1)
+		close(image);
+	image = -1;
 }
 
 /* ---- the old image ---- */
@@ -105,10 +116,13 @@ cross_all(struct master *m, int desc, const int *clients, size_t nclients,
 	for (i = 0; i < nclients; i++)
 		cross_exec(clients[i], on);
 	cross_exec(desc, on);
+	cross_exec(image, on);
+	cross_exec(stats_table_fd(), on);
 }
 
 static void
-describe(FILE *f, struct master *m, const int *clients, size_t nclients)
+describe(FILE *f, struct master *m, const int *clients, size_t nclients,
+    const char *const *argv)
 {
 	const struct conf  *cfg = m->cfg;
 	const struct rule  *r;
@@ -127,7 +141,7 @@ describe(FILE *f, struct master *m, const int *clients, size_t nclients)
 		fprintf(f, "rule %zu %d %d %d %u ", i, r->protocol,
 		    r->connect_protocol, (int)r->ipv6_only,
 		    (unsigned)r->listen_addr.len);
-		hex_put(f, &r->listen_addr.ss, r->listen_addr.len);
+		master_hex_put(f, &r->listen_addr.ss, r->listen_addr.len);
 		fputc('\n', f);
 		for (s = 0; s < m->ls->nsock; s++)
 			if (LISTEN_FD(m->ls, i, s) != -1)
@@ -139,14 +153,14 @@ describe(FILE *f, struct master *m, const int *clients, size_t nclients)
 
 			fprintf(f, "backend %zu %u %u ", i,
 			    r->upstream.backends[j].id, (unsigned)a->len);
-			hex_put(f, &a->ss, a->len);
+			master_hex_put(f, &a->ss, a->len);
 			fputc('\n', f);
 		}
 	}
 	if (m->ls->stats_fd != -1) {
 		fprintf(f, "stats %d %u ", m->ls->stats_fd,
 		    (unsigned)cfg->stats_addr.len);
-		hex_put(f, &cfg->stats_addr.ss, cfg->stats_addr.len);
+		master_hex_put(f, &cfg->stats_addr.ss, cfg->stats_addr.len);
 		fprintf(f, " %s\n", cfg->stats_path != NULL ? cfg->stats_path :
 		    "-");
 	}
@@ -161,14 +175,16 @@ describe(FILE *f, struct master *m, const int *clients, size_t nclients)
 		for (i = 0; i < n; i++) {
 			fprintf(f, "cell %zu %zu ", i,
 			    sizeof(struct health_cell));
-			hex_put(f, cells + i * sizeof(struct health_cell),
+			master_hex_put(f, cells + i *
+			    sizeof(struct health_cell),
 			    sizeof(struct health_cell));
 			fputc('\n', f);
 		}
 	stats_read_life(&life);
 	fprintf(f, "life %zu ", sizeof(life));
-	hex_put(f, &life, sizeof(life));
+	master_hex_put(f, &life, sizeof(life));
 	fputc('\n', f);
+	master_carry_describe(f, cfg);
 	{
 		int64_t	since;
 		bool	drain = scoreboard_host_drain(&since);
@@ -179,6 +195,14 @@ describe(FILE *f, struct master *m, const int *clients, size_t nclients)
 		fprintf(f, "covers %d\n", m->covered[i]);
 	for (i = 0; i < nclients; i++)
 		fprintf(f, "client %d\n", clients[i]);
+	/* What the new image executes if it fails before it serves. */
+	if (image != -1)
+		fprintf(f, "image %d\n", image);
+	for (i = 0; argv[i] != NULL; i++) {
+		fputs("arg ", f);
+		master_hex_put(f, argv[i], strlen(argv[i]));
+		fputc('\n', f);
+	}
 }
 
 /*
@@ -371,8 +395,8 @@ exec_args(const struct master *m, const char **argv)
  * kernel for the new image's handlers, or for ours if exec fails.  Of
  * several requests with values, the first is carried.
  */
-static void
-carry_signals(void)
+void
+master_upgrade_carry_signals(void)
 {
 	static const int caught[] = {
 		SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1, SIGURG, SIGCHLD
@@ -442,7 +466,8 @@ upgrade_blocked(struct master *m, char *err, size_t errlen)
 			close(desc);
 		return;
 	}
-	describe(f, m, clients, nclients);
+	exec_args(m, argv);
+	describe(f, m, clients, nclients, argv);
 	if (fflush(f) == EOF || ferror(f)) {
 		snprintf(err, errlen, "cannot describe the sockets and "
 		    "workers: %s", strerror(errno));
@@ -452,11 +477,10 @@ upgrade_blocked(struct master *m, char *err, size_t errlen)
 	}
 	fclose(f);
 	snprintf(env, sizeof(env), "%d", desc);
-	exec_args(m, argv);
 	log_notice("upgrade: %s passed -t; executing it (pid %ld stays)", exe,
 	    (long)getpid());
 	cross_all(m, desc, clients, nclients, true);
-	carry_signals();
+	master_upgrade_carry_signals();
 	if (setenv(MASTER_UPGRADE_ENV, env, 1) == 0)
 		execv(exe, (char *const *)argv);
 	snprintf(err, errlen, "cannot execute %.300s: %s", exe,

@@ -10,7 +10,9 @@
  * generation, each rule's address, protocol and backends, each
  * listening socket (rule, slot, descriptor), each worker (pid, slot,
  * generation, channel), the checker's pid, the health table's cells,
- * the life totals, and who waits for the answer.
+ * the life totals, who waits for the answer, and the old image itself
+ * (a descriptor of its file, opened at start, and its arguments), which
+ * the new one executes again if it fails before it serves.
  */
 #ifndef FERRYD_MASTER_UPGRADE_H
 #define FERRYD_MASTER_UPGRADE_H
@@ -24,6 +26,15 @@ struct master;
 /* At start: the binary we run from (upgrades exec that path). */
 void	master_upgrade_init(const char *argv0);
 const char *master_upgrade_exe(void);
+
+/* In a new child: the descriptor of our binary is not its to hold. */
+void	master_upgrade_forget(void);
+
+/*
+ * With every signal blocked, before an exec: those caught and not yet
+ * looked at are sent again, to wait in the kernel for the next image.
+ */
+void	master_upgrade_carry_signals(void);
 
 /*
  * In -t, asked by a master about to upgrade: say that this binary can

@@ -14,54 +14,8 @@
 #include "rule.h"
 #include "stats.h"
 #include "stats_shm.h"
+#include "stats_int.h"
 #include "upstream.h"
-
-/*
- * One configuration's table, at the start of its own mapping; the maps
- * and columns follow it in the same mapping.  Of rules and backends,
- * column c of id is at [c * n + id], and column slots is the master's
- * base; a worker slot's base is worker_base[slot].
- *
- * Most of it is never written (histograms' buckets, rules without
- * traffic): readers take those pages as zeros without touching them
- * (stats_shm.h), and nobody writes a zero where there was one.
- */
-struct stats_table {
-	struct shm		*shm;		/* its memory: in the memory
-						 * of each process, at the same
-						 * address (made before the
-						 * fork), with what that
-						 * process learnt of it */
-	volatile uint64_t	 seq;		/* odd while the master folds */
-	volatile int		 prev_alive;	/* prev is still to be read */
-	volatile int		 superseded;	/* a newer table is there */
-	struct stats_table	*prev;		/* an older table, or NULL */
-	int			 prev_slots;	/* slots both have */
-	unsigned		 gen;
-	int			 slots;		/* worker columns */
-	size_t			 nrules, nbackends;
-	int32_t			*rule_map;	/* id -> prev's, or -1 */
-	int32_t			*backend_map;
-	struct stats_worker	*workers;	/* slots */
-	struct stats_worker	*worker_base;	/* slots */
-	struct stats_rule	*rules;		/* (slots + 1) x nrules */
-	struct stats_backend	*backends;	/* (slots + 1) x nbackends */
-	/* The master's samples for rates: ring[id * STATS_RING + i]. */
-	struct stats_sample	*ring;
-	volatile uint64_t	 ring_seq;	/* odd while it writes */
-	volatile unsigned	 ring_next;	/* the slot written next */
-	volatile unsigned	 ring_count;	/* samples so far, at most
-						 * STATS_RING */
-};
-
-/* A rule's totals at a moment, for rates. */
-struct stats_sample {
-	int64_t		at_ms;
-	uint64_t	connections, sessions, bytes, datagrams;
-};
-
-/* The kinds of counters, for the code that reads and folds them all. */
-enum kind { RULES, BACKENDS, WORKERS };
 
 struct stats_here	 stats_here;
 struct stats_rule	 stats_sink_rule;
@@ -77,10 +31,6 @@ static struct stats_table *current;
  */
 static struct stats_rule retired;
 
-#define WORDS(type)	(sizeof(type) / sizeof(uint64_t))
-/* The largest kind, for buffers of any. */
-#define WORDS_MAX	WORDS(struct stats_rule)
-
 int64_t
 stats_now_us(void)
 {
@@ -91,8 +41,8 @@ stats_now_us(void)
 }
 
 /* Add n counters at from to those at to: a struct of uint64_t as an array. */
-static void
-add_words(volatile uint64_t *to, const volatile uint64_t *from, size_t n)
+void
+stats_add_words(volatile uint64_t *to, const volatile uint64_t *from, size_t n)
 {
 	size_t i;
 
@@ -114,8 +64,18 @@ add_nonzero(volatile uint64_t *to, const volatile uint64_t *from, size_t n)
 			to[i] += from[i];
 }
 
-static size_t
-align_up(size_t n)
+/* ... and take them away, from a sum they were added to. */
+void
+stats_sub_words(volatile uint64_t *to, const volatile uint64_t *from, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		to[i] -= to[i] >= from[i] ? from[i] : to[i];
+}
+
+size_t
+stats_align_up(size_t n)
 {
 	return (n + 63) & ~(size_t)63;
 }
@@ -164,8 +124,9 @@ map_routes(struct stats_table *t, const struct rule *r, const struct rule *o)
  * address (its backends): what the table before counted of them.
  * Without memory for the search, nothing carries over.
  */
-static void
-map_ids(struct stats_table *t, const struct conf *cfg, const struct conf *old)
+void
+stats_map_ids(struct stats_table *t, const struct conf *cfg,
+    const struct conf *old)
 {
 	const struct rule	**v, **hit, *r, *o;
 	size_t			  n, i, j, k;
@@ -226,13 +187,15 @@ stats_table_new(const struct conf *cfg, const struct conf *old, unsigned gen)
 	struct shm		*m;
 	char			*p;
 
-	o_rmap = align_up(sizeof(*t));
-	o_bmap = align_up(o_rmap + nr * sizeof(int32_t));
-	o_w = align_up(o_bmap + nb * sizeof(int32_t));
-	o_wb = align_up(o_w + slots * sizeof(struct stats_worker));
-	o_r = align_up(o_wb + slots * sizeof(struct stats_worker));
-	o_b = align_up(o_r + (slots + 1) * nr * sizeof(struct stats_rule));
-	o_ring = align_up(o_b + (slots + 1) * nb * sizeof(struct stats_backend));
+	o_rmap = stats_align_up(sizeof(*t));
+	o_bmap = stats_align_up(o_rmap + nr * sizeof(int32_t));
+	o_w = stats_align_up(o_bmap + nb * sizeof(int32_t));
+	o_wb = stats_align_up(o_w + slots * sizeof(struct stats_worker));
+	o_r = stats_align_up(o_wb + slots * sizeof(struct stats_worker));
+	o_b = stats_align_up(o_r + (slots + 1) * nr *
+	    sizeof(struct stats_rule));
+	o_ring = stats_align_up(o_b + (slots + 1) * nb *
+	    sizeof(struct stats_backend));
 	end = o_ring + nr * STATS_RING * sizeof(struct stats_sample);
 	if ((m = shm_new(end, "ferryd-stats")) == NULL) {
 		/*
@@ -248,6 +211,7 @@ stats_table_new(const struct conf *cfg, const struct conf *old, unsigned gen)
 	p = m->base;
 	t = (struct stats_table *)(void *)p;
 	t->shm = m;
+	t->size = m->size;
 	t->gen = gen;
 	t->slots = cfg->workers;
 	t->nrules = nr;
@@ -259,7 +223,7 @@ stats_table_new(const struct conf *cfg, const struct conf *old, unsigned gen)
 	t->rules = (struct stats_rule *)(void *)(p + o_r);
 	t->backends = (struct stats_backend *)(void *)(p + o_b);
 	t->ring = (struct stats_sample *)(void *)(p + o_ring);
-	map_ids(t, cfg, current != NULL ? old : NULL);
+	stats_map_ids(t, cfg, current != NULL ? old : NULL);
 	if (current != NULL)
 		ring_carry(t, current);
 	t->prev = current;
@@ -308,8 +272,8 @@ kind_of(const struct stats_table *t, enum kind kind,
  * Add t's own counters (its columns and base) of kind for id to out:
  * the part of count words from word first (out points at that part).
  */
-static void
-add_own(const struct stats_table *t, enum kind kind, size_t id,
+void
+stats_add_own(const struct stats_table *t, enum kind kind, size_t id,
     size_t first, size_t count, volatile uint64_t *out)
 {
 	const volatile uint64_t	*cols;
@@ -318,8 +282,9 @@ add_own(const struct stats_table *t, enum kind kind, size_t id,
 
 	kind_of(t, kind, &cols, &n, &words, &map);
 	if (kind == WORKERS) {
-		add_words(out, cols + id * words + first, count);
-		add_words(out, (const volatile uint64_t *)&t->worker_base[id] +
+		stats_add_words(out, cols + id * words + first, count);
+		stats_add_words(out, (const volatile uint64_t *)
+		    &t->worker_base[id] +
 		    first, count);
 		return;
 	}
@@ -340,7 +305,8 @@ add_chain(const struct stats_table *t, volatile uint64_t *out)
 
 	for (; t != NULL; t = t->prev_alive ? t->prev : NULL)
 		for (i = 0; i < t->nrules; i++)
-			add_own(t, RULES, i, 0, WORDS(struct stats_rule), out);
+			stats_add_own(t, RULES, i, 0, WORDS(struct stats_rule),
+			    out);
 }
 
 /* Everything t and the tables it reads hold, to the retired total. */
@@ -380,9 +346,19 @@ retire_removed(const struct stats_table *t, const struct stats_table *old)
 				kept[t->rule_map[i]] = true;
 	for (j = 0; j < old->nrules; j++)
 		if (kept != NULL ? !kept[j] : !goes_on(t, j))
-			add_own(old, RULES, j, 0, WORDS(struct stats_rule),
+			stats_add_own(old, RULES, j, 0,
+			    WORDS(struct stats_rule),
 			    (volatile uint64_t *)&retired);
 	free(kept);
+}
+
+/* Gauges are not carried: what they counted is open in another image. */
+void
+stats_no_gauges_rule(struct stats_rule *r)
+{
+	r->active = 0;
+	r->active_sessions = 0;
+	r->queued = 0;
 }
 
 void
@@ -399,7 +375,7 @@ stats_read_life(struct stats_rule *out)
 {
 	stats_read_begin();
 	memset(out, 0, sizeof(*out));
-	add_words((volatile uint64_t *)out, (const volatile uint64_t *)
+	stats_add_words((volatile uint64_t *)out, (const volatile uint64_t *)
 	    &retired, WORDS(struct stats_rule));
 	add_chain(current, (volatile uint64_t *)out);
 }
@@ -409,9 +385,9 @@ stats_retire_life(const struct stats_rule *life)
 {
 	struct stats_rule r = *life;
 
-	r.active = 0;
-	r.active_sessions = 0;
-	add_words((volatile uint64_t *)&retired, (const volatile uint64_t *)&r,
+	stats_no_gauges_rule(&r);
+	stats_add_words((volatile uint64_t *)&retired,
+	    (const volatile uint64_t *)&r,
 	    WORDS(struct stats_rule));
 }
 
@@ -431,8 +407,8 @@ prev_id(const struct stats_table *t, enum kind kind, size_t id)
  * way).  A fold is a few thousand stores; should the master die in
  * the middle of one, reading goes on after a while rather than never.
  */
-static uint64_t
-seq_begin(const volatile uint64_t *seq)
+uint64_t
+stats_seq_begin(const volatile uint64_t *seq)
 {
 	uint64_t	s;
 	unsigned	spins = 0;
@@ -444,16 +420,16 @@ seq_begin(const volatile uint64_t *seq)
 }
 
 /* The master's start and end of a change readers must not see half of. */
-static void
-seq_write_begin(volatile uint64_t *seq)
+void
+stats_seq_write_begin(volatile uint64_t *seq)
 {
 	__atomic_add_fetch(seq, 1, __ATOMIC_RELAXED);
 	/* The stores that follow are not seen before the odd number. */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 }
 
-static void
-seq_write_end(volatile uint64_t *seq)
+void
+stats_seq_write_end(volatile uint64_t *seq)
 {
 	__atomic_add_fetch(seq, 1, __ATOMIC_RELEASE);
 }
@@ -472,13 +448,13 @@ read_total(const struct stats_table *t, enum kind kind, size_t id,
 	int64_t			pid;
 
 	do {
-		seq = seq_begin(&t->seq);
+		seq = stats_seq_begin(&t->seq);
 		memset((void *)out, 0, count * sizeof(uint64_t));
-		add_own(t, kind, id, first, count, out);
+		stats_add_own(t, kind, id, first, count, out);
 		if (t->prev_alive && (pid = prev_id(t, kind, id)) >= 0) {
 			read_total(t->prev, kind, (size_t)pid, more, first,
 			    count);
-			add_words(out, more, count);
+			stats_add_words(out, more, count);
 		}
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	} while (__atomic_load_n(&t->seq, __ATOMIC_ACQUIRE) != seq);
@@ -678,14 +654,15 @@ fold(struct stats_table *t, struct stats_table *old)
 	int64_t			 pid;
 
 	retire_removed(t, old);
-	seq_write_begin(&t->seq);
+	stats_seq_write_begin(&t->seq);
 	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
 		kind_of(t, kinds[k], &cols, &n, &words, &map);
 		for (i = 0; i < n; i++) {
 			if ((pid = prev_id(t, kinds[k], i)) < 0)
 				continue;
 			memset((void *)sum, 0, sizeof(sum));
-			add_own(old, kinds[k], (size_t)pid, 0, words, sum);
+			stats_add_own(old, kinds[k], (size_t)pid, 0, words,
+			    sum);
 			base = kinds[k] == WORKERS ?
 			    (volatile uint64_t *)&t->worker_base[i] :
 			    (volatile uint64_t *)cols + ((size_t)t->slots * n +
@@ -709,7 +686,7 @@ fold(struct stats_table *t, struct stats_table *old)
 		t->prev_slots = old->prev_slots;
 	t->prev = old->prev;
 	t->prev_alive = old->prev_alive;
-	seq_write_end(&t->seq);
+	stats_seq_write_end(&t->seq);
 	/* Pages of t's base this wrote were holes a moment ago. */
 	stats_read_begin();
 }
@@ -771,7 +748,7 @@ stats_sample(int64_t now_ms)
 	if (t == NULL)
 		return;
 	stats_read_begin();
-	seq_write_begin(&t->ring_seq);
+	stats_seq_write_begin(&t->ring_seq);
 	for (i = 0; i < t->nrules; i++) {
 		/* What the rates need, not the histograms after it. */
 		read_total(t, RULES, i, (volatile uint64_t *)&r, 0,
@@ -786,7 +763,7 @@ stats_sample(int64_t now_ms)
 	t->ring_next = (t->ring_next + 1) % STATS_RING;
 	if (t->ring_count < STATS_RING)
 		t->ring_count++;
-	seq_write_end(&t->ring_seq);
+	stats_seq_write_end(&t->ring_seq);
 }
 
 void
@@ -802,7 +779,7 @@ stats_read_rates(unsigned id, struct stats_rates *out)
 	if (t == NULL || id >= t->nrules)
 		return;
 	do {
-		seq = seq_begin(&t->ring_seq);
+		seq = stats_seq_begin(&t->ring_seq);
 		if (t->ring_count < 2)
 			return;
 		last = (t->ring_next + STATS_RING - 1) % STATS_RING;
@@ -822,4 +799,25 @@ stats_read_rates(unsigned id, struct stats_rates *out)
 	out->sessions = (double)(new.sessions - old.sessions) / s;
 	out->bytes = (double)(new.bytes - old.bytes) / s;
 	out->datagrams = (double)(new.datagrams - old.datagrams) / s;
+}
+
+/* ---- a binary upgrade's: the old image's table, read in the new ---- */
+
+int
+stats_table_fd(void)
+{
+	return current != NULL && current->shm != NULL ? current->shm->fd :
+	    -1;
+}
+
+struct stats_table *
+stats_table_current(void)
+{
+	return current;
+}
+
+struct stats_rule *
+stats_retired(void)
+{
+	return &retired;
 }

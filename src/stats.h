@@ -187,6 +187,43 @@ void	stats_read_life(struct stats_rule *out);
  * workers, whose counting from then on is not seen).
  */
 void	stats_retire_life(const struct stats_rule *life);
+
+/*
+ * After an upgrade, in the new image's first table before any worker
+ * starts: what the old image counted of each of old's rules and
+ * backends (by their ids; NULL: not described) goes on in the rule and
+ * backend of cfg that a reload would map to it (same name, same
+ * address), and leaves the retired total, where stats_retire_life put
+ * it with the rest.  The gauges are zeroed in rules and backends.
+ */
+void	stats_carry(const struct conf *cfg, const struct conf *old,
+	    struct stats_rule *const *rules, size_t nrules,
+	    struct stats_backend *const *backends, size_t nbackends);
+
+/*
+ * The old image's side of what follows: its table's memfd (-1: none),
+ * to cross exec, and the sums of a rule's or backend's own columns in
+ * its newest table (not the tables before).  Children keep the memfds:
+ * a worker that serves a scrape asks them where the holes are.
+ */
+int	stats_table_fd(void);
+bool	stats_read_own(bool rule, unsigned id, void *out, bool adopted);
+
+/*
+ * The new image: map the old image's newest table (read-only; 0, or -1
+ * if it cannot be read), which its workers go on writing; mark the
+ * table stats_carry() wrote to; and once they are all gone, add what
+ * they counted after the description (rules[] and backends[] held the
+ * own sums then: they are overwritten) as stats_carry() did, into the
+ * same table if it is still the newest, else (a reload since) the
+ * rules' to the retired total only.  stats_read_own(.., true) reads
+ * that mapped table.
+ */
+int	stats_adopt(int fd);
+void	stats_carried(void);
+void	stats_adopt_end(const struct conf *cfg, const struct conf *old,
+	    struct stats_rule *const *rules, size_t nrules,
+	    struct stats_backend *const *backends, size_t nbackends);
 /*
  * Readers of a part: size bytes at byte off of the totals (whole
  * uint64_t words: a counter, or a struct hist), into the same place of

@@ -39,6 +39,9 @@ static const char *const side_name[] = { "client", "backend" };
 
 /* A time not taken (no connect, no first byte). */
 #define TIME_NONE	UINT32_MAX
+/* While clients wait for a backend: how often they look (queue_look). */
+#define QUEUE_LOOK_MS		100
+#define QUEUE_LOOK_RULES	64	/* rules a look kicks; more, the next */
 
 /* us as a session keeps it: at most TIME_NONE - 1 (71 minutes). */
 static uint32_t
@@ -177,7 +180,8 @@ queue_count(const struct tcp_sessions *ts, const struct rule *rule)
 /*
  * queue_timeout: every backend is at its max_connections, so the client
  * waits, accepted but not connected, until a connection of its rule ends
- * (queue_kick) or queue_timeout passes.  A client back from the queue
+ * or a backend may have room again (queue_kick, queue_look) or
+ * queue_timeout passes.  A client back from the queue
  * that still finds none goes back first in line.  False: no queue, or
  * queue_max clients wait already; it is refused as without a queue.
  */
@@ -201,6 +205,9 @@ session_queue(struct tcp_session *ss)
 		TAILQ_INSERT_TAIL(&ts->queue, ss, qlink);
 	ss->queued = true;
 	stats_rule(rule)->queued++;
+	if (!event_timer_armed(&ts->queue_look))
+		(void)event_timer_arm(ts->env.loop, &ts->queue_look,
+		    event_now(ts->env.loop) + QUEUE_LOOK_MS);
 	return true;
 }
 
@@ -241,6 +248,39 @@ queue_kick(struct tcp_sessions *ts, const struct rule *rule)
 		(void)session_settle(w);
 	}
 	ts->kicking = false;
+}
+
+/*
+ * While clients wait: the first of each rule tries again.  Room comes
+ * back not only when one of our connections ends (queue_kick at its
+ * close) but when a backend comes up (the checker's word, or its
+ * fail_timeout over), is enabled or ready again, or weighs more (the
+ * master's, at the control socket): written in the shared health table
+ * by other processes, with no message to us.  A look is a pick per
+ * rule with waiting clients; one that still finds none goes back first
+ * in line.
+ */
+static void
+queue_look(struct event_timer *t, void *data)
+{
+	struct tcp_sessions	*ts = data;
+	struct tcp_session	*w, *v;
+	const struct rule	*rules[QUEUE_LOOK_RULES];
+	size_t			 n = 0, i;
+
+	(void)t;
+	TAILQ_FOREACH(w, &ts->queue, qlink) {
+		for (v = TAILQ_FIRST(&ts->queue); v->rule != w->rule;
+		    v = TAILQ_NEXT(v, qlink))
+			continue;
+		if (v == w && n < QUEUE_LOOK_RULES)	/* its rule's first */
+			rules[n++] = w->rule;
+	}
+	for (i = 0; i < n; i++)
+		queue_kick(ts, rules[i]);
+	if (!TAILQ_EMPTY(&ts->queue))
+		(void)event_timer_arm(ts->env.loop, &ts->queue_look,
+		    event_now(ts->env.loop) + QUEUE_LOOK_MS);
 }
 
 /* The client waited queue_timeout: closed, counted, said (rate-limited). */
@@ -667,6 +707,7 @@ tcp_sessions_new(struct event_loop *loop, struct pool *pool)
 	ts->env.xprt = &xprt_raw;
 	TAILQ_INIT(&ts->list);
 	TAILQ_INIT(&ts->queue);
+	event_timer_init(&ts->queue_look, queue_look, ts);
 	if ((ts->to_udp = tcp_to_udp_new(loop)) == NULL) {
 		free(ts);
 		return NULL;
@@ -727,6 +768,7 @@ void
 tcp_sessions_free(struct tcp_sessions *ts)
 {
 	tcp_sessions_close_all(ts, "shutdown");
+	event_timer_cancel(ts->env.loop, &ts->queue_look);
 	tcp_to_udp_free(ts->to_udp);
 	free(ts);
 }

@@ -85,6 +85,7 @@ struct tcp_sessions {
 	/* Clients waiting for a backend (queue_timeout), first come first. */
 	TAILQ_HEAD(, tcp_session) queue;
 	bool			 kicking;	/* queue_kick() runs, or must not */
+	struct event_timer	 queue_look;	/* armed while clients wait */
 };
 
 /* tcp_session.c: the session's steps, for the peek stage. */
