@@ -197,39 +197,59 @@ cmd_show_info(struct control_client *c, char *arg)
 	return 0;
 }
 
-/*
- * Each backend RULE/ADDRESS (a route's: RULE/ROUTE/ADDRESS) names (a
- * rule may be a port range, so several), given to fn; -1 with the error
- * said when there is none.
- */
-static int
-each_backend(struct control_client *c, char *arg,
+/* The backends of the rules named rule whose address is addr, given to fn. */
+static size_t
+backends_named(struct control_client *c, const char *rule, const char *addr,
     void (*fn)(struct control_client *, const struct rule *,
     const struct backend *, long), long value)
 {
 	const struct conf	*cfg = c->m->cfg;
 	const struct rule	*r;
 	const struct backend	*b;
-	char			*slash, a[ADDR_STRLEN];
+	char			 a[ADDR_STRLEN];
 	size_t			 i, j, n = 0;
 
-	if (arg == NULL || (slash = strrchr(arg, '/')) == NULL)
-		return say_error(c, "name a backend as RULE/ADDRESS (see "
-		    "show backends)");
-	*slash = '\0';
 	for (i = 0; i < cfg->nrules; i++) {
 		r = &cfg->rules[i];
 		for (j = 0; j < r->upstream.nbackends; j++) {
 			b = &r->upstream.backends[j];
-			if (rule_named(rule_dest_of(r, b), arg) &&
+			if (rule_named(rule_dest_of(r, b), rule) &&
 			    strcmp(addr_format((const void *)&b->addr.ss, a,
-			    sizeof(a)), slash + 1) == 0) {
+			    sizeof(a)), addr) == 0) {
 				fn(c, r, b, value);
 				n++;
 			}
 		}
 	}
-	*slash = '/';
+	return n;
+}
+
+/*
+ * Each backend RULE/ADDRESS (a route's: RULE/ROUTE/ADDRESS) names (a
+ * rule may be a port range, so several), given to fn; -1 with the error
+ * said when there is none.  The rule and the address are split at each
+ * '/' from the right until one names a backend: a Unix address
+ * ("unix:/run/app.sock") and a Unix listener's rule name have slashes
+ * of their own.
+ */
+static int
+each_backend(struct control_client *c, char *arg,
+    void (*fn)(struct control_client *, const struct rule *,
+    const struct backend *, long), long value)
+{
+	char	*slash;
+	size_t	 n = 0;
+
+	if (arg == NULL || strchr(arg, '/') == NULL)
+		return say_error(c, "name a backend as RULE/ADDRESS (see "
+		    "show backends)");
+	for (slash = arg + strlen(arg); n == 0 && slash > arg; slash--) {
+		if (*slash != '/')
+			continue;
+		*slash = '\0';
+		n = backends_named(c, arg, slash + 1, fn, value);
+		*slash = '/';
+	}
 	return n > 0 ? 0 : say_error(c, "no backend %s", arg);
 }
 
