@@ -228,7 +228,8 @@ unix_file_own(const char *path, const struct sock_unix_file *file,
 	if ((file->uid != (uid_t)-1 || file->gid != (gid_t)-1) &&
 	    lchown(path, file->uid, file->gid) == -1) {
 		snprintf(err, errlen, "cannot set the owner and group of "
-		    "unix:%s: %s", path, strerror(errno));
+		    "unix:%s: %s%s", path, strerror(errno), errno == EPERM ?
+		    " (it takes root with CAP_CHOWN)" : "");
 		return -1;
 	}
 	return 0;
@@ -339,8 +340,9 @@ sock_unix_mode(const char *path, int mode, gid_t gid, char *err,
 {
 	if (chmod(path, (mode_t)mode) == -1 ||
 	    (gid != (gid_t)-1 && chown(path, (uid_t)-1, gid) == -1)) {
-		snprintf(err, errlen, "cannot set the mode and group of %s: %s",
-		    path, strerror(errno));
+		snprintf(err, errlen, "cannot set the mode and group of %s: "
+		    "%s%s", path, strerror(errno), errno == EPERM ?
+		    " (it takes root with CAP_CHOWN)" : "");
 		return -1;
 	}
 	return 0;
