@@ -377,6 +377,10 @@ test_bind(const struct rule *r)
 		printf("ferryd: note: %s:%d: %s is in use (a running ferryd "
 		    "may hold it)\n", r->file, r->line, name);
 		return 0;
+	case ENOTSOCK:
+		fprintf(stderr, "ferryd: %s:%d: cannot bind %s: a file that is "
+		    "not a socket is in the way\n", r->file, r->line, name);
+		return -1;
 	case EADDRNOTAVAIL:
 		fprintf(stderr, "ferryd: %s:%d: cannot bind %s: address %s is "
 		    "not on this host\n", r->file, r->line, name,

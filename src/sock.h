@@ -84,6 +84,12 @@ int  sock_unix_mode(const char *path, int mode, gid_t gid, char *err,
 /* The uid of the process at the other end of UNIX socket fd; -1 unknown. */
 uid_t sock_peer_uid(int fd);
 
+/*
+ * Whether addr could be bound now, without SO_REUSEPORT: 0, or the errno
+ * (EADDRINUSE: someone holds it).  A Unix socket file is left as it was:
+ * a stale one counts as free (a start replaces it), another kind of
+ * file is ENOTSOCK.
+ */
 int  sock_probe(const struct sockaddr_any *addr, int type, bool v6only);
 /* Bind fd to the local address src (port 0) before connecting; -1 and
  * errno on failure. */
