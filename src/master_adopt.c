@@ -24,6 +24,7 @@
 #include "log.h"
 #include "master_adopt.h"
 #include "master_child.h"
+#include "master_reload.h"
 #include "master_state.h"
 #include "master_upgrade.h"
 #include "options.h"
@@ -229,10 +230,14 @@ master_adopt_listen(const struct conf *cfg, int mode, char *err,
 	ls = listen_set_open(cfg, &up.ls, &up.cfg, up.ls.mode, err, errlen);
 	if (ls == NULL)
 		return NULL;
-	/* Rules the file no longer has: their old workers hold copies. */
+	/*
+	 * Rules the file no longer has: their old workers hold copies, and
+	 * their socket files go, as at a reload.
+	 */
 	for (i = 0; i < up.ls.nrules * (size_t)up.ls.nsock; i++)
 		if (up.ls.fds[i] != -1)
 			close(up.ls.fds[i]);
+	master_socket_files_forget(&up.cfg, cfg);
 	if (up.ls.stats_fd != -1)
 		close(up.ls.stats_fd);
 	/* Ours now: not for a -t run's child, nor a later exec's unasked. */
