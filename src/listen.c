@@ -467,6 +467,7 @@ steer_group(int fd, int nslots, const bool *skip)
 			    BPF_ADD | BPF_K, 1);
 		}
 	code[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_A, 0);
+	memset(&prog, 0, sizeof(prog));		/* its padding too */
 	prog.len = (unsigned short)n;
 	prog.filter = code;
 	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog,
