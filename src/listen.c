@@ -294,7 +294,7 @@ stats_open(struct listen_set *ls, const struct conf *cfg,
 		return 0;
 	if (cfg->stats_path != NULL)
 		ls->stats_fd = sock_listen_unix(cfg->stats_path, cfg->backlog,
-		    err, errlen);
+		    NULL, err, errlen);
 	else if (sock_probe(&cfg->stats_addr, SOCK_STREAM, true) ==
 	    EADDRINUSE) {
 		snprintf(err, errlen, "cannot bind %s (stats_listen): address "

@@ -728,28 +728,31 @@ int
 master_control_open(struct master *m, const struct conf *cfg, char *err,
     size_t errlen)
 {
-	const char	*path = cfg->control_socket;
-	int		 fd;
+	const char		*path = cfg->control_socket;
+	struct sock_unix_file	 file;
+	int			 fd;
 
+	/*
+	 * The file is made with its mode and group (no chmod() or chown()
+	 * by path after bind(), which a link put in its place would
+	 * redirect); the owner stays root.
+	 */
+	file.mode = cfg->control_mode;
+	file.uid = (uid_t)-1;
+	file.gid = cfg->control_group != NULL ? cfg->control_gid : (gid_t)-1;
 	if (path != NULL && m->control_path != NULL &&
-	    strcmp(path, m->control_path) == 0 && m->control_fd != -1) {
+	    strcmp(path, m->control_path) == 0 && m->control_fd != -1)
 		/* The same socket: its mode and group may have changed. */
-		return sock_unix_mode(path, cfg->control_mode,
-		    cfg->control_group != NULL ? cfg->control_gid :
-		    (gid_t)-1, err, errlen);
-	}
+		return sock_unix_file_set(path, &file, err, errlen);
 	if (path == NULL) {
 		master_control_close(m);
 		return 0;
 	}
-	if ((fd = sock_listen_unix(path, 16, err, errlen)) == -1)
+	if ((fd = sock_listen_unix(path, 16, &file, err, errlen)) == -1)
 		return -1;
-	if (sock_unix_mode(path, cfg->control_mode, cfg->control_group !=
-	    NULL ? cfg->control_gid : (gid_t)-1, err, errlen) == -1 ||
-	    event_set(m->loop, fd, EV_READ, control_on_accept, m) == -1) {
-		if (err[0] == '\0')
-			snprintf(err, errlen, "cannot watch %s: %s", path,
-			    strerror(errno));
+	if (event_set(m->loop, fd, EV_READ, control_on_accept, m) == -1) {
+		snprintf(err, errlen, "cannot watch %s: %s", path,
+		    strerror(errno));
 		close(fd);
 		(void)unlink(path);
 		return -1;

@@ -305,7 +305,8 @@ fail:
 }
 
 int
-sock_listen_unix(const char *path, int backlog, char *err, size_t errlen)
+sock_listen_unix(const char *path, int backlog,
+    const struct sock_unix_file *file, char *err, size_t errlen)
 {
 	struct sockaddr_any	a;
 	struct sockaddr_un	*sun = (struct sockaddr_un *)(void *)&a.ss;
@@ -319,8 +320,7 @@ sock_listen_unix(const char *path, int backlog, char *err, size_t errlen)
 	}
 	memcpy(sun->sun_path, path, strlen(path));
 	a.len = sizeof(*sun);
-	/* Only root may connect: the socket stays mode 0600. */
-	return sock_listen_unix_addr(&a, backlog, NULL, err, errlen);
+	return sock_listen_unix_addr(&a, backlog, file, err, errlen);
 }
 
 int
@@ -347,20 +347,6 @@ sock_unix_file_set(const char *path, const struct sock_unix_file *file,
 		return -1;
 	}
 	return unix_file_own(path, file, err, errlen);
-}
-
-int
-sock_unix_mode(const char *path, int mode, gid_t gid, char *err,
-    size_t errlen)
-{
-	if (chmod(path, (mode_t)mode) == -1 ||
-	    (gid != (gid_t)-1 && chown(path, (uid_t)-1, gid) == -1)) {
-		snprintf(err, errlen, "cannot set the mode and group of %s: "
-		    "%s%s", path, strerror(errno), errno == EPERM ?
-		    " (it takes root with CAP_CHOWN)" : "");
-		return -1;
-	}
-	return 0;
 }
 
 uid_t
