@@ -411,9 +411,13 @@ master_start(struct master *m, char *err, size_t errlen)
 		pidfile = PIDFILE_DEFAULT;
 	if (pidfile != NULL && pidfile[0] == '\0')
 		pidfile = NULL;
-	/* The lock first: of two instances, the second stops here. */
+	/*
+	 * The lock first: of two instances, the second stops here.  An
+	 * upgrade's new image holds the old one's all along.
+	 */
 	if (fdlimit_raise(cfg, err, errlen) == -1 ||
-	    (pidfile != NULL && pidfile_lock(pidfile, err, errlen) == -1) ||
+	    (pidfile != NULL && pidfile_adopt(master_adopt_pidfile(),
+	    pidfile) == -1 && pidfile_lock(pidfile, err, errlen) == -1) ||
 	    (m->ls = master_adopt_listen(cfg, LISTEN_MODE_DEFAULT, err,
 	    errlen)) == NULL)
 		return -1;

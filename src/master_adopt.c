@@ -53,6 +53,7 @@ static struct {
 	unsigned long      told_seq;
 	int                host_drain;	/* drain host said, and since */
 	long long          host_since;
+	int                pid_fd;	/* the locked pidfile, or -1 */
 	FILE              *in;		/* the description, read twice */
 } up;
 
@@ -60,6 +61,12 @@ bool
 master_adopting(void)
 {
 	return up.on;
+}
+
+int
+master_adopt_pidfile(void)
+{
+	return up.on ? up.pid_fd : -1;
 }
 
 unsigned
@@ -102,6 +109,8 @@ take_line(char *line)
 	if (sscanf(line, "config %d %4095[^\n]", &up.syntax, up.config) == 2)
 		return 0;
 	if (sscanf(line, "gen %u", &up.gen) == 1)
+		return 0;
+	if (sscanf(line, "pidfile %d", &up.pid_fd) == 1)
 		return 0;
 	if (sscanf(line, "set %zu %d %d", &up.ls.nrules, &up.ls.nsock,
 	    &k) == 3) {
@@ -190,6 +199,7 @@ master_adopt_take(struct options *opt, char *err, size_t errlen)
 	if (env == NULL)
 		return 0;
 	up.ls.stats_fd = -1;
+	up.pid_fd = -1;
 	fd = strtol(env, &end, 10);
 	unsetenv(MASTER_UPGRADE_ENV);	/* not for our children */
 	if (*end != '\0' || fd < 0 || fd > INT_MAX ||

@@ -22,6 +22,9 @@ struct options;
 int	master_adopt_take(struct options *opt, char *err, size_t errlen);
 bool	master_adopting(void);
 
+/* The old image's locked pidfile descriptor, or -1 (pidfile_adopt). */
+int	master_adopt_pidfile(void);
+
 /* The generation to start (1 without an upgrade). */
 unsigned master_adopt_gen(void);
 

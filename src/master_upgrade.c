@@ -31,6 +31,7 @@
 #include "master_state.h"
 #include "master_upgrade.h"
 #include "options.h"
+#include "pidfile.h"
 #include "rule.h"
 #include "sig.h"
 #include "scoreboard.h"
@@ -40,6 +41,12 @@
 #define UPGRADE_PROBE    "FERRYD_UPGRADE_PROBE"
 /* What a binary that can take over says to -t with UPGRADE_PROBE set. */
 #define UPGRADE_MARK     "ferryd: upgrade: can take over"
+/*
+ * ... and one that takes the pidfile's descriptor, locked, from the
+ * description (an older one would leave it open, and could not lock the
+ * file again itself).
+ */
+#define UPGRADE_LOCK_MARK "ferryd: upgrade: takes the pidfile's lock"
 #define UPGRADE_TEST_MS  RESOLVE_MAX_MS	/* -t looks names up */
 #define UPGRADE_WAIT_MS  RESOLVE_MAX_MS	/* for a reload under way */
 #define UPGRADE_READ_MS  500	/* "ferryd -s reload" looks every 100 ms */
@@ -47,6 +54,8 @@
 
 /* The binary we were started from, resolved at start. */
 static char exe[PATH_MAX];
+/* Whether the binary -t tried takes the pidfile's lock across exec. */
+static bool carry_lock;
 
 /* Requests waiting for a reload or the generation before to be done. */
 static struct {
@@ -100,6 +109,8 @@ cross_all(struct master *m, int desc, const int *clients, size_t nclients,
 	for (i = 0; i < m->ls->nrules * (size_t)m->ls->nsock; i++)
 		cross_exec(m->ls->fds[i], on);
 	cross_exec(m->ls->stats_fd, on);
+	if (carry_lock)
+		cross_exec(pidfile_fd(), on);
 	TAILQ_FOREACH(c, &m->children, link)
 		cross_exec(c->chan, on);
 	for (i = 0; i < nclients; i++)
@@ -179,6 +190,9 @@ describe(FILE *f, struct master *m, const int *clients, size_t nclients)
 		fprintf(f, "covers %d\n", m->covered[i]);
 	for (i = 0; i < nclients; i++)
 		fprintf(f, "client %d\n", clients[i]);
+	/* Its lock with it: "ferryd -s" and status never see it free. */
+	if (carry_lock && pidfile_fd() != -1)
+		fprintf(f, "pidfile %d\n", pidfile_fd());
 }
 
 /*
@@ -312,6 +326,7 @@ test_binary(const struct master *m, char *err, size_t errlen)
 	if ((out = run_test(m, &status, &timed_out, err, errlen)) == NULL)
 		return -1;
 	if (!timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		carry_lock = strstr(out, UPGRADE_LOCK_MARK) != NULL;
 		if (strstr(out, UPGRADE_MARK) == NULL)
 			snprintf(err, errlen, "%.200s cannot take over a "
 			    "running master (it is older than ferryd -s "
@@ -532,7 +547,7 @@ void
 master_upgrade_probe(void)
 {
 	if (getenv(UPGRADE_PROBE) != NULL)
-		printf("%s\n", UPGRADE_MARK);
+		printf("%s\n%s\n", UPGRADE_MARK, UPGRADE_LOCK_MARK);
 }
 
 const char *
