@@ -416,8 +416,8 @@ master_start(struct master *m, char *err, size_t errlen)
 	 * upgrade's new image holds the old one's all along.
 	 */
 	if (fdlimit_raise(cfg, err, errlen) == -1 ||
-	    (pidfile != NULL && pidfile_adopt(master_adopt_pidfile(),
-	    pidfile) == -1 && pidfile_lock(pidfile, err, errlen) == -1) ||
+	    (pidfile_adopt(master_adopt_pidfile(), pidfile) == -1 &&
+	    pidfile != NULL && pidfile_lock(pidfile, err, errlen) == -1) ||
 	    (m->ls = master_adopt_listen(cfg, LISTEN_MODE_DEFAULT, err,
 	    errlen)) == NULL)
 		return -1;

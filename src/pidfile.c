@@ -90,7 +90,8 @@ pidfile_adopt(int fd, const char *path)
 
 	if (fd < 0)
 		return -1;
-	if (strlen(path) >= sizeof(pid_path) || fstat(fd, &held) == -1 ||
+	if (path == NULL || strlen(path) >= sizeof(pid_path) ||
+	    fstat(fd, &held) == -1 ||
 	    lstat(path, &named) == -1 || held.st_dev != named.st_dev ||
 	    held.st_ino != named.st_ino) {
 		close(fd);

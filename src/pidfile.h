@@ -35,7 +35,7 @@ pid_t pidfile_holder(const char *path, char *err, size_t errlen);
  * Take over fd, the locked pidfile of the image an upgrade replaced (its
  * lock crosses exec with the descriptor, so no one else can take it
  * meanwhile), if it is the file at path: 0, or -1 (fd closed, if it was
- * one) for pidfile_lock() to lock it anew.
+ * one) for pidfile_lock() to lock it anew (path NULL: no pidfile now).
  */
 int  pidfile_adopt(int fd, const char *path);
 /* The locked pidfile's descriptor, or -1: what an upgrade carries. */
