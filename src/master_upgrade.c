@@ -274,7 +274,18 @@ run_test(const struct master *m, int *status, bool *timed_out, char *err,
 	return buf;
 }
 
-/* Whether the running configuration listens on name (addr_format's). */
+/* Whether path is the socket file name ("unix:PATH") names. */
+static bool
+names_path(const char *name, const char *path)
+{
+	return path != NULL && strncmp(name, "unix:", 5) == 0 &&
+	    strcmp(name + 5, path) == 0;
+}
+
+/*
+ * Whether the running configuration listens on name (addr_format's): a
+ * rule's address, stats_listen's or the control socket.
+ */
 static bool
 ours(const struct conf *cfg, const char *name)
 {
@@ -285,7 +296,11 @@ ours(const struct conf *cfg, const char *name)
 		if (strcmp(addr_format((const void *)
 		    &cfg->rules[i].listen_addr.ss, a, sizeof(a)), name) == 0)
 			return true;
-	return false;
+	if (cfg->stats_listen != NULL && (cfg->stats_path != NULL ?
+	    names_path(name, cfg->stats_path) : strcmp(addr_format(
+	    (const void *)&cfg->stats_addr.ss, a, sizeof(a)), name) == 0))
+		return true;
+	return names_path(name, cfg->control_socket);
 }
 
 /*
