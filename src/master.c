@@ -479,6 +479,7 @@ master_run(struct conf *cfg, const struct options *opt)
 	if (master_start(&m, err, sizeof(err)) == 0)
 		status = master_loop(&m);
 	else {
+		master_adopt_failed(m.cfg, opt->foreground);
 		log_err("%s", err);
 		daemon_fail(err);
 	}

@@ -69,6 +69,21 @@ master_adopt_pidfile(void)
 	return up.on ? up.pid_fd : -1;
 }
 
+void
+master_adopt_failed(const struct conf *cfg, bool foreground)
+{
+	char err[256];
+
+	if (!up.on)
+		return;
+	if (cfg->log_file != NULL)
+		(void)log_open(LOG_TO_FILE, cfg->log_file, err, sizeof(err));
+	else if (!foreground)
+		log_open(LOG_TO_SYSLOG, NULL, NULL, 0);
+	log_err("upgrade: the new image cannot start; ferryd stops, its "
+	    "workers finish their connections");
+}
+
 unsigned
 master_adopt_gen(void)
 {

@@ -25,6 +25,12 @@ bool	master_adopting(void);
 /* The old image's locked pidfile descriptor, or -1 (pidfile_adopt). */
 int	master_adopt_pidfile(void);
 
+/*
+ * The new image cannot start: open the log the old one wrote to (its
+ * standard error is no one's), so that what went wrong is said there.
+ */
+void	master_adopt_failed(const struct conf *cfg, bool foreground);
+
 /* The generation to start (1 without an upgrade). */
 unsigned master_adopt_gen(void);
 
