@@ -450,7 +450,11 @@ addr_format(const struct sockaddr *sa, char *buf, size_t len)
 		break;
 	}
 	case AF_UNIX:
-		unix_format(sa, buf, len);
+		/* A client of a Unix socket: who it is, not its "unix:". */
+		if (addr_unix_cred(sa) != NULL)
+			(void)addr_host(sa, buf, len);
+		else
+			unix_format(sa, buf, len);
 		break;
 	default:
 		snprintf(buf, len, "(address family %d)", sa->sa_family);

@@ -294,7 +294,7 @@ stats_open(struct listen_set *ls, const struct conf *cfg,
 		return 0;
 	if (cfg->stats_path != NULL)
 		ls->stats_fd = sock_listen_unix(cfg->stats_path, cfg->backlog,
-		    err, errlen);
+		    NULL, err, errlen);
 	else if (sock_probe(&cfg->stats_addr, SOCK_STREAM, true) ==
 	    EADDRINUSE) {
 		snprintf(err, errlen, "cannot bind %s (stats_listen): address "
@@ -486,6 +486,7 @@ steer_group(int fd, int nslots, const bool *skip, bool by_cpu)
 			    BPF_ADD | BPF_K, 1);
 		}
 	code[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_A, 0);
+	memset(&prog, 0, sizeof(prog));		/* its padding too */
 	prog.len = (unsigned short)n;
 	prog.filter = code;
 	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog,

@@ -359,49 +359,86 @@ take_sslh(int *argc, char *argv[], struct sslh_cmdline *cl,
  * -t: bind each listen address as a start would, but without SO_REUSEPORT
  * (which would let it share a port with anyone's socket) and without
  * listen(), and close it at once.  An address not on this host or a
- * privileged port is an error at the rule's line; an address in use is
- * only a note, as a running ferryd may be holding it.
+ * privileged port is an error at where (FILE:LINE, or FILE: setting); an
+ * address in use is only a note, as a running ferryd may be holding it.
  */
 static int
-test_bind(const struct rule *r)
+test_bind(const char *where, const struct sockaddr_any *a, int type,
+    bool v6only)
 {
 	char	name[ADDR_STRLEN], host[ADDR_STRLEN];
-	int	err = sock_probe(&r->listen_addr, r->protocol == RULE_UDP ?
-	    SOCK_DGRAM : SOCK_STREAM, r->ipv6_only);
+	int	err = sock_probe(a, type, v6only);
 
-	addr_format((const void *)&r->listen_addr.ss, name, sizeof(name));
+	addr_format((const void *)&a->ss, name, sizeof(name));
 	switch (err) {
 	case 0:
 		return 0;	/* bindable: that is all -t wants to know */
 	case EADDRINUSE:
-		printf("ferryd: note: %s:%d: %s is in use (a running ferryd "
-		    "may hold it)\n", r->file, r->line, name);
+		printf("ferryd: note: %s: %s is in use (a running ferryd "
+		    "may hold it)\n", where, name);
 		return 0;
+	case ENOTSOCK:
+		fprintf(stderr, "ferryd: %s: cannot bind %s: a file that is "
+		    "not a socket is in the way\n", where, name);
+		return -1;
 	case EADDRNOTAVAIL:
-		fprintf(stderr, "ferryd: %s:%d: cannot bind %s: address %s is "
-		    "not on this host\n", r->file, r->line, name,
-		    addr_host((const void *)&r->listen_addr.ss, host,
-		    sizeof(host)));
+		fprintf(stderr, "ferryd: %s: cannot bind %s: address %s is "
+		    "not on this host\n", where, name,
+		    addr_host((const void *)&a->ss, host, sizeof(host)));
 		return -1;
 	default:
-		fprintf(stderr, "ferryd: %s:%d: cannot bind %s: %s%s\n",
-		    r->file, r->line, name, strerror(err), err == EACCES ?
+		fprintf(stderr, "ferryd: %s: cannot bind %s: %s%s\n", where,
+		    name, strerror(err), err == EACCES ?
 		    " (a port below the system's unprivileged ports needs "
 		    "root or CAP_NET_BIND_SERVICE)" : "");
 		return -1;
 	}
 }
 
-/* Every rule's listen address; -1 if any cannot be bound. */
+/* The same for the socket file of a setting (stats_listen, control_socket). */
+static int
+test_bind_path(const struct conf *cfg, const char *setting, const char *path)
+{
+	struct sockaddr_any	a;
+	char			spec[PATH_MAX + 8], where[PATH_MAX + 32];
+	char			err[CONF_ERR_MAX];
+
+	snprintf(spec, sizeof(spec), "unix:%s", path);
+	snprintf(where, sizeof(where), "%s: %s", cfg->path, setting);
+	if (addr_resolve(spec, 1, &a, err, sizeof(err)) == -1) {
+		fprintf(stderr, "ferryd: %s: %s\n", where, err);
+		return -1;
+	}
+	return test_bind(where, &a, SOCK_STREAM, true);
+}
+
+/*
+ * Every rule's listen address, and stats_listen's and control_socket's
+ * (an upgrade's new image binds them too); -1 if any cannot be bound.
+ */
 static int
 test_binds(const struct conf *cfg)
 {
-	size_t	i;
-	int	rc = 0;
+	const struct rule	*r;
+	char			 where[PATH_MAX + 32];
+	size_t			 i;
+	int			 rc = 0;
 
-	for (i = 0; i < cfg->nrules; i++)
-		if (test_bind(&cfg->rules[i]) == -1)
+	for (i = 0; i < cfg->nrules; i++) {
+		r = &cfg->rules[i];
+		snprintf(where, sizeof(where), "%s:%d", r->file, r->line);
+		if (test_bind(where, &r->listen_addr, r->protocol == RULE_UDP ?
+		    SOCK_DGRAM : SOCK_STREAM, r->ipv6_only) == -1)
 			rc = -1;
+	}
+	snprintf(where, sizeof(where), "%s: stats_listen", cfg->path);
+	if (cfg->stats_listen != NULL && (cfg->stats_path != NULL ?
+	    test_bind_path(cfg, "stats_listen", cfg->stats_path) :
+	    test_bind(where, &cfg->stats_addr, SOCK_STREAM, true)) == -1)
+		rc = -1;
+	if (cfg->control_socket != NULL && test_bind_path(cfg,
+	    "control_socket", cfg->control_socket) == -1)
+		rc = -1;
 	return rc;
 }
 

@@ -418,7 +418,7 @@ master_start(struct master *m, char *err, size_t errlen)
 		pidfile = NULL;
 	/* The lock first: of two instances, the second stops here. */
 	if (fdlimit_raise(cfg, err, errlen) == -1 ||
-	    (pidfile != NULL && pidfile_lock(pidfile, err, errlen) == -1) ||
+	    master_adopt_pidfile_lock(pidfile, err, errlen) == -1 ||
 	    (m->ls = master_adopt_listen(cfg, LISTEN_MODE_DEFAULT, err,
 	    errlen)) == NULL)
 		return -1;
@@ -480,7 +480,7 @@ master_run(struct conf *cfg, const struct options *opt)
 	if (master_start(&m, err, sizeof(err)) == 0)
 		status = master_loop(&m);
 	else {
-		master_adopt_fail(&m, err);
+		master_adopt_failed(&m, opt->foreground, err);
 		log_err("%s", err);
 		daemon_fail(err);
 	}

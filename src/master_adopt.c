@@ -33,6 +33,7 @@
 #include "master_state.h"
 #include "master_upgrade.h"
 #include "options.h"
+#include "pidfile.h"
 #include "rule.h"
 #include "sig.h"
 #include "stats.h"
@@ -58,6 +59,7 @@ static struct {
 	unsigned long      told_seq;
 	int                host_drain;	/* drain host said, and since */
 	long long          host_since;
+	int                pid_fd;	/* the locked pidfile, or -1 */
 	FILE              *in;		/* the description, read twice */
 	/* Until our generation serves: the way back (master_adopt_fail). */
 	bool               served;
@@ -84,6 +86,31 @@ bool
 master_adopting(void)
 {
 	return up.on;
+}
+
+int
+master_adopt_pidfile_lock(const char *path, char *err, size_t errlen)
+{
+	if (pidfile_adopt(up.on ? up.pid_fd : -1, path) == 0)
+		return 0;
+	return path != NULL ? pidfile_lock(path, err, errlen) : 0;
+}
+
+void
+master_adopt_failed(struct master *m, bool foreground, const char *why)
+{
+	char err[256];
+
+	if (!up.on)
+		return;
+	/* Where the old image logged: our stderr goes nowhere. */
+	if (m->cfg->log_file != NULL)
+		(void)log_open(LOG_TO_FILE, m->cfg->log_file, err, sizeof(err));
+	else if (!foreground)
+		log_open(LOG_TO_SYSLOG, NULL, NULL, 0);
+	master_adopt_fail(m, why);	/* returns: no way back */
+	log_err("upgrade: the new image cannot start; ferryd stops, its "
+	    "workers finish their connections");
 }
 
 unsigned
@@ -154,6 +181,8 @@ take_line(char *line)
 	if (sscanf(line, "config %d %4095[^\n]", &up.syntax, up.config) == 2)
 		return 0;
 	if (sscanf(line, "gen %u", &up.gen) == 1)
+		return 0;
+	if (sscanf(line, "pidfile %d", &up.pid_fd) == 1)
 		return 0;
 	if (sscanf(line, "set %zu %d %d", &up.ls.nrules, &up.ls.nsock,
 	    &k) == 3) {
@@ -242,6 +271,7 @@ master_adopt_take(struct options *opt, char *err, size_t errlen)
 	if (env == NULL)
 		return 0;
 	up.ls.stats_fd = -1;
+	up.pid_fd = -1;
 	fd = strtol(env, &end, 10);
 	unsetenv(MASTER_UPGRADE_ENV);	/* not for our children */
 	if (*end != '\0' || fd < 0 || fd > INT_MAX ||
@@ -298,7 +328,8 @@ master_adopt_listen(const struct conf *cfg, int mode, char *err,
 		return NULL;
 	/*
 	 * Rules the file no longer has (their old workers hold copies):
-	 * closed once we serve, kept for the way back until then.
+	 * closed once we serve, kept for the way back until then; their
+	 * socket files go then too, as at a reload.
 	 */
 	for (i = 0; i < up.ls.nrules * (size_t)up.ls.nsock; i++)
 		if (up.ls.fds[i] != -1)
@@ -512,13 +543,21 @@ master_adopt(struct master *m)
 	/* Children that ended meanwhile: SIGCHLD came while blocked. */
 }
 
-/* Our generation serves: what was kept for the way back goes. */
+/*
+ * Our generation serves: what was kept for the way back goes, and the
+ * socket files of the rules the file no longer has, as at a reload.
+ */
 static void
-adopt_served(void)
+adopt_served(const struct conf *cfg)
 {
 	size_t i;
 
 	up.served = true;
+	master_socket_files_forget(&up.cfg, cfg);
+	/* The old image's pidfile, if we locked another one. */
+	if (up.pid_fd != -1 && up.pid_fd != pidfile_fd())
+		close(up.pid_fd);
+	up.pid_fd = -1;
 	for (i = 0; i < up.ls.nrules * (size_t)up.ls.nsock; i++)
 		if (up.ls.fds[i] != -1)
 			close(up.ls.fds[i]);
@@ -559,6 +598,9 @@ master_adopt_forget(struct master *m)
 		close(up.image);
 	if (up.stable != -1)
 		close(up.stable);
+	/* Not ours: a lock a child held would outlive the master. */
+	if (up.pid_fd != -1 && up.pid_fd != pidfile_fd())
+		close(up.pid_fd);
 	master_upgrade_forget();
 	master_control_forget(m);
 }
@@ -606,7 +648,7 @@ master_adopt_answer(struct master *m)
 	if (!up.on)
 		return;
 	if (!up.served && up.adopted && m->gen_told == m->gen)
-		adopt_served();
+		adopt_served(m->cfg);
 	else if (!up.served && up.adopted && up.image != -1 && !m->stopping &&
 	    clock_ms() - up.adopted_at >= ADOPT_LATE_MS)
 		adopt_late(m);
@@ -679,6 +721,9 @@ keep_across(struct master *m, int desc)
 		(void)fcntl(up.clients[i], F_SETFD, 0);
 	if (up.stable != -1)
 		(void)fcntl(up.stable, F_SETFD, 0);
+	/* Its lock with it, as the old image gave it (same number). */
+	if (up.pid_fd != -1)
+		(void)fcntl(up.pid_fd, F_SETFD, 0);
 	if (m != NULL && up.adopted)
 		TAILQ_FOREACH(c, &m->children, link)
 			if (c->gen <= up.gen && c->chan != -1)

@@ -22,6 +22,20 @@ struct options;
 int	master_adopt_take(struct options *opt, char *err, size_t errlen);
 bool	master_adopting(void);
 
+/*
+ * The pidfile at path locked (path NULL: none): an upgrade's new image
+ * takes the old one's lock, which crossed exec held, when it is the same
+ * file; else it is taken anew.  0, or -1 with err.
+ */
+int	master_adopt_pidfile_lock(const char *path, char *err, size_t errlen);
+
+/*
+ * The new image cannot start: open the log the old one wrote to (its
+ * standard error is no one's), so that what went wrong is said there.
+ */
+void	master_adopt_failed(struct master *m, bool foreground,
+	    const char *why);
+
 /* The generation to start (1 without an upgrade). */
 unsigned master_adopt_gen(void);
 

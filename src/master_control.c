@@ -202,39 +202,59 @@ cmd_show_info(struct control_client *c, char *arg)
 	return 0;
 }
 
-/*
- * Each backend RULE/ADDRESS (a route's: RULE/ROUTE/ADDRESS) names (a
- * rule may be a port range, so several), given to fn; -1 with the error
- * said when there is none.
- */
-static int
-each_backend(struct control_client *c, char *arg,
+/* The backends of the rules named rule whose address is addr, given to fn. */
+static size_t
+backends_named(struct control_client *c, const char *rule, const char *addr,
     void (*fn)(struct control_client *, const struct rule *,
     const struct backend *, long), long value)
 {
 	const struct conf	*cfg = c->m->cfg;
 	const struct rule	*r;
 	const struct backend	*b;
-	char			*slash, a[ADDR_STRLEN];
+	char			 a[ADDR_STRLEN];
 	size_t			 i, j, n = 0;
 
-	if (arg == NULL || (slash = strrchr(arg, '/')) == NULL)
-		return say_error(c, "name a backend as RULE/ADDRESS (see "
-		    "show backends)");
-	*slash = '\0';
 	for (i = 0; i < cfg->nrules; i++) {
 		r = &cfg->rules[i];
 		for (j = 0; j < r->upstream.nbackends; j++) {
 			b = &r->upstream.backends[j];
-			if (rule_named(rule_dest_of(r, b), arg) &&
+			if (rule_named(rule_dest_of(r, b), rule) &&
 			    strcmp(addr_format((const void *)&b->addr.ss, a,
-			    sizeof(a)), slash + 1) == 0) {
+			    sizeof(a)), addr) == 0) {
 				fn(c, r, b, value);
 				n++;
 			}
 		}
 	}
-	*slash = '/';
+	return n;
+}
+
+/*
+ * Each backend RULE/ADDRESS (a route's: RULE/ROUTE/ADDRESS) names (a
+ * rule may be a port range, so several), given to fn; -1 with the error
+ * said when there is none.  The rule and the address are split at each
+ * '/' from the right until one names a backend: a Unix address
+ * ("unix:/run/app.sock") and a Unix listener's rule name have slashes
+ * of their own.
+ */
+static int
+each_backend(struct control_client *c, char *arg,
+    void (*fn)(struct control_client *, const struct rule *,
+    const struct backend *, long), long value)
+{
+	char	*slash;
+	size_t	 n = 0;
+
+	if (arg == NULL || strchr(arg, '/') == NULL)
+		return say_error(c, "name a backend as RULE/ADDRESS (see "
+		    "show backends)");
+	for (slash = arg + strlen(arg); n == 0 && slash > arg; slash--) {
+		if (*slash != '/')
+			continue;
+		*slash = '\0';
+		n = backends_named(c, arg, slash + 1, fn, value);
+		*slash = '/';
+	}
 	return n > 0 ? 0 : say_error(c, "no backend %s", arg);
 }
 
@@ -783,28 +803,31 @@ int
 master_control_open(struct master *m, const struct conf *cfg, char *err,
     size_t errlen)
 {
-	const char	*path = cfg->control_socket;
-	int		 fd;
+	const char		*path = cfg->control_socket;
+	struct sock_unix_file	 file;
+	int			 fd;
 
+	/*
+	 * The file is made with its mode and group (no chmod() or chown()
+	 * by path after bind(), which a link put in its place would
+	 * redirect); the owner stays root.
+	 */
+	file.mode = cfg->control_mode;
+	file.uid = (uid_t)-1;
+	file.gid = cfg->control_group != NULL ? cfg->control_gid : (gid_t)-1;
 	if (path != NULL && m->control_path != NULL &&
-	    strcmp(path, m->control_path) == 0 && m->control_fd != -1) {
+	    strcmp(path, m->control_path) == 0 && m->control_fd != -1)
 		/* The same socket: its mode and group may have changed. */
-		return sock_unix_mode(path, cfg->control_mode,
-		    cfg->control_group != NULL ? cfg->control_gid :
-		    (gid_t)-1, err, errlen);
-	}
+		return sock_unix_file_set(path, &file, err, errlen);
 	if (path == NULL) {
 		master_control_close(m);
 		return 0;
 	}
-	if ((fd = sock_listen_unix(path, 16, err, errlen)) == -1)
+	if ((fd = sock_listen_unix(path, 16, &file, err, errlen)) == -1)
 		return -1;
-	if (sock_unix_mode(path, cfg->control_mode, cfg->control_group !=
-	    NULL ? cfg->control_gid : (gid_t)-1, err, errlen) == -1 ||
-	    event_set(m->loop, fd, EV_READ, control_on_accept, m) == -1) {
-		if (err[0] == '\0')
-			snprintf(err, errlen, "cannot watch %s: %s", path,
-			    strerror(errno));
+	if (event_set(m->loop, fd, EV_READ, control_on_accept, m) == -1) {
+		snprintf(err, errlen, "cannot watch %s: %s", path,
+		    strerror(errno));
 		close(fd);
 		(void)unlink(path);
 		return -1;

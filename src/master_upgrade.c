@@ -32,6 +32,7 @@
 #include "master_state.h"
 #include "master_upgrade.h"
 #include "options.h"
+#include "pidfile.h"
 #include "rule.h"
 #include "sig.h"
 #include "scoreboard.h"
@@ -41,6 +42,12 @@
 #define UPGRADE_PROBE    "FERRYD_UPGRADE_PROBE"
 /* What a binary that can take over says to -t with UPGRADE_PROBE set. */
 #define UPGRADE_MARK     "ferryd: upgrade: can take over"
+/*
+ * ... and one that takes the pidfile's descriptor, locked, from the
+ * description (an older one would leave it open, and could not lock the
+ * file again itself).
+ */
+#define UPGRADE_LOCK_MARK "ferryd: upgrade: takes the pidfile's lock"
 #define UPGRADE_TEST_MS  RESOLVE_MAX_MS	/* -t looks names up */
 #define UPGRADE_WAIT_MS  RESOLVE_MAX_MS	/* for a reload under way */
 #define UPGRADE_READ_MS  500	/* "ferryd -s reload" looks every 100 ms */
@@ -54,6 +61,8 @@ static char exe[PATH_MAX];
  * another file at exe's path meanwhile.
  */
 static int  image = -1;
+/* Whether the binary -t tried takes the pidfile's lock across exec. */
+static bool carry_lock;
 
 /* Requests waiting for a reload or the generation before to be done. */
 static struct {
@@ -111,6 +120,8 @@ cross_all(struct master *m, int desc, const int *clients, size_t nclients,
 	for (i = 0; i < m->ls->nrules * (size_t)m->ls->nsock; i++)
 		cross_exec(m->ls->fds[i], on);
 	cross_exec(m->ls->stats_fd, on);
+	if (carry_lock)
+		cross_exec(pidfile_fd(), on);
 	TAILQ_FOREACH(c, &m->children, link)
 		cross_exec(c->chan, on);
 	for (i = 0; i < nclients; i++)
@@ -203,6 +214,9 @@ describe(FILE *f, struct master *m, const int *clients, size_t nclients,
 		master_hex_put(f, argv[i], strlen(argv[i]));
 		fputc('\n', f);
 	}
+	/* Its lock with it: "ferryd -s" and status never see it free. */
+	if (carry_lock && pidfile_fd() != -1)
+		fprintf(f, "pidfile %d\n", pidfile_fd());
 }
 
 /*
@@ -284,7 +298,18 @@ run_test(const struct master *m, int *status, bool *timed_out, char *err,
 	return buf;
 }
 
-/* Whether the running configuration listens on name (addr_format's). */
+/* Whether path is the socket file name ("unix:PATH") names. */
+static bool
+names_path(const char *name, const char *path)
+{
+	return path != NULL && strncmp(name, "unix:", 5) == 0 &&
+	    strcmp(name + 5, path) == 0;
+}
+
+/*
+ * Whether the running configuration listens on name (addr_format's): a
+ * rule's address, stats_listen's or the control socket.
+ */
 static bool
 ours(const struct conf *cfg, const char *name)
 {
@@ -295,7 +320,11 @@ ours(const struct conf *cfg, const char *name)
 		if (strcmp(addr_format((const void *)
 		    &cfg->rules[i].listen_addr.ss, a, sizeof(a)), name) == 0)
 			return true;
-	return false;
+	if (cfg->stats_listen != NULL && (cfg->stats_path != NULL ?
+	    names_path(name, cfg->stats_path) : strcmp(addr_format(
+	    (const void *)&cfg->stats_addr.ss, a, sizeof(a)), name) == 0))
+		return true;
+	return names_path(name, cfg->control_socket);
 }
 
 /*
@@ -336,6 +365,7 @@ test_binary(const struct master *m, char *err, size_t errlen)
 	if ((out = run_test(m, &status, &timed_out, err, errlen)) == NULL)
 		return -1;
 	if (!timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		carry_lock = strstr(out, UPGRADE_LOCK_MARK) != NULL;
 		if (strstr(out, UPGRADE_MARK) == NULL)
 			snprintf(err, errlen, "%.200s cannot take over a "
 			    "running master (it is older than ferryd -s "
@@ -556,7 +586,7 @@ void
 master_upgrade_probe(void)
 {
 	if (getenv(UPGRADE_PROBE) != NULL)
-		printf("%s\n", UPGRADE_MARK);
+		printf("%s\n%s\n", UPGRADE_MARK, UPGRADE_LOCK_MARK);
 }
 
 const char *

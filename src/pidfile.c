@@ -83,6 +83,30 @@ pidfile_lock(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
+int
+pidfile_adopt(int fd, const char *path)
+{
+	struct stat held, named;
+
+	if (fd < 0)
+		return -1;
+	if (path == NULL || strlen(path) >= sizeof(pid_path) ||
+	    fstat(fd, &held) == -1 ||
+	    lstat(path, &named) == -1 || held.st_dev != named.st_dev ||
+	    held.st_ino != named.st_ino)
+		return -1;
+	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+	pid_fd = fd;
+	snprintf(pid_path, sizeof(pid_path), "%s", path);
+	return 0;
+}
+
+int
+pidfile_fd(void)
+{
+	return pid_fd;
+}
+
 pid_t
 pidfile_holder(const char *path, char *err, size_t errlen)
 {

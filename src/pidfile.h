@@ -31,6 +31,16 @@ int  pidfile_lock(const char *path, char *err, size_t errlen);
  * trusted only with the lock: a dead master's may belong to anyone now.
  */
 pid_t pidfile_holder(const char *path, char *err, size_t errlen);
+/*
+ * Take over fd, the locked pidfile of the image an upgrade replaced (its
+ * lock crosses exec with the descriptor, so no one else can take it
+ * meanwhile), if it is the file at path: 0, or -1 for pidfile_lock() to
+ * lock it anew (path NULL: no pidfile now).  A descriptor not taken is
+ * left open: the caller keeps it for a way back (master_adopt.c).
+ */
+int  pidfile_adopt(int fd, const char *path);
+/* The locked pidfile's descriptor, or -1: what an upgrade carries. */
+int  pidfile_fd(void);
 /* Write our pid into the locked file (once detached). */
 int  pidfile_write(char *err, size_t errlen);
 /* Close the lock without removing the file (in a forked worker). */

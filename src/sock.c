@@ -173,9 +173,38 @@ fail:
 }
 
 /*
+ * What is at sun's path: 0 for nothing, or for a socket nobody listens
+ * on (*stale set: connect() refused, it was left by a process that did
+ * not stop); EADDRINUSE for a live socket, ENOTSOCK for a file of
+ * another kind, or the error that keeps us from telling.
+ */
+static int
+unix_path_state(const struct sockaddr_un *sun, socklen_t len, bool *stale)
+{
+	struct stat	 st;
+	int		 fd, rc, saved;
+
+	*stale = false;
+	if (lstat(sun->sun_path, &st) == -1)
+		return 0;	/* bind() says why, if it is not ENOENT */
+	if (!S_ISSOCK(st.st_mode))
+		return ENOTSOCK;
+	if ((fd = sock_new(AF_UNIX, SOCK_STREAM)) == -1)
+		return errno;
+	rc = connect(fd, (const struct sockaddr *)sun, len);
+	saved = errno;
+	close(fd);
+	if (rc == 0 || saved == EINPROGRESS || saved == EAGAIN)
+		return EADDRINUSE;
+	if (saved != ECONNREFUSED)
+		return saved;
+	*stale = true;
+	return 0;
+}
+
+/*
  * Make room for a Unix socket file at sun's path: nothing there, or a
- * socket nobody listens on (connect() refused: left by a process that
- * did not stop), which goes.  A live socket or a file of another kind
+ * stale socket, which goes.  A live socket or a file of another kind
  * stays, and bind is refused with the reason in err.
  */
 static int
@@ -183,36 +212,22 @@ unix_clear_stale(const struct sockaddr_un *sun, socklen_t len, char *err,
     size_t errlen)
 {
 	const char	*path = sun->sun_path;
-	struct stat	 st;
-	int		 fd, rc, saved;
+	bool		 stale;
+	int		 rc = unix_path_state(sun, len, &stale);
 
-	if (lstat(path, &st) == -1)
-		return 0;	/* bind() says why, if it is not ENOENT */
-	if (!S_ISSOCK(st.st_mode)) {
+	if (rc == ENOTSOCK)
 		snprintf(err, errlen, "cannot bind unix:%s: a file that is "
 		    "not a socket is in the way", path);
-		return -1;
-	}
-	if ((fd = sock_new(AF_UNIX, SOCK_STREAM)) == -1) {
-		snprintf(err, errlen, "cannot bind unix:%s: cannot make a "
-		    "socket to try it: %s", path, strerror(errno));
-		return -1;
-	}
-	rc = connect(fd, (const struct sockaddr *)sun, len);
-	saved = errno;
-	close(fd);
-	if (rc == 0 || saved == EINPROGRESS || saved == EAGAIN) {
+	else if (rc == EADDRINUSE)
 		snprintf(err, errlen, "cannot bind unix:%s: in use by "
 		    "another process", path);
-		return -1;
-	}
-	if (saved != ECONNREFUSED) {
+	else if (rc != 0)
 		snprintf(err, errlen, "cannot bind unix:%s: cannot tell "
 		    "whether the socket there is in use: %s", path,
-		    strerror(saved));
+		    strerror(rc));
+	if (rc != 0)
 		return -1;
-	}
-	if (unlink(path) == -1 && errno != ENOENT) {
+	if (stale && unlink(path) == -1 && errno != ENOENT) {
 		snprintf(err, errlen, "cannot remove the stale socket "
 		    "unix:%s: %s", path, strerror(errno));
 		return -1;
@@ -228,7 +243,8 @@ unix_file_own(const char *path, const struct sock_unix_file *file,
 	if ((file->uid != (uid_t)-1 || file->gid != (gid_t)-1) &&
 	    lchown(path, file->uid, file->gid) == -1) {
 		snprintf(err, errlen, "cannot set the owner and group of "
-		    "unix:%s: %s", path, strerror(errno));
+		    "unix:%s: %s%s", path, strerror(errno), errno == EPERM ?
+		    " (it takes root with CAP_CHOWN)" : "");
 		return -1;
 	}
 	return 0;
@@ -289,7 +305,8 @@ fail:
 }
 
 int
-sock_listen_unix(const char *path, int backlog, char *err, size_t errlen)
+sock_listen_unix(const char *path, int backlog,
+    const struct sock_unix_file *file, char *err, size_t errlen)
 {
 	struct sockaddr_any	a;
 	struct sockaddr_un	*sun = (struct sockaddr_un *)(void *)&a.ss;
@@ -303,8 +320,7 @@ sock_listen_unix(const char *path, int backlog, char *err, size_t errlen)
 	}
 	memcpy(sun->sun_path, path, strlen(path));
 	a.len = sizeof(*sun);
-	/* Only root may connect: the socket stays mode 0600. */
-	return sock_listen_unix_addr(&a, backlog, NULL, err, errlen);
+	return sock_listen_unix_addr(&a, backlog, file, err, errlen);
 }
 
 int
@@ -333,19 +349,6 @@ sock_unix_file_set(const char *path, const struct sock_unix_file *file,
 	return unix_file_own(path, file, err, errlen);
 }
 
-int
-sock_unix_mode(const char *path, int mode, gid_t gid, char *err,
-    size_t errlen)
-{
-	if (chmod(path, (mode_t)mode) == -1 ||
-	    (gid != (gid_t)-1 && chown(path, (uid_t)-1, gid) == -1)) {
-		snprintf(err, errlen, "cannot set the mode and group of %s: %s",
-		    path, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 uid_t
 sock_peer_uid(int fd)
 {
@@ -365,11 +368,39 @@ sock_peer_uid(int fd)
 	return (uid_t)-1;
 }
 
+/*
+ * sock_probe() of a Unix socket file: a stale one is no obstacle (a start
+ * replaces it), and a bind that works is undone, so that -t leaves no
+ * file behind.
+ */
+static int
+unix_probe(const struct sockaddr_any *addr)
+{
+	const struct sockaddr_un *sun = (const void *)&addr->ss;
+	bool			 stale;
+	int			 fd, rc;
+
+	if ((rc = unix_path_state(sun, addr->len, &stale)) != 0 || stale)
+		return rc;
+	if ((fd = sock_new(AF_UNIX, SOCK_STREAM)) == -1)
+		return errno;
+	if (bind(fd, (const struct sockaddr *)sun, addr->len) == -1)
+		rc = errno;
+	else
+		(void)unlink(sun->sun_path);
+	close(fd);
+	return rc;
+}
+
 int
 sock_probe(const struct sockaddr_any *addr, int type, bool v6only)
 {
 	int fd, v6 = v6only, rc = 0;
 
+	if (addr->ss.ss_family == AF_UNIX &&
+	    ((const struct sockaddr_un *)(const void *)&addr->ss)->sun_path[0]
+	    != '\0')
+		return unix_probe(addr);
 	if ((fd = sock_new(addr->ss.ss_family, type)) == -1 ||
 	    stream_reuseaddr(fd, type) == -1 ||
 	    (addr->ss.ss_family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6,

@@ -35,19 +35,20 @@ int  sock_accept(int lfd, struct sockaddr_any *peer);
  */
 int  sock_listen(const struct sockaddr_any *addr, int type, int backlog,
     bool v6only, bool balanced, char *err, size_t errlen);
-/*
- * A listening, non-blocking Unix stream socket at path, mode 0600, in
- * place of a socket file nobody listens on; -1 with "cannot bind
- * unix:PATH: reason" in err (also when another process listens there).
- */
-int  sock_listen_unix(const char *path, int backlog, char *err,
-    size_t errlen);
 /* A Unix listener's file: its mode, owner and group ((uid_t)-1: ours). */
 struct sock_unix_file {
 	int	mode;
 	uid_t	uid;
 	gid_t	gid;
 };
+/*
+ * A listening, non-blocking Unix stream socket at path, its file as file
+ * says (NULL: mode 0600, ours), in place of a socket file nobody listens
+ * on; -1 with "cannot bind unix:PATH: reason" in err (also when another
+ * process listens there).
+ */
+int  sock_listen_unix(const char *path, int backlog,
+    const struct sock_unix_file *file, char *err, size_t errlen);
 /*
  * The same for a Unix address (a path or an abstract name): a path's
  * file is made with file's mode and given its owner and group (file
@@ -73,18 +74,13 @@ int  sock_unix_file_set(const char *path, const struct sock_unix_file *file,
  * the address could be bound, else the errno of the attempt: EADDRINUSE
  * when another socket listens on it (which a second ferryd's
  * SO_REUSEPORT sockets would otherwise share silently), EADDRNOTAVAIL
- * when it is not on this host, EACCES for a privileged port.
+ * when it is not on this host, EACCES for a privileged port.  A Unix
+ * socket file is left as it was: a stale one counts as free (a start
+ * replaces it), another kind of file is ENOTSOCK.
  */
-/*
- * Give the socket file at path mode and, unless gid is (gid_t)-1, that
- * group (the owner stays root).  0, or -1 with err.
- */
-int  sock_unix_mode(const char *path, int mode, gid_t gid, char *err,
-    size_t errlen);
+int  sock_probe(const struct sockaddr_any *addr, int type, bool v6only);
 /* The uid of the process at the other end of UNIX socket fd; -1 unknown. */
 uid_t sock_peer_uid(int fd);
-
-int  sock_probe(const struct sockaddr_any *addr, int type, bool v6only);
 /* Bind fd to the local address src (port 0) before connecting; -1 and
  * errno on failure. */
 int  sock_bind_source(int fd, const struct sockaddr_any *src);

@@ -428,6 +428,7 @@ test_full(void)
 	log_set_level(LOG_LEVEL_INFO);
 	accesslog_set_format(ACCESS_LOG_RINETD, NULL, 0);
 	accesslog_adopt_fd(p[1]);
+	memset(sink, 'x', sizeof(sink));	/* what fills it is written */
 	while (write(p[1], sink, sizeof(sink)) > 0)
 		;	/* the pipe is full */
 	e = entry(&rule4, &c, "192.0.2.7:1", ACCESSLOG_DONE, 1);
