@@ -17,6 +17,31 @@
 static char shown[] = "/tmp/ferryd-fuzz-shown.XXXXXX";
 static int  shown_fd = -1;
 
+/* The files made, removed at exit: a replay leaves nothing in /tmp. */
+#define TEMP_FILES	4
+static const char *temps[TEMP_FILES];
+static int	   ntemps;
+
+static void
+remove_temps(void)
+{
+	while (ntemps > 0)
+		unlink(temps[--ntemps]);
+}
+
+int
+fuzz_temp_file(char *tmpl)
+{
+	int	f;
+
+	if (ntemps == TEMP_FILES || (f = mkstemp(tmpl)) == -1)
+		abort();
+	if (ntemps == 0)
+		atexit(remove_temps);
+	temps[ntemps++] = tmpl;
+	return f;
+}
+
 void
 fuzz_put_file(int f, const void *data, size_t size)
 {
@@ -50,8 +75,8 @@ fuzz_check_show(const struct conf *cfg)
 	char		 err[CONF_ERR_MAX], *t1, *t2;
 	size_t		 n1, n2;
 
-	if (shown_fd == -1 && (shown_fd = mkstemp(shown)) == -1)
-		abort();
+	if (shown_fd == -1)
+		shown_fd = fuzz_temp_file(shown);
 	n1 = show(cfg, &t1);
 	fuzz_put_file(shown_fd, t1, n1);
 	if ((again = conf_load_syntax(shown, CONF_SYNTAX_LIBCONFIG, err,

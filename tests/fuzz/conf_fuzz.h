@@ -11,6 +11,9 @@
 
 struct conf;
 
+/* mkstemp(tmpl), the file removed at exit; aborts if it cannot be made. */
+int	fuzz_temp_file(char *tmpl);
+
 /* Write data to fd, an hour old: the loader does not wait for it. */
 void	fuzz_put_file(int fd, const void *data, size_t size);
 

@@ -34,8 +34,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char		 err[CONF_ERR_MAX];
 	size_t		 i;
 
-	if (fd == -1 && (fd = mkstemp(path)) == -1)
-		abort();
+	if (fd == -1)
+		fd = fuzz_temp_file(path);
 	fuzz_put_file(fd, data, size);
 	err[0] = '\0';
 	cfg = conf_load_syntax(path, FUZZ_SYNTAX, err, sizeof(err));

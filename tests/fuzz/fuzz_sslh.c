@@ -172,8 +172,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char			 err[CONF_ERR_MAX];
 	bool			 foreground;
 
-	if (fd == -1 && (fd = mkstemp(path)) == -1)
-		abort();
+	if (fd == -1)
+		fd = fuzz_temp_file(path);
 	err[0] = '\0';
 	memset(&cl, 0, sizeof(cl));
 	if (FUZZ_SSLH_ARGV) {
