@@ -19,6 +19,7 @@
 #include "addr.h"
 #include "conf.h"
 #include "conf_schema.h"
+#include "route.h"
 #include "rule.h"
 #include "upstream.h"
 
@@ -392,6 +393,87 @@ check_loops(struct conf_loader *ld, const config_setting_t *list,
 	return rc;
 }
 
+/* A name that logs and control commands give: a rule's or a route's. */
+struct named {
+	const char		*name;	/* RULE, or RULE/ROUTE */
+	const struct rule	*rule;
+	const struct route	*route;	/* NULL: the rule itself */
+	int			 line;
+};
+
+static int
+by_named(const void *a, const void *b)
+{
+	const struct named *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c != 0 ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+/* How a message calls n: route "ROUTE" of rule "RULE", or rule "RULE". */
+static void
+say_named(char *buf, size_t len, const struct named *n)
+{
+	if (n->route != NULL)
+		snprintf(buf, len, "route \"%s\" of rule \"%s\"",
+		    n->route->name, n->rule->name);
+	else
+		snprintf(buf, len, "rule \"%s\"", n->rule->name);
+}
+
+/*
+ * A route is called RULE/ROUTE in logs, in the access log and in control
+ * commands (drain RULE/ROUTE/ADDRESS).  Rule names may hold '/', and so
+ * may route names: each such name must still say one route or rule, so
+ * rule "a" with route "b/c" and rule "a/b" with route "c" (both "a/b/c"),
+ * or rule "a" with route "b" and a rule named "a/b", are refused.
+ */
+static int
+check_route_names(struct conf_loader *ld, const struct rule *rules,
+    size_t n)
+{
+	struct named	*v;
+	char		 a[CONF_ERR_MAX / 2], b[CONF_ERR_MAX / 2];
+	char		 msg[2 * CONF_ERR_MAX];
+	size_t		 i, j, k = 0, total = 0;
+	bool		 any = false;
+
+	for (i = 0; i < n; i++)
+		if (rules[i].range_first == NULL) {
+			total += 1 + rules[i].nroutes;
+			any |= rules[i].nroutes > 0;
+		}
+	if (!any)
+		return 0;
+	if ((v = malloc(total * sizeof(*v))) == NULL)
+		return conf_fail(ld, NULL, "out of memory");
+	for (i = 0; i < n; i++) {
+		if (rules[i].range_first != NULL)
+			continue;
+		v[k++] = (struct named){ rules[i].name, &rules[i], NULL,
+		    rules[i].line };
+		for (j = 0; j < rules[i].nroutes; j++)
+			v[k++] = (struct named){ rules[i].routes[j].dest.name,
+			    &rules[i], &rules[i].routes[j],
+			    rules[i].routes[j].line };
+	}
+	qsort(v, k, sizeof(*v), by_named);
+	for (i = 1; i < k; i++)
+		if (strcmp(v[i - 1].name, v[i].name) == 0 &&
+		    (v[i - 1].route != NULL || v[i].route != NULL))
+			break;
+	if (i < k) {
+		say_named(a, sizeof(a), &v[i]);
+		say_named(b, sizeof(b), &v[i - 1]);
+		snprintf(msg, sizeof(msg), "%s and %s (line %d) are both "
+		    "called \"%s\" in logs and control commands (a route is "
+		    "RULE/ROUTE): rename one", a, b, v[i - 1].line, v[i].name);
+		conf_report(ld, (unsigned)v[i].line, msg);
+	}
+	free(v);
+	return i < k ? -1 : 0;
+}
+
 int
 conf_check_rules(struct conf_loader *ld, const config_setting_t *list,
     const struct conf *cfg)
@@ -404,6 +486,8 @@ conf_check_rules(struct conf_loader *ld, const config_setting_t *list,
 	rc = check_unique(ld, list, &pi);
 	if (rc == 0)
 		rc = check_names(ld, list, cfg->rules, cfg->nrules);
+	if (rc == 0)
+		rc = check_route_names(ld, cfg->rules, cfg->nrules);
 	if (rc == 0)
 		rc = check_loops(ld, list, &pi);
 	free(pi.order);

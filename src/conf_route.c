@@ -293,7 +293,10 @@ route_name_match(const struct route_names *names, const char *name)
 	return false;
 }
 
-/* A name of a route: as a rule's (RULE_NAME_CHARS, but not '/'). */
+/*
+ * A name of a route: as a rule's (RULE_NAME_CHARS).  With '/' it must
+ * still name one route as RULE/ROUTE: conf_check.c sees to that.
+ */
 static int
 route_check_name(struct conf_loader *ld, const config_setting_t *g,
     const struct rule *r, size_t idx)
@@ -310,10 +313,10 @@ route_check_name(struct conf_loader *ld, const config_setting_t *g,
 		return conf_fail(ld, m, "\"name\" must have 1 to %d "
 		    "characters", RULE_NAME_MAX);
 	for (p = rt->name; *p != '\0'; p++)
-		if (!isalnum((unsigned char)*p) && (*p == '/' ||
-		    strchr(RULE_NAME_CHARS, *p) == NULL))
+		if (!isalnum((unsigned char)*p) &&
+		    strchr(RULE_NAME_CHARS, *p) == NULL)
 			return conf_fail(ld, m, "route name \"%s\": '%c' is "
-			    "not allowed (letters, digits and %s but '/')",
+			    "not allowed (letters, digits and %s)",
 			    rt->name, *p, RULE_NAME_CHARS);
 	for (i = 0; i < idx; i++)
 		if (strcmp(r->routes[i].name, rt->name) == 0)
@@ -416,10 +419,13 @@ conf_parse_routes(struct conf_loader *ld, const struct conf_key *k,
 	return 0;
 }
 
-/* A route's connect resolved, with the rule's source and balance. */
+/*
+ * A route's connect resolved, with the rule's source and balance.  On a
+ * port range (nports) it may be a range of as many ports, as a rule's.
+ */
 static int
 route_upstream(struct conf_loader *ld, const config_setting_t *g,
-    const struct rule *r, struct route *rt)
+    const struct rule *r, struct route *rt, unsigned nports)
 {
 	struct rule	*d = &rt->dest;
 
@@ -428,7 +434,7 @@ route_upstream(struct conf_loader *ld, const config_setting_t *g,
 		return conf_fail(ld, g, "out of memory");
 	if (d->upstream.balance == UNSET)
 		d->upstream.balance = r->upstream.balance;
-	return conf_rule_upstream(ld, g, d, 1);
+	return conf_rule_upstream(ld, g, d, nports);
 }
 
 /* What logs and counters call a route: "RULE/ROUTE". */
@@ -570,14 +576,11 @@ conf_rule_routes(struct conf_loader *ld, const config_setting_t *rule,
 		return conf_fail(ld, m, "\"routes\" are for TCP rules: they "
 		    "look at a TCP client's first bytes (this rule has a UDP "
 		    "side)");
-	if (nports > 1)
-		return conf_fail(ld, m, "\"routes\" cannot be used on a port "
-		    "range: write a rule per port");
 	if (r->peek_timeout == UNSET)
 		r->peek_timeout = DEFAULT_PEEK_TIMEOUT;
 	for (i = 0; i < r->nroutes; i++)
 		if (route_upstream(ld, config_setting_get_elem(m,
-		    (unsigned)i), r, &r->routes[i]) == -1 ||
+		    (unsigned)i), r, &r->routes[i], nports) == -1 ||
 		    route_dest_name(ld, rule, r, &r->routes[i]) == -1)
 			return -1;
 	if (routes_on_timeout(ld, rule, r) == -1 ||
@@ -628,9 +631,33 @@ conf_routes_inherit(struct conf *cfg, struct rule *r)
 {
 	size_t	i;
 
+	/* A range's later ports count as its first port's routes. */
 	for (i = 0; i < r->nroutes; i++)
-		route_dest_inherit(r, &r->routes[i],
+		route_dest_inherit(r, &r->routes[i], r->range_first != NULL ?
+		    r->range_first->routes[i].dest.stat :
 		    (unsigned)cfg->nrule_stats++);
+}
+
+int
+conf_routes_clone(struct rule *dst, const struct rule *first)
+{
+	struct route	*v;
+	size_t		 i, at = 0;
+
+	if ((v = malloc(first->nroutes * sizeof(*v))) == NULL)
+		return -1;
+	memcpy(v, first->routes, first->nroutes * sizeof(*v));
+	for (i = 0; i < first->nroutes; i++) {
+		v[i].dest.upstream.backends = &dst->upstream.backends[at];
+		v[i].dest.upstream.state = NULL;
+		at += v[i].dest.upstream.nbackends;
+	}
+	dst->routes = v;
+	dst->nroutes = first->nroutes;
+	for (i = 0; i < first->nroutes; i++)
+		if (conf_upstream_state(&v[i].dest.upstream) == -1)
+			return -1;
+	return 0;
 }
 
 void
@@ -639,6 +666,13 @@ conf_routes_free(struct rule *r)
 	struct route	*rt;
 	size_t		 i, j;
 
+	/* A range's later port owns its routes' array and states only. */
+	if (r->range_first != NULL) {
+		for (i = 0; r->routes != NULL && i < r->nroutes; i++)
+			free(r->routes[i].dest.upstream.state);
+		free(r->routes);
+		return;
+	}
 	for (i = 0; i < r->nroutes; i++) {
 		rt = &r->routes[i];
 		free(rt->name);

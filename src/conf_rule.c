@@ -555,6 +555,7 @@ clone_rule(struct rule *dst, const struct rule *first, unsigned offset)
 	dst->listen = NULL;		/* its own, and conf_free() frees it */
 	dst->upstream.backends = NULL;
 	dst->upstream.state = NULL;	/* its own, made below */
+	dst->routes = NULL;		/* ditto */
 	addr_set_port(&dst->listen_addr, port);
 	if (addr_with_port(first->listen, port, spec, sizeof(spec)) == -1 ||
 	    (dst->listen = strdup(spec)) == NULL)
@@ -570,7 +571,9 @@ clone_rule(struct rule *dst, const struct rule *first, unsigned offset)
 			    addr_port((const void *)&first->upstream.
 			    backends[i].addr.ss) + offset);
 	}
-	return conf_upstream_state(&dst->upstream);
+	if (conf_upstream_state(&dst->upstream) == -1)
+		return -1;
+	return first->nroutes > 0 ? conf_routes_clone(dst, first) : 0;
 }
 
 int

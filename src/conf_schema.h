@@ -207,6 +207,12 @@ conf_key_parser conf_parse_routes;
 int	conf_rule_routes(struct conf_loader *ld,
     const config_setting_t *rule, struct rule *r, unsigned nports);
 void	conf_routes_inherit(struct conf *cfg, struct rule *r);
+/*
+ * A port range's later port dst (a copy of first, with backends of its
+ * own): first's routes, each with its slice of dst's backends and a
+ * balancing state of its own; the rest stays first's.  -1: no memory.
+ */
+int	conf_routes_clone(struct rule *dst, const struct rule *first);
 void	conf_routes_free(struct rule *r);
 
 /* Free what conf_parse_connect() stored in r. */

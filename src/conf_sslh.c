@@ -819,17 +819,25 @@ conf_load_sslh(const struct sslh_cmdline *cl, char *err, size_t errlen)
 	struct conf_conv	 conv;
 	struct conf_text	 ctext;
 	struct conf		*cfg = NULL;
-	char			*files[1] = { NULL };
+	char			*files[2] = { NULL, NULL };
 	int			*filemap = NULL;
+	size_t			 i;
 	bool			 foreground;
 
 	if (sslh_convert(cl, &conv, &foreground, err, errlen) == -1)
 		return NULL;
-	/* Lines made from the command line (-1) name no line of the file. */
+	/*
+	 * Lines made from the command line (-1) name no line of the file:
+	 * what the loader finds wrong in them is the command line's.
+	 */
 	if ((files[0] = strdup(ld.path)) != NULL &&
-	    (filemap = calloc(conv.nlines + 1, sizeof(*filemap))) != NULL &&
-	    conf_text_from_lines(files, 1, conv.text, filemap, conv.linemap,
-	    conv.nlines, &ctext) == 0) {
+	    (files[1] = strdup(SSLH_CMDLINE)) != NULL &&
+	    (filemap = calloc(conv.nlines + 1, sizeof(*filemap))) != NULL) {
+		for (i = 0; i < conv.nlines; i++)
+			filemap[i] = conv.linemap[i] < 0;
+	}
+	if (filemap != NULL && conf_text_from_lines(files, 2, conv.text,
+	    filemap, conv.linemap, conv.nlines, &ctext) == 0) {
 		ld.text = &ctext;
 		cfg = conf_load_text(&ld, CONF_SYNTAX_SSLH, &ctext);
 		conf_text_free(&ctext);
@@ -837,6 +845,7 @@ conf_load_sslh(const struct sslh_cmdline *cl, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: out of memory", ld.path);
 	conf_conv_free(&conv);
 	free(files[0]);
+	free(files[1]);
 	free(filemap);
 	return cfg;
 }

@@ -113,6 +113,21 @@ free_port() {
 free_udp_port() {
 	new_port "$UDPKIT" freeport "$@"
 }
+# free_range N: the first of N consecutive ports (below the ephemeral
+# range) that nothing listens on now.
+free_range() {
+	local n=$1 base try
+	for ((try = 0; try < 50; try++)); do
+		base=$((10000 + RANDOM % 20000))
+		if ! ss -Htuln | awk -v lo="$base" -v hi="$((base + n - 1))" '
+		    { sub(/.*:/, "", $5); if ($5 >= lo && $5 <= hi) found = 1 }
+		    END { exit !found }'; then
+			echo "$base"
+			return
+		fi
+	done
+	fail "no $n free ports in a row"
+}
 # free_quiet_port: a port (TCP and UDP) below the kernel's ephemeral
 # range that no socket uses now, not even as a connection's local port:
 # for wildcard listeners ([::] or 0.0.0.0), which clash with any socket

@@ -25,7 +25,7 @@
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: routekit banner PORT_FILE NAME\n"
+	fprintf(stderr, "usage: routekit banner PORT_FILE NAME [PORT]\n"
 	    "       routekit send PORT DATA [--bytewise] [--split-record N] "
 	    "[--silent-ms MS] [--echo]\n"
 	    "       routekit loop PORT COUNT DATA NAME\n"
@@ -96,9 +96,12 @@ say_port(const char *file, int fd)
 	fclose(f);
 }
 
-/* banner: each client gets "NAME\n" at once, then its bytes echoed. */
+/*
+ * banner: each client gets "NAME\n" at once, then its bytes echoed; on
+ * port (0: any free one).
+ */
 static int
-cmd_banner(const char *port_file, const char *name)
+cmd_banner(const char *port_file, const char *name, int port)
 {
 	struct pollfd		p[CONNS_MAX + 1];
 	struct sockaddr_in	sin;
@@ -107,7 +110,7 @@ cmd_banner(const char *port_file, const char *name)
 	ssize_t			r;
 
 	snprintf(line, sizeof(line), "%s\n", name);
-	loopback(&sin, 0);
+	loopback(&sin, port);
 	p[0].fd = socket(AF_INET, SOCK_STREAM, 0);
 	setsockopt(p[0].fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (p[0].fd == -1 || bind(p[0].fd, (struct sockaddr *)&sin,
@@ -374,8 +377,9 @@ main(int argc, char **argv)
 	if (argc < 2)
 		usage();
 	signal(SIGPIPE, SIG_IGN);
-	if (strcmp(argv[1], "banner") == 0 && argc == 4)
-		return cmd_banner(argv[2], argv[3]);
+	if (strcmp(argv[1], "banner") == 0 && (argc == 4 || argc == 5))
+		return cmd_banner(argv[2], argv[3], argc == 5 ?
+		    atoi(argv[4]) : 0);
 	if (strcmp(argv[1], "send") == 0)
 		return cmd_send(argc - 2, argv + 2);
 	if (strcmp(argv[1], "loop") == 0)
