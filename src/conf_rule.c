@@ -106,6 +106,8 @@ static const struct conf_key rule_keys[] = {
 	    offsetof(struct rule, defer_accept) },
 	{ "rate_limit", conf_parse_int, 0, INT_MAX,
 	    offsetof(struct rule, rate_limit) },
+	{ "rule_rate_limit", conf_parse_int, 0, INT_MAX,
+	    offsetof(struct rule, rule_rate_limit) },
 	{ "slow_start", conf_parse_duration, 0, SLOW_START_MAX,
 	    offsetof(struct rule, slow_start) },
 	{ "queue_timeout", conf_parse_duration, 0, QUEUE_TIMEOUT_MAX,
@@ -179,7 +181,8 @@ static const struct {
 	{ "tcp_fastopen", KIND_TCP | KIND_TCP_UDP },
 	{ "defer_accept", KIND_TCP | KIND_TCP_UDP },
 	{ "tcp_fastopen_connect", KIND_TCP },
-	{ "rate_limit", KIND_TCP },
+	{ "rate_limit", KIND_TCP | KIND_UDP },
+	{ "rule_rate_limit", KIND_TCP | KIND_UDP },
 };
 
 /*
