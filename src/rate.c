@@ -182,7 +182,7 @@ rate_budget_grant(struct rate_budget *b, uint64_t want, int64_t now_us)
 	if (rate <= 0)
 		return want;	/* the master has not set it: no limit */
 	/* Topped up by a slice at a time, and only when running low. */
-	if (b->hold < slice / 2 && (uint64_t)b->hold < want) {
+	if (b->hold < slice / 2 && b->hold < (int64_t)want) {
 		shared_refill(b->shared, rate, now_us);
 		b->hold += shared_take(b->shared, slice);
 	}
