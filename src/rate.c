@@ -29,6 +29,7 @@ struct rate_cell {
 struct rate_budget {
 	struct rate_shared	*shared;
 	int64_t			 hold;	/* taken from shared, not spent */
+	int64_t			 waiting; /* this process's readers waiting */
 };
 
 /* The region, inherited by every child forked after it was mapped. */
@@ -158,14 +159,18 @@ shared_refill(struct rate_shared *sh, int64_t rate, int64_t now)
 		;
 }
 
-/* Up to want tokens out of the shared bucket. */
+/*
+ * Up to want tokens out of the shared bucket, but none unless it holds
+ * need: what trickled in since the last refill is left to gather, or
+ * every read of a rule out of budget would be a few hundred bytes.
+ */
 static int64_t
-shared_take(struct rate_shared *sh, int64_t want)
+shared_take(struct rate_shared *sh, int64_t want, int64_t need)
 {
 	int64_t t = __atomic_load_n(&sh->tokens, __ATOMIC_ACQUIRE), n;
 
 	do {
-		if (t <= 0)
+		if (t <= 0 || t < need)
 			return 0;
 		n = t < want ? t : want;
 	} while (!__atomic_compare_exchange_n(&sh->tokens, &t, t - n, false,
@@ -181,10 +186,15 @@ rate_budget_grant(struct rate_budget *b, uint64_t want, int64_t now_us)
 
 	if (rate <= 0)
 		return want;	/* the master has not set it: no limit */
-	/* Topped up by a slice at a time, and only when running low. */
+	/*
+	 * Topped up by a slice at a time, and only when running low; a
+	 * slice whole, or what want lacks if that is less.
+	 */
 	if (b->hold < slice / 2 && b->hold < (int64_t)want) {
 		shared_refill(b->shared, rate, now_us);
-		b->hold += shared_take(b->shared, slice);
+		b->hold += shared_take(b->shared, slice,
+		    (int64_t)want - b->hold < slice ?
+		    (int64_t)want - b->hold : slice);
 	}
 	if (b->hold <= 0)
 		return 0;
@@ -197,6 +207,21 @@ rate_budget_spend(struct rate_budget *b, uint64_t n)
 	b->hold -= (int64_t)n;
 }
 
+void
+rate_budget_waiting(struct rate_budget *b, int delta)
+{
+	b->waiting += delta;
+}
+
+/*
+ * A slice is there again after the time its bytes take.  Of n readers
+ * waiting in this process, each waits n ms at least: their timers wake
+ * the worker about once a millisecond for the budget, however many
+ * they are (400 connections of a rule waiting a slice each would wake
+ * it 36,000 times a second for 100 slices' bytes).  A wakeup reads what
+ * the socket has, up to a buffer a round: a thousand a second carry
+ * the rates ferryd is used at; n above 1000 waits the longest, 1 s.
+ */
 int64_t
 rate_budget_wait_ms(const struct rate_budget *b)
 {
@@ -204,8 +229,12 @@ rate_budget_wait_ms(const struct rate_budget *b)
 	int64_t t = __atomic_load_n(&b->shared->tokens, __ATOMIC_ACQUIRE);
 	int64_t need = slice_of(rate) - (t > 0 ? t : 0) - b->hold, ms;
 
-	if (rate <= 0 || need <= 0)
+	if (rate <= 0)
 		return 1;
+	if (need < 0)
+		need = 0;
 	ms = need * 1000 / rate + 1;
+	if (ms < b->waiting)
+		ms = b->waiting;
 	return ms > 1000 ? 1000 : ms;
 }

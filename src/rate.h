@@ -70,7 +70,15 @@ uint64_t rate_budget_grant(struct rate_budget *b, uint64_t want,
     int64_t now_us);
 /* Worker: n bytes passed (more than granted leaves the hold in debt). */
 void	rate_budget_spend(struct rate_budget *b, uint64_t n);
-/* Worker: how long until a slice is likely there again, >= 1 ms. */
+/*
+ * Worker: a reader starts (delta 1) or stops (-1) waiting for b, which
+ * spaces their waits (rate_budget_wait_ms).
+ */
+void	rate_budget_waiting(struct rate_budget *b, int delta);
+/*
+ * Worker: how long until a slice is likely there again for one of the
+ * readers waiting, 1 ms to 1 s.
+ */
 int64_t	rate_budget_wait_ms(const struct rate_budget *b);
 
 #endif

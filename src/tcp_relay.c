@@ -367,9 +367,15 @@ relay_grant(const struct tcp_relay_env *env, struct tcp_relay *r, int s)
 	    event_now_us(env->loop));
 	int64_t  at;
 
-	if (n > 0)
+	if (n > 0) {
+		if (r->waiting[s])
+			rate_budget_waiting(r->budget[s], -1);
+		r->waiting[s] = false;
 		return (size_t)n;
-	r->starved[s] = true;
+	}
+	if (!r->waiting[s])
+		rate_budget_waiting(r->budget[s], 1);
+	r->waiting[s] = r->starved[s] = true;
 	at = event_now(env->loop) + rate_budget_wait_ms(r->budget[s]);
 	if (r->resume_at == 0 || at < r->resume_at)
 		r->resume_at = at;
@@ -513,6 +519,9 @@ tcp_relay_close(const struct tcp_relay_env *env, struct tcp_relay *r,
 
 	for (s = TCP_CLIENT; s <= TCP_BACKEND; s++) {
 		dir_release(env, r, &r->dir[s]);
+		if (r->waiting[s])
+			rate_budget_waiting(r->budget[s], -1);
+		r->waiting[s] = false;
 		if (r->fd[s] == -1)
 			continue;
 		event_close(env->loop, r->fd[s]);

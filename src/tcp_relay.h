@@ -65,7 +65,8 @@ struct tcp_relay {
 	 */
 	struct rate_budget *budget[2];
 	int64_t		 resume_at;
-	bool		 starved[2];	/* direction s waits for it */
+	bool		 starved[2];	/* direction s waits for it now */
+	bool		 waiting[2];	/* ... since its last grant */
 };
 
 enum tcp_relay_status {
