@@ -106,6 +106,8 @@ static const struct conf_key rule_keys[] = {
 	    offsetof(struct rule, defer_accept) },
 	{ "rate_limit", conf_parse_int, 0, INT_MAX,
 	    offsetof(struct rule, rate_limit) },
+	{ "rule_rate_limit", conf_parse_int, 0, INT_MAX,
+	    offsetof(struct rule, rule_rate_limit) },
 	{ "slow_start", conf_parse_duration, 0, SLOW_START_MAX,
 	    offsetof(struct rule, slow_start) },
 	{ "queue_timeout", conf_parse_duration, 0, QUEUE_TIMEOUT_MAX,
@@ -179,7 +181,8 @@ static const struct {
 	{ "tcp_fastopen", KIND_TCP | KIND_TCP_UDP },
 	{ "defer_accept", KIND_TCP | KIND_TCP_UDP },
 	{ "tcp_fastopen_connect", KIND_TCP },
-	{ "rate_limit", KIND_TCP },
+	{ "rate_limit", KIND_TCP | KIND_UDP },
+	{ "rule_rate_limit", KIND_TCP | KIND_UDP },
 };
 
 /*
@@ -299,12 +302,13 @@ rule_proxy_keys(struct conf_loader *ld, const config_setting_t *rule,
 }
 
 /*
- * tcp_fastopen, tcp_fastopen_connect, defer_accept and rate_limit are
- * Linux's socket
- * options: refused where the system has none, rather than ignored.
+ * tcp_fastopen, tcp_fastopen_connect, defer_accept and rate_limit (of
+ * a TCP rule) are Linux's socket options: refused where the system has
+ * none, rather than ignored.
  */
 static int
-rule_tcp_options(struct conf_loader *ld, const config_setting_t *rule)
+rule_tcp_options(struct conf_loader *ld, const config_setting_t *rule,
+    const struct rule *r)
 {
 	static const struct {
 		const char	*name;
@@ -335,8 +339,10 @@ rule_tcp_options(struct conf_loader *ld, const config_setting_t *rule)
 	size_t			 i;
 
 	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		/* A UDP rule's rate_limit is ferryd's own bucket. */
 		if (!opts[i].here && (m = config_setting_get_member(rule,
-		    opts[i].name)) != NULL)
+		    opts[i].name)) != NULL && (r->protocol != RULE_UDP ||
+		    strcmp(opts[i].name, "rate_limit") != 0))
 			return conf_fail(ld, m, "\"%s\" is not supported on "
 			    "this system", opts[i].name);
 	return 0;
@@ -533,7 +539,7 @@ parse_rule(struct conf_loader *ld, const config_setting_t *s,
 	    conf_rule_routes(ld, s, r, nports) == -1 ||
 	    rule_ipv6_only(ld, s, r) == -1 || rule_protocol_keys(ld, s, r) == -1 ||
 	    rule_proxy_keys(ld, s, r) == -1 || conf_rule_unix(ld, s, r) == -1 ||
-	    rule_transparent(ld, s, r) == -1 || rule_tcp_options(ld, s) == -1)
+	    rule_transparent(ld, s, r) == -1 || rule_tcp_options(ld, s, r) == -1)
 		return -1;
 	return 0;
 }

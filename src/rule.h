@@ -139,7 +139,13 @@ struct rule {
 	bool                tcp_fastopen_connect; /* TFO towards backends */
 	int                 defer_accept;    /* TCP_DEFER_ACCEPT s, 0: off */
 	int                 rate_limit;      /* bytes/s each way per
-					      * connection, 0: none */
+					      * connection or UDP session,
+					      * 0: none */
+	int                 rule_rate_limit; /* bytes/s each way, all its
+					      * connections and sessions
+					      * in every worker, 0: none */
+	int                 rate_cell;       /* its shared budget (rate.h),
+					      * set by the master; 0: none */
 	struct acl          acl;             /* this rule's allow and deny */
 	struct rule_unix    unix_sock;       /* listen = "unix:...": the
 					      * file and who may connect */

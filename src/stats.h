@@ -57,6 +57,10 @@ struct stats_rule {
 	volatile uint64_t	truncated;	/* datagrams the kernel cut */
 	volatile uint64_t	dropped;	/* datagrams not sent on */
 	volatile uint64_t	paced;		/* UDP: pauses in a backlog */
+	volatile uint64_t	rate_dropped;	/* UDP: datagrams over rate_limit
+						 * or rule_rate_limit */
+	volatile uint64_t	rate_waits;	/* TCP: reads put off for
+						 * rule_rate_limit */
 	volatile uint64_t	proxy_errors;	/* accept_proxy: bad header */
 	volatile uint64_t	evicted;	/* UDP sessions, for max_sessions */
 	volatile uint64_t	icmp_errors;	/* backend said unreachable */

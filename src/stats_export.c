@@ -446,7 +446,8 @@ json_rule(struct text *t, const struct view_rule *vr)
 	    "\"bytes\":{\"in\":%llu,\"out\":%llu},"
 	    "\"udp\":{\"sessions\":%llu,\"active_sessions\":%llu,"
 	    "\"datagrams_in\":%llu,\"datagrams_out\":%llu,\"truncated\":%llu,"
-	    "\"dropped\":%llu,\"paced\":%llu},\"proxy_header_errors\":%llu,"
+	    "\"dropped\":%llu,\"paced\":%llu,\"rate_limited\":%llu},"
+	    "\"rate_limit_waits\":%llu,\"proxy_header_errors\":%llu,"
 	    "\"rates\":{\"seconds\":%.1f,\"connections\":%.2f,"
 	    "\"sessions\":%.2f,\"bytes\":%.0f,\"datagrams\":%.2f},",
 	    r->protocol == RULE_UDP ? "udp" : "tcp",
@@ -463,7 +464,10 @@ json_rule(struct text *t, const struct view_rule *vr)
 	    (unsigned long long)st->datagrams_in,
 	    (unsigned long long)st->datagrams_out,
 	    (unsigned long long)st->truncated, (unsigned long long)st->dropped,
-	    (unsigned long long)st->paced, (unsigned long long)st->proxy_errors, vr->rates.seconds,
+	    (unsigned long long)st->paced,
+	    (unsigned long long)st->rate_dropped,
+	    (unsigned long long)st->rate_waits,
+	    (unsigned long long)st->proxy_errors, vr->rates.seconds,
 	    vr->rates.connections, vr->rates.sessions, vr->rates.bytes,
 	    vr->rates.datagrams);
 	put_json_hists(t, vr, stats_rule_hists, 4, hist_keys);

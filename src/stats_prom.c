@@ -92,6 +92,13 @@ static const struct family rule_families[] = {
 	{ "ferryd_rule_udp_paced_total", "counter",
 	    "Pauses taken after a full batch of a backlog of the rule's "
 	    "datagrams, so that it leaves paced.", RULE_AT(paced), NULL },
+	{ "ferryd_rule_rate_limited_datagrams_total", "counter",
+	    "Datagrams dropped over rate_limit (the session's) or "
+	    "rule_rate_limit (the rule's), both ways.",
+	    RULE_AT(rate_dropped), NULL },
+	{ "ferryd_rule_rate_limit_waits_total", "counter",
+	    "Times a TCP connection stopped reading until rule_rate_limit's "
+	    "budget had room again.", RULE_AT(rate_waits), NULL },
 	{ "ferryd_rule_queued_connections", "gauge",
 	    "TCP clients waiting for a backend at its max_connections "
 	    "(queue_timeout).", RULE_AT(queued), NULL },

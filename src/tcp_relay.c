@@ -31,6 +31,7 @@
 #include "event.h"
 #include "log.h"
 #include "pool.h"
+#include "rate.h"
 #include "sock.h"
 #include "tcp_relay.h"
 #include "xprt.h"
@@ -120,12 +121,22 @@ tcp_relay_preamble(const struct tcp_relay_env *env, struct tcp_relay *r,
 	return 0;
 }
 
+void
+tcp_relay_limit(struct tcp_relay *r, struct rate_budget *in,
+    struct rate_budget *out)
+{
+	r->budget[TCP_CLIENT] = in;
+	r->budget[TCP_BACKEND] = out;
+}
+
 /*
- * Read what side s sent: into a pipe where this direction splices, else
- * into a buffer.  Returns what recv(2) would.
+ * Read what side s sent, want bytes at most (bufsize, or less where a
+ * budget says so): into a pipe where this direction splices, else into
+ * a buffer.  Returns what recv(2) would.
  */
 static ssize_t
-dir_read(const struct tcp_relay_env *env, struct tcp_relay *r, int s)
+dir_read(const struct tcp_relay_env *env, struct tcp_relay *r, int s,
+    size_t want)
 {
 	struct tcp_dir *d = &r->dir[s];
 	size_t          size = r->bufsize;
@@ -143,8 +154,8 @@ dir_read(const struct tcp_relay_env *env, struct tcp_relay *r, int s)
 			d->splice = false;
 			goto copy;
 		}
-		n = env->xprt->rcv_pipe(r->fd[s], d->pipe[1],
-		    size > POOL_PIPE_CHUNK ? size : POOL_PIPE_CHUNK);
+		n = env->xprt->rcv_pipe(r->fd[s], d->pipe[1], want < size ?
+		    want : size > POOL_PIPE_CHUNK ? size : POOL_PIPE_CHUNK);
 		if (n != -1 || (errno != EINVAL && errno != ENOSYS))
 			return n;
 		/* This socket cannot be spliced: copy from now on. */
@@ -156,6 +167,8 @@ copy:
 		errno = ENOMEM;
 		return -1;
 	}
+	if (want < size)
+		size = want;
 	n = env->xprt->rcv_buf(r->fd[s], d->buf, size);
 	/*
 	 * splice = "auto": small messages go through the buffer (fewer
@@ -307,15 +320,18 @@ dir_flush(const struct tcp_relay_env *env, struct tcp_relay *r, int s)
 	return STEP_MOVED;
 }
 
-/* Read once from side s. */
+/* Read once from side s, want bytes at most. */
 static enum step
-dir_pump(const struct tcp_relay_env *env, struct tcp_relay *r, int s)
+dir_pump(const struct tcp_relay_env *env, struct tcp_relay *r, int s,
+    size_t want)
 {
 	struct tcp_dir *d = &r->dir[s];
 	ssize_t         n;
 
-	n = dir_read(env, r, s);
+	n = dir_read(env, r, s, want);
 	if (n > 0) {
+		if (r->budget[s] != NULL)
+			rate_budget_spend(r->budget[s], (uint64_t)n);
 		d->off = 0;
 		d->len = (uint32_t)n;
 		d->bytes += (uint64_t)n;
@@ -340,6 +356,33 @@ dir_pump(const struct tcp_relay_env *env, struct tcp_relay *r, int s)
 }
 
 /*
+ * What direction s may read under its budget; 0: nothing until
+ * resume_at, which is set (the earliest of the two directions').  The
+ * socket stays ready: the relay reads it when run again.
+ */
+static size_t
+relay_grant(const struct tcp_relay_env *env, struct tcp_relay *r, int s)
+{
+	uint64_t n = rate_budget_grant(r->budget[s], r->bufsize,
+	    event_now_us(env->loop));
+	int64_t  at;
+
+	if (n > 0) {
+		if (r->waiting[s])
+			rate_budget_waiting(r->budget[s], -1);
+		r->waiting[s] = false;
+		return (size_t)n;
+	}
+	if (!r->waiting[s])
+		rate_budget_waiting(r->budget[s], 1);
+	r->waiting[s] = r->starved[s] = true;
+	at = event_now(env->loop) + rate_budget_wait_ms(r->budget[s]);
+	if (r->resume_at == 0 || at < r->resume_at)
+		r->resume_at = at;
+	return 0;
+}
+
+/*
  * Move direction s on by what its sockets allow: read if it holds
  * nothing, then write out what it holds.
  */
@@ -348,9 +391,11 @@ dir_step(const struct tcp_relay_env *env, struct tcp_relay *r, int s)
 {
 	struct tcp_dir *d = &r->dir[s];
 	enum step       step = STEP_IDLE;
+	size_t          want = r->bufsize;
 
-	if (!pending(d) && !d->eof && (r->ready[s] & EV_READ)) {
-		if ((step = dir_pump(env, r, s)) != STEP_MOVED)
+	if (!pending(d) && !d->eof && (r->ready[s] & EV_READ) &&
+	    (r->budget[s] == NULL || (want = relay_grant(env, r, s)) > 0)) {
+		if ((step = dir_pump(env, r, s, want)) != STEP_MOVED)
 			return step;
 	}
 	if ((pending(d) || (d->eof && !d->shut)) && can_write(r, s))
@@ -373,7 +418,9 @@ relay_watch(const struct tcp_relay_env *env, struct tcp_relay *r)
 		if (r->fd[s] == -1)
 			continue;
 		d = &r->dir[s];
-		mask = EV_EDGE | (!d->eof && !pending(d) ? EV_READ : 0) |
+		/* A direction out of budget: poll(2) must not spin on it. */
+		mask = EV_EDGE | (!d->eof && !pending(d) && !r->starved[s] ?
+		    EV_READ : 0) |
 		    (pending(&r->dir[TCP_OTHER(s)]) ||
 		    (s == TCP_BACKEND && r->connecting) ? EV_WRITE : 0);
 		if (event_mask(env->loop, r->fd[s], mask) == -1)
@@ -390,6 +437,8 @@ tcp_relay_run(const struct tcp_relay_env *env, struct tcp_relay *r)
 	enum step step;
 
 	BUG_ON(r->fd[TCP_CLIENT] == -1 || r->failed_side != -1);
+	r->resume_at = 0;
+	r->starved[TCP_CLIENT] = r->starved[TCP_BACKEND] = false;
 	for (round = 0; round < RUN_ROUNDS; round++) {
 		moved = false;
 		for (s = TCP_CLIENT; s <= TCP_BACKEND; s++) {
@@ -470,6 +519,9 @@ tcp_relay_close(const struct tcp_relay_env *env, struct tcp_relay *r,
 
 	for (s = TCP_CLIENT; s <= TCP_BACKEND; s++) {
 		dir_release(env, r, &r->dir[s]);
+		if (r->waiting[s])
+			rate_budget_waiting(r->budget[s], -1);
+		r->waiting[s] = false;
 		if (r->fd[s] == -1)
 			continue;
 		event_close(env->loop, r->fd[s]);

@@ -13,6 +13,7 @@
 
 struct event_loop;
 struct pool;
+struct rate_budget;
 struct xprt_ops;
 
 /* How bytes are moved: splice(2) through a pipe, or read/write. */
@@ -57,6 +58,15 @@ struct tcp_relay {
 	int8_t		 failed_side;	/* TCP_RELAY_FAILED: whose socket, */
 	int		 err;		/* and its error */
 	int64_t		 last_active;	/* when bytes last moved */
+	/*
+	 * rule_rate_limit: the budget direction s reads from (NULL: none);
+	 * resume_at: a direction waits for it until then (ms), 0: none
+	 * waits.  The owner runs the relay again at resume_at.
+	 */
+	struct rate_budget *budget[2];
+	int64_t		 resume_at;
+	bool		 starved[2];	/* direction s waits for it now */
+	bool		 waiting[2];	/* ... since its last grant */
 };
 
 enum tcp_relay_status {
@@ -71,6 +81,16 @@ enum tcp_relay_status {
  */
 void	tcp_relay_init(struct tcp_relay *r, int client_fd, size_t bufsize,
     int splice, int64_t now);
+
+/*
+ * Reads of side TCP_CLIENT spend from in, of TCP_BACKEND from out (NULL:
+ * not limited).  A direction whose budget is spent reads nothing, and
+ * no event is asked for it (the sockets are edge-triggered: the kernel's
+ * buffer fills and the sender waits), until the owner runs the relay
+ * again at resume_at.
+ */
+void	tcp_relay_limit(struct tcp_relay *r, struct rate_budget *in,
+    struct rate_budget *out);
 
 /*
  * Bytes to send to the backend before any of the client's (a PROXY

@@ -19,6 +19,7 @@
 #include "event.h"
 #include "log.h"
 #include "pool.h"
+#include "rate.h"
 #include "rule.h"
 #include "sock.h"
 #include "proxy_proto.h"
@@ -357,6 +358,7 @@ session_free(struct tcp_session *ss)
 	tcp_relay_close(&ts->env, r, ss->reset_side);
 	session_unqueue(ss);
 	event_timer_cancel(ts->env.loop, &ss->timer);
+	event_timer_cancel(ts->env.loop, &ss->budget);
 	TAILQ_REMOVE(&ts->list, ss, link);
 	ts->count--;
 	pool_put(ts->env.pool, ss, sizeof(*ss));
@@ -481,6 +483,14 @@ session_relay(struct tcp_session *ss)
 		session_first_byte(ss);
 	switch (res) {
 	case TCP_RELAY_OPEN:
+		/* Out of the rule's budget: run again when it is refilled. */
+		if (r->resume_at == 0 || (event_timer_armed(&ss->budget) &&
+		    ss->budget.due <= r->resume_at))
+			break;
+		stats_rule(ss->rule)->rate_waits++;
+		if (event_timer_arm(ss->owner->env.loop, &ss->budget,
+		    r->resume_at) == -1)
+			session_short(ss, "out of memory", ENOMEM);
 		break;
 	case TCP_RELAY_DONE:
 		session_end(ss, -1, ACCESSLOG_DONE, "done", 0);
@@ -515,6 +525,18 @@ session_io(struct event_loop *loop, int fd, int events, void *data)
 	    events != 0)
 		session_connect_done(ss, events);
 	if (ss->state != TCP_CLOSING)
+		session_relay(ss);
+	(void)session_settle(ss);
+}
+
+/* rule_rate_limit: the budget may have room again. */
+static void
+session_on_budget(struct event_timer *t, void *data)
+{
+	struct tcp_session *ss = data;
+
+	(void)t;
+	if (ss->state == TCP_RELAYING || ss->state == TCP_CONNECTING)
 		session_relay(ss);
 	(void)session_settle(ss);
 }
@@ -665,6 +687,10 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 	tcp_relay_init(&ss->relay, client_fd, rule->buffer_size, rule->splice,
 	    now);
 	event_timer_init(&ss->timer, session_on_timer, ss);
+	event_timer_init(&ss->budget, session_on_budget, ss);
+	if (rule->rate_cell != 0)
+		tcp_relay_limit(&ss->relay, rate_budget_of(rule->rate_cell,
+		    RATE_IN), rate_budget_of(rule->rate_cell, RATE_OUT));
 	TAILQ_INSERT_TAIL(&ts->list, ss, link);
 	ts->count++;
 	stats_rule(rule)->accepted++;

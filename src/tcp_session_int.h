@@ -51,6 +51,8 @@ struct tcp_session {
 	/* From then to connected, then to the first byte: us, or TIME_NONE. */
 	uint32_t		 connect_us, first_byte_us;
 	struct event_timer	 timer;		/* connect, then idle timeout */
+	struct event_timer	 budget;	/* rule_rate_limit: the relay's
+						 * resume_at */
 	struct sockaddr_any	 peer;
 	int			 client_hold;	/* client_limit_hold()'s */
 	int64_t			 connect_from;	/* connect_timeout counts from:

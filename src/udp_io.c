@@ -17,6 +17,7 @@
 #include "stats.h"
 #include "udp_backend.h"
 #include "udp_io.h"
+#include "udp_limit.h"
 #include "udp_pace.h"
 #include "udp_types.h"
 
@@ -243,9 +244,15 @@ udp_io_send(struct udp_session *s, const struct iovec *iov, int n)
 	struct mmsghdr		 m[UDP_BATCH];
 	struct iovec		 parts[2 * UDP_BATCH];
 	unsigned char		 hdr[PROXY_HEADER_MAX];
+	struct iovec		 kept[UDP_BATCH];
 	size_t			 hlen = 0;
 	int			 sent = 0, lost = 0, r, errors = 0;
 
+	if (udp_limited(s)) {
+		memcpy(kept, iov, (size_t)n * sizeof(*iov));
+		n = udp_limit(s, RATE_IN, kept, NULL, n);
+		iov = kept;
+	}
 	if (s->rule->send_proxy != PROXY_OFF)
 		hlen = udp_io_proxy_header(s, hdr);
 	udp_datagrams(m, parts, iov, n, hdr, hlen);
@@ -514,7 +521,7 @@ udp_io_replies(struct udp_session *s, int fd)
 	}			 gro[UDP_BATCH];
 	uint16_t		 seg[UDP_BATCH];
 	size_t			 size;
-	int			 n, i, rounds, first, got = 0;
+	int			 n, i, rounds, first, nread, got = 0;
 	int64_t			 start;
 
 	/* A bounded number of batches per wakeup, for fairness. */
@@ -538,18 +545,22 @@ udp_io_replies(struct udp_session *s, int fd)
 			udp_backend_session_error(s, errno);
 			continue;
 		}
-		got += n;
-		/*
-		 * A run of replies read as one (UDP_GRO) goes on as one where
-		 * the kernel cuts it again for us, else one by one, in order.
-		 */
-		for (i = 0, first = 0; i < n; i++) {
+		got += nread = n;
+		for (i = 0; i < n; i++) {
 			if (in[i].msg_hdr.msg_flags & MSG_TRUNC)
 				stats_rule(s->rule)->truncated++;
 			iov[i].iov_len = in[i].msg_len;
 			size = sock_gro_size(&in[i].msg_hdr);
 			seg[i] = size == 0 || in[i].msg_len <= size ||
 			    size > UINT16_MAX ? 0 : (uint16_t)size;
+		}
+		if (udp_limited(s))
+			n = udp_limit(s, RATE_OUT, iov, seg, n);
+		/*
+		 * A run of replies read as one (UDP_GRO) goes on as one where
+		 * the kernel cuts it again for us, else one by one, in order.
+		 */
+		for (i = 0, first = 0; i < n; i++) {
 			if (seg[i] == 0 || reply_gso_usable(s))
 				continue;
 			if (i > first)
@@ -561,13 +572,13 @@ udp_io_replies(struct udp_session *s, int fd)
 		if (n > first)
 			udp_io_reply(s, iov + first, seg + first, n - first);
 		/* A backlog: the client gets it paced (udp_pace.h). */
-		if (udp_pace_batch(us->pacer, &s->pace, fd, n, UDP_BATCH,
+		if (udp_pace_batch(us->pacer, &s->pace, fd, nread, UDP_BATCH,
 		    start)) {
 			stats_rule(s->rule)->paced++;
 			(void)event_mask(us->loop, fd, 0);
 			return got;
 		}
-		if (n < UDP_BATCH)
+		if (nread < UDP_BATCH)
 			return got;
 	}
 	event_defer(us->loop, fd);

@@ -22,6 +22,7 @@ struct conf;
 struct rule;
 #include "event_timer.h"
 #include "framing.h"
+#include "rate.h"
 #include "tcp_connect.h"
 #include "udp_pace.h"
 
@@ -120,6 +121,7 @@ struct udp_session {
 	uint64_t		 bytes_in, bytes_out;
 	struct event_timer	 timer;
 	struct udp_pace		 pace;		/* its replies (udp_pace.h) */
+	struct rate_bucket	 limit[2];	/* rate_limit, by enum rate_dir */
 };
 
 TAILQ_HEAD(udp_lru, udp_session);

@@ -242,6 +242,22 @@ log_has() {
 	grep -q -- "$1" "$FERRYD_LOG"
 }
 
+# stats_get PORT PATH: the body of the answer of the stats endpoint on
+# 127.0.0.1:PORT to GET PATH.
+stats_get() {
+	exec 3<>"/dev/tcp/127.0.0.1/$1" || fail "cannot reach the stats endpoint"
+	printf 'GET %s HTTP/1.0\r\nHost: test\r\n\r\n' "$2" >&3
+	sed '1,/^\r$/d' <&3
+	exec 3<&-
+}
+
+# stats_metric PORT 'NAME{LABELS}': its value in /metrics now ("missing"
+# if there is none).
+stats_metric() {
+	stats_get "$1" /metrics | awk -v s="$2" 'index($0, s " ") == 1 {
+	    print $2; found = 1 } END { if (!found) print "missing" }'
+}
+
 # done_testing: the closing line, counted by .ci/run.
 done_testing() {
 	echo "$CHECKS checks passed"
