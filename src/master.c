@@ -36,7 +36,6 @@
 #include "master_upgrade.h"
 #include "outcome.h"
 #include "pidfile.h"
-#include "rate_table.h"
 #include "proctitle.h"
 #include "sandbox.h"
 #include "scoreboard.h"
@@ -451,9 +450,8 @@ master_start(struct master *m, char *err, size_t errlen)
 	}
 	master_statefile_load(cfg);
 	m->gen = master_adopt_gen();
-	rate_table_assign(m->cfg, m->gen, master_generation_alive, m);
 	m->gen_started = clock_ms();
-	master_set_udp_budget(m, cfg);
+	master_set_budgets(m, m->cfg);
 	if (master_loop_setup(m, err, errlen) == -1)
 		return -1;
 	master_adopt(m);

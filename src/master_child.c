@@ -25,6 +25,7 @@
 #include "log.h"
 #include "master_child.h"
 #include "master_state.h"
+#include "rate_table.h"
 #include "sandbox.h"
 #include "scoreboard.h"
 #include "sig.h"
@@ -97,7 +98,7 @@ master_slots_set(struct master *m, struct slot *slots, int n)
 }
 
 void
-master_set_udp_budget(struct master *m, const struct conf *cfg)
+master_set_budgets(struct master *m, struct conf *cfg)
 {
 	char	why[256];
 	int	budget = fdlimit_udp_sessions(cfg, why, sizeof(why));
@@ -106,6 +107,8 @@ master_set_udp_budget(struct master *m, const struct conf *cfg)
 		log_notice("UDP sessions: at most %d per worker, %s", budget,
 		    why);
 	m->udp_budget = budget;
+	/* Before the fork: the old generation's cells are alive still. */
+	rate_table_assign(cfg, m->gen, master_generation_alive, m);
 }
 
 void

@@ -23,10 +23,11 @@ struct slot *master_slots_new(struct master *m, int n);
 void	master_slots_set(struct master *m, struct slot *slots, int n);
 
 /*
- * The UDP sessions each worker of cfg may hold (fdlimit.h), logged when
- * it changes; workers forked from now on get it.
+ * The budgets of generation m->gen, before its workers are forked: the
+ * UDP sessions each worker of cfg may hold (fdlimit.h), logged when it
+ * changes, and each rule's rule_rate_limit cell (rate_table.h).
  */
-void	master_set_udp_budget(struct master *m, const struct conf *cfg);
+void	master_set_budgets(struct master *m, struct conf *cfg);
 
 /* Start a worker of the current generation for slot. */
 void	master_spawn(struct master *m, int slot);

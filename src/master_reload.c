@@ -34,7 +34,6 @@
 #include "master_sessions.h"
 #include "master_state.h"
 #include "outcome.h"
-#include "rate_table.h"
 #include "resolver.h"
 #include "stats.h"
 #include "udp_pass.h"
@@ -453,9 +452,7 @@ master_apply(struct master *m, struct conf *cfg)
 	m->cfg = cfg;
 	m->gen++;
 	m->gen_started = clock_ms();
-	master_set_udp_budget(m, cfg);
-	/* Before the fork: the old generation's cells are alive still. */
-	rate_table_assign(cfg, m->gen, master_generation_alive, m);
+	master_set_budgets(m, cfg);
 	for (i = 0; i < cfg->workers; i++)
 		master_spawn(m, i);
 	/* A new checker: the old one's probes are of the old rules. */
