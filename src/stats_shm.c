@@ -47,6 +47,12 @@ shm_fd(size_t size, const char *name)
 	return fd;
 }
 
+/*
+ * Every shm of this process: a table's header, which points at its shm,
+ * lives in the shared mapping itself, where a leak checker does not look.
+ */
+static struct shm *live;
+
 struct shm *
 shm_new(size_t size, const char *name)
 {
@@ -84,14 +90,23 @@ shm_new(size_t size, const char *name)
 	if (m->fd != -1)
 		(void)madvise(m->base, m->size, MADV_NOHUGEPAGE);
 #endif
+	m->next = live;
+	live = m;
 	return m;
 }
 
 void
 shm_free(struct shm *m)
 {
+	struct shm **p;
+
 	if (m == NULL)
 		return;
+	for (p = &live; *p != NULL; p = &(*p)->next)
+		if (*p == m) {
+			*p = m->next;
+			break;
+		}
 	if (m->base != NULL)
 		munmap(m->base, m->size);
 	if (m->fd != -1)

@@ -33,6 +33,7 @@ struct shm {
 	int		 fd;		/* -1: anonymous memory, all data */
 	uint64_t	*known;		/* pages whose state is known, */
 	uint64_t	*data;		/* ... and which of them are written */
+	struct shm	*next;		/* this process's others (stats_shm.c) */
 };
 
 /*
