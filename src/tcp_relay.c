@@ -38,8 +38,10 @@
 /* Steps per run before a busy connection lets others run. */
 #define RUN_ROUNDS 4
 
-/* splice = "auto" copies again after SPLICE_SMALL splices in a row of less
- * than 1/SPLICE_BACK of a buffer each. */
+/*
+ * splice = "auto" copies again after SPLICE_SMALL splices in a row of less
+ * than 1/SPLICE_BACK of a buffer each.
+ */
 #define SPLICE_BACK  16
 #define SPLICE_SMALL 4
 
