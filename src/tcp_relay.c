@@ -188,8 +188,10 @@ copy:
 	 * page moves, lower latency); a read that fills it means bulk
 	 * data, which is cheaper spliced from the next read on.
 	 */
-	if (n == (ssize_t)size && d->can_splice)
+	if (n == (ssize_t)size && d->can_splice) {
 		d->splice = true;
+		d->small = 0;
+	}
 	/*
 	 * A short recv(2) emptied the socket: the next byte comes with a
 	 * new event.  (A short splice(2) may only mean a full pipe, so the
