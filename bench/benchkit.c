@@ -14,11 +14,13 @@
  *       180 s, or when none has completed for 20 s).  Prints
  *       "ready OK FAILED" on stdout, then holds the connections, idle, until
  *       it is killed or SECS seconds (default 600) have passed.
- *   benchkit pingpong ADDR PORT SECS [SIZE]
+ *   benchkit pingpong ADDR PORT SECS [SIZE [BULK]]
  *       One connection, SIZE-byte (default 64) messages, each sent when the
  *       previous one has come back, for SECS seconds.  Prints
  *       "count N p50 X p99 Y" with round-trip times in microseconds.
- *       Used only when sockperf is not installed.
+ *       With BULK, first BULK KiB echoed in 64 KiB pieces (a download
+ *       before the small requests: bench/syscalls).  Used only when
+ *       sockperf is not installed.
  *   benchkit short ADDR PORT COUNT [SIZE]
  *       COUNT connections one after the other: each sends SIZE (default
  *       100) bytes, reads as many back and closes first.  Prints
@@ -504,7 +506,8 @@ echo_once(int fd, char *buf, size_t size)
 }
 
 static int
-cmd_pingpong(const char *addr, const char *port, double secs, size_t size)
+cmd_pingpong(const char *addr, const char *port, double secs, size_t size,
+    long bulk)
 {
 	struct sockaddr_in sin;
 	size_t cap = 1 << 20, count = 0;
@@ -521,6 +524,8 @@ cmd_pingpong(const char *addr, const char *port, double secs, size_t size)
 	rtt = malloc(cap * sizeof(*rtt));
 	if (rtt == NULL)
 		die("malloc");
+	for (; bulk > 0; bulk -= 64)
+		echo_once(fd, buf, sizeof(buf));
 	end = now() + secs;
 	while (now() < end) {
 		t0 = now();
@@ -696,7 +701,7 @@ usage(void)
 	fprintf(stderr,
 	    "usage: benchkit echo ADDR PORT\n"
 	    "       benchkit hold ADDR PORT N [SECS]\n"
-	    "       benchkit pingpong ADDR PORT SECS [SIZE]\n"
+	    "       benchkit pingpong ADDR PORT SECS [SIZE [BULK]]\n"
 	    "       benchkit short ADDR PORT COUNT [SIZE]\n"
 	    "       benchkit udpecho ADDR PORT\n"
 	    "       benchkit udphold ADDR PORT N [SECS]\n"
@@ -719,7 +724,8 @@ main(int argc, char **argv)
 		    argc >= 6 ? atof(argv[5]) : 600, false);
 	if (argc >= 5 && strcmp(argv[1], "pingpong") == 0)
 		return cmd_pingpong(argv[2], argv[3], atof(argv[4]),
-		    argc >= 6 ? (size_t)atol(argv[5]) : 64);
+		    argc >= 6 ? (size_t)atol(argv[5]) : 64,
+		    argc >= 7 ? atol(argv[6]) : 0);
 	if (argc >= 5 && strcmp(argv[1], "short") == 0)
 		return cmd_short(argv[2], argv[3], atol(argv[4]),
 		    argc >= 6 ? (size_t)atol(argv[5]) : 100);

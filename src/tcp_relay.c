@@ -39,6 +39,13 @@
 /* Steps per run before a busy connection lets others run. */
 #define RUN_ROUNDS 4
 
+/*
+ * splice = "auto" copies again after SPLICE_SMALL splices in a row of less
+ * than 1/SPLICE_BACK of a buffer each.
+ */
+#define SPLICE_BACK  16
+#define SPLICE_SMALL 4
+
 /* What a step did. */
 enum step { STEP_IDLE, STEP_MOVED, STEP_ENDED };
 
@@ -72,6 +79,7 @@ tcp_relay_init(struct tcp_relay *r, int client_fd, size_t bufsize,
 #ifdef HAVE_SPLICE
 		r->dir[s].can_splice = splice != SPLICE_OFF;
 		r->dir[s].splice = splice == SPLICE_ON;
+		r->dir[s].adaptive = splice == SPLICE_AUTO;
 #else
 		(void)splice;
 #endif
@@ -156,6 +164,26 @@ dir_read(const struct tcp_relay_env *env, struct tcp_relay *r, int s,
 		}
 		n = env->xprt->rcv_pipe(r->fd[s], d->pipe[1], want < size ?
 		    want : size > POOL_PIPE_CHUNK ? size : POOL_PIPE_CHUNK);
+		/*
+		 * splice = "auto": SPLICE_SMALL splices in a row, each of less
+		 * than 1/SPLICE_BACK of a buffer (or of what a rate limit let
+		 * us ask), mean the bulk is over (a keep-alive connection
+		 * back to small requests after a download): copy again from
+		 * the next read on.  A small message costs two calls copied
+		 * (a short recv(2) proves the socket empty) and three spliced
+		 * (a short splice(2) does not).  One small splice is not
+		 * enough: a paced bulk sender's tail would flip the direction
+		 * to and fro.
+		 */
+		if (n > 0 && d->adaptive) {
+			if ((size_t)n >= (want < size ? want : size) /
+			    SPLICE_BACK)
+				d->small = 0;
+			else if (++d->small == SPLICE_SMALL) {
+				d->small = 0;
+				d->splice = false;
+			}
+		}
 		if (n != -1 || (errno != EINVAL && errno != ENOSYS))
 			return n;
 		/* This socket cannot be spliced: copy from now on. */
@@ -175,8 +203,10 @@ copy:
 	 * page moves, lower latency); a read that fills it means bulk
 	 * data, which is cheaper spliced from the next read on.
 	 */
-	if (n == (ssize_t)size && d->can_splice)
+	if (n == (ssize_t)size && d->can_splice) {
 		d->splice = true;
+		d->small = 0;
+	}
 	/*
 	 * A short recv(2) emptied the socket: the next byte comes with a
 	 * new event.  (A short splice(2) may only mean a full pipe, so the

@@ -41,6 +41,8 @@ struct tcp_dir {
 	uint32_t	 off, len;	/* in flight: bytes off..len of a read */
 	bool		 splice;	/* move bytes with splice(2) now */
 	bool		 can_splice;	/* may switch to splice(2) */
+	bool		 adaptive;	/* splice = "auto": switch both ways */
+	uint8_t		 small;		/* small splices in a row */
 	bool		 eof;		/* the reading side sent FIN */
 	bool		 shut;		/* FIN passed on to the writing side */
 	uint64_t	 bytes;		/* read from this side */
