@@ -38,6 +38,12 @@
 /* Steps per run before a busy connection lets others run. */
 #define RUN_ROUNDS 4
 
+/*
+ * A preamble and the bytes a peek took: a PROXY header and at most
+ * PROBE_PEEK_MAX (probe.h), with room to spare.
+ */
+#define BUFFER_GROW_MAX (64 * 1024)
+
 /* What a step did. */
 enum step { STEP_IDLE, STEP_MOVED, STEP_ENDED };
 
@@ -103,21 +109,49 @@ tcp_relay_preamble(const struct tcp_relay_env *env, struct tcp_relay *r,
     const void *data, size_t len)
 {
 	struct tcp_dir *d = &r->dir[TCP_CLIENT];
+	char           *buf;
+	size_t          size;
 
-	BUG_ON(pending(d) || d->bytes != 0);
-	if (len > r->bufsize) {
+	/* Nothing written yet: a preamble before, or the bytes taken after. */
+	BUG_ON(d->off != 0 || d->bytes != 0 || d->pipe[0] != -1);
+	if (d->len + len > BUFFER_GROW_MAX) {
 		errno = EMSGSIZE;
 		return -1;
 	}
-	if (d->buf == NULL && (d->buf = pool_get(env->pool, r->bufsize)) ==
-	    NULL) {
-		errno = ENOMEM;
-		return -1;
+	/*
+	 * A buffer_size smaller than the bytes a peek took: this relay's
+	 * buffers are larger (the other direction holds none yet).
+	 */
+	size = d->len + len > r->bufsize ? d->len + len : r->bufsize;
+	if (d->buf == NULL || size != r->bufsize) {
+		if ((buf = pool_get(env->pool, size)) == NULL) {
+			errno = ENOMEM;
+			return -1;
+		}
+		if (d->buf != NULL) {
+			memcpy(buf, d->buf, d->len);
+			pool_put(env->pool, d->buf, r->bufsize);
+		}
+		d->buf = buf;
+		r->bufsize = (uint32_t)size;
 	}
-	memcpy(d->buf, data, len);
-	d->off = 0;
-	d->len = (uint32_t)len;
+	memcpy(d->buf + d->len, data, len);
+	d->len += (uint32_t)len;
 	return 0;
+}
+
+void
+tcp_relay_taken(struct tcp_relay *r, size_t len, bool drained)
+{
+	struct tcp_dir *d = &r->dir[TCP_CLIENT];
+
+	d->bytes += len;
+	/* As after a short read (dir_read): the next byte brings an event. */
+	if (drained) {
+		r->ready[TCP_CLIENT] &= ~EV_READ;
+		if (r->fin[TCP_CLIENT])
+			d->eof = true;
+	}
 }
 
 /*
