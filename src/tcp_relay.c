@@ -214,9 +214,18 @@ copy:
 
 /*
  * The first write to the backend, if no longer than this, leaves as one
- * segment on any path (less than the smallest MSS in use).
+ * segment on any path, so Nagle's algorithm cannot hold any of it back.
+ * A longer one is cut at the MSS, and its last, small segment waits for
+ * the ACK of the first: a delayed ACK (40 ms on Linux, up to 500 ms
+ * elsewhere) if the backend has nothing to say before the whole request.
+ * The connection's MSS is not known without a system call; the least a
+ * host must accept is 536 (RFC 9293 3.7.1, the default when the peer
+ * sends no MSS option), of which Linux gives 12 bytes to the timestamp
+ * option (RFC 7323) on every segment: 524 bytes of data.  (512 used to
+ * be the limit here, just below: a ClientHello as OpenSSL pads it, 517
+ * bytes, set TCP_NODELAY on every TLS connection for nothing.)
  */
-#define NAGLE_SMALL	512
+#define NAGLE_SMALL	(536 - 12)
 
 /*
  * Before a write of len bytes to the backend: TCP_NODELAY, once Nagle's
