@@ -1,10 +1,15 @@
 /*
- * tcp_peek.c - which route a client's first bytes pick (route.h): look
- * at them without taking them, run each probe a route needs once per
- * look (the stateful ones, TLS and HTTP, go on where they stopped:
- * nothing is parsed twice), and take the first route in order that
- * matches.  A route whose probe wants more bytes holds back the routes
- * after it, so the order written is the order of preference.
+ * tcp_peek.c - which route a client's first bytes pick (route.h): take
+ * them with a plain read, run each probe a route needs once per look
+ * (the stateful ones, TLS and HTTP, go on where they stopped: nothing
+ * is parsed twice), and take the first route in order that matches.  A
+ * route whose probe wants more bytes holds back the routes after it, so
+ * the order written is the order of preference.
+ *
+ * The bytes are read, not peeked (MSG_PEEK) and left in the socket:
+ * that would have the relay read them a second time, one more system
+ * call per connection.  The session hands them to the relay to write
+ * to the chosen backend first (tcp_relay_preamble).
  */
 #include "ferryd.h"
 
@@ -20,11 +25,14 @@
 #include "xprt.h"
 
 /*
- * One look's bytes: a worker runs one look at a time, and a look's
- * bytes are not kept (the socket keeps them), so one buffer serves
- * every session.  One more byte for a NUL, for regexec.
+ * A first look's bytes: a worker runs one look at a time, and most
+ * clients say what picks their route in their first segment, whose
+ * bytes the session hands on at once; so one buffer serves every
+ * session, and only an undecided one keeps its bytes (kept, from the
+ * pool).  One more byte for a NUL, for regexec.
  */
-static uint8_t	look[PROBE_PEEK_MAX + 1];
+static uint8_t	first_look[PROBE_PEEK_MAX + 1];
+#define KEPT_SIZE	(PROBE_PEEK_MAX + 1)
 
 /* Whether a route of rule needs protocol proto's probe. */
 static bool
@@ -63,11 +71,21 @@ tcp_peek_end(struct tcp_peek *p, struct pool *pool)
 	if (p->tls != NULL)
 		pool_put(pool, p->tls, sizeof(*p->tls));
 	p->tls = NULL;
+	if (p->kept != NULL)
+		pool_put(pool, p->kept, KEPT_SIZE);
+	p->kept = NULL;
+}
+
+const uint8_t *
+tcp_peek_bytes(const struct tcp_peek *p)
+{
+	return p->kept != NULL ? p->kept : first_look;
 }
 
 /* Protocol proto's verdict on the len bytes so far (once per look). */
 static enum probe_verdict
-protocol_verdict(struct tcp_peek *p, int proto, size_t len)
+protocol_verdict(struct tcp_peek *p, int proto, const uint8_t *look,
+    size_t len)
 {
 	switch (proto) {
 	case ROUTE_TLS:
@@ -113,7 +131,7 @@ tls_matches(const struct route *rt, const struct probe_tls *tls)
 
 /* Whether a pattern of rt matches the len bytes so far. */
 static bool
-regex_matches(const struct route *rt, size_t len)
+regex_matches(const struct route *rt, uint8_t *look, size_t len)
 {
 	regmatch_t	m[1];
 	size_t		i;
@@ -138,9 +156,10 @@ regex_matches(const struct route *rt, size_t len)
  * judged again at a later look only if a route before it held on.
  */
 static enum probe_verdict
-route_verdict(struct tcp_peek *p, const struct route *rt, size_t len)
+route_verdict(struct tcp_peek *p, const struct route *rt, uint8_t *look,
+    size_t len)
 {
-	enum probe_verdict	v = protocol_verdict(p, rt->protocol, len);
+	enum probe_verdict	v = protocol_verdict(p, rt->protocol, look, len);
 
 	if (v != PROBE_MATCH)
 		return v;
@@ -149,7 +168,7 @@ route_verdict(struct tcp_peek *p, const struct route *rt, size_t len)
 	if (rt->protocol == ROUTE_HTTP && rt->host.n > 0 &&
 	    (!p->http.has_host || !route_name_match(&rt->host, p->http.host)))
 		return PROBE_NO;
-	if (rt->nregex > 0 && !regex_matches(rt, len))
+	if (rt->nregex > 0 && !regex_matches(rt, look, len))
 		return PROBE_NO;
 	return PROBE_MATCH;
 }
@@ -169,27 +188,36 @@ peek_note(struct tcp_peek *p, const struct route *rt)
 
 enum tcp_peek_status
 tcp_peek_look(struct tcp_peek *p, int fd, const struct xprt_ops *xprt,
-    const struct rule *rule, const struct route **route, int *err)
+    struct pool *pool, const struct rule *rule, const struct route **route,
+    int *err)
 {
 	enum probe_verdict	v = PROBE_NO;
-	ssize_t			n;
-	size_t			i;
+	uint8_t			*at = p->kept != NULL ? p->kept : first_look;
+	size_t			 room = PROBE_PEEK_MAX - p->len, i;
+	ssize_t			 n;
 
 	*err = 0;
-	n = xprt->peek(fd, look, PROBE_PEEK_MAX);
+	/* Bytes and then the end: on_timeout's route may still take them. */
+	if (p->eof)
+		return TCP_PEEK_AGAIN;
+	n = xprt->rcv_buf(fd, at + p->len, room);
 	if (n == -1) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
 			return TCP_PEEK_AGAIN;
 		*err = errno;
 		return TCP_PEEK_CLOSED;
 	}
-	if (n == 0)
-		return TCP_PEEK_CLOSED;
-	if ((size_t)n <= p->len)
-		return TCP_PEEK_AGAIN;	/* nothing new */
-	p->len = (uint32_t)n;
+	if (n == 0) {
+		if (p->len == 0)
+			return TCP_PEEK_CLOSED;
+		p->eof = true;
+		return TCP_PEEK_AGAIN;
+	}
+	p->len += (uint32_t)n;
+	/* A short read emptied the socket (as the relay's, tcp_relay.c). */
+	p->drained = (size_t)n < room;
 	for (i = 0; i < rule->nroutes; i++) {
-		v = route_verdict(p, &rule->routes[i], (size_t)n);
+		v = route_verdict(p, &rule->routes[i], at, p->len);
 		if (v == PROBE_MATCH) {
 			*route = &rule->routes[i];
 			peek_note(p, *route);
@@ -200,5 +228,15 @@ tcp_peek_look(struct tcp_peek *p, int fd, const struct xprt_ops *xprt,
 	}
 	if (v == PROBE_NO)
 		return TCP_PEEK_UNMATCHED;
-	return n == PROBE_PEEK_MAX ? TCP_PEEK_OVERSIZED : TCP_PEEK_AGAIN;
+	if (p->len == PROBE_PEEK_MAX)
+		return TCP_PEEK_OVERSIZED;
+	/* Undecided: the bytes so far wait with the session. */
+	if (p->kept == NULL) {
+		if ((p->kept = pool_get(pool, KEPT_SIZE)) == NULL) {
+			*err = ENOMEM;
+			return TCP_PEEK_SHORTAGE;
+		}
+		memcpy(p->kept, first_look, p->len);
+	}
+	return TCP_PEEK_AGAIN;
 }

@@ -1,14 +1,15 @@
 /*
  * tcp_peek.h - the peek stage of a TCP session on a rule with routes
  * (route.h): between the accept (and an accept_proxy header) and the
- * connect, the client's first bytes are looked at, not taken, until the
- * routes' probes (probe.h) pick a route.  The bytes stay queued on the
- * client socket, so they reach the chosen backend first (after a PROXY
- * header) and the relay goes on as for any rule, splice included.
+ * connect, the client's first bytes are read until the routes' probes
+ * (probe.h) pick a route.  The session hands them to the relay, which
+ * writes them to the chosen backend first (after a PROXY header) and
+ * goes on as for any rule, splice included.
  */
 #ifndef FERRYD_TCP_PEEK_H
 #define FERRYD_TCP_PEEK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "probe.h"
@@ -22,8 +23,13 @@ struct tcp_peek {
 	struct probe_tls	*tls;	/* from the pool while undecided, if a
 					 * route needs it */
 	struct probe_http	 http;
+	uint8_t			*kept;	/* from the pool while undecided: the
+					 * bytes read so far */
 	uint8_t			 tls_v, http_v;	/* enum probe_verdict */
-	uint32_t		 len;	/* bytes looked at so far */
+	bool			 drained;	/* the last read emptied the
+						 * socket */
+	bool			 eof;	/* and then the client's end came */
+	uint32_t		 len;	/* bytes read so far */
 	/* What the chosen route matched, for PROXY v2 and the access log. */
 	char			 sni[PROBE_NAME_MAX + 1];
 };
@@ -34,7 +40,8 @@ enum tcp_peek_status {
 	TCP_PEEK_UNMATCHED,	/* no route takes what it sent */
 	TCP_PEEK_OVERSIZED,	/* PROBE_PEEK_MAX bytes, still undecided */
 	TCP_PEEK_CLOSED,	/* the client closed (*err 0) or failed */
-	TCP_PEEK_SHORTAGE	/* no memory for a probe's state */
+	TCP_PEEK_SHORTAGE	/* no memory for a probe's state or the
+				 * bytes (*err ENOMEM) */
 };
 
 /* Before the first look, for rule's routes. 0, or -1 (ENOMEM). */
@@ -42,14 +49,22 @@ int	tcp_peek_init(struct tcp_peek *p, struct pool *pool,
     const struct rule *rule);
 
 /*
- * Look at what client socket fd has queued (through xprt's peek) and
+ * Read what client socket fd has queued (through xprt's rcv_buf) and
  * run the probes rule's routes need on the bytes new since the last
  * look; the first route in order that matches wins, and one still
- * undecided holds back those after it.
+ * undecided holds back those after it (the bytes are then kept, from
+ * pool).  A client that ends after some bytes is undecided until
+ * peek_timeout.
  */
 enum tcp_peek_status tcp_peek_look(struct tcp_peek *p, int fd,
-    const struct xprt_ops *xprt, const struct rule *rule,
-    const struct route **route, int *err);
+    const struct xprt_ops *xprt, struct pool *pool,
+    const struct rule *rule, const struct route **route, int *err);
+
+/*
+ * The p->len bytes read so far, for the relay: valid until the next
+ * look of any session or tcp_peek_end.
+ */
+const uint8_t	*tcp_peek_bytes(const struct tcp_peek *p);
 
 /* The peek is over (decided or not): the probes' state goes back. */
 void	tcp_peek_end(struct tcp_peek *p, struct pool *pool);

@@ -46,6 +46,12 @@
 #define SPLICE_BACK  16
 #define SPLICE_SMALL 4
 
+/*
+ * A preamble and the bytes a peek took: a PROXY header and at most
+ * PROBE_PEEK_MAX (probe.h), with room to spare.
+ */
+#define BUFFER_GROW_MAX (64 * 1024)
+
 /* What a step did. */
 enum step { STEP_IDLE, STEP_MOVED, STEP_ENDED };
 
@@ -112,20 +118,34 @@ tcp_relay_preamble(const struct tcp_relay_env *env, struct tcp_relay *r,
     const void *data, size_t len)
 {
 	struct tcp_dir *d = &r->dir[TCP_CLIENT];
+	char           *buf;
+	size_t          size;
 
-	BUG_ON(pending(d) || d->bytes != 0);
-	if (len > r->bufsize) {
+	/* Nothing written yet: a preamble before, or the bytes taken after. */
+	BUG_ON(d->off != 0 || d->bytes != 0 || d->pipe[0] != -1);
+	if (d->len + len > BUFFER_GROW_MAX) {
 		errno = EMSGSIZE;
 		return -1;
 	}
-	if (d->buf == NULL && (d->buf = pool_get(env->pool, r->bufsize)) ==
-	    NULL) {
-		errno = ENOMEM;
-		return -1;
+	/*
+	 * A buffer_size smaller than the bytes a peek took: this relay's
+	 * buffers are larger (the other direction holds none yet).
+	 */
+	size = d->len + len > r->bufsize ? d->len + len : r->bufsize;
+	if (d->buf == NULL || size != r->bufsize) {
+		if ((buf = pool_get(env->pool, size)) == NULL) {
+			errno = ENOMEM;
+			return -1;
+		}
+		if (d->buf != NULL) {
+			memcpy(buf, d->buf, d->len);
+			pool_put(env->pool, d->buf, r->bufsize);
+		}
+		d->buf = buf;
+		r->bufsize = (uint32_t)size;
 	}
-	memcpy(d->buf, data, len);
-	d->off = 0;
-	d->len = (uint32_t)len;
+	memcpy(d->buf + d->len, data, len);
+	d->len += (uint32_t)len;
 	return 0;
 }
 
@@ -135,6 +155,20 @@ tcp_relay_limit(struct tcp_relay *r, struct rate_budget *in,
 {
 	r->budget[TCP_CLIENT] = in;
 	r->budget[TCP_BACKEND] = out;
+}
+
+void
+tcp_relay_taken(struct tcp_relay *r, size_t len, bool drained)
+{
+	struct tcp_dir *d = &r->dir[TCP_CLIENT];
+
+	d->bytes += len;
+	/* As after a short read (dir_read): the next byte brings an event. */
+	if (drained) {
+		r->ready[TCP_CLIENT] &= ~EV_READ;
+		if (r->fin[TCP_CLIENT])
+			d->eof = true;
+	}
 }
 
 /*
@@ -223,9 +257,18 @@ copy:
 
 /*
  * The first write to the backend, if no longer than this, leaves as one
- * segment on any path (less than the smallest MSS in use).
+ * segment on any path, so Nagle's algorithm cannot hold any of it back.
+ * A longer one is cut at the MSS, and its last, small segment waits for
+ * the ACK of the first: a delayed ACK (40 ms on Linux, up to 500 ms
+ * elsewhere) if the backend has nothing to say before the whole request.
+ * The connection's MSS is not known without a system call; the least a
+ * host must accept is 536 (RFC 9293 3.7.1, the default when the peer
+ * sends no MSS option), of which Linux gives 12 bytes to the timestamp
+ * option (RFC 7323) on every segment: 524 bytes of data.  (512 used to
+ * be the limit here, just below: a ClientHello as OpenSSL pads it, 517
+ * bytes, set TCP_NODELAY on every TLS connection for nothing.)
  */
-#define NAGLE_SMALL	512
+#define NAGLE_SMALL	(536 - 12)
 
 /*
  * Before a write of len bytes to the backend: TCP_NODELAY, once Nagle's

@@ -95,13 +95,24 @@ void	tcp_relay_limit(struct tcp_relay *r, struct rate_budget *in,
     struct rate_budget *out);
 
 /*
- * Bytes to send to the backend before any of the client's (a PROXY
- * header): they wait in the client direction like a read, so they leave
- * first, also when the rest is spliced.  Call before the first run; at
- * most bufsize bytes.  Returns 0, or -1 with errno (ENOMEM, EMSGSIZE).
+ * Bytes to send to the backend before any the relay reads from the
+ * client (a PROXY header, then the client's first bytes a peek took):
+ * they wait in the client direction like a read, after those of an
+ * earlier call, so they leave first, also when the rest is spliced.
+ * Call before the first write to the backend; at most 64 KiB in all (a
+ * smaller buffer_size is raised for this relay).  Returns 0, or -1 with
+ * errno (ENOMEM, EMSGSIZE).
  */
 int	tcp_relay_preamble(const struct tcp_relay_env *env,
     struct tcp_relay *r, const void *data, size_t len);
+
+/*
+ * The last len bytes of the preamble are the client's, taken by a
+ * peek: counted as read from it.  drained: that read emptied the
+ * socket, so the relay does not read it again before a new event (and
+ * an end it had reported came after those bytes).
+ */
+void	tcp_relay_taken(struct tcp_relay *r, size_t len, bool drained);
 
 /*
  * Whether the backend socket still has Nagle's algorithm on: the relay

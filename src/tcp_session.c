@@ -513,11 +513,11 @@ session_io(struct event_loop *loop, int fd, int events, void *data)
 	if (ss->state == TCP_PEEKING) {
 		BUG_ON(side != TCP_CLIENT);
 		session_peek(ss, events);
-		/* Picked: the relay takes the bytes looked at, as a read. */
-		if (ss->state != TCP_CONNECTING) {
-			(void)session_settle(ss);
-			return;
-		}
+		/* Picked: the relay has the bytes read and noted the events. */
+		if (ss->state == TCP_CONNECTING)
+			session_relay(ss);
+		(void)session_settle(ss);
+		return;
 	}
 	if ((err = tcp_relay_note(&ss->relay, side, events)) != 0)
 		session_abort(ss, side, err);

@@ -42,20 +42,24 @@ session_unrouted(struct tcp_session *ss, volatile uint64_t *what,
 
 /*
  * The peek picked route rt: the session connects to its upstream, from
- * now on for connect_timeout, a PROXY header first if it sends one.
+ * now on for connect_timeout, a PROXY header first if it sends one, then
+ * the bytes the peek read.  events: the client socket's last (the relay
+ * notes them); drained: the peek's last read emptied the socket.
  */
 static void
-session_route(struct tcp_session *ss, const struct route *rt)
+session_route(struct tcp_session *ss, const struct route *rt, int events,
+    bool drained)
 {
 	struct tcp_sessions	*ts = ss->owner;
+	struct tcp_peek		*p = &ss->peek->look;
 	uint64_t		 us = (uint64_t)(stats_now_us() -
 				    ss->accepted_us);
+	int			 err;
 
 	ss->route = rt;
 	ss->dest = &rt->dest;
 	ss->state = TCP_CONNECTING;
 	ss->connect_from = event_now(ts->env.loop);
-	tcp_peek_end(&ss->peek->look, ts->env.pool);
 	if (ss->peek->resting) {
 		event_timer_cancel(ts->env.loop, &ss->peek->again);
 		ss->peek->resting = false;
@@ -68,11 +72,24 @@ session_route(struct tcp_session *ss, const struct route *rt)
 	hist_add(&stats_rule(ss->rule)->peek, us);
 	hist_add(&stats_rule(ss->dest)->peek, us);
 	stats_rule(ss->dest)->routed++;
+	/* On failure, session_end gives the peek's state back. */
+	if ((err = tcp_relay_note(&ss->relay, TCP_CLIENT, events)) != 0) {
+		session_abort(ss, TCP_CLIENT, err);
+		return;
+	}
 	if (ss->dest->send_proxy != PROXY_OFF && session_proxy_header(ss,
-	    ss->peek->has_local ? &ss->peek->local : NULL) == -1)
+	    ss->peek->has_local ? &ss->peek->local : NULL) == -1) {
 		session_short(ss, "no buffer for the PROXY header", errno);
-	else
-		session_connect(ss, 0);
+		return;
+	}
+	if (p->len > 0 && tcp_relay_preamble(&ts->env, &ss->relay,
+	    tcp_peek_bytes(p), p->len) == -1) {
+		session_short(ss, "no buffer for the first bytes", errno);
+		return;
+	}
+	tcp_relay_taken(&ss->relay, p->len, drained);
+	tcp_peek_end(p, ts->env.pool);
+	session_connect(ss, 0);
 }
 
 /* The rest is over: watch the client again (it fires if readable). */
@@ -121,13 +138,13 @@ session_peek(struct tcp_session *ss, int events)
 		return;
 	}
 	switch (tcp_peek_look(&ss->peek->look, ss->relay.fd[TCP_CLIENT],
-	    ts->env.xprt, ss->rule, &rt, &err)) {
+	    ts->env.xprt, ts->env.pool, ss->rule, &rt, &err)) {
 	case TCP_PEEK_AGAIN:
 		if (!event_loop_edge(ts->env.loop))
 			session_peek_rest(ss);
 		break;
 	case TCP_PEEK_ROUTE:
-		session_route(ss, rt);
+		session_route(ss, rt, events, ss->peek->look.drained);
 		break;
 	case TCP_PEEK_UNMATCHED:
 		session_unrouted(ss, &sr->unmatched, ACCESSLOG_UNMATCHED,
@@ -151,7 +168,8 @@ session_peek(struct tcp_session *ss, int events)
 
 /*
  * peek_timeout ran out, bytes or not: on_timeout's route (the relay
- * then takes what is queued), or the client is closed.
+ * then sends the bytes read so far and reads on), or the client is
+ * closed.
  */
 void
 session_peek_timeout(struct tcp_session *ss)
@@ -165,16 +183,18 @@ session_peek_timeout(struct tcp_session *ss)
 		return;
 	}
 	stats_rule(rule)->peek_timeouts++;
-	session_route(ss, &rule->routes[rule->on_timeout]);
-	/* Edge-triggered: what the client sent is not reported again. */
-	if (ss->state == TCP_CONNECTING &&
-	    tcp_relay_note(&ss->relay, TCP_CLIENT, EV_READ) == 0)
+	/*
+	 * Edge-triggered: what the client sent since the last look, and
+	 * its end, are not reported again: the relay reads on.
+	 */
+	session_route(ss, &rule->routes[rule->on_timeout], EV_READ, false);
+	if (ss->state == TCP_CONNECTING)
 		session_relay(ss);
 }
 
 /*
  * A rule with routes: the session waits for the bytes that pick one
- * (or peek_timeout), looking without taking; local: a PROXY header's.
+ * (or peek_timeout); local: a PROXY header's.
  */
 void
 session_peek_start(struct tcp_session *ss, const struct sockaddr_any *local)
