@@ -50,6 +50,13 @@ METRICS = [
      "CPU us/conn", "low", "{:.1f}"),
     ("keepalive_rps", "KA req/s", "Keep-alive requests, wrk", "req/s",
      "high", "{:.0f}"),
+    ("ka_cpu", "KA CPU us",
+     "Forwarder CPU (user+sys) per keep-alive request, wrk",
+     "CPU us/request", "low", "{:.2f}"),
+    ("latency_p99_idle", "p99 idle",
+     "Ping-pong RTT p99, 64-byte messages, with the idle connections "
+     "of the memory test open through the forwarder (benchkit)",
+     "us", "low", "{:.1f}"),
     ("pss_per_conn", "PSS/conn",
      "Memory (PSS) per idle connection", "bytes", "low", "{:.0f}"),
     ("udp_pps", "UDP kpps", "UDP datagrams delivered, iperf3 -u -l 64 -b 0",
@@ -351,8 +358,12 @@ TARGETS = [
     ("conn_rate", "connection rate", ">=", 1.3, False),
     ("cpu_per_conn", "CPU per connection (no target)", None, None, False),
     ("keepalive_rps", "keep-alive req/s", ">=", 1.3, False),
+    ("ka_cpu", "CPU per keep-alive request (no target)", None, None,
+     False),
     ("latency_p50", "p50 latency added over direct", "<=", 0.5, True),
     ("latency_p99", "p99 latency added over direct", "<=", 0.5, True),
+    ("latency_p99_idle", "p99 with idle conns (no target)", None, None,
+     False),
     ("bytes_per_syscall", "bytes per syscall (no target)", None, None,
      False),
     ("pss_per_conn", "PSS per idle connection", "abs<=", 1024, False),
@@ -446,6 +457,54 @@ def pair_ratio(data, metric, a, b):
         if av is not None and bv:
             rs.append(av / bv)
     return median(rs)
+
+
+# Issue 28's goals, each against the peer it names: (metric, what,
+# against: "best" for the best other forwarder of each run or a peer id,
+# kind, threshold).
+PERF_GOALS = [
+    ("throughput_p1", "bulk, one stream", "best", ">=", 1.2),
+    ("cpu_per_conn", "CPU per short connection", "best", "<=", 0.8),
+    ("ka_cpu", "CPU per keep-alive request", "nginx", "<=", 0.85),
+    ("latency_p99", "ping-pong p99", "nginx", "<=", 1.0),
+    ("latency_p99_idle", "ping-pong p99, idle conns open", "nginx", "<=",
+     1.0),
+]
+
+
+def perf_goal_lines(data):
+    """Issue 28's goals as ratios of one run each (the median of the
+    per-run ratios), against the best other forwarder or against nginx
+    stream where the goal names it."""
+    present = [g for g in PERF_GOALS if g[0] in data.metrics]
+    if not present:
+        return []
+    out = []
+    for fpeer in data.ferryds():
+        out.append("issue 28's goals: %s against the peer each names "
+                   "(median of the per-run ratios):" % data.label[fpeer])
+        for metric, what, against, kind, thr in present:
+            if against == "best":
+                r, fv, bl, bv, _ = ratios(data, metric, fpeer)
+            else:
+                if not data.run_values(metric, against):
+                    out.append("  %-32s n/a     (%s not measured)" % (
+                        what, against))
+                    continue
+                r = pair_ratio(data, metric, fpeer, against)
+                fv, bv = data.med(metric, fpeer), data.med(metric, against)
+                bl = data.label.get(against, against)
+            if r is None:
+                out.append("  %-32s n/a" % what)
+                continue
+            ok = r >= thr if kind == ">=" else r <= thr
+            out.append("  %-32s %.2fx   goal %s %.2fx   %-4s  %s vs %s %s "
+                       "(%s)" % (what, r, kind, thr,
+                                 "PASS" if ok else "MISS",
+                                 fmt(metric, fv), fmt(metric, bv),
+                                 METRIC[metric][3], bl))
+        out.append("")
+    return out
 
 
 MUX_GOAL = ("mux_tls_rate", "mux_ssh_rate", "mux_cpu_per_conn")
@@ -589,7 +648,8 @@ def svg_chart(data, metric, subtitle):
     _, _, title, unit, better, _ = METRIC[metric]
     rows = [(pid, label, data.med(metric, pid))
             for pid, label, status, _ in data.peers if status == "ok"]
-    if metric in ("cpu_per_gb", "cpu_per_conn", "bytes_per_syscall",
+    if metric in ("cpu_per_gb", "cpu_per_conn", "ka_cpu",
+                  "bytes_per_syscall",
                   "pss_per_conn", "pss_per_session",
                   "udp_dgrams_per_syscall", "mux_cpu_per_conn"):
         rows = [r for r in rows if r[0] != "direct"]
@@ -677,6 +737,7 @@ def cmd_report(d, outdir, summary="summary.txt"):
                                            metric, text))
         lines.append("")
     lines += target_lines(data)
+    lines += perf_goal_lines(data)
     lines += mux_lines(data)
     lines += base_lines(data)
     text = "\n".join(lines).rstrip("\n") + "\n"
