@@ -108,26 +108,21 @@ udp_source_spread(const struct conf *cfg)
 	return least == 0 ? 1 : least;
 }
 
-int
-fdlimit_udp_sessions(const struct conf *cfg, char *why, size_t whylen)
+/*
+ * The sessions the host's ports allow one worker of cfg (at least 1),
+ * before the descriptor limit is looked at; why as fdlimit_udp_sessions.
+ */
+static int
+udp_port_share(const struct conf *cfg, char *why, size_t whylen)
 {
 	unsigned	lo, hi, ports, spread;
-	rlim_t		fds;
 	int		share;
 	bool		read;
 
-	if (!conf_has_udp(cfg)) {
-		if (why != NULL)
-			snprintf(why, whylen, "no UDP rule");
-		return 0;
-	}
 	read = port_range(&lo, &hi);
 	ports = hi - lo + 1;
 	spread = udp_source_spread(cfg);
 	share = (int)((uint64_t)ports / 2 * spread / (unsigned)cfg->workers);
-	if (share < 1)
-		share = 1;
-	fds = udp_descriptors(cfg);
 	if (why != NULL) {
 		char each[48] = "";
 
@@ -135,11 +130,43 @@ fdlimit_udp_sessions(const struct conf *cfg, char *why, size_t whylen)
 			snprintf(each, sizeof(each), " on each of %u source "
 			    "addresses", spread);
 		snprintf(why, whylen, "half of the host's %u ephemeral ports "
-		    "(%u-%u%s)%s over %d worker(s)%s", ports, lo, hi, read ?
-		    "" : ", assumed", each, cfg->workers, fds < (rlim_t)share ?
-		    ", cut to the descriptors TCP leaves" : "");
+		    "(%u-%u%s)%s over %d worker(s)", ports, lo, hi, read ?
+		    "" : ", assumed", each, cfg->workers);
 	}
-	return fds < (rlim_t)share ? (int)fds : share;
+	return share < 1 ? 1 : share;
+}
+
+int
+fdlimit_udp_sessions(const struct conf *cfg, char *why, size_t whylen,
+    bool *cut)
+{
+	char	ports[192];
+	rlim_t	fds;
+	int	share;
+
+	*cut = false;
+	if (!conf_has_udp(cfg)) {
+		if (why != NULL)
+			snprintf(why, whylen, "no UDP rule");
+		return 0;
+	}
+	share = udp_port_share(cfg, ports, sizeof(ports));
+	fds = udp_descriptors(cfg);
+	if (fds >= (rlim_t)share) {
+		if (why != NULL)
+			snprintf(why, whylen, "%s", ports);
+		return share;
+	}
+	*cut = true;
+	if (why != NULL)
+		snprintf(why, whylen, "not %s (%d): the descriptor limit "
+		    "leaves %llu once the %llu descriptors of max_connections "
+		    "= %d are reserved; raise the hard limit (LimitNOFILE=, "
+		    "ulimit -Hn) or lower max_connections", ports, share,
+		    (unsigned long long)fds,
+		    (unsigned long long)fdlimit_sockets(cfg),
+		    cfg->max_connections);
+	return (int)fds;
 }
 
 rlim_t
@@ -170,8 +197,12 @@ fdlimit_raise(const struct conf *cfg, char *err, size_t errlen)
 {
 	struct rlimit rl;
 	rlim_t        need = fdlimit_sockets(cfg);
+	/*
+	 * The ports' share of UDP sessions, not what today's limit leaves
+	 * of it: that is what this raises.
+	 */
 	rlim_t        want = need + fdlimit_pipes(cfg) +
-	    (rlim_t)fdlimit_udp_sessions(cfg, NULL, 0);
+	    (conf_has_udp(cfg) ? (rlim_t)udp_port_share(cfg, NULL, 0) : 0);
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == -1) {
 		snprintf(err, errlen, "getrlimit: %s", strerror(errno));

@@ -5,6 +5,7 @@
 #ifndef FERRYD_FDLIMIT_H
 #define FERRYD_FDLIMIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/resource.h>
 
@@ -31,11 +32,12 @@ rlim_t fdlimit_pipes(const struct conf *cfg);
  * from many sources must fill ferryd's budget, never the host's ports.
  * By default the workers share half of the host's ephemeral ports
  * (ip_local_port_range); never more than what the descriptor limit
- * leaves once TCP's are reserved.  0 when cfg has no UDP rule.  why (may
- * be NULL) says how the figure was reached, for the log.
+ * leaves once TCP's are reserved (then *cut is set).  0 when cfg has no
+ * UDP rule.  why (may be NULL) says how the figure was reached, for the
+ * log.
  */
 int    fdlimit_udp_sessions(const struct conf *cfg, char *why,
-    size_t whylen);
+    size_t whylen, bool *cut);
 
 /*
  * Raise RLIMIT_NOFILE to fit sockets, UDP sessions and pipes, as far as

@@ -100,12 +100,14 @@ master_slots_set(struct master *m, struct slot *slots, int n)
 void
 master_set_budgets(struct master *m, struct conf *cfg)
 {
-	char	why[256];
-	int	budget = fdlimit_udp_sessions(cfg, why, sizeof(why));
+	char	why[512];
+	bool	cut;
+	int	budget = fdlimit_udp_sessions(cfg, why, sizeof(why), &cut);
 
+	/* A budget cut by the descriptor limit evicts busy sessions. */
 	if (budget > 0 && budget != m->udp_budget)
-		log_notice("UDP sessions: at most %d per worker, %s", budget,
-		    why);
+		log_at(cut ? LOG_LEVEL_WARNING : LOG_LEVEL_NOTICE,
+		    "UDP sessions: at most %d per worker, %s", budget, why);
 	m->udp_budget = budget;
 	/* Before the fork: the old generation's cells are alive still. */
 	rate_table_assign(cfg, m->gen, master_generation_alive, m);
