@@ -19,7 +19,8 @@
  * flight (off < len) in exactly one of its buffer or its pipe; a
  * direction passed its FIN on (shut) only after its own FIN (eof) and
  * with nothing left in flight; nothing is written to a backend that is
- * still connecting.
+ * still connecting; no byte a peek took is written before the budget
+ * paid for it.
  */
 #include "ferryd.h"
 
@@ -381,6 +382,7 @@ relay_pay(const struct tcp_relay_env *env, struct tcp_relay *r)
 	struct tcp_dir *d = &r->dir[TCP_CLIENT];
 	size_t          n;
 
+	BUG_ON(d->off + r->unpaid > d->len);
 	n = relay_grant(env, r, TCP_CLIENT, r->unpaid < r->bufsize ?
 	    r->unpaid : r->bufsize);
 	rate_budget_spend(r->budget[TCP_CLIENT], n);
