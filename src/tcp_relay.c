@@ -19,7 +19,8 @@
  * flight (off < len) in exactly one of its buffer or its pipe; a
  * direction passed its FIN on (shut) only after its own FIN (eof) and
  * with nothing left in flight; nothing is written to a backend that is
- * still connecting.
+ * still connecting; no byte a peek took is written before the budget
+ * paid for it.
  */
 #include "ferryd.h"
 
@@ -163,6 +164,8 @@ tcp_relay_taken(struct tcp_relay *r, size_t len, bool drained)
 	struct tcp_dir *d = &r->dir[TCP_CLIENT];
 
 	d->bytes += len;
+	if (r->budget[TCP_CLIENT] != NULL)
+		r->unpaid = (uint32_t)len;
 	/* As after a short read (dir_read): the next byte brings an event. */
 	if (drained) {
 		r->ready[TCP_CLIENT] &= ~EV_READ;
@@ -295,19 +298,19 @@ backend_nagle(struct tcp_relay *r, size_t len)
  * follows at once leaves in the same segment.
  */
 static ssize_t
-dir_write(const struct tcp_relay_env *env, struct tcp_relay *r, int s)
+dir_write(const struct tcp_relay_env *env, struct tcp_relay *r, int s,
+    size_t len)
 {
 	struct tcp_dir *d = &r->dir[s];
 	int             to = r->fd[TCP_OTHER(s)];
+	bool            last = d->eof && len == d->len - d->off;
 
 	BUG_ON(TCP_OTHER(s) == TCP_BACKEND && r->connecting);
 	if (TCP_OTHER(s) == TCP_BACKEND && r->nagle != NAGLE_OFF)
-		backend_nagle(r, d->len - d->off);
+		backend_nagle(r, len);
 	if (d->pipe[0] != -1)
-		return env->xprt->snd_pipe(d->pipe[0], to, d->len - d->off,
-		    d->eof);
-	return env->xprt->snd_buf(to, d->buf + d->off, d->len - d->off,
-	    d->eof);
+		return env->xprt->snd_pipe(d->pipe[0], to, len, last);
+	return env->xprt->snd_buf(to, d->buf + d->off, len, last);
 }
 
 /* Side s's socket failed with err: the connection ends. */
@@ -339,6 +342,55 @@ can_write(const struct tcp_relay *r, int s)
 }
 
 /*
+ * What direction s may move under its budget, want bytes at most; 0:
+ * nothing until resume_at, which is set (the earliest of the two
+ * directions').  The socket stays ready: the relay reads it when run
+ * again.
+ */
+static size_t
+relay_grant(const struct tcp_relay_env *env, struct tcp_relay *r, int s,
+    size_t want)
+{
+	uint64_t n = rate_budget_grant(r->budget[s], want,
+	    event_now_us(env->loop));
+	int64_t  at;
+
+	if (n > 0) {
+		if (r->waiting[s])
+			rate_budget_waiting(r->budget[s], -1);
+		r->waiting[s] = false;
+		return (size_t)n;
+	}
+	if (!r->waiting[s])
+		rate_budget_waiting(r->budget[s], 1);
+	r->waiting[s] = r->starved[s] = true;
+	at = event_now(env->loop) + rate_budget_wait_ms(r->budget[s]);
+	if (r->resume_at == 0 || at < r->resume_at)
+		r->resume_at = at;
+	return 0;
+}
+
+/*
+ * The peeked bytes at the end of the client's direction are paid for
+ * as they are written, as much at a time as a read may take, with what
+ * comes before them (a PROXY header, free) in the same write.  Returns
+ * what may be written now (0: nothing until resume_at).
+ */
+static size_t
+relay_pay(const struct tcp_relay_env *env, struct tcp_relay *r)
+{
+	struct tcp_dir *d = &r->dir[TCP_CLIENT];
+	size_t          n;
+
+	BUG_ON(d->off + r->unpaid > d->len);
+	n = relay_grant(env, r, TCP_CLIENT, r->unpaid < r->bufsize ?
+	    r->unpaid : r->bufsize);
+	rate_budget_spend(r->budget[TCP_CLIENT], n);
+	r->unpaid -= (uint32_t)n;
+	return d->len - r->unpaid - d->off;
+}
+
+/*
  * Write what direction s holds to the other side, then its FIN if it has
  * one.  A short send means the socket buffer is full: another would only
  * return EAGAIN.
@@ -348,10 +400,15 @@ dir_flush(const struct tcp_relay_env *env, struct tcp_relay *r, int s)
 {
 	struct tcp_dir *d = &r->dir[s];
 	int             to = r->fd[TCP_OTHER(s)];
+	size_t          len;
 	ssize_t         n;
 
 	if (pending(d)) {
-		n = dir_write(env, r, s);
+		/* Peeked bytes the budget has not paid for wait for it. */
+		if ((len = s == TCP_CLIENT && r->unpaid > 0 ?
+		    relay_pay(env, r) : d->len - d->off) == 0)
+			return STEP_IDLE;
+		n = dir_write(env, r, s, len);
 		if (n == -1) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK) {
 				r->ready[TCP_OTHER(s)] &= ~EV_WRITE;
@@ -363,10 +420,13 @@ dir_flush(const struct tcp_relay_env *env, struct tcp_relay *r, int s)
 		}
 		d->off += (uint32_t)n;
 		r->last_active = event_now(env->loop);
-		if (pending(d)) {
+		if ((size_t)n < len) {
 			r->ready[TCP_OTHER(s)] &= ~EV_WRITE;
 			return STEP_MOVED;
 		}
+		/* All that was paid for: the next part, in the next round. */
+		if (pending(d))
+			return STEP_MOVED;
 	}
 	dir_release(env, r, d);
 	if (d->eof && !d->shut) {
@@ -429,33 +489,6 @@ dir_pump(const struct tcp_relay_env *env, struct tcp_relay *r, int s,
 }
 
 /*
- * What direction s may read under its budget; 0: nothing until
- * resume_at, which is set (the earliest of the two directions').  The
- * socket stays ready: the relay reads it when run again.
- */
-static size_t
-relay_grant(const struct tcp_relay_env *env, struct tcp_relay *r, int s)
-{
-	uint64_t n = rate_budget_grant(r->budget[s], r->bufsize,
-	    event_now_us(env->loop));
-	int64_t  at;
-
-	if (n > 0) {
-		if (r->waiting[s])
-			rate_budget_waiting(r->budget[s], -1);
-		r->waiting[s] = false;
-		return (size_t)n;
-	}
-	if (!r->waiting[s])
-		rate_budget_waiting(r->budget[s], 1);
-	r->waiting[s] = r->starved[s] = true;
-	at = event_now(env->loop) + rate_budget_wait_ms(r->budget[s]);
-	if (r->resume_at == 0 || at < r->resume_at)
-		r->resume_at = at;
-	return 0;
-}
-
-/*
  * Move direction s on by what its sockets allow: read if it holds
  * nothing, then write out what it holds.
  */
@@ -467,7 +500,8 @@ dir_step(const struct tcp_relay_env *env, struct tcp_relay *r, int s)
 	size_t          want = r->bufsize;
 
 	if (!pending(d) && !d->eof && (r->ready[s] & EV_READ) &&
-	    (r->budget[s] == NULL || (want = relay_grant(env, r, s)) > 0)) {
+	    (r->budget[s] == NULL ||
+	    (want = relay_grant(env, r, s, r->bufsize)) > 0)) {
 		if ((step = dir_pump(env, r, s, want)) != STEP_MOVED)
 			return step;
 	}
@@ -475,6 +509,16 @@ dir_step(const struct tcp_relay_env *env, struct tcp_relay *r, int s)
 		step = dir_flush(env, r, s);
 	dir_check(d);
 	return step;
+}
+
+/* The client's direction holds only peeked bytes that wait for budget. */
+static bool
+owing(const struct tcp_relay *r)
+{
+	const struct tcp_dir *d = &r->dir[TCP_CLIENT];
+
+	return r->starved[TCP_CLIENT] && r->unpaid > 0 &&
+	    d->off + r->unpaid == d->len;
 }
 
 /*
@@ -491,10 +535,14 @@ relay_watch(const struct tcp_relay_env *env, struct tcp_relay *r)
 		if (r->fd[s] == -1)
 			continue;
 		d = &r->dir[s];
-		/* A direction out of budget: poll(2) must not spin on it. */
+		/*
+		 * A direction out of budget, to read or to write peeked
+		 * bytes: poll(2) must not spin on it.
+		 */
 		mask = EV_EDGE | (!d->eof && !pending(d) && !r->starved[s] ?
 		    EV_READ : 0) |
-		    (pending(&r->dir[TCP_OTHER(s)]) ||
+		    ((pending(&r->dir[TCP_OTHER(s)]) &&
+		    !(s == TCP_BACKEND && owing(r))) ||
 		    (s == TCP_BACKEND && r->connecting) ? EV_WRITE : 0);
 		if (event_mask(env->loop, r->fd[s], mask) == -1)
 			log_err("cannot watch %s socket: %s", s == TCP_CLIENT ?

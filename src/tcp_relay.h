@@ -69,6 +69,12 @@ struct tcp_relay {
 	int64_t		 resume_at;
 	bool		 starved[2];	/* direction s waits for it now */
 	bool		 waiting[2];	/* ... since its last grant */
+	/*
+	 * The last bytes of the client's direction that a peek took and
+	 * its budget has not been charged for: they wait for it as a read
+	 * would, and are charged as they are written (tcp_relay_taken).
+	 */
+	uint32_t	 unpaid;
 };
 
 enum tcp_relay_status {
@@ -108,9 +114,12 @@ int	tcp_relay_preamble(const struct tcp_relay_env *env,
 
 /*
  * The last len bytes of the preamble are the client's, taken by a
- * peek: counted as read from it.  drained: that read emptied the
- * socket, so the relay does not read it again before a new event (and
- * an end it had reported came after those bytes).
+ * peek: counted as read from it, and charged to the client direction's
+ * budget (tcp_relay_limit) as they are written to the backend, as much
+ * at a time as a read may take: a spent budget holds them back until
+ * resume_at like a read.  drained: that read emptied the socket, so
+ * the relay does not read it again before a new event (and an end it
+ * had reported came after those bytes).
  */
 void	tcp_relay_taken(struct tcp_relay *r, size_t len, bool drained);
 

@@ -29,6 +29,7 @@ usage(void)
 	    "       routekit send PORT DATA [--bytewise] [--split-record N] "
 	    "[--silent-ms MS] [--echo]\n"
 	    "       routekit loop PORT COUNT DATA NAME\n"
+	    "       routekit flood PORT CONNS DATA\n"
 	    "DATA: text with \\r \\n \\xHH escapes, or @FILE\n");
 	exit(2);
 }
@@ -371,6 +372,52 @@ cmd_loop(int argc, char **argv)
 	return failed == 0 ? 0 : 1;
 }
 
+/*
+ * flood: CONNS connections at once, each sends DATA in one write and
+ * its FIN, then waits (60 s at most) for the end from the other side,
+ * discarding what comes before it.  Prints how many ended so.
+ */
+static int
+cmd_flood(int argc, char **argv)
+{
+	static unsigned char	data[DATA_MAX], sink[16384];
+	struct pollfd		p[CONNS_MAX];
+	size_t			len;
+	time_t			deadline = time(NULL) + 60;
+	int			i, n, left, ended = 0;
+	ssize_t			r;
+
+	if (argc != 3 || (n = atoi(argv[1])) < 1 || n > CONNS_MAX)
+		usage();
+	len = data_of(argv[2], data);
+	for (i = 0; i < n; i++) {
+		p[i].fd = connect_to(atoi(argv[0]));
+		p[i].events = POLLIN;
+	}
+	for (i = 0; i < n; i++)
+		if (write(p[i].fd, data, len) != (ssize_t)len ||
+		    shutdown(p[i].fd, SHUT_WR) == -1) {
+			perror("write");
+			return 1;
+		}
+	for (left = n; left > 0 && time(NULL) < deadline; ) {
+		if (poll(p, (nfds_t)n, 1000) <= 0)
+			continue;
+		for (i = 0; i < n; i++) {
+			if (p[i].fd == -1 || p[i].revents == 0)
+				continue;
+			if ((r = read(p[i].fd, sink, sizeof(sink))) > 0)
+				continue;
+			ended += r == 0;
+			close(p[i].fd);
+			p[i].fd = -1;
+			left--;
+		}
+	}
+	printf("connections=%d ended=%d\n", n, ended);
+	return ended == n ? 0 : 1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -384,6 +431,8 @@ main(int argc, char **argv)
 		return cmd_send(argc - 2, argv + 2);
 	if (strcmp(argv[1], "loop") == 0)
 		return cmd_loop(argc - 2, argv + 2);
+	if (strcmp(argv[1], "flood") == 0)
+		return cmd_flood(argc - 2, argv + 2);
 	usage();
 	return 2;
 }

@@ -19,6 +19,7 @@
 
 #include "event.h"
 #include "pool.h"
+#include "rate.h"
 #include "sock.h"
 #include "stats.h"
 #include "tcp_relay.h"
@@ -380,6 +381,63 @@ test_preamble(int splice, const char *name)
 	bench_close(&b);
 }
 
+/*
+ * rule_rate_limit: the bytes a peek took are charged as they are written
+ * to the backend, a part at a time; a spent budget holds the rest back
+ * (resume_at set), and they follow in order when it has room again.  A
+ * PROXY header before them is not the client's: it goes free, in the
+ * first write.
+ */
+static void
+test_preamble_budget(void)
+{
+	struct bench	 b;
+	static char	 peeked[8000], buf[sizeof(peeked) + 64];
+	const char	*pre = "PROXY TCP4 192.0.2.1 192.0.2.2 1 2\r\n";
+	size_t		 n, i, len = strlen(pre);
+	ssize_t		 s;
+	int		 end, runs;
+
+	if (rate_region_open() == -1)
+		abort();
+	/* 2048 bytes/s: a bucket of 2048, taken 1024 at a time. */
+	rate_cell_set(1, 2048, true);
+	bench_open(&b, 't', SPLICE_OFF, true, 4096);
+	b.r.ready[TCP_BACKEND] = EV_WRITE;
+	tcp_relay_limit(&b.r, rate_budget_of(1, RATE_IN), NULL);
+	for (i = 0; i < sizeof(peeked); i++)
+		peeked[i] = pattern(i);
+	check(tcp_relay_preamble(&b.env, &b.r, pre, len) == 0 &&
+	    tcp_relay_preamble(&b.env, &b.r, peeked, sizeof(peeked)) == 0,
+	    "budget: preamble and peeked bytes accepted");
+	tcp_relay_taken(&b.r, sizeof(peeked), true);
+	b.status = tcp_relay_run(&b.env, &b.r);
+	/* What came (the loop's rounds run nothing: no event, no timer). */
+	for (i = 0, n = 0; i < 3; i++) {
+		spin(&b);
+		while ((s = recv(b.d, buf + n, sizeof(buf) - n, 0)) > 0)
+			n += (size_t)s;
+	}
+	check(b.status == TCP_RELAY_OPEN && n >= len + 1024 &&
+	    n <= len + 2048 + 1024 && b.r.resume_at != 0 &&
+	    b.r.unpaid == sizeof(peeked) + len - n,
+	    "budget: the header and a bucket's worth pass, the rest waits "
+	    "(%zu of %zu bytes, %u unpaid)", n, len + sizeof(peeked),
+	    (unsigned)b.r.unpaid);
+	/* Room again: the rest follows, in order, all charged. */
+	rate_cell_set(1, 1 << 30, false);
+	for (runs = 0; runs < 100 && n < len + sizeof(peeked) &&
+	    b.status == TCP_RELAY_OPEN; runs++) {
+		b.status = tcp_relay_run(&b.env, &b.r);
+		n += collect(&b, b.d, buf + n, len + sizeof(peeked) - n, &end);
+	}
+	check(n == len + sizeof(peeked) && memcmp(buf, pre, len) == 0 &&
+	    memcmp(buf + len, peeked, sizeof(peeked)) == 0 &&
+	    b.r.unpaid == 0 && b.r.dir[TCP_CLIENT].bytes == sizeof(peeked),
+	    "budget: then the rest, in order (%zu bytes, %d runs)", n, runs);
+	bench_close(&b);
+}
+
 /* No pipe to be had: splice falls back to copying, losing nothing. */
 static void
 test_no_pipes(void)
@@ -620,6 +678,7 @@ main(void)
 	}
 	test_preamble(SPLICE_OFF, "preamble, copy");
 	test_preamble(SPLICE_ON, "preamble, splice");
+	test_preamble_budget();
 	test_no_pipes();
 	test_urgent(SPLICE_ON, "urgent, splice");
 	test_urgent(SPLICE_OFF, "urgent, copy");
