@@ -278,6 +278,29 @@ file_backends(const struct conf *cfg, FILE *f)
 	}
 }
 
+/*
+ * The directory of the state file could not be synced (a file system
+ * that refuses, a disk going bad): said once, not at every command.
+ */
+static struct log_episode dir_unsynced;
+
+/* What safefile_replace said (rc, err): a directory not synced is no error. */
+static int
+save_result(const struct conf *cfg, int rc, const char *err)
+{
+	uint64_t	n;
+	int64_t		ms;
+
+	if (rc == 1)
+		log_episode_hit(&dir_unsynced, "%s (said once until it works "
+		    "again)", err);
+	else if (rc == 0 && (n = log_episode_end(&dir_unsynced, &ms)) > 0)
+		log_notice("state file %s: its directory is synced again, "
+		    "after %llu writes not synced in %lld ms", cfg->state_file,
+		    (unsigned long long)n, (long long)ms);
+	return rc == -1 ? -1 : 0;
+}
+
 int
 master_statefile_save(const struct conf *cfg, char *err, size_t errlen)
 {
@@ -306,5 +329,5 @@ master_statefile_save(const struct conf *cfg, char *err, size_t errlen)
 	rc = safefile_replace(cfg->state_file, text, len, 0644, "state file",
 	    err, errlen);
 	free(text);
-	return rc;
+	return save_result(cfg, rc, err);
 }
