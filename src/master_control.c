@@ -136,11 +136,15 @@ say_backend(struct control_client *c, const struct rule *r,
 	memset(&st, 0, sizeof(st));
 	(void)stats_read_backend(b->stat, &st);
 	/* A route's backend is RULE/ROUTE/ADDRESS. */
-	say(c, "%s/%s state=%s admin=%s weight=%d%s active=%llu\n",
+	say(c, "%s/%s state=%s admin=%s weight=%d%s active=%llu",
 	    rule_log_name(rule_dest_of(r, b)), addr_format((const void *)&b->addr.ss, a,
 	    sizeof(a)), health_names[health_state(b, now)],
 	    admin_names[health_admin(b)], health_weight(b),
 	    b->backup ? " backup" : "", (unsigned long long)st.active);
+	/* Drained or disabled: since when (kept by state_file). */
+	if (health_admin(b) != HEALTH_READY && health_admin_since(b) > 0)
+		say(c, " since=%lld", (long long)health_admin_since(b));
+	say(c, "\n");
 }
 
 static int
@@ -268,6 +272,7 @@ set_admin(struct control_client *c, const struct rule *r,
 	if (cell == NULL || cell->admin == admin)
 		return;
 	cell->admin = (uint8_t)admin;
+	cell->admin_since = (int64_t)time(NULL);
 	health_changed(cell);
 	log_notice("%s: backend %s is %s now (control, uid %d)",
 	    rule_log_name(rule_dest_of(r, b)), addr_format((const void *)&b->addr.ss, a,
