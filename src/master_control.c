@@ -765,6 +765,23 @@ master_control_follow(struct master *m)
 	}
 }
 
+bool
+master_control_before_exec(struct master *m, bool cut)
+{
+	const struct control_client	*c;
+	size_t				 n = 0;
+
+	if (cut)
+		master_sessions_cut(m);	/* answered and written, if it can */
+	TAILQ_FOREACH(c, &m->controls, link)
+		n += c->sessions != NULL || c->outoff < c->outlen;
+	if (cut && n > 0)
+		log_notice("upgrade: %zu control answer%s lost at the exec "
+		    "(not asked, or not written, before it)", n,
+		    n == 1 ? "" : "s");
+	return n > 0;
+}
+
 int
 master_control_waiting(const struct master *m, int token)
 {

@@ -36,6 +36,15 @@ void	master_control_follow(struct master *m);
  * uid 0", "SIGUSR2"): logged and kept in state_file.
  */
 void	master_host_drain(struct master *m, bool drain, const char *who);
+/*
+ * Before a binary upgrade's exec, which closes every control connection
+ * but the asker's: whether answers are still under way (a show sessions
+ * waiting for the workers, at most SESSIONS_WAIT_MS, or an answer not
+ * yet written).  With cut, the show sessions under way are answered at
+ * once with what came (master_sessions_cut) and written as far as the
+ * sockets take them; what still waits after that is logged.
+ */
+bool	master_control_before_exec(struct master *m, bool cut);
 /* The descriptor of the client waiting for the outcome of token, or -1. */
 int	master_control_waiting(const struct master *m, int token);
 

@@ -88,6 +88,8 @@ struct master {
 	 * token, or -1 (master_control.c's): an upgrade passes it on.
 	 */
 	int                 (*control_waiting)(const struct master *, int);
+	/* master_control_before_exec(), for an upgrade (NULL: none). */
+	bool                (*control_before_exec)(struct master *, bool);
 	TAILQ_HEAD(, child)   children;
 	struct slot          *slots;	/* cfg->workers of them */
 	int                   udp_budget;	/* sessions per worker */
