@@ -128,6 +128,8 @@ cross_all(struct master *m, int desc, const int *clients, size_t nclients,
 	for (i = 0; i < m->ls->nrules * (size_t)m->ls->nsock; i++)
 		cross_exec(m->ls->fds[i], on);
 	cross_exec(m->ls->stats_fd, on);
+	/* Clients connecting meanwhile wait in its backlog, not refused. */
+	cross_exec(m->control_fd, on);
 	if (carry_lock)
 		cross_exec(pidfile_fd(), on);
 	TAILQ_FOREACH(c, &m->children, link)
@@ -190,6 +192,12 @@ describe(FILE *f, struct master *m, const int *clients, size_t nclients,
 			    c->chan);
 	if (m->checker.pid > 0)
 		fprintf(f, "checker %ld\n", (long)m->checker.pid);
+	if (m->control_fd != -1 && m->control_path != NULL) {
+		fprintf(f, "control %d %zu ", m->control_fd,
+		    strlen(m->control_path));
+		master_hex_put(f, m->control_path, strlen(m->control_path));
+		fputc('\n', f);
+	}
 	if ((cells = health_table(&n)) != NULL)
 		for (i = 0; i < n; i++) {
 			fprintf(f, "cell %zu %zu ", i,
@@ -519,7 +527,7 @@ upgrade_blocked(struct master *m, char *err, size_t errlen)
 	    (long)getpid());
 	/* Left after control_waits(): answered now, as far as it goes. */
 	if (m->control_before_exec != NULL)
-		(void)m->control_before_exec(m, true);
+		(void)m->control_before_exec(m, CONTROL_EXEC_CUT);
 	cross_all(m, desc, clients, nclients, true);
 	master_upgrade_carry_signals();
 	if (setenv(MASTER_UPGRADE_ENV, env, 1) == 0)
@@ -540,12 +548,12 @@ static bool
 control_waits(struct master *m)
 {
 	if (m->control_before_exec == NULL ||
-	    !m->control_before_exec(m, false))
+	    !m->control_before_exec(m, CONTROL_EXEC_WAIT))
 		return false;
 	if (queued.control_since == 0) {
 		queued.control_since = clock_ms();
 		log_notice("upgrade: waiting for the control answers under "
-		    "way (show sessions)");
+		    "way (show sessions, or a client that just connected)");
 	}
 	return clock_ms() - queued.control_since < UPGRADE_CONTROL_MS;
 }
@@ -590,6 +598,8 @@ upgrade_queued(struct master *m)
 		    "done after %d s", m->gen, UPGRADE_WAIT_MS / 1000);
 	else
 		upgrade(m, err, sizeof(err));	/* returns on failure */
+	if (m->control_before_exec != NULL)
+		(void)m->control_before_exec(m, CONTROL_EXEC_RESUME);
 	master_tell(m, false, "upgrade: %s; the old binary goes on serving",
 	    err);
 	memcpy(m->covered, was, nwas * sizeof(*was));
