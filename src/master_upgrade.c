@@ -580,6 +580,11 @@ upgrade_queued(struct master *m)
 		seen_seq = m->outcome_seq;
 		seen_at = clock_ms();
 	}
+	/* A reload came while it waited: control serves until it is done. */
+	if (busy && queued.control_since != 0) {
+		queued.control_since = 0;
+		(void)m->control_before_exec(m, CONTROL_EXEC_RESUME);
+	}
 	if (queued.n == 0 || (!m->stopping && clock_ms() - seen_at <
 	    UPGRADE_READ_MS) || (busy && !m->stopping &&
 	    clock_ms() - queued.since < UPGRADE_WAIT_MS) ||
