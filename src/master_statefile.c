@@ -134,6 +134,9 @@ entry_apply(const struct conf *cfg, const struct entry *e)
 				cell->admin_since = e->since != -1 ? e->since :
 				    e->admin != HEALTH_READY ?
 				    (int64_t)time(NULL) : 0;
+				/* /metrics' last change: the drain's, as before. */
+				if (e->since != -1 && e->admin != HEALTH_READY)
+					cell->changed = e->since;
 			}
 			if (e->weight != -1)
 				cell->weight = (uint16_t)e->weight;
