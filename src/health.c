@@ -13,6 +13,13 @@
 #include "conf.h"
 #include "health.h"
 #include "log.h"
+
+/*
+ * A binary upgrade hands the cells over by size: a new field must fit
+ * in the padding (an older image's is zero), not make them larger.
+ */
+_Static_assert(sizeof(struct health_cell) == 64,
+    "a health cell is one cache line");
 #include "route.h"
 #include "rule.h"
 #include "upstream.h"
@@ -167,6 +174,14 @@ health_admin(const struct backend *b)
 	const struct health_cell *c = health_cell(b->id);
 
 	return c != NULL ? c->admin : HEALTH_READY;
+}
+
+int64_t
+health_admin_since(const struct backend *b)
+{
+	const struct health_cell *c = health_cell(b->id);
+
+	return c != NULL ? c->admin_since : 0;
 }
 
 int

@@ -36,6 +36,9 @@ struct health_cell {
 	volatile uint16_t	weight;		/* operator's; 0: configured */
 	volatile int64_t	since;		/* clock_ms() of the last change:
 						 * slow_start ramps from it */
+	volatile int64_t	admin_since;	/* wall clock s admin was set
+						 * (state_file keeps it); 0:
+						 * not known */
 } __attribute__((aligned(64)));
 
 /*
@@ -48,8 +51,12 @@ enum health_admin {
 	HEALTH_DISABLED		/* no new ones, not even as a last resort */
 };
 
-/* b's admin state (enum health_admin), and the weight it has now. */
+/*
+ * b's admin state (enum health_admin), and the weight it has now; the
+ * wall clock second its admin state was set (0: not known).
+ */
 int	health_admin(const struct backend *b);
+int64_t	health_admin_since(const struct backend *b);
 int	health_weight(const struct backend *b);
 
 /* cell's state changed (to up or down) now. */

@@ -476,6 +476,7 @@ master_run(struct conf *cfg, const struct options *opt)
 	m.on_channel = master_on_channel;
 	m.forget_in_child = master_adopt_forget;	/* and the control's */
 	m.control_waiting = master_control_waiting;
+	m.control_before_exec = master_control_before_exec;
 	TAILQ_INIT(&m.children);
 	if (master_start(&m, err, sizeof(err)) == 0)
 		status = master_loop(&m);

@@ -51,6 +51,8 @@ static struct {
 	struct conf        cfg;		/* rules: address, backends */
 	struct listen_set  ls;
 	char              *stats_path;
+	int                control_fd;	/* the listening control socket */
+	char               control_path[PATH_MAX];	/* ... its file */
 	size_t             ncells;	/* the health table's, carried */
 	int                clients[OUTCOME_COVERS_MAX];	/* to answer */
 	size_t             nclients;
@@ -246,6 +248,16 @@ take_line(char *line)
 	}
 	if (sscanf(line, "host %d %lld", &up.host_drain, &up.host_since) == 2)
 		return 0;
+	if (sscanf(line, "control %d %u %4095s", &fd, &len, path) == 3) {
+		if (len >= sizeof(up.control_path) || strlen(path) != 2 * len ||
+		    master_hex_get(path, up.control_path, len) == -1)
+			return -1;
+		up.control_path[len] = '\0';
+		up.control_fd = fd;
+		/* Ours until adopted; the way back clears it again. */
+		(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+		return 0;
+	}
 	if (sscanf(line, "covers %d", &k) == 1) {
 		if (up.ncovers < OUTCOME_COVERS_MAX)
 			up.covers[up.ncovers++] = k;
@@ -272,6 +284,7 @@ master_adopt_take(struct options *opt, char *err, size_t errlen)
 		return 0;
 	up.ls.stats_fd = -1;
 	up.pid_fd = -1;
+	up.control_fd = -1;
 	fd = strtol(env, &end, 10);
 	unsetenv(MASTER_UPGRADE_ENV);	/* not for our children */
 	if (*end != '\0' || fd < 0 || fd > INT_MAX ||
@@ -494,6 +507,14 @@ master_adopt(struct master *m)
 	/* The scoreboard is new: the host stays drained if it was. */
 	scoreboard_host_drain_restore(up.host_drain != 0,
 	    (int64_t)up.host_since);
+	/*
+	 * The control socket crossed the exec with the clients queued on it
+	 * meanwhile: served on if the file still names it (then
+	 * master_control_open keeps it).
+	 */
+	if (up.control_fd != -1 &&
+	    master_control_adopt(m, up.control_fd, up.control_path) == -1)
+		up.control_fd = -1;
 	/* Executed again after a failure: told at master_adopt_answer(). */
 	if (up.failed[0] == '\0')
 		memcpy(m->covered, up.covers, up.ncovers * sizeof(*up.covers));
@@ -721,6 +742,9 @@ keep_across(struct master *m, int desc)
 		(void)fcntl(up.clients[i], F_SETFD, 0);
 	if (up.stable != -1)
 		(void)fcntl(up.stable, F_SETFD, 0);
+	/* The control socket, unless it was not ours to take. */
+	if (up.control_fd != -1)
+		(void)fcntl(up.control_fd, F_SETFD, 0);
 	/* Its lock with it, as the old image gave it (same number). */
 	if (up.pid_fd != -1)
 		(void)fcntl(up.pid_fd, F_SETFD, 0);

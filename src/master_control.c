@@ -64,6 +64,8 @@ struct control_client {
 	unsigned long	   reload_seq;	/* ... told after this one */
 	struct sessions_ask *sessions;	/* show sessions' answer awaited */
 	bool		   closing;	/* once out is written */
+	bool		   spoke;	/* a command came */
+	int64_t		   accepted;	/* clock_ms() */
 	struct event_timer idle;
 };
 
@@ -136,11 +138,15 @@ say_backend(struct control_client *c, const struct rule *r,
 	memset(&st, 0, sizeof(st));
 	(void)stats_read_backend(b->stat, &st);
 	/* A route's backend is RULE/ROUTE/ADDRESS. */
-	say(c, "%s/%s state=%s admin=%s weight=%d%s active=%llu\n",
+	say(c, "%s/%s state=%s admin=%s weight=%d%s active=%llu",
 	    rule_log_name(rule_dest_of(r, b)), addr_format((const void *)&b->addr.ss, a,
 	    sizeof(a)), health_names[health_state(b, now)],
 	    admin_names[health_admin(b)], health_weight(b),
 	    b->backup ? " backup" : "", (unsigned long long)st.active);
+	/* Drained or disabled: since when (kept by state_file). */
+	if (health_admin(b) != HEALTH_READY && health_admin_since(b) > 0)
+		say(c, " since=%lld", (long long)health_admin_since(b));
+	say(c, "\n");
 }
 
 static int
@@ -268,6 +274,7 @@ set_admin(struct control_client *c, const struct rule *r,
 	if (cell == NULL || cell->admin == admin)
 		return;
 	cell->admin = (uint8_t)admin;
+	cell->admin_since = (int64_t)time(NULL);
 	health_changed(cell);
 	log_notice("%s: backend %s is %s now (control, uid %d)",
 	    rule_log_name(rule_dest_of(r, b)), addr_format((const void *)&b->addr.ss, a,
@@ -546,6 +553,7 @@ client_run(struct control_client *c, char *line)
 	char	*arg, why[512];
 	int	rc = -1;
 
+	c->spoke = true;
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		n = strlen(commands[i].name);
 		if (strncmp(line, commands[i].name, n) != 0 ||
@@ -705,6 +713,7 @@ control_on_accept(struct event_loop *loop, int fd, int events, void *data)
 		c->m = m;
 		c->fd = cfd;
 		c->uid = sock_peer_uid(cfd);
+		c->accepted = clock_ms();
 		event_timer_init(&c->idle, client_on_idle, c);
 		if (event_set(m->loop, cfd, EV_READ, client_on_event,
 		    c) == -1) {
@@ -758,6 +767,56 @@ master_control_follow(struct master *m)
 		say(c, m->told_ok ? "%s\nok\n" : "error: %s\n", m->told);
 		client_lines(c);	/* the lines that waited, then flush */
 	}
+}
+
+bool
+master_control_before_exec(struct master *m, enum control_exec what)
+{
+	const struct control_client	*c;
+	size_t				 n = 0;
+	int64_t				 now = clock_ms();
+
+	if (m->control_fd != -1)
+		(void)event_mask(m->loop, m->control_fd,
+		    what == CONTROL_EXEC_RESUME ? EV_READ : 0);
+	if (what == CONTROL_EXEC_RESUME)
+		return false;
+	if (what == CONTROL_EXEC_CUT)
+		master_sessions_cut(m);	/* answered and written, if it can */
+	/* An answer under way, or a first command that may be. */
+	TAILQ_FOREACH(c, &m->controls, link)
+		n += c->sessions != NULL || c->outoff < c->outlen ||
+		    (!c->spoke && !c->closing &&
+		    now - c->accepted < SESSIONS_WAIT_MS);
+	if (what == CONTROL_EXEC_CUT && n > 0)
+		log_notice("upgrade: %zu control answer%s lost at the exec "
+		    "(not asked, or not written, before it)", n,
+		    n == 1 ? "" : "s");
+	return n > 0;
+}
+
+int
+master_control_adopt(struct master *m, int fd, const char *path)
+{
+	/*
+	 * A number that was not kept across (an image that failed before it
+	 * took it) may be another descriptor now: it must be this socket.
+	 */
+	if (!sock_unix_listening(fd, path))
+		return -1;
+	/* The file names another one or none: closed (made anew, or not). */
+	if (m->cfg->control_socket == NULL ||
+	    strcmp(m->cfg->control_socket, path) != 0 ||
+	    (m->control_path = strdup(path)) == NULL ||
+	    event_set(m->loop, fd, EV_READ, control_on_accept, m) == -1) {
+		free(m->control_path);
+		m->control_path = NULL;
+		close(fd);
+		return -1;
+	}
+	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+	m->control_fd = fd;
+	return 0;
 }
 
 int

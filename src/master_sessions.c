@@ -49,6 +49,7 @@ struct sessions_ask {
 	struct sessions_who	*who;
 	size_t			 nwho, waiting;
 	struct event_timer	 deadline;
+	bool			 cut;		/* by a binary upgrade */
 	sessions_line		*line;
 	sessions_done		*done;
 	void			*arg;
@@ -108,7 +109,10 @@ ask_on_deadline(struct event_timer *t, void *data)
 		w = &a->who[i];
 		if (w->state == WHO_DONE)
 			continue;
-		if (w->state == WHO_WAITING)
+		if (w->state == WHO_WAITING && a->cut)
+			snprintf(why, sizeof(why), "had not answered when a "
+			    "binary upgrade cut this answer short");
+		else if (w->state == WHO_WAITING)
 			snprintf(why, sizeof(why), "did not answer within "
 			    "%d ms", SESSIONS_WAIT_MS);
 		else if (w->state == WHO_GONE)
@@ -209,6 +213,23 @@ master_sessions_ask(struct master *m, const char *rule, size_t limit,
 	a->next = m->session_asks;
 	m->session_asks = a;
 	return a;
+}
+
+void
+master_sessions_cut(struct master *m)
+{
+	struct sessions_ask	*a, *next;
+
+	/* Those of now: an answer's done() may start the asker's next. */
+	a = m->session_asks;
+	m->session_asks = NULL;
+	for (; a != NULL; a = next) {
+		next = a->next;
+		a->next = NULL;
+		a->cut = true;
+		event_timer_cancel(m->loop, &a->deadline);
+		ask_on_deadline(&a->deadline, a);
+	}
 }
 
 void

@@ -31,6 +31,11 @@ typedef void sessions_done(void *arg);
  */
 struct sessions_ask *master_sessions_ask(struct master *m, const char *rule,
     size_t limit, sessions_line *line, sessions_done *done, void *arg);
+/*
+ * A binary upgrade is about to exec: every ask under way is answered now
+ * with what came, the workers that had not answered named as cut short.
+ */
+void	master_sessions_cut(struct master *m);
 /* The asker is gone: a is forgotten, done is not called. */
 void	master_sessions_cancel(struct master *m, struct sessions_ask *a);
 /* A part of c's answer (IPC_SESSIONS_PART). */

@@ -71,6 +71,13 @@ struct listen_set;
 struct control_client;
 struct sessions_ask;
 
+/* What an upgrade asks of the control socket (master_control.h). */
+enum control_exec {
+	CONTROL_EXEC_WAIT,	/* accept no more; answers under way? */
+	CONTROL_EXEC_CUT,	/* the exec is now: cut what is left */
+	CONTROL_EXEC_RESUME	/* no exec after all: accept again */
+};
+
 struct master {
 	struct conf          *cfg;
 	const struct options *opt;
@@ -88,6 +95,9 @@ struct master {
 	 * token, or -1 (master_control.c's): an upgrade passes it on.
 	 */
 	int                 (*control_waiting)(const struct master *, int);
+	/* master_control_before_exec(), for an upgrade (NULL: none). */
+	bool                (*control_before_exec)(struct master *,
+	                        enum control_exec);
 	TAILQ_HEAD(, child)   children;
 	struct slot          *slots;	/* cfg->workers of them */
 	int                   udp_budget;	/* sessions per worker */

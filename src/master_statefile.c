@@ -3,12 +3,15 @@
  *
  * One entry a line, words split by blanks, '#' starts a comment:
  *
- *	host drain
- *	backend RULE ADDRESS admin=drain weight=3
+ *	host drain since=1795662000
+ *	backend RULE ADDRESS admin=drain weight=3 since=1795662000
  *
  * RULE and ADDRESS as "show backends" names them (RULE/ADDRESS); admin
  * is ready, drain or disabled, weight 1 to BACKEND_WEIGHT_MAX or 0 for
- * the configured one.  Only backends with something said of them are
+ * the configured one; since the wall clock second the drain (host) or
+ * the admin state (backend) was said, which "show host" and "show
+ * backends" give.  A file without since (written before it was kept)
+ * still loads: the drain counts from the start, as it did then.  Only backends with something said of them are
  * written.  A backend is matched by rule and address, as a reload
  * matches health cells and the control socket names them: the rules of
  * a named port range all take an entry of its name (an unnamed one's
@@ -21,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "addr.h"
@@ -42,6 +46,7 @@ struct entry {
 	const char	*rule, *addr;
 	int		 admin;		/* enum health_admin, -1: not said */
 	int		 weight;	/* -1: not said */
+	int64_t		 since;		/* -1: not said */
 };
 
 /* The index of word in words (n of them), or -1. */
@@ -56,13 +61,34 @@ word_index(const char *word, const char *const *words, int n)
 	return -1;
 }
 
-/* "admin=..." or "weight=N" into e: 0, or -1 with why. */
+/* "since=SECONDS" into *since: 0, or -1 with why. */
+static int
+since_key(const char *kv, int64_t *since, const char **why)
+{
+	char		*end;
+	long long	 s;
+
+	if (strncmp(kv, "since=", 6) != 0)
+		return -1;
+	errno = 0;
+	s = strtoll(kv + 6, &end, 10);
+	if (kv[6] == '\0' || *end != '\0' || s <= 0 || errno != 0) {
+		*why = "since is a time in seconds since 1970";
+		return -1;
+	}
+	*since = s;
+	return 0;
+}
+
+/* "admin=...", "weight=N" or "since=S" into e: 0, or -1 with why. */
 static int
 entry_key(struct entry *e, const char *kv, const char **why)
 {
 	char	*end;
 	long	 w;
 
+	if (strncmp(kv, "since=", 6) == 0)
+		return since_key(kv, &e->since, why);
 	if (strncmp(kv, "admin=", 6) == 0) {
 		if ((e->admin = word_index(kv + 6, admin_words, 3)) == -1)
 			*why = "admin is ready, drain or disabled";
@@ -78,7 +104,7 @@ entry_key(struct entry *e, const char *kv, const char **why)
 		e->weight = (int)w;
 		return 0;
 	}
-	*why = "expected admin=STATE or weight=N";
+	*why = "expected admin=STATE, weight=N or since=SECONDS";
 	return -1;
 }
 
@@ -103,8 +129,15 @@ entry_apply(const struct conf *cfg, const struct entry *e)
 			    sizeof(a)), e->addr) != 0 ||
 			    (cell = health_cell(b->id)) == NULL)
 				continue;
-			if (e->admin != -1)
+			if (e->admin != -1) {
 				cell->admin = (uint8_t)e->admin;
+				cell->admin_since = e->since != -1 ? e->since :
+				    e->admin != HEALTH_READY ?
+				    (int64_t)time(NULL) : 0;
+				/* /metrics' last change: the drain's, as before. */
+				if (e->since != -1 && e->admin != HEALTH_READY)
+					cell->changed = e->since;
+			}
 			if (e->weight != -1)
 				cell->weight = (uint16_t)e->weight;
 			n++;
@@ -120,8 +153,9 @@ entry_apply(const struct conf *cfg, const struct entry *e)
 static int
 line_take(const struct conf *cfg, char *line, int lineno, const char **why)
 {
-	struct entry	 e = { NULL, NULL, -1, -1 };
+	struct entry	 e = { NULL, NULL, -1, -1, -1 };
 	char		*w[8], *save = NULL, *p;
+	int64_t		 since = -1;
 	int		 n = 0, i;
 
 	if ((p = strchr(line, '#')) != NULL)
@@ -132,16 +166,23 @@ line_take(const struct conf *cfg, char *line, int lineno, const char **why)
 	if (n == 0)
 		return 0;
 	if (strcmp(w[0], "host") == 0) {
-		if (n != 2 || (i = word_index(w[1], admin_words, 2)) == -1) {
-			*why = "expected \"host ready\" or \"host drain\"";
+		if (n < 2 || n > 3 ||
+		    (i = word_index(w[1], admin_words, 2)) == -1 ||
+		    (n == 3 && since_key(w[2], &since, why) == -1)) {
+			if (n != 3 || strncmp(w[2], "since=", 6) != 0)
+				*why = "expected \"host ready\" or \"host "
+				    "drain\", and since=SECONDS";
 			return -1;
 		}
-		scoreboard_set_host_drain(i == HEALTH_DRAIN);
+		if (since == -1)
+			scoreboard_set_host_drain(i == HEALTH_DRAIN);
+		else
+			scoreboard_host_drain_restore(i == HEALTH_DRAIN, since);
 		return 0;
 	}
 	if (strcmp(w[0], "backend") != 0 || n < 4 || p != NULL) {
 		*why = "expected \"backend RULE ADDRESS admin=STATE "
-		    "weight=N\" or \"host STATE\"";
+		    "weight=N since=SECONDS\" or \"host STATE\"";
 		return -1;
 	}
 	e.rule = w[1];
@@ -270,12 +311,40 @@ file_backends(const struct conf *cfg, FILE *f)
 			    (cell = health_cell(b->id)) == NULL ||
 			    (cell->admin == HEALTH_READY && cell->weight == 0))
 				continue;
-			fprintf(f, "backend %s %s admin=%s weight=%d\n",
+			fprintf(f, "backend %s %s admin=%s weight=%d",
 			    rule_log_name(r), addr_format((const void *)
 			    &b->addr.ss, a, sizeof(a)),
 			    admin_words[cell->admin], (int)cell->weight);
+			if (cell->admin != HEALTH_READY &&
+			    cell->admin_since > 0)
+				fprintf(f, " since=%lld",
+				    (long long)cell->admin_since);
+			fputc('\n', f);
 		}
 	}
+}
+
+/*
+ * The directory of the state file could not be synced (a file system
+ * that refuses, a disk going bad): said once, not at every command.
+ */
+static struct log_episode dir_unsynced;
+
+/* What safefile_replace said (rc, err): a directory not synced is no error. */
+static int
+save_result(const struct conf *cfg, int rc, const char *err)
+{
+	uint64_t	n;
+	int64_t		ms;
+
+	if (rc == 1)
+		log_episode_hit(&dir_unsynced, "%s (said once until it works "
+		    "again)", err);
+	else if (rc == 0 && (n = log_episode_end(&dir_unsynced, &ms)) > 0)
+		log_notice("state file %s: its directory is synced again, "
+		    "after %llu writes not synced in %lld ms", cfg->state_file,
+		    (unsigned long long)n, (long long)ms);
+	return rc == -1 ? -1 : 0;
 }
 
 int
@@ -283,7 +352,9 @@ master_statefile_save(const struct conf *cfg, char *err, size_t errlen)
 {
 	char	*text = NULL;
 	size_t	 len = 0;
+	int64_t	 since;
 	FILE	*f;
+	bool	 drain;
 	int	 rc;
 
 	if (cfg->state_file == NULL)
@@ -293,9 +364,13 @@ master_statefile_save(const struct conf *cfg, char *err, size_t errlen)
 		    cfg->state_file, strerror(errno));
 		return -1;
 	}
+	drain = scoreboard_host_drain(&since);
 	fprintf(f, "# ferryd's runtime state (state_file), written by ferryd "
-	    "at each change\n# and read at its start.\nhost %s\n",
-	    scoreboard_host_drain(NULL) ? "drain" : "ready");
+	    "at each change\n# and read at its start.\nhost %s",
+	    drain ? "drain" : "ready");
+	if (drain && since > 0)
+		fprintf(f, " since=%lld", (long long)since);
+	fputc('\n', f);
 	file_backends(cfg, f);
 	if (fclose(f) != 0) {
 		free(text);
@@ -306,5 +381,5 @@ master_statefile_save(const struct conf *cfg, char *err, size_t errlen)
 	rc = safefile_replace(cfg->state_file, text, len, 0644, "state file",
 	    err, errlen);
 	free(text);
-	return rc;
+	return save_result(cfg, rc, err);
 }

@@ -21,8 +21,10 @@ struct conf;
 void	master_statefile_load(const struct conf *cfg);
 
 /*
- * Write the state as it is now to cfg's state_file, atomically: 0 (also
- * without state_file), or -1 with err.
+ * Write the state as it is now to cfg's state_file, atomically, and sync
+ * its directory: 0 (also without state_file, and when only the
+ * directory's sync failed: that is a warning logged once until a sync
+ * works again), or -1 with err.
  */
 int	master_statefile_save(const struct conf *cfg, char *err,
     size_t errlen);

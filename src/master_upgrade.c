@@ -29,6 +29,7 @@
 #include "master_carry.h"
 #include "master_child.h"
 #include "master_reload.h"
+#include "master_sessions.h"
 #include "master_state.h"
 #include "master_upgrade.h"
 #include "options.h"
@@ -52,6 +53,12 @@
 #define UPGRADE_WAIT_MS  RESOLVE_MAX_MS	/* for a reload under way */
 #define UPGRADE_READ_MS  500	/* "ferryd -s reload" looks every 100 ms */
 #define UPGRADE_OUT_MAX  (4 * 1024 * 1024)	/* -t's: a note a rule */
+/*
+ * How long control answers under way hold the exec back: a show
+ * sessions ends within SESSIONS_WAIT_MS, and its answer is then written;
+ * one asked later, or a client that does not read, is cut.
+ */
+#define UPGRADE_CONTROL_MS (2 * SESSIONS_WAIT_MS)
 
 /* The binary we were started from, resolved at start. */
 static char exe[PATH_MAX];
@@ -69,6 +76,7 @@ static struct {
 	int     asked[OUTCOME_COVERS_MAX];
 	size_t  n;
 	int64_t since;
+	int64_t control_since;	/* waiting for control answers; 0: not */
 } queued;
 
 void
@@ -120,6 +128,8 @@ cross_all(struct master *m, int desc, const int *clients, size_t nclients,
 	for (i = 0; i < m->ls->nrules * (size_t)m->ls->nsock; i++)
 		cross_exec(m->ls->fds[i], on);
 	cross_exec(m->ls->stats_fd, on);
+	/* Clients connecting meanwhile wait in its backlog, not refused. */
+	cross_exec(m->control_fd, on);
 	if (carry_lock)
 		cross_exec(pidfile_fd(), on);
 	TAILQ_FOREACH(c, &m->children, link)
@@ -182,6 +192,12 @@ describe(FILE *f, struct master *m, const int *clients, size_t nclients,
 			    c->chan);
 	if (m->checker.pid > 0)
 		fprintf(f, "checker %ld\n", (long)m->checker.pid);
+	if (m->control_fd != -1 && m->control_path != NULL) {
+		fprintf(f, "control %d %zu ", m->control_fd,
+		    strlen(m->control_path));
+		master_hex_put(f, m->control_path, strlen(m->control_path));
+		fputc('\n', f);
+	}
 	if ((cells = health_table(&n)) != NULL)
 		for (i = 0; i < n; i++) {
 			fprintf(f, "cell %zu %zu ", i,
@@ -509,6 +525,9 @@ upgrade_blocked(struct master *m, char *err, size_t errlen)
 	snprintf(env, sizeof(env), "%d", desc);
 	log_notice("upgrade: %s passed -t; executing it (pid %ld stays)", exe,
 	    (long)getpid());
+	/* Left after control_waits(): answered now, as far as it goes. */
+	if (m->control_before_exec != NULL)
+		(void)m->control_before_exec(m, CONTROL_EXEC_CUT);
 	cross_all(m, desc, clients, nclients, true);
 	master_upgrade_carry_signals();
 	if (setenv(MASTER_UPGRADE_ENV, env, 1) == 0)
@@ -518,6 +537,25 @@ upgrade_blocked(struct master *m, char *err, size_t errlen)
 	unsetenv(MASTER_UPGRADE_ENV);
 	cross_all(m, desc, clients, nclients, false);
 	close(desc);
+}
+
+/*
+ * Whether the exec waits for control answers under way (a show sessions
+ * the exec would cut off): at most UPGRADE_CONTROL_MS from when it
+ * began to wait.
+ */
+static bool
+control_waits(struct master *m)
+{
+	if (m->control_before_exec == NULL ||
+	    !m->control_before_exec(m, CONTROL_EXEC_WAIT))
+		return false;
+	if (queued.control_since == 0) {
+		queued.control_since = clock_ms();
+		log_notice("upgrade: waiting for the control answers under "
+		    "way (show sessions, or a client that just connected)");
+	}
+	return clock_ms() - queued.control_since < UPGRADE_CONTROL_MS;
 }
 
 /*
@@ -542,10 +580,17 @@ upgrade_queued(struct master *m)
 		seen_seq = m->outcome_seq;
 		seen_at = clock_ms();
 	}
+	/* A reload came while it waited: control serves until it is done. */
+	if (busy && queued.control_since != 0) {
+		queued.control_since = 0;
+		(void)m->control_before_exec(m, CONTROL_EXEC_RESUME);
+	}
 	if (queued.n == 0 || (!m->stopping && clock_ms() - seen_at <
 	    UPGRADE_READ_MS) || (busy && !m->stopping &&
-	    clock_ms() - queued.since < UPGRADE_WAIT_MS))
+	    clock_ms() - queued.since < UPGRADE_WAIT_MS) ||
+	    (!busy && !m->stopping && control_waits(m)))
 		return;
+	queued.control_since = 0;
 	/* Those the reload under way, if any, answers: kept for it. */
 	memcpy(was, m->covered, nwas * sizeof(*was));
 	memcpy(m->covered, queued.asked, queued.n * sizeof(*queued.asked));
@@ -558,6 +603,8 @@ upgrade_queued(struct master *m)
 		    "done after %d s", m->gen, UPGRADE_WAIT_MS / 1000);
 	else
 		upgrade(m, err, sizeof(err));	/* returns on failure */
+	if (m->control_before_exec != NULL)
+		(void)m->control_before_exec(m, CONTROL_EXEC_RESUME);
 	master_tell(m, false, "upgrade: %s; the old binary goes on serving",
 	    err);
 	memcpy(m->covered, was, nwas * sizeof(*was));

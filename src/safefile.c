@@ -12,7 +12,6 @@
 
 #include "safefile.h"
 
-/* Whether the directory of path may be written by others than its owner. */
 /*
  * The directory of path into dir (PATH_MAX bytes): 1, or 0 when path has
  * none ("name": the start directory's), or -1 with err (too long).
@@ -37,6 +36,7 @@ dir_of(const char *path, char *dir, const char *what, char *err,
 	return 1;
 }
 
+/* Whether the directory of path may be written by others than its owner. */
 static int
 dir_check(const char *path, const char *what, char *err, size_t errlen)
 {
@@ -132,6 +132,37 @@ write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
+/*
+ * The rename that put path in place is an entry of its directory: it
+ * reaches the disk when the directory is synced, not before, and a
+ * power cut in between brings back the old file.  0, or 1 with err.
+ */
+static int
+dir_sync(const char *path, const char *what, char *err, size_t errlen)
+{
+	char	 dir[PATH_MAX];
+	int	 fd, rc, saved;
+
+	if ((rc = dir_of(path, dir, what, err, errlen)) == -1)
+		return 1;
+	if (rc == 0)
+		strcpy(dir, ".");
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		goto fail;
+	/* EINVAL: a file system with nothing to sync in a directory. */
+	rc = fsync(fd) == -1 && errno != EINVAL ? -1 : 0;
+	saved = errno;
+	close(fd);
+	if (rc == 0)
+		return 0;
+	errno = saved;
+fail:
+	snprintf(err, errlen, "%s %s was written but its directory %s was "
+	    "not synced: %s; the change may not outlast a power cut", what,
+	    path, dir, strerror(errno));
+	return 1;
+}
+
 int
 safefile_replace(const char *path, const char *data, size_t len, mode_t mode,
     const char *what, char *err, size_t errlen)
@@ -158,7 +189,7 @@ safefile_replace(const char *path, const char *data, size_t len, mode_t mode,
 		goto fail_unlink;
 	}
 	if (close(fd) == 0 && rename(tmp, path) == 0)
-		return 0;
+		return dir_sync(path, what, err, errlen);
 fail_unlink:
 	saved = errno;
 	(void)unlink(tmp);

@@ -32,9 +32,12 @@ int	safefile_open(const char *path, int flags, mode_t mode,
  * Replace the file at path with the len bytes at data, atomically: they
  * go to PATH.tmp (made anew, never through a link), reach the disk
  * (fsync), then the rename puts them in place, so that a crash leaves
- * the old file or the new one, never half of one.  The directory is
- * judged as safefile_open does.  0, or -1 with "cannot write WHAT PATH:
- * reason" in err.
+ * the old file or the new one, never half of one; the directory is then
+ * synced so that the rename itself outlasts a power cut.  The directory
+ * is judged as safefile_open does.  0; 1 when the file is in place but
+ * its directory could not be synced, with why in err (a warning: the
+ * new file is there); or -1 with "cannot write WHAT PATH: reason" in
+ * err.
  */
 int	safefile_replace(const char *path, const char *data, size_t len,
 	    mode_t mode, const char *what, char *err, size_t errlen);

@@ -684,3 +684,23 @@ sock_bind_pool(int fd, struct source_pool *p)
 	}
 	return -1;
 }
+
+bool
+sock_unix_listening(int fd, const char *path)
+{
+	struct sockaddr_un	sun;
+	socklen_t		len = sizeof(sun), onlen;
+	int			on = 0, type = 0;
+
+	memset(&sun, 0, sizeof(sun));
+	onlen = sizeof(type);
+	if (fd < 0 || getsockname(fd, (struct sockaddr *)&sun, &len) == -1 ||
+	    sun.sun_family != AF_UNIX || len <= offsetof(struct sockaddr_un,
+	    sun_path) || strncmp(sun.sun_path, path, sizeof(sun.sun_path)) !=
+	    0 || getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &onlen) == -1 ||
+	    type != SOCK_STREAM)
+		return false;
+	onlen = sizeof(on);
+	return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &on, &onlen) == 0 &&
+	    on != 0;
+}

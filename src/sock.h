@@ -61,6 +61,11 @@ int  sock_listen_unix(const char *path, int backlog,
 int  sock_listen_unix_addr(const struct sockaddr_any *addr, int backlog,
     const struct sock_unix_file *file, char *err, size_t errlen);
 /*
+ * Whether fd is a listening Unix stream socket bound to path (a number
+ * handed across exec is checked before it is taken as one).
+ */
+bool sock_unix_listening(int fd, const char *path);
+/*
  * Give the socket file at path file's mode, owner and group, if it is
  * still a socket (a kept listener's, at a reload); 0 or -1.
  */

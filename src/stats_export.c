@@ -163,7 +163,9 @@ stream_view_backend(struct view_backend *v, const struct stats_stream *s,
 	}
 	v->up = health_state(b, s->now) == HEALTH_UP;
 	v->changes = c != NULL ? c->changes : 0;
-	v->changed = c != NULL && c->changes > 0 ? (uint64_t)c->changed : 0;
+	/* A drain restored from state_file is a change, made before. */
+	v->changed = c != NULL && (c->changes > 0 || c->admin_since > 0) ?
+	    (uint64_t)c->changed : 0;
 }
 
 /* Read rule r into v: size bytes from off in v, or all with size 0. */
