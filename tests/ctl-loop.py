@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-# ctl-loop.py SOCKET STOPFILE: connect to ferryd's control socket in a
-# loop, one "show info" a connection read up to its "ok", until STOPFILE
-# exists (120 s at most); then print one line: ok=N refused=N other=N
+# ctl-loop.py SOCKET STOPFILE [COMMAND]: connect to ferryd's control
+# socket in a loop, one COMMAND ("show info") a connection read up to its
+# "ok", until STOPFILE exists (120 s at most); then print one line:
+# ok=N refused=N other=N
 # gens=G1,G2,... (the generations the answers named).  Refused counts
 # ECONNREFUSED and ENOENT (no socket file); other, any other failure,
 # each also printed as "error: ...".
@@ -11,6 +12,7 @@ import sys
 import time
 
 path, stop = sys.argv[1], sys.argv[2]
+command = (sys.argv[3] if len(sys.argv) > 3 else "show info").encode()
 refused = other = ok = 0
 gens = set()
 end = time.time() + 120
@@ -19,7 +21,7 @@ while time.time() < end and not os.path.exists(stop):
     s.settimeout(30)
     try:
         s.connect(path)
-        s.sendall(b"show info\n")
+        s.sendall(command + b"\n")
         buf = b""
         while not buf.endswith(b"ok\n"):
             b = s.recv(4096)
