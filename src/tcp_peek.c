@@ -55,13 +55,7 @@ tcp_peek_init(struct tcp_peek *p, struct pool *pool, const struct rule *rule)
 		return 0;
 	if ((p->tls = pool_get(pool, sizeof(*p->tls))) == NULL)
 		return -1;
-	/*
-	 * All but the handshake's buffer, 16 KiB that the probe writes
-	 * before it reads: zeroing it would cost more than the parse.
-	 */
-	memset(p->tls, 0, offsetof(struct probe_tls, hello));
-	memset(&p->tls->hello_len, 0, sizeof(*p->tls) -
-	    offsetof(struct probe_tls, hello_len));
+	memset(p->tls, 0, sizeof(*p->tls));
 	return 0;
 }
 
