@@ -338,7 +338,7 @@ run_bytes(struct probe_tls *st, const uint8_t *p, size_t n)
 static void
 hello_bytes(struct probe_tls *st, const uint8_t *p, size_t n)
 {
-	size_t	k;
+	size_t	k, w;
 
 	while (n > 0) {
 		if (st->bad) {
@@ -352,18 +352,19 @@ hello_bytes(struct probe_tls *st, const uint8_t *p, size_t n)
 			if (st->run == 0 && !st->bad)
 				run_done(st);
 		} else {
+			w = field_width[st->field];
 			/* An integer that would overflow its part is a flaw. */
-			if (st->got == 0 &&
-			    scope_left(st) < field_width[st->field]) {
+			if (st->got == 0 && scope_left(st) < w) {
 				st->bad = true;
 				continue;
 			}
-			k = 1;
-			st->acc = (uint16_t)(st->got == 0 ? p[0] :
-			    st->acc << 8 | p[0]);
-			st->got++;
-			consumed(st, 1);
-			if (st->got == field_width[st->field])
+			/* Whole when it is at hand, else a byte at a time. */
+			k = st->got == 0 && n >= w ? w : 1;
+			st->acc = (uint16_t)(k == 2 ? p[0] << 8 | p[1] :
+			    st->got == 0 ? p[0] : st->acc << 8 | p[0]);
+			st->got = (uint8_t)(st->got + k);
+			consumed(st, k);
+			if (st->got == w)
 				field_done(st);
 		}
 		p += k;
