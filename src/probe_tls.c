@@ -411,7 +411,8 @@ tls_record(struct probe_tls *st, uint8_t ch)
 
 /*
  * A byte of the handshake's header: its type, then its length, judged
- * once in (with the record layer's counts as they are after it).
+ * once in (with the record layer's counts as they are after it; a
+ * message too long for a peek cannot fit, whatever its records).
  */
 static enum probe_verdict
 tls_header(struct probe_tls *st, uint8_t ch)
