@@ -43,9 +43,7 @@ run(const char *kind, const uint8_t *buf, size_t len)
 		memset(&http, 0, sizeof(http));
 		return probe_http(&http, buf, len);
 	}
-	/* Only the parser's state: the hello buffer needs no zeroing. */
-	tls.pos = tls.hello_len = 0;
-	tls.stage = tls.need = 0;
+	memset(&tls, 0, sizeof(tls));
 	if (strcmp(kind, "tls") == 0)
 		return probe_tls(&tls, buf, len);
 	for (k = 1; k <= len && v == PROBE_AGAIN; k++)

@@ -31,16 +31,31 @@ enum probe_verdict {
  * A TLS ClientHello, which may span several records and segments.
  * sni is lower-cased (ASCII only, IDNA names as sent); an ALPN name
  * longer than PROBE_ALPN_LEN - 1 or past the first PROBE_ALPN_MAX is
- * not kept.
+ * not kept.  The hello is parsed as it passes: the state is counters,
+ * not a copy of it (under 1 KiB in all, most of it the results).
  */
 struct probe_tls {
 	/* parser's own state: zero it before the first call */
 	size_t		pos;		/* bytes of buf consumed */
-	uint32_t	stage;
-	uint32_t	need;
-	uint8_t		hello[PROBE_PEEK_MAX];	/* the handshake, records
-						 * stripped */
-	size_t		hello_len;
+	uint32_t	need;		/* bytes left of the record's body */
+	uint32_t	hello_len;	/* bytes of the handshake consumed */
+	uint32_t	msg_len;	/* the handshake's, once its header is
+					 * in */
+	uint16_t	acc;		/* the integer field being read */
+	uint16_t	ext;		/* bytes left of the server_name or
+					 * ALPN extension being read */
+	uint16_t	run;		/* bytes left of the vector or name
+					 * being read */
+	uint16_t	name_len;	/* that vector's or name's */
+	uint16_t	ext_type;	/* of the extension being read */
+	uint8_t		stage;		/* the record layer's */
+	uint8_t		rec_got;	/* bytes of a record header in */
+	uint8_t		field;		/* where in the hello's body */
+	uint8_t		got;		/* bytes of the integer field in */
+	bool		bad;		/* a flaw seen: PROBE_NO at the end */
+	bool		seen_sni, seen_alpn;
+	bool		host_name;	/* the server name read is one */
+	bool		keep;		/* the ALPN name read is kept */
 	/* results, valid after PROBE_MATCH */
 	bool		has_sni;
 	char		sni[PROBE_NAME_MAX + 1];

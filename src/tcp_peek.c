@@ -34,43 +34,16 @@
 static uint8_t	first_look[PROBE_PEEK_MAX + 1];
 #define KEPT_SIZE	(PROBE_PEEK_MAX + 1)
 
-/* Whether a route of rule needs protocol proto's probe. */
-static bool
-rule_needs(const struct rule *rule, int proto)
-{
-	size_t	i;
-
-	for (i = 0; i < rule->nroutes; i++)
-		if (rule->routes[i].protocol == proto)
-			return true;
-	return false;
-}
-
-int
-tcp_peek_init(struct tcp_peek *p, struct pool *pool, const struct rule *rule)
+void
+tcp_peek_init(struct tcp_peek *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->tls_v = p->http_v = PROBE_AGAIN;
-	if (!rule_needs(rule, ROUTE_TLS))
-		return 0;
-	if ((p->tls = pool_get(pool, sizeof(*p->tls))) == NULL)
-		return -1;
-	/*
-	 * All but the handshake's buffer, 16 KiB that the probe writes
-	 * before it reads: zeroing it would cost more than the parse.
-	 */
-	memset(p->tls, 0, offsetof(struct probe_tls, hello));
-	memset(&p->tls->hello_len, 0, sizeof(*p->tls) -
-	    offsetof(struct probe_tls, hello_len));
-	return 0;
 }
 
 void
 tcp_peek_end(struct tcp_peek *p, struct pool *pool)
 {
-	if (p->tls != NULL)
-		pool_put(pool, p->tls, sizeof(*p->tls));
-	p->tls = NULL;
 	if (p->kept != NULL)
 		pool_put(pool, p->kept, KEPT_SIZE);
 	p->kept = NULL;
@@ -90,7 +63,7 @@ protocol_verdict(struct tcp_peek *p, int proto, const uint8_t *look,
 	switch (proto) {
 	case ROUTE_TLS:
 		if (p->tls_v == PROBE_AGAIN)
-			p->tls_v = (uint8_t)probe_tls(p->tls, look, len);
+			p->tls_v = (uint8_t)probe_tls(&p->tls, look, len);
 		return (enum probe_verdict)p->tls_v;
 	case ROUTE_HTTP:
 		if (p->http_v == PROBE_AGAIN)
@@ -163,7 +136,7 @@ route_verdict(struct tcp_peek *p, const struct route *rt, uint8_t *look,
 
 	if (v != PROBE_MATCH)
 		return v;
-	if (rt->protocol == ROUTE_TLS && !tls_matches(rt, p->tls))
+	if (rt->protocol == ROUTE_TLS && !tls_matches(rt, &p->tls))
 		return PROBE_NO;
 	if (rt->protocol == ROUTE_HTTP && rt->host.n > 0 &&
 	    (!p->http.has_host || !route_name_match(&rt->host, p->http.host)))
@@ -179,8 +152,8 @@ peek_note(struct tcp_peek *p, const struct route *rt)
 {
 	const char	*name = "";
 
-	if (rt->protocol == ROUTE_TLS && p->tls->has_sni)
-		name = p->tls->sni;
+	if (rt->protocol == ROUTE_TLS && p->tls.has_sni)
+		name = p->tls.sni;
 	else if (rt->protocol == ROUTE_HTTP && p->http.has_host)
 		name = p->http.host;
 	snprintf(p->sni, sizeof(p->sni), "%s", name);

@@ -19,9 +19,16 @@ struct route;
 struct rule;
 struct xprt_ops;
 
+/*
+ * The stateful probes' state lives here, in the session's peek part
+ * (struct session_peek, from the pool while the peek lasts): 816 bytes
+ * for TLS and 280 for HTTP, held whether or not a route needs them.
+ * Simpler than a buffer of its own from the pool, which the TLS state
+ * was while it held a 16 KiB copy of the hello, and bounded: 1.4 KiB a
+ * peeking client beside the 16 KiB of bytes an undecided one keeps.
+ */
 struct tcp_peek {
-	struct probe_tls	*tls;	/* from the pool while undecided, if a
-					 * route needs it */
+	struct probe_tls	 tls;
 	struct probe_http	 http;
 	uint8_t			*kept;	/* from the pool while undecided: the
 					 * bytes read so far */
@@ -40,13 +47,12 @@ enum tcp_peek_status {
 	TCP_PEEK_UNMATCHED,	/* no route takes what it sent */
 	TCP_PEEK_OVERSIZED,	/* PROBE_PEEK_MAX bytes, still undecided */
 	TCP_PEEK_CLOSED,	/* the client closed (*err 0) or failed */
-	TCP_PEEK_SHORTAGE	/* no memory for a probe's state or the
-				 * bytes (*err ENOMEM) */
+	TCP_PEEK_SHORTAGE	/* no memory to keep the bytes (*err
+				 * ENOMEM) */
 };
 
-/* Before the first look, for rule's routes. 0, or -1 (ENOMEM). */
-int	tcp_peek_init(struct tcp_peek *p, struct pool *pool,
-    const struct rule *rule);
+/* Before the first look. */
+void	tcp_peek_init(struct tcp_peek *p);
 
 /*
  * Read what client socket fd has queued (through xprt's rcv_buf) and
@@ -66,7 +72,7 @@ enum tcp_peek_status tcp_peek_look(struct tcp_peek *p, int fd,
  */
 const uint8_t	*tcp_peek_bytes(const struct tcp_peek *p);
 
-/* The peek is over (decided or not): the probes' state goes back. */
+/* The peek is over (decided or not): the bytes kept go back. */
 void	tcp_peek_end(struct tcp_peek *p, struct pool *pool);
 
 #endif

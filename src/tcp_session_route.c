@@ -212,10 +212,7 @@ session_peek_start(struct tcp_session *ss, const struct sockaddr_any *local)
 	sp->has_local = local != NULL;
 	if (local != NULL)
 		sp->local = *local;
-	if (tcp_peek_init(&sp->look, ts->env.pool, ss->rule) == -1) {
-		session_short(ss, "no memory to peek", ENOMEM);
-		return;
-	}
+	tcp_peek_init(&sp->look);
 	ss->state = TCP_PEEKING;
 	if (event_set(ts->env.loop, ss->relay.fd[TCP_CLIENT], EV_EDGE |
 	    EV_READ, session_io, ss) == -1)

@@ -424,7 +424,7 @@ test_tls_hello_fields(void)
 		{ "host_name longer than the list", 57, 0xff },
 		{ "a NUL as the name's first byte", 58, 0 },
 	};
-	size_t	i;
+	size_t	i, early = 0;
 	uint8_t	save;
 
 	/* msg: 4 header, 2 version, 32 random, 1 sid, 2+4 suites, 1+1
@@ -440,7 +440,12 @@ test_tls_hello_fields(void)
 		n = records(wire, msg, m, TLS_MAX_REC);
 		check_tls(bad[i].desc, wire, n, PROBE_NO, NULL, "");
 		msg[bad[i].off] = save;
+		/* Told once the hello is in, as when it was parsed whole. */
+		memset(&tls_a, 0, sizeof(tls_a));
+		early += probe_tls(&tls_a, wire, n - 1) != PROBE_AGAIN;
 	}
+	check(early == 0, "a flaw inside the hello: no when its last byte "
+	    "is in, not before (%zu told early)", early);
 	/*
 	 * HAProxy's reader (smp_client_hello_parse) once took a handshake
 	 * 4 bytes longer than its record, and read the session id's length

@@ -42,7 +42,7 @@ progress_ok(const struct probe_kind *k, const void *st, size_t len)
 
 	if (strcmp(k->name, "tls") == 0)
 		return tls->pos <= len && tls->hello_len <= tls->pos &&
-		    tls->hello_len <= sizeof(tls->hello);
+		    tls->rec_got < 5 && tls->got <= 2;
 	if (strcmp(k->name, "http") == 0)
 		return http->pos <= len && http->line <= http->pos;
 	return true;
