@@ -13,13 +13,6 @@
 #include "conf.h"
 #include "health.h"
 #include "log.h"
-
-/*
- * A binary upgrade hands the cells over by size: a new field must fit
- * in the padding (an older image's is zero), not make them larger.
- */
-_Static_assert(sizeof(struct health_cell) == 64,
-    "a health cell is one cache line");
 #include "route.h"
 #include "rule.h"
 #include "upstream.h"

@@ -42,6 +42,13 @@ struct health_cell {
 } __attribute__((aligned(64)));
 
 /*
+ * A binary upgrade hands the cells over by size: a new field must fit
+ * in the padding (an older image's is zero), not make them larger.
+ */
+_Static_assert(sizeof(struct health_cell) == 64,
+    "a health cell is one cache line");
+
+/*
  * What the operator said of a backend (the control socket): it lives in
  * its cell, so that it outlasts reloads as health does.
  */

@@ -68,8 +68,10 @@ since_key(const char *kv, int64_t *since, const char **why)
 	char		*end;
 	long long	 s;
 
-	if (strncmp(kv, "since=", 6) != 0)
+	if (strncmp(kv, "since=", 6) != 0) {
+		*why = "expected since=SECONDS";
 		return -1;
+	}
 	errno = 0;
 	s = strtoll(kv + 6, &end, 10);
 	if (kv[6] == '\0' || *end != '\0' || s <= 0 || errno != 0) {
@@ -167,13 +169,13 @@ line_take(const struct conf *cfg, char *line, int lineno, const char **why)
 		return 0;
 	if (strcmp(w[0], "host") == 0) {
 		if (n < 2 || n > 3 ||
-		    (i = word_index(w[1], admin_words, 2)) == -1 ||
-		    (n == 3 && since_key(w[2], &since, why) == -1)) {
-			if (n != 3 || strncmp(w[2], "since=", 6) != 0)
-				*why = "expected \"host ready\" or \"host "
-				    "drain\", and since=SECONDS";
+		    (i = word_index(w[1], admin_words, 2)) == -1) {
+			*why = "expected \"host ready\" or \"host drain\", "
+			    "and since=SECONDS";
 			return -1;
 		}
+		if (n == 3 && since_key(w[2], &since, why) == -1)
+			return -1;
 		if (since == -1)
 			scoreboard_set_host_drain(i == HEALTH_DRAIN);
 		else

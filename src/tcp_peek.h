@@ -21,11 +21,11 @@ struct xprt_ops;
 
 /*
  * The stateful probes' state lives here, in the session's peek part
- * (struct session_peek, from the pool while the peek lasts): 816 bytes
- * for TLS and 280 for HTTP, held whether or not a route needs them.
- * Simpler than a buffer of its own from the pool, which the TLS state
- * was while it held a 16 KiB copy of the hello, and bounded: 1.4 KiB a
- * peeking client beside the 16 KiB of bytes an undecided one keeps.
+ * (struct session_peek, from the pool while the peek lasts), held
+ * whether or not a route needs them: about a kilobyte, mostly the names
+ * they keep.  Simpler than a buffer of its own from the pool, which the
+ * TLS state was while it held a 16 KiB copy of the hello, and small
+ * beside the 16 KiB of bytes an undecided client keeps.
  */
 struct tcp_peek {
 	struct probe_tls	 tls;
