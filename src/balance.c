@@ -10,10 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "addr.h"
 #include "balance.h"
 #include "clock.h"
 #include "conf.h"
 #include "health.h"
+#include "log.h"
 #include "maglev.h"
 #include "route.h"
 #include "rule.h"
@@ -100,11 +102,32 @@ balance_release(const struct backend *b)
 }
 
 /*
- * The backends of tier (primaries, or backups) that may be picked; with
- * any_health, those that are down too.
+ * Which backends a pass of balance_pick() may choose: those taking new
+ * connections that are up; drained ones that are up, the last resort
+ * before those that are down; then any not disabled, down or not.
  */
+enum take { TAKE_UP, TAKE_DRAINED, TAKE_ANY };
+
+static bool
+takes(const struct backend *b, enum take take, int64_t now)
+{
+	int	admin = health_admin(b);
+
+	switch (take) {
+	case TAKE_UP:
+		return admin == HEALTH_READY &&
+		    health_state(b, now) != HEALTH_DOWN;
+	case TAKE_DRAINED:
+		return admin == HEALTH_DRAIN &&
+		    health_state(b, now) == HEALTH_UP;
+	default:
+		return admin != HEALTH_DISABLED;
+	}
+}
+
+/* The backends of tier (primaries, or backups) that take may choose. */
 static void
-gather(const struct upstream *u, bool backup, bool any_health,
+gather(const struct upstream *u, bool backup, enum take take,
     uint64_t tried, int64_t now, struct candidates *c)
 {
 	const struct backend	*b;
@@ -115,10 +138,9 @@ gather(const struct upstream *u, bool backup, bool any_health,
 	for (i = 0; i < u->nbackends; i++) {
 		b = &u->backends[i];
 		if (b->backup != backup || (tried & BALANCE_TRIED(i)) ||
-		    health_admin(b) != HEALTH_READY ||
 		    (b->max_connections > 0 &&
 		    balance_active(b) >= b->max_connections) ||
-		    (!any_health && health_state(b, now) == HEALTH_DOWN))
+		    !takes(b, take, now))
 			continue;
 		c->w[c->n] = weight_now(b, now);
 		c->total += c->w[c->n];
@@ -249,6 +271,35 @@ pick_one(const struct upstream *u, const struct candidates *c,
 	}
 }
 
+/*
+ * A last resort, when no backend taking new connections is up: one of
+ * those take may choose, primaries first, then backups.
+ */
+static const struct backend *
+pick_last_resort(const struct upstream *u, enum take take,
+    const struct sockaddr *client, uint64_t tried, int64_t now)
+{
+	struct candidates	c;
+
+	gather(u, false, take, tried, now, &c);
+	if (c.n == 0)
+		gather(u, true, take, tried, now, &c);
+	return c.n == 0 ? NULL : &u->backends[c.idx[pick_one(u, &c, client)]];
+}
+
+/* An operator who drained b should know that it still takes clients. */
+static void
+log_last_resort(const struct rule *rule, const struct backend *b)
+{
+	static struct log_limit	limit;
+	char			addr[ADDR_STRLEN];
+
+	log_limited_at(&limit, LOG_LEVEL_NOTICE, "backend %s of rule %s is "
+	    "drained but takes a new connection as the last resort: no other "
+	    "backend is up", addr_format((const void *)&b->addr.ss, addr,
+	    sizeof(addr)), rule_log_name(rule));
+}
+
 const struct backend *
 balance_pick(const struct rule *rule, const struct sockaddr *client,
     uint64_t tried, int64_t now, bool *trial)
@@ -257,25 +308,19 @@ balance_pick(const struct rule *rule, const struct sockaddr *client,
 	const struct backend	*b;
 	struct candidates	 c;
 	uint64_t		 lost = 0;	/* trials another worker took */
-	int			 pass;
+	int			 tier;
 
-	/* Primaries; backups while no primary is up; then anything. */
-	for (pass = 0; pass < 3; pass++) {
-		if (pass == 1 && !u->has_backup)
-			continue;
+	*trial = false;
+	/* Primaries; backups while no primary is up. */
+	for (tier = 0; tier < 2; tier++) {
+		if (tier == 1 && !u->has_backup)
+			break;
 		for (;;) {
-			gather(u, pass == 1, pass == 2, pass == 2 ? tried :
-			    tried | lost, now, &c);
-			if (pass == 2) {
-				/* Down or not: primaries, then backups. */
-				if (c.n == 0)
-					gather(u, true, true, tried, now, &c);
-			}
+			gather(u, tier == 1, TAKE_UP, tried | lost, now, &c);
 			if (c.n == 0)
 				break;
 			b = &u->backends[c.idx[pick_one(u, &c, client)]];
-			*trial = false;
-			if (pass == 2 || health_state(b, now) != HEALTH_TRIAL)
+			if (health_state(b, now) != HEALTH_TRIAL)
 				return b;
 			/*
 			 * One trial per fail_timeout, across workers; the
@@ -287,5 +332,10 @@ balance_pick(const struct rule *rule, const struct sockaddr *client,
 			lost |= BALANCE_TRIED((size_t)(b - u->backends));
 		}
 	}
-	return NULL;
+	/* Then a drained backend that is up; then anything, down or not. */
+	if ((b = pick_last_resort(u, TAKE_DRAINED, client, tried, now)) != NULL) {
+		log_last_resort(rule, b);
+		return b;
+	}
+	return pick_last_resort(u, TAKE_ANY, client, tried, now);
 }

@@ -36,8 +36,10 @@ void	balance_init(const struct conf *cfg);
 /*
  * The backend for a connection from client (its address drives
  * balance = "hash"), skipping those in tried (BALANCE_TRIED bits of
- * their index in the upstream).  When no backend is up, those that are
- * down are tried anyway, rather than failing the client for sure.
+ * their index in the upstream).  When no backend taking new connections
+ * is up, a drained one that is up is the last resort (a disabled one
+ * never is); then those that are down are tried anyway, rather than
+ * failing the client for sure.
  * NULL: none left (all tried, or at max_connections).  *trial: the
  * connection is a down backend's trial (health_claim_trial()).
  */

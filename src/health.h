@@ -54,7 +54,7 @@ _Static_assert(sizeof(struct health_cell) == 64,
  */
 enum health_admin {
 	HEALTH_READY = 0,	/* takes new connections when up */
-	HEALTH_DRAIN,		/* no new ones; open ones finish */
+	HEALTH_DRAIN,		/* none while another is up; open ones finish */
 	HEALTH_DISABLED		/* no new ones, not even as a last resort */
 };
 

@@ -520,7 +520,7 @@ static const struct {
 	{ "enable backend", cmd_enable, true, "RULE/ADDRESS: new connections "
 	    "again" },
 	{ "drain backend", cmd_drain, true, "RULE/ADDRESS: no new "
-	    "connections; open ones finish" },
+	    "connections while another is up; open ones finish" },
 	{ "disable backend", cmd_disable, true, "RULE/ADDRESS: none, not even "
 	    "as a last resort" },
 	{ "set weight", cmd_set_weight, true, "RULE/ADDRESS N: its share, 1 "

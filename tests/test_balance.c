@@ -5,7 +5,8 @@
  * Maglev hashing (stable, shares by weight, removing a backend moves
  * almost only its clients, the same on every build); backups only while
  * no primary is up; passive health (max_fails within fail_timeout, one
- * trial); max_connections; backends a connection tried are skipped.
+ * trial); max_connections; backends a connection tried are skipped;
+ * a drained backend is the last resort, a disabled one never.
  */
 #include "ferryd.h"
 
@@ -352,6 +353,47 @@ test_health_and_backup(void)
 	conf_free(cfg);
 }
 
+/* The operator's states: drained is the last resort, disabled never. */
+static void
+test_admin(void)
+{
+	struct conf		*cfg;
+	const struct rule	*r;
+	const struct backend	*a, *b, *c;
+	int			 i, k;
+
+	cfg = load("rules = ({ listen = \"127.0.0.1:1\"; connect = ( "
+	    "\"127.0.0.1:2\", \"127.0.0.1:3\","
+	    " { address = \"127.0.0.1:4\"; backup = true; } ); });",
+	    "two primaries and a backup");
+	r = &cfg->rules[0];
+	a = &r->upstream.backends[0];
+	b = &r->upstream.backends[1];
+	c = &r->upstream.backends[2];
+	health_cell(a->id)->admin = HEALTH_DRAIN;
+	for (i = 0, k = 0; i < 100; i++)
+		k += pick(r, NULL, 0, 1000) == 1;
+	check(k == 100, "a drained: b takes every new connection (%d)", k);
+	health_failed(r, b, ECONNREFUSED, false, 1000);
+	check(pick(r, NULL, 0, 1001) == 2,
+	    "a drained, b down: the backup before the drained one");
+	health_failed(r, c, ECONNREFUSED, false, 1000);
+	check(pick(r, NULL, 0, 1001) == 0,
+	    "nothing else up: the drained one, as the last resort");
+	check(pick(r, NULL, BALANCE_TRIED(0), 1001) == 1,
+	    "the drained one tried: those that are down");
+	health_failed(r, a, ECONNREFUSED, false, 1000);
+	k = pick(r, NULL, 0, 1001);
+	check(k >= 0, "all down: one of them is tried anyway (%d)", k);
+	health_cell(a->id)->admin = HEALTH_DISABLED;
+	for (i = 0, k = 0; i < 100; i++)
+		k += pick(r, NULL, 0, 1001) == 0;
+	check(k == 0, "disabled: never, not even with all down");
+	check(pick(r, NULL, BALANCE_TRIED(1) | BALANCE_TRIED(2), 1001) == -1,
+	    "disabled and the rest tried: none");
+	conf_free(cfg);
+}
+
 int
 main(void)
 {
@@ -361,6 +403,7 @@ main(void)
 	test_least_connections();
 	test_hash();
 	test_health_and_backup();
+	test_admin();
 	remove_tmpdir();
 	return test_summary();
 }
