@@ -374,8 +374,11 @@ test_bind(const char *where, const struct sockaddr_any *a, int type,
 	case 0:
 		return 0;	/* bindable: that is all -t wants to know */
 	case EADDRINUSE:
-		printf("ferryd: note: %s: %s is in use (a running ferryd "
-		    "may hold it)\n", where, name);
+		/* UDP's ports are not TCP's: an upgrade's check tells them
+		 * apart by this (master_upgrade.c). */
+		printf("ferryd: note: %s: %s is in use%s (a running ferryd "
+		    "may hold it)\n", where, name, type == SOCK_DGRAM ?
+		    " for UDP" : "");
 		return 0;
 	case ENOTSOCK:
 		fprintf(stderr, "ferryd: %s: cannot bind %s: a file that is "

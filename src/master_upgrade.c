@@ -327,15 +327,18 @@ names_path(const char *name, const char *path)
  * rule's address, stats_listen's or the control socket.
  */
 static bool
-ours(const struct conf *cfg, const char *name)
+ours(const struct conf *cfg, const char *name, bool udp)
 {
 	char   a[ADDR_STRLEN];
 	size_t i;
 
 	for (i = 0; i < cfg->nrules; i++)
-		if (strcmp(addr_format((const void *)
+		if ((cfg->rules[i].protocol == RULE_UDP) == udp &&
+		    strcmp(addr_format((const void *)
 		    &cfg->rules[i].listen_addr.ss, a, sizeof(a)), name) == 0)
 			return true;
+	if (udp)
+		return false;
 	if (cfg->stats_listen != NULL && (cfg->stats_path != NULL ?
 	    names_path(name, cfg->stats_path) : strcmp(addr_format(
 	    (const void *)&cfg->stats_addr.ss, a, sizeof(a)), name) == 0))
@@ -346,23 +349,32 @@ ours(const struct conf *cfg, const char *name)
 /*
  * -t notes an address in use without failing, as a running ferryd may
  * hold it: when we do not, the new image could not bind it, and would
- * exit with our workers.  The first such note, or NULL.
+ * exit with our workers.  A note says " for UDP" of a datagram socket:
+ * our UDP rule on a port does not hold it for TCP, nor the other way.
+ * The first such note, or NULL.
  */
 static char *
 foreign_in_use(const struct conf *cfg, char *out)
 {
-	char *line, *nl, *mark, *name;
+	char *line, *nl, *mark, *name, *why;
+	bool  udp, mine;
 
 	for (line = out; line != NULL; line = nl != NULL ? nl + 1 : NULL) {
 		if ((nl = strchr(line, '\n')) != NULL)
 			*nl = '\0';
 		if (strncmp(line, "ferryd: note: ", 14) == 0 &&
 		    (mark = strstr(line, " is in use")) != NULL) {
+			udp = strncmp(mark, " is in use for UDP", 18) == 0;
 			*mark = '\0';
 			name = strrchr(line, ' ') + 1;
-			if (!ours(cfg, name))
-				return line + 14;	/* FILE:LINE: ADDR */
+			mine = ours(cfg, name, udp);
 			*mark = ' ';
+			if (!mine) {
+				/* FILE:LINE: ADDR is in use[ for UDP] */
+				if ((why = strstr(mark, " (")) != NULL)
+					*why = '\0';
+				return line + 14;
+			}
 		}
 		if (nl != NULL)
 			*nl = '\n';
@@ -387,8 +399,8 @@ test_binary(const struct master *m, char *err, size_t errlen)
 			    "running master (it is older than ferryd -s "
 			    "upgrade): restart ferryd instead", exe);
 		else if ((line = foreign_in_use(m->cfg, out)) != NULL)
-			snprintf(err, errlen, "%.300s is in use by another "
-			    "process: the new image could not bind it", line);
+			snprintf(err, errlen, "%.300s by another process: the "
+			    "new image could not bind it", line);
 		else {
 			free(out);
 			return 0;
