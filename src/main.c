@@ -569,8 +569,10 @@ main(int argc, char *argv[])
 		fprintf(stderr, "ferryd: %s\n", err);
 		return 1;
 	}
-	cfg = conf_load_as(opt.config_path, opt.config_syntax, opt.sslh, err,
-	    sizeof(err));
+	/* Back from a failed upgrade: what we ran, not what it could not. */
+	if ((cfg = master_adopt_config()) == NULL)
+		cfg = conf_load_as(opt.config_path, opt.config_syntax,
+		    opt.sslh, err, sizeof(err));
 	if (cfg == NULL) {
 		master_adopt_fail(NULL, err);	/* the old image, back */
 		fprintf(stderr, "ferryd: %s\n", err);

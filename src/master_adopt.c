@@ -82,7 +82,9 @@ static struct {
 	int64_t            adopted_at;
 	int                stable;	/* the old image's counters, or -1 */
 	bool               counted;	/* ... read once its workers ended */
-} up = { .image = -1, .stable = -1 };
+	int                snapshot;	/* the old image's configuration */
+	bool               snapshot_ran;	/* ... loaded, on the way back */
+} up = { .image = -1, .stable = -1, .snapshot = -1 };
 
 bool
 master_adopting(void)
@@ -138,6 +140,10 @@ take_way_back(char *line)
 		return 0;
 	if (sscanf(line, "stable %d", &up.stable) == 1) {
 		(void)fcntl(up.stable, F_SETFD, FD_CLOEXEC);
+		return 0;
+	}
+	if (sscanf(line, "snapshot %d", &up.snapshot) == 1) {
+		(void)fcntl(up.snapshot, F_SETFD, FD_CLOEXEC);
 		return 0;
 	}
 	if (strncmp(line, "arg ", 4) == 0) {
@@ -324,6 +330,21 @@ master_adopt_take(struct options *opt, char *err, size_t errlen)
 	else if (up.image != -1)
 		(void)fcntl(up.image, F_SETFD, FD_CLOEXEC);
 	return 1;
+}
+
+struct conf *
+master_adopt_config(void)
+{
+	struct conf *cfg;
+	char         path[32], err[CONF_ERR_MAX];
+
+	if (up.failed[0] == '\0' || up.snapshot == -1)
+		return NULL;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", up.snapshot);
+	cfg = conf_load_as(path, CONF_SYNTAX_LIBCONFIG, NULL, err,
+	    sizeof(err));
+	up.snapshot_ran = cfg != NULL;
+	return cfg;
 }
 
 struct listen_set *
@@ -546,10 +567,12 @@ master_adopt(struct master *m)
 	up.adopted = true;
 	up.adopted_at = clock_ms();
 	if (up.failed[0] != '\0')
-		log_notice("back to %s (pid %ld) after a failed upgrade: %d "
+		log_notice("back to %s (pid %ld) after a failed upgrade%s: %d "
 		    "worker(s) of generation %u and before drain once "
 		    "generation %u serves", master_upgrade_exe(),
-		    (long)getpid(), n, up.gen, m->gen);
+		    (long)getpid(), up.snapshot_ran ? ", with the "
+		    "configuration it ran (the file is read at the next "
+		    "reload)" : "", n, up.gen, m->gen);
 	else
 		log_notice("upgraded in place to %s (pid %ld): %d worker(s) "
 		    "of generation %u and before drain once generation %u "
@@ -596,6 +619,9 @@ adopt_served(const struct conf *cfg)
 	if (up.stable != -1)
 		close(up.stable);	/* mapped: no way back needs it now */
 	up.stable = -1;
+	if (up.snapshot != -1)
+		close(up.snapshot);
+	up.snapshot = -1;
 }
 
 /* Whether a worker of the old image's is left. */
@@ -619,6 +645,8 @@ master_adopt_forget(struct master *m)
 		close(up.image);
 	if (up.stable != -1)
 		close(up.stable);
+	if (up.snapshot != -1)
+		close(up.snapshot);
 	/* Not ours: a lock a child held would outlive the master. */
 	if (up.pid_fd != -1 && up.pid_fd != pidfile_fd())
 		close(up.pid_fd);
@@ -742,6 +770,8 @@ keep_across(struct master *m, int desc)
 		(void)fcntl(up.clients[i], F_SETFD, 0);
 	if (up.stable != -1)
 		(void)fcntl(up.stable, F_SETFD, 0);
+	if (up.snapshot != -1)
+		(void)fcntl(up.snapshot, F_SETFD, 0);
 	/* The control socket, unless it was not ours to take. */
 	if (up.control_fd != -1)
 		(void)fcntl(up.control_fd, F_SETFD, 0);

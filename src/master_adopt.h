@@ -21,6 +21,13 @@ struct options;
  */
 int	master_adopt_take(struct options *opt, char *err, size_t errlen);
 bool	master_adopting(void);
+/*
+ * Executed again after a failed upgrade: the configuration we ran, as
+ * ferryd -T printed it before the exec (the file on disk is what the
+ * new image could not serve); NULL otherwise, or if it cannot be read
+ * back: then the file.
+ */
+struct conf *master_adopt_config(void);
 
 /*
  * The pidfile at path locked (path NULL: none): an upgrade's new image

@@ -68,6 +68,7 @@ static char exe[PATH_MAX];
  * another file at exe's path meanwhile.
  */
 static int  image = -1;
+static int  snapshot = -1;	/* what we run, for the way back */
 /* Whether the binary -t tried takes the pidfile's lock across exec. */
 static bool carry_lock;
 
@@ -138,6 +139,7 @@ cross_all(struct master *m, int desc, const int *clients, size_t nclients,
 		cross_exec(clients[i], on);
 	cross_exec(desc, on);
 	cross_exec(image, on);
+	cross_exec(snapshot, on);
 	cross_exec(stats_table_fd(), on);
 }
 
@@ -225,6 +227,8 @@ describe(FILE *f, struct master *m, const int *clients, size_t nclients,
 	/* What the new image executes if it fails before it serves. */
 	if (image != -1)
 		fprintf(f, "image %d\n", image);
+	if (image != -1 && snapshot != -1)
+		fprintf(f, "snapshot %d\n", snapshot);
 	for (i = 0; argv[i] != NULL; i++) {
 		fputs("arg ", f);
 		master_hex_put(f, argv[i], strlen(argv[i]));
@@ -490,6 +494,42 @@ upgrade(struct master *m, char *err, size_t errlen)
 	sig_block_all(0);
 }
 
+/*
+ * What we run as ferryd -T prints it, in a memfd: executed again after
+ * a failed upgrade we load it, not the file, which the new image could
+ * not serve (an address taken meanwhile, settings older images do not
+ * know).  -1 if it cannot be made: the way back reads the file then.
+ */
+static int
+snapshot_open(const struct conf *cfg)
+{
+	FILE *f;
+	int   fd = -1, rc;
+
+#ifdef HAVE_MEMFD_CREATE
+	fd = memfd_create("ferryd-config", MFD_CLOEXEC);
+#endif
+	if (fd == -1 || (f = fdopen(dup(fd), "w")) == NULL) {
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	rc = conf_show(f, cfg);
+	if (fclose(f) == EOF || rc == -1) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void
+snapshot_close(void)
+{
+	if (snapshot != -1)
+		close(snapshot);
+	snapshot = -1;
+}
+
 static void
 upgrade_blocked(struct master *m, char *err, size_t errlen)
 {
@@ -525,12 +565,14 @@ upgrade_blocked(struct master *m, char *err, size_t errlen)
 		return;
 	}
 	exec_args(m, argv);
+	snapshot = snapshot_open(m->cfg);
 	describe(f, m, clients, nclients, argv);
 	if (fflush(f) == EOF || ferror(f)) {
 		snprintf(err, errlen, "cannot describe the sockets and "
 		    "workers: %s", strerror(errno));
 		fclose(f);
 		close(desc);
+		snapshot_close();
 		return;
 	}
 	fclose(f);
@@ -549,6 +591,7 @@ upgrade_blocked(struct master *m, char *err, size_t errlen)
 	unsetenv(MASTER_UPGRADE_ENV);
 	cross_all(m, desc, clients, nclients, false);
 	close(desc);
+	snapshot_close();
 }
 
 /*
