@@ -175,16 +175,16 @@ cmd_show_rules(struct control_client *c, char *arg)
 {
 	const struct conf	*cfg = c->m->cfg;
 	const struct rule	*r;
-	size_t			 i;
+	char			 l[CONF_ERR_MAX];
 
 	(void)arg;
-	for (i = 0; i < cfg->nrules; i++) {
-		r = &cfg->rules[i];
+	for (r = cfg->rules; r < cfg->rules + cfg->nrules; r++) {
 		if (r->range_first != NULL)
 			continue;	/* a range is one rule */
 		say(c, "%s %s listen=%s connect=%s backends=%zu\n",
 		    rule_log_name(r), r->protocol == RULE_UDP ? "udp" : "tcp",
-		    r->listen, r->connect, r->upstream.nbackends);
+		    conf_rule_listen(r, l, sizeof(l)), r->connect,
+		    r->upstream.nbackends);
 	}
 	return 0;
 }
