@@ -211,4 +211,7 @@ int conf_show(FILE *out, const struct conf *cfg);
 /* "err", "warning", ... -> enum log_level, or -1. */
 int conf_log_level_parse(const char *name);
 
+/* Rule r's listen as written: a port range whole ("host:lo-hi"). */
+const char *conf_rule_listen(const struct rule *r, char *buf, size_t len);
+
 #endif

@@ -246,18 +246,25 @@ conf_rule_key_applies(const void *base, const struct conf_key *k)
 }
 
 /* A port range's first rule keeps "host:lo": written back "host:lo-hi". */
+const char *
+conf_rule_listen(const struct rule *r, char *buf, size_t len)
+{
+	unsigned lo = addr_port((const void *)&r->listen_addr.ss);
+
+	if (r->nports > 1)
+		snprintf(buf, len, "%s-%u", r->listen, lo + r->nports - 1);
+	else
+		snprintf(buf, len, "%s", r->listen);
+	return buf;
+}
+
 static void
 show_listen(struct conf_show *sh, const struct conf_key *k, const void *base)
 {
-	const struct rule	*r = base;
-	char			 v[CONF_ERR_MAX];
-	unsigned		 lo = addr_port((const void *)&r->listen_addr.ss);
+	char v[CONF_ERR_MAX];
 
-	if (r->nports > 1)
-		snprintf(v, sizeof(v), "%s-%u", r->listen, lo + r->nports - 1);
-	else
-		snprintf(v, sizeof(v), "%s", r->listen);
-	conf_show_quoted_line(sh, k->name, v);
+	conf_show_quoted_line(sh, k->name, conf_rule_listen(base, v,
+	    sizeof(v)));
 }
 
 /* A name not written is the listen address's, which -T says in a comment. */

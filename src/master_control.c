@@ -175,16 +175,16 @@ cmd_show_rules(struct control_client *c, char *arg)
 {
 	const struct conf	*cfg = c->m->cfg;
 	const struct rule	*r;
-	size_t			 i;
+	char			 l[CONF_ERR_MAX];
 
 	(void)arg;
-	for (i = 0; i < cfg->nrules; i++) {
-		r = &cfg->rules[i];
+	for (r = cfg->rules; r < cfg->rules + cfg->nrules; r++) {
 		if (r->range_first != NULL)
 			continue;	/* a range is one rule */
 		say(c, "%s %s listen=%s connect=%s backends=%zu\n",
 		    rule_log_name(r), r->protocol == RULE_UDP ? "udp" : "tcp",
-		    r->listen, r->connect, r->upstream.nbackends);
+		    conf_rule_listen(r, l, sizeof(l)), r->connect,
+		    r->upstream.nbackends);
 	}
 	return 0;
 }
@@ -292,7 +292,7 @@ set_weight(struct control_client *c, const struct rule *r,
 		return;
 	cell->weight = (uint16_t)weight;
 	log_notice("%s: backend %s has weight %ld now (control, uid %d)",
-	    rule_log_name(r), addr_format((const void *)&b->addr.ss, a,
+	    rule_log_name(rule_dest_of(r, b)), addr_format((const void *)&b->addr.ss, a,
 	    sizeof(a)), weight, (int)c->uid);
 }
 
@@ -379,9 +379,7 @@ host_set(struct control_client *c, char *arg, bool drain)
 {
 	char who[64];
 
-	if (arg != NULL)
-		return say_error(c, "%s host takes no argument",
-		    drain ? "drain" : "ready");
+	(void)arg;	/* none: client_run() */
 	snprintf(who, sizeof(who), "control, uid %d", (int)c->uid);
 	(void)host_change(drain, who);	/* saved by client_run() */
 	return 0;
@@ -502,36 +500,38 @@ cmd_show_sessions(struct control_client *c, char *arg)
 
 static int cmd_help(struct control_client *, char *);
 
-/* The commands; those that change something are logged as notices. */
+/* The commands: those that change something are logged as notices. */
 static const struct {
 	const char	*name;
 	int		(*fn)(struct control_client *, char *);
-	bool		 changes;
+	bool		 changes, args;	/* args: else "reload now" is refused */
 	const char	*help;
 } commands[] = {
-	{ "help", cmd_help, false, "this list" },
-	{ "show info", cmd_show_info, false, "version, pid, generation, "
-	    "workers" },
-	{ "show rules", cmd_show_rules, false, "the rules" },
-	{ "show backends", cmd_show_backends, false, "[RULE]: each "
+	{ "help", cmd_help, false, false, "this list" },
+	{ "show info", cmd_show_info, false, false, "version, pid, "
+	    "generation, workers" },
+	{ "show rules", cmd_show_rules, false, false, "the rules" },
+	{ "show backends", cmd_show_backends, false, true, "[RULE]: each "
 	    "backend's state" },
-	{ "show sessions", cmd_show_sessions, false, "[RULE] [limit N]: "
+	{ "show sessions", cmd_show_sessions, false, true, "[RULE] [limit N]: "
 	    "connections and UDP sessions, from the workers" },
-	{ "enable backend", cmd_enable, true, "RULE/ADDRESS: new connections "
-	    "again" },
-	{ "drain backend", cmd_drain, true, "RULE/ADDRESS: no new "
+	{ "enable backend", cmd_enable, true, true, "RULE/ADDRESS: new "
+	    "connections again" },
+	{ "drain backend", cmd_drain, true, true, "RULE/ADDRESS: no new "
 	    "connections while another is up; open ones finish" },
-	{ "disable backend", cmd_disable, true, "RULE/ADDRESS: none, not even "
-	    "as a last resort" },
-	{ "set weight", cmd_set_weight, true, "RULE/ADDRESS N: its share, 1 "
-	    "to 256" },
-	{ "show host", cmd_show_host, false, "ready or drain, since when" },
-	{ "drain host", cmd_drain_host, true, "/ready answers 503; "
+	{ "disable backend", cmd_disable, true, true, "RULE/ADDRESS: none, "
+	    "not even as a last resort" },
+	{ "set weight", cmd_set_weight, true, true, "RULE/ADDRESS N: its "
+	    "share, 1 to 256" },
+	{ "show host", cmd_show_host, false, false, "ready or drain, since "
+	    "when" },
+	{ "drain host", cmd_drain_host, true, false, "/ready answers 503; "
 	    "connections are still served" },
-	{ "ready host", cmd_ready_host, true, "/ready answers 200 again" },
-	{ "reload", cmd_reload, true, "reload the file; answers how it went" },
-	{ "upgrade", cmd_upgrade, true, "execute the binary on disk in place; "
-	    "answers how it went" },
+	{ "ready host", cmd_ready_host, true, false, "/ready answers 200 again" },
+	{ "reload", cmd_reload, true, false, "reload the file; answers how "
+	    "it went" },
+	{ "upgrade", cmd_upgrade, true, false, "execute the binary on disk "
+	    "in place; answers how it went" },
 };
 
 static int
@@ -563,7 +563,9 @@ client_run(struct control_client *c, char *line)
 		    "control: uid %d: %s", (int)c->uid, line);
 		for (arg = line + n; *arg == ' '; arg++)
 			continue;
-		rc = commands[i].fn(c, *arg != '\0' ? arg : NULL);
+		rc = *arg == '\0' ? commands[i].fn(c, NULL) : commands[i].args ?
+		    commands[i].fn(c, arg) : say_error(c, "%s takes no "
+		    "argument", commands[i].name);
 		break;
 	}
 	if (i == sizeof(commands) / sizeof(commands[0])) {
