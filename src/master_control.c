@@ -292,8 +292,8 @@ set_weight(struct control_client *c, const struct rule *r,
 		return;
 	cell->weight = (uint16_t)weight;
 	log_notice("%s: backend %s has weight %ld now (control, uid %d)",
-	    rule_log_name(rule_dest_of(r, b)), addr_format((const void *)&b->addr.ss, a,
-	    sizeof(a)), weight, (int)c->uid);
+	    rule_log_name(rule_dest_of(r, b)), addr_format((const void *)
+	    &b->addr.ss, a, sizeof(a)), weight, (int)c->uid);
 }
 
 static int
