@@ -552,6 +552,11 @@ main(int argc, char *argv[])
 		return 1;
 	}
 
+	if (command != NULL && (signo != 0 || status)) {
+		fprintf(stderr, "ferryd: -x and -s both ask the running "
+		    "master: give one of them\n");
+		return 1;
+	}
 	if (convert_path != NULL)
 		return convert(convert_path);
 	if (sslh.convert || signo != 0 || status) {
