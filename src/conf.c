@@ -40,7 +40,7 @@ static conf_key_parser parse_path, parse_chroot, parse_pidfile, parse_workers;
 static conf_key_parser parse_user;
 static conf_key_parser parse_stats_listen, parse_access_log_fields;
 static conf_key_parser parse_group, parse_backend;
-static conf_key_parser parse_control_group;
+static conf_key_parser parse_control_group, parse_watchdog;
 static conf_key_show show_access_log_fields;
 
 /* In enum log_level order. */
@@ -89,8 +89,8 @@ static const struct conf_key global_keys[] = {
 	    offsetof(struct conf, max_sessions) },
 	{ "shutdown_timeout", conf_parse_duration, 0, SHUTDOWN_TIMEOUT_MAX,
 	    offsetof(struct conf, shutdown_timeout) },
-	{ "watchdog_timeout", conf_parse_duration, 0, WATCHDOG_TIMEOUT_MAX,
-	    offsetof(struct conf, watchdog_timeout) },
+	{ "watchdog_timeout", parse_watchdog, 0, WATCHDOG_TIMEOUT_MAX,
+	    offsetof(struct conf, watchdog_timeout), NULL, conf_show_duration },
 	{ "backlog", conf_parse_int, 1, BACKLOG_MAX,
 	    offsetof(struct conf, backlog) },
 	{ "max_connections", conf_parse_int, 1, MAX_CONNECTIONS_MAX,
@@ -312,6 +312,28 @@ parse_workers(struct conf_loader *ld, const struct conf_key *k,
 		    "between %lld and %lld (got \"%s\")", k->name, k->min,
 		    k->max, v);
 	*(int *)conf_field(base, k) = workers_auto();
+	return 0;
+}
+
+/*
+ * 0 (off), or at least a second: an idle worker beats every 100 ms at
+ * the most often, and the master looks at the beats once a second, so
+ * a shorter watchdog would kill idle workers over and over.
+ */
+static int
+parse_watchdog(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, void *base)
+{
+	int	ms;
+
+	if (conf_parse_duration(ld, k, s, base) == -1)
+		return -1;
+	ms = *(int *)conf_field(base, k);
+	if (ms > 0 && ms < WATCHDOG_TIMEOUT_MIN)
+		return conf_fail(ld, s, "\"%s\" must be 0 (no watchdog) or "
+		    "between %g and %g seconds (got %.15g)", k->name,
+		    WATCHDOG_TIMEOUT_MIN / 1000.0, k->max / 1000.0,
+		    ms / 1000.0);
 	return 0;
 }
 

@@ -110,6 +110,11 @@ static const struct bad_case bad_cases[] = {
 	    2, "(got -0.5)" },
 	{ "shutdown_timeout too long", RULES "shutdown_timeout = 86401;\n",
 	    2, "between 0 and 86400 seconds" },
+	{ "watchdog_timeout under a second", RULES "watchdog_timeout = 0.05;\n",
+	    2, "\"watchdog_timeout\" must be 0 (no watchdog) or between 1 and "
+	    "3600 seconds (got 0.05)" },
+	{ "watchdog_timeout too long", RULES "watchdog_timeout = 3601;\n",
+	    2, "between 0 and 3600 seconds (got 3601)" },
 	{ "connect_timeout 0", "\n\n\n\n\nconnect_timeout = 0;\n" RULES,
 	    6, "\"connect_timeout\" must be between 0.001 and 3600 seconds "
 	    "(got 0)" },
