@@ -808,6 +808,14 @@ static const struct bad_case unix_bad_cases[] = {
 	    "\"127.0.0.1:80\"; connect = \"unix:/run/a.sock\"; "
 	    "tcp_fastopen_connect = true; } );\n", 1, "is a TCP connect's "
 	    "option" },
+	{ "send_proxy v1 in a route of a Unix listener", "rules = ( { listen ="
+	    " \"unix:/run/a.sock\";\n routes = ( { name = \"a\"; send_proxy ="
+	    " \"v1\"; connect = \"127.0.0.1:80\"; } ); } );\n", 2,
+	    "\"send_proxy\" = \"v1\" cannot describe a Unix client" },
+	{ "balance hash in a route of a Unix listener", "rules = ( { listen ="
+	    " \"unix:/run/a.sock\"; routes = (\n { name = \"a\"; balance = "
+	    "\"hash\";\n connect = ( \"127.0.0.1:80\", \"127.0.0.2:80\" ); } );"
+	    " } );\n", 2, "\"balance\" = \"hash\" picks by the client's address" },
 	{ "an empty allow_gid", "rules = ( { listen = \"unix:/run/a.sock\"; "
 	    "connect = \"127.0.0.1:80\"; allow_gid = [ ]; } );\n", 1,
 	    "must list 1 to" },
