@@ -554,7 +554,8 @@ check_stats_listen(struct conf_loader *ld, const config_t *lc,
  * any peer may send a header, any peer may name an allowed client.  So
  * allow/deny (the rule's or the top level's) on such a rule needs
  * accept_proxy_from, which judges the peer itself.  So does transparent,
- * which would connect from whatever address a header names.
+ * which would connect from whatever address a header names.  The top
+ * level's do not apply to a Unix listener, which refuses the others.
  */
 static int
 check_proxy_acl(struct conf_loader *ld, const config_t *lc,
@@ -568,8 +569,8 @@ check_proxy_acl(struct conf_loader *ld, const config_t *lc,
 		r = &cfg->rules[i];
 		if (!r->accept_proxy || r->range_first != NULL ||
 		    r->accept_proxy_from.nallow + r->accept_proxy_from.ndeny > 0 ||
-		    (!global && r->acl.nallow + r->acl.ndeny == 0 &&
-		    !r->transparent))
+		    ((!global || r->listen_addr.ss.ss_family == AF_UNIX) &&
+		    r->acl.nallow + r->acl.ndeny == 0 && !r->transparent))
 			continue;
 		return conf_fail(ld, config_setting_get_elem(config_lookup(lc,
 		    "rules"), (unsigned)r->elem), r->transparent ?

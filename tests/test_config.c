@@ -854,6 +854,12 @@ test_unix(void)
 	    "defaults: mode 0666, no owner, everyone; named by its listen");
 	check(conf_has_unix_backends(cfg), "the sandbox hears of Unix backends");
 	conf_free(cfg);
+	/* The top level's allow does not judge a Unix listener's clients. */
+	cfg = load_good("unix-proxy.conf", "allow = \"127.0.0.1\";\n"
+	    "rules = ( { listen = \"unix:@in\"; connect = \"127.0.0.1:80\";\n"
+	    "    accept_proxy = true; } );\n", path, sizeof(path),
+	    "a Unix listener with accept_proxy beside a top-level allow");
+	conf_free(cfg);
 	check_bad_cases(unix_bad_cases, sizeof(unix_bad_cases) /
 	    sizeof(unix_bad_cases[0]), "bad-unix.conf", conf_load);
 }
