@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <netinet/in.h>
 
 #include <libconfig.h>
 
@@ -522,7 +523,41 @@ check_group(struct conf_loader *ld, const config_t *lc, const struct conf *cfg)
 	    "\"user\" too");
 }
 
-/* stats_listen is not the address of a TCP rule. */
+/* An IP address that is all of its family's: 0.0.0.0 or [::]. */
+static bool
+addr_is_any(const struct sockaddr_any *a)
+{
+	const struct sockaddr_in	*sin = (const void *)&a->ss;
+	const struct sockaddr_in6	*sin6 = (const void *)&a->ss;
+
+	return (sin->sin_family == AF_INET &&
+	    sin->sin_addr.s_addr == htonl(INADDR_ANY)) ||
+	    (sin6->sin6_family == AF_INET6 &&
+	    IN6_IS_ADDR_UNSPECIFIED(&sin6->sin6_addr));
+}
+
+/*
+ * Whether TCP rule r's listening sockets hold stats_listen's address,
+ * so that binding it fails: the same address, or the same port where one
+ * of the two is a wildcard of the other's family (the stats socket is
+ * IPv6-only; a rule's [::] with ipv6_only = false takes IPv4 too).
+ */
+static bool
+stats_clashes(const struct rule *r, const struct sockaddr_any *st)
+{
+	const struct sockaddr_any	*l = &r->listen_addr;
+
+	if (addr_equal(l, st))
+		return true;
+	if (addr_port((const void *)&l->ss) != addr_port((const void *)&st->ss))
+		return false;
+	if (l->ss.ss_family == st->ss.ss_family)
+		return addr_is_any(l) || addr_is_any(st);
+	return l->ss.ss_family == AF_INET6 && st->ss.ss_family == AF_INET &&
+	    addr_is_any(l) && !r->ipv6_only;
+}
+
+/* stats_listen is not the address of a TCP rule, nor within it. */
 static int
 check_stats_listen(struct conf_loader *ld, const config_t *lc,
     const struct conf *cfg)
@@ -541,10 +576,11 @@ check_stats_listen(struct conf_loader *ld, const config_t *lc,
 		return 0;
 	for (i = 0; i < cfg->nrules; i++)
 		if (cfg->rules[i].protocol == RULE_TCP &&
-		    addr_equal(&cfg->rules[i].listen_addr, &cfg->stats_addr))
+		    stats_clashes(&cfg->rules[i], &cfg->stats_addr))
 			return conf_fail(ld, config_lookup(lc, "stats_listen"),
-			    "\"stats_listen\" \"%s\" is the listen address of "
-			    "the rule at line %d", cfg->stats_listen,
+			    "\"stats_listen\" \"%s\" is taken by the listen "
+			    "address \"%s\" of the rule at line %d",
+			    cfg->stats_listen, cfg->rules[i].listen,
 			    cfg->rules[i].line);
 	return 0;
 }

@@ -110,6 +110,17 @@ static const struct bad_case bad_cases[] = {
 	    2, "(got -0.5)" },
 	{ "shutdown_timeout too long", RULES "shutdown_timeout = 86401;\n",
 	    2, "between 0 and 86400 seconds" },
+	{ "stats_listen on a rule's port", "stats_listen = \"127.0.0.1:18080\";\n"
+	    RULES, 1, "\"stats_listen\" \"127.0.0.1:18080\" is taken by the "
+	    "listen address \"127.0.0.1:18080\" of the rule at line 2" },
+	{ "stats_listen on a wildcard over a rule's port",
+	    "stats_listen = \"0.0.0.0:18080\";\n" RULES, 1,
+	    "is taken by the listen address \"127.0.0.1:18080\"" },
+	{ "stats_listen within a rule's dual-stack wildcard",
+	    "stats_listen = \"127.0.0.1:18080\";\nrules = ( { listen = "
+	    "\"[::]:18080\"; ipv6_only = false;\n  connect = "
+	    "\"192.0.2.1:80\"; } );\n", 1, "is taken by the listen address "
+	    "\"[::]:18080\"" },
 	{ "watchdog_timeout under a second", RULES "watchdog_timeout = 0.05;\n",
 	    2, "\"watchdog_timeout\" must be 0 (no watchdog) or between 1 and "
 	    "3600 seconds (got 0.05)" },
