@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <netinet/in.h>
 
 #include <libconfig.h>
 
@@ -40,7 +41,7 @@ static conf_key_parser parse_path, parse_chroot, parse_pidfile, parse_workers;
 static conf_key_parser parse_user;
 static conf_key_parser parse_stats_listen, parse_access_log_fields;
 static conf_key_parser parse_group, parse_backend;
-static conf_key_parser parse_control_group;
+static conf_key_parser parse_control_group, parse_watchdog;
 static conf_key_show show_access_log_fields;
 
 /* In enum log_level order. */
@@ -89,8 +90,8 @@ static const struct conf_key global_keys[] = {
 	    offsetof(struct conf, max_sessions) },
 	{ "shutdown_timeout", conf_parse_duration, 0, SHUTDOWN_TIMEOUT_MAX,
 	    offsetof(struct conf, shutdown_timeout) },
-	{ "watchdog_timeout", conf_parse_duration, 0, WATCHDOG_TIMEOUT_MAX,
-	    offsetof(struct conf, watchdog_timeout) },
+	{ "watchdog_timeout", parse_watchdog, 0, WATCHDOG_TIMEOUT_MAX,
+	    offsetof(struct conf, watchdog_timeout), NULL, conf_show_duration },
 	{ "backlog", conf_parse_int, 1, BACKLOG_MAX,
 	    offsetof(struct conf, backlog) },
 	{ "max_connections", conf_parse_int, 1, MAX_CONNECTIONS_MAX,
@@ -316,6 +317,28 @@ parse_workers(struct conf_loader *ld, const struct conf_key *k,
 }
 
 /*
+ * 0 (off), or at least a second: an idle worker beats every 100 ms at
+ * the most often, and the master looks at the beats once a second, so
+ * a shorter watchdog would kill idle workers over and over.
+ */
+static int
+parse_watchdog(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, void *base)
+{
+	int	ms;
+
+	if (conf_parse_duration(ld, k, s, base) == -1)
+		return -1;
+	ms = *(int *)conf_field(base, k);
+	if (ms > 0 && ms < WATCHDOG_TIMEOUT_MIN)
+		return conf_fail(ld, s, "\"%s\" must be 0 (no watchdog) or "
+		    "between %g and %g seconds (got %.15g)", k->name,
+		    WATCHDOG_TIMEOUT_MIN / 1000.0, k->max / 1000.0,
+		    ms / 1000.0);
+	return 0;
+}
+
+/*
  * The user's primary group becomes the gid unless "group" is set, which
  * wins whichever of the two comes first in the file.
  */
@@ -500,7 +523,41 @@ check_group(struct conf_loader *ld, const config_t *lc, const struct conf *cfg)
 	    "\"user\" too");
 }
 
-/* stats_listen is not the address of a TCP rule. */
+/* An IP address that is all of its family's: 0.0.0.0 or [::]. */
+static bool
+addr_is_any(const struct sockaddr_any *a)
+{
+	const struct sockaddr_in	*sin = (const void *)&a->ss;
+	const struct sockaddr_in6	*sin6 = (const void *)&a->ss;
+
+	return (sin->sin_family == AF_INET &&
+	    sin->sin_addr.s_addr == htonl(INADDR_ANY)) ||
+	    (sin6->sin6_family == AF_INET6 &&
+	    IN6_IS_ADDR_UNSPECIFIED(&sin6->sin6_addr));
+}
+
+/*
+ * Whether TCP rule r's listening sockets hold stats_listen's address,
+ * so that binding it fails: the same address, or the same port where one
+ * of the two is a wildcard of the other's family (the stats socket is
+ * IPv6-only; a rule's [::] with ipv6_only = false takes IPv4 too).
+ */
+static bool
+stats_clashes(const struct rule *r, const struct sockaddr_any *st)
+{
+	const struct sockaddr_any	*l = &r->listen_addr;
+
+	if (addr_equal(l, st))
+		return true;
+	if (addr_port((const void *)&l->ss) != addr_port((const void *)&st->ss))
+		return false;
+	if (l->ss.ss_family == st->ss.ss_family)
+		return addr_is_any(l) || addr_is_any(st);
+	return l->ss.ss_family == AF_INET6 && st->ss.ss_family == AF_INET &&
+	    addr_is_any(l) && !r->ipv6_only;
+}
+
+/* stats_listen is not the address of a TCP rule, nor within it. */
 static int
 check_stats_listen(struct conf_loader *ld, const config_t *lc,
     const struct conf *cfg)
@@ -519,10 +576,11 @@ check_stats_listen(struct conf_loader *ld, const config_t *lc,
 		return 0;
 	for (i = 0; i < cfg->nrules; i++)
 		if (cfg->rules[i].protocol == RULE_TCP &&
-		    addr_equal(&cfg->rules[i].listen_addr, &cfg->stats_addr))
+		    stats_clashes(&cfg->rules[i], &cfg->stats_addr))
 			return conf_fail(ld, config_lookup(lc, "stats_listen"),
-			    "\"stats_listen\" \"%s\" is the listen address of "
-			    "the rule at line %d", cfg->stats_listen,
+			    "\"stats_listen\" \"%s\" is taken by the listen "
+			    "address \"%s\" of the rule at line %d",
+			    cfg->stats_listen, cfg->rules[i].listen,
 			    cfg->rules[i].line);
 	return 0;
 }
@@ -532,7 +590,8 @@ check_stats_listen(struct conf_loader *ld, const config_t *lc,
  * any peer may send a header, any peer may name an allowed client.  So
  * allow/deny (the rule's or the top level's) on such a rule needs
  * accept_proxy_from, which judges the peer itself.  So does transparent,
- * which would connect from whatever address a header names.
+ * which would connect from whatever address a header names.  The top
+ * level's do not apply to a Unix listener, which refuses the others.
  */
 static int
 check_proxy_acl(struct conf_loader *ld, const config_t *lc,
@@ -546,8 +605,8 @@ check_proxy_acl(struct conf_loader *ld, const config_t *lc,
 		r = &cfg->rules[i];
 		if (!r->accept_proxy || r->range_first != NULL ||
 		    r->accept_proxy_from.nallow + r->accept_proxy_from.ndeny > 0 ||
-		    (!global && r->acl.nallow + r->acl.ndeny == 0 &&
-		    !r->transparent))
+		    ((!global || r->listen_addr.ss.ss_family == AF_UNIX) &&
+		    r->acl.nallow + r->acl.ndeny == 0 && !r->transparent))
 			continue;
 		return conf_fail(ld, config_setting_get_elem(config_lookup(lc,
 		    "rules"), (unsigned)r->elem), r->transparent ?

@@ -420,8 +420,9 @@ conf_parse_routes(struct conf_loader *ld, const struct conf_key *k,
 }
 
 /*
- * A route's connect resolved, with the rule's source and balance.  On a
- * port range (nports) it may be a range of as many ports, as a rule's.
+ * A route's connect resolved, with the rule's source, balance and
+ * slow_start.  On a port range (nports) it may be a range of as many
+ * ports, as a rule's.
  */
 static int
 route_upstream(struct conf_loader *ld, const config_setting_t *g,
@@ -434,6 +435,8 @@ route_upstream(struct conf_loader *ld, const config_setting_t *g,
 		return conf_fail(ld, g, "out of memory");
 	if (d->upstream.balance == UNSET)
 		d->upstream.balance = r->upstream.balance;
+	/* Its items' default, as a rule's items take the rule's. */
+	d->slow_start = r->slow_start;
 	return conf_rule_upstream(ld, g, d, nports);
 }
 

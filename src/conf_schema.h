@@ -33,6 +33,8 @@ struct conf_text;
  */
 #define IDLE_TIMEOUT_MAX	INT_MAX
 #define SHUTDOWN_TIMEOUT_MAX	86400000	/* one day */
+/* Below a second the master's once-a-second look would kill idle workers. */
+#define WATCHDOG_TIMEOUT_MIN	1000		/* unless 0: off */
 #define WATCHDOG_TIMEOUT_MAX	3600000		/* one hour */
 #define BACKLOG_MAX		65535
 #define MAX_CONNECTIONS_MAX	1000000

@@ -17,6 +17,7 @@
 #include "conf.h"
 #include "conf_schema.h"
 #include "proxy_proto.h"
+#include "route.h"
 #include "rule.h"
 #include "upstream.h"
 
@@ -169,6 +170,24 @@ check_not_unix_file(struct conf_loader *ld, const config_setting_t *rule,
 	return 0;
 }
 
+/*
+ * What needs the client's address to send d's backends, set in where
+ * (a rule, or one of its routes).
+ */
+static int
+refuse_by_address(struct conf_loader *ld, const config_setting_t *where,
+    const struct rule *d)
+{
+	if (d->send_proxy == PROXY_V1 && refuse_key(ld, where, "send_proxy",
+	    "= \"v1\" cannot describe a Unix client: use \"v2\", which "
+	    "carries its address") == -1)
+		return -1;
+	if (d->upstream.balance == BALANCE_HASH)
+		return refuse_key(ld, where, "balance", "= \"hash\" picks by "
+		    "the client's address, which Unix clients have none of");
+	return 0;
+}
+
 /* What a Unix listener cannot do: its clients have no address. */
 static int
 check_unix_listener(struct conf_loader *ld, const config_setting_t *rule,
@@ -189,13 +208,14 @@ check_unix_listener(struct conf_loader *ld, const config_setting_t *rule,
 		if (refuse_key(ld, rule, tcp_keys[i], "is a TCP socket's "
 		    "option, which a Unix listener has not") == -1)
 			return -1;
-	if (r->send_proxy == PROXY_V1)
-		return refuse_key(ld, rule, "send_proxy", "= \"v1\" cannot "
-		    "describe a Unix client: use \"v2\", which carries its "
-		    "address");
-	if (r->upstream.balance == BALANCE_HASH)
-		return refuse_key(ld, rule, "balance", "= \"hash\" picks by "
-		    "the client's address, which Unix clients have none of");
+	if (refuse_by_address(ld, rule, r) == -1)
+		return -1;
+	/* A route's own send_proxy and balance too. */
+	for (i = 0; i < r->nroutes; i++)
+		if (refuse_by_address(ld, config_setting_get_elem(
+		    config_setting_get_member(rule, "routes"), (unsigned)i),
+		    &r->routes[i].dest) == -1)
+			return -1;
 	return 0;
 }
 

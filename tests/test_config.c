@@ -110,6 +110,22 @@ static const struct bad_case bad_cases[] = {
 	    2, "(got -0.5)" },
 	{ "shutdown_timeout too long", RULES "shutdown_timeout = 86401;\n",
 	    2, "between 0 and 86400 seconds" },
+	{ "stats_listen on a rule's port", "stats_listen = \"127.0.0.1:18080\";\n"
+	    RULES, 1, "\"stats_listen\" \"127.0.0.1:18080\" is taken by the "
+	    "listen address \"127.0.0.1:18080\" of the rule at line 2" },
+	{ "stats_listen on a wildcard over a rule's port",
+	    "stats_listen = \"0.0.0.0:18080\";\n" RULES, 1,
+	    "is taken by the listen address \"127.0.0.1:18080\"" },
+	{ "stats_listen within a rule's dual-stack wildcard",
+	    "stats_listen = \"127.0.0.1:18080\";\nrules = ( { listen = "
+	    "\"[::]:18080\"; ipv6_only = false;\n  connect = "
+	    "\"192.0.2.1:80\"; } );\n", 1, "is taken by the listen address "
+	    "\"[::]:18080\"" },
+	{ "watchdog_timeout under a second", RULES "watchdog_timeout = 0.05;\n",
+	    2, "\"watchdog_timeout\" must be 0 (no watchdog) or between 1 and "
+	    "3600 seconds (got 0.05)" },
+	{ "watchdog_timeout too long", RULES "watchdog_timeout = 3601;\n",
+	    2, "between 0 and 3600 seconds (got 3601)" },
 	{ "connect_timeout 0", "\n\n\n\n\nconnect_timeout = 0;\n" RULES,
 	    6, "\"connect_timeout\" must be between 0.001 and 3600 seconds "
 	    "(got 0)" },
@@ -803,6 +819,14 @@ static const struct bad_case unix_bad_cases[] = {
 	    "\"127.0.0.1:80\"; connect = \"unix:/run/a.sock\"; "
 	    "tcp_fastopen_connect = true; } );\n", 1, "is a TCP connect's "
 	    "option" },
+	{ "send_proxy v1 in a route of a Unix listener", "rules = ( { listen ="
+	    " \"unix:/run/a.sock\";\n routes = ( { name = \"a\"; send_proxy ="
+	    " \"v1\"; connect = \"127.0.0.1:80\"; } ); } );\n", 2,
+	    "\"send_proxy\" = \"v1\" cannot describe a Unix client" },
+	{ "balance hash in a route of a Unix listener", "rules = ( { listen ="
+	    " \"unix:/run/a.sock\"; routes = (\n { name = \"a\"; balance = "
+	    "\"hash\";\n connect = ( \"127.0.0.1:80\", \"127.0.0.2:80\" ); } );"
+	    " } );\n", 2, "\"balance\" = \"hash\" picks by the client's address" },
 	{ "an empty allow_gid", "rules = ( { listen = \"unix:/run/a.sock\"; "
 	    "connect = \"127.0.0.1:80\"; allow_gid = [ ]; } );\n", 1,
 	    "must list 1 to" },
@@ -840,6 +864,12 @@ test_unix(void)
 	    r[1].unix_sock.nallow_uid == 0 && streq(r[1].name, "unix:@front"),
 	    "defaults: mode 0666, no owner, everyone; named by its listen");
 	check(conf_has_unix_backends(cfg), "the sandbox hears of Unix backends");
+	conf_free(cfg);
+	/* The top level's allow does not judge a Unix listener's clients. */
+	cfg = load_good("unix-proxy.conf", "allow = \"127.0.0.1\";\n"
+	    "rules = ( { listen = \"unix:@in\"; connect = \"127.0.0.1:80\";\n"
+	    "    accept_proxy = true; } );\n", path, sizeof(path),
+	    "a Unix listener with accept_proxy beside a top-level allow");
 	conf_free(cfg);
 	check_bad_cases(unix_bad_cases, sizeof(unix_bad_cases) /
 	    sizeof(unix_bad_cases[0]), "bad-unix.conf", conf_load);
