@@ -282,12 +282,13 @@ health_succeeded(const struct rule *rule, const struct backend *b,
 	struct health_cell	*c = health_cell(b->id);
 	char			 addr[ADDR_STRLEN];
 
-	if (c == NULL)
-		return;
-	/* Read before written: the healthy path stores nothing shared. */
-	if (c->fails != 0)
-		c->fails = 0;
-	if (!trial)
+	/*
+	 * The failures of the window stand (nginx's max_fails counts those
+	 * within fail_timeout, successes between or not): a backend that
+	 * fails every other connect goes down.  The healthy path stores
+	 * nothing shared.
+	 */
+	if (c == NULL || !trial)
 		return;
 	c->down_until = 0;
 	health_changed(c);

@@ -323,9 +323,10 @@ test_health_and_backup(void)
 	health_failed(r, a, ECONNREFUSED, false, 7000);
 	check(health_state(a, 7000) == HEALTH_UP,
 	    "the next one after fail_timeout starts the count anew");
+	health_succeeded(r, a, false);
 	health_failed(r, a, ECONNREFUSED, false, 8000);
 	check(health_state(a, 8000) == HEALTH_DOWN,
-	    "max_fails within fail_timeout: down");
+	    "max_fails within fail_timeout, a success between: down");
 	balance_acquire(b);
 	check(pick(r, NULL, 0, 9000) == 2,
 	    "a primary down, the other at max_connections: the backup");
