@@ -84,6 +84,7 @@ static struct {
 	bool               counted;	/* ... read once its workers ended */
 	int                snapshot;	/* the old image's configuration */
 	bool               snapshot_ran;	/* ... loaded, on the way back */
+	char               snapshot_err[256];	/* ... or why not */
 } up = { .image = -1, .stable = -1, .snapshot = -1 };
 
 bool
@@ -344,6 +345,9 @@ master_adopt_config(void)
 	cfg = conf_load_as(path, CONF_SYNTAX_LIBCONFIG, NULL, err,
 	    sizeof(err));
 	up.snapshot_ran = cfg != NULL;
+	if (cfg == NULL)
+		snprintf(up.snapshot_err, sizeof(up.snapshot_err), " (what it "
+		    "ran could not be read back: %.200s; the file was)", err);
 	return cfg;
 }
 
@@ -567,12 +571,12 @@ master_adopt(struct master *m)
 	up.adopted = true;
 	up.adopted_at = clock_ms();
 	if (up.failed[0] != '\0')
-		log_notice("back to %s (pid %ld) after a failed upgrade%s: %d "
+		log_notice("back to %s (pid %ld) after a failed upgrade%s%s: %d "
 		    "worker(s) of generation %u and before drain once "
 		    "generation %u serves", master_upgrade_exe(),
 		    (long)getpid(), up.snapshot_ran ? ", with the "
 		    "configuration it ran (the file is read at the next "
-		    "reload)" : "", n, up.gen, m->gen);
+		    "reload)" : "", up.snapshot_err, n, up.gen, m->gen);
 	else
 		log_notice("upgraded in place to %s (pid %ld): %d worker(s) "
 		    "of generation %u and before drain once generation %u "

@@ -565,7 +565,8 @@ upgrade_blocked(struct master *m, char *err, size_t errlen)
 		return;
 	}
 	exec_args(m, argv);
-	snapshot = snapshot_open(m->cfg);
+	/* Only with a way back to hand it to: else it would only leak. */
+	snapshot = image != -1 ? snapshot_open(m->cfg) : -1;
 	describe(f, m, clients, nclients, argv);
 	if (fflush(f) == EOF || ferror(f)) {
 		snprintf(err, errlen, "cannot describe the sockets and "
