@@ -35,6 +35,8 @@ enum access_log_field {
 	ACCESS_FIELD_ROUTE,		/* the route taken (routes), or - */
 	ACCESS_FIELD_SNI,		/* the TLS SNI or HTTP Host it
 					 * matched, else its protocol, or - */
+	ACCESS_FIELD_CLOSED_BY,		/* the side that ended it first
+					 * (FIN or reset), or - */
 	ACCESS_FIELDS			/* how many there are */
 };
 

@@ -33,8 +33,16 @@ static const char *const months[12] = {
 
 /* In enum access_log_field order: the JSON keys. */
 static const char *const field_keys[ACCESS_FIELDS] = {
-	"rule", "connect_time", "first_byte_time", "route", "sni"
+	"rule", "connect_time", "first_byte_time", "route", "sni", "closed_by"
 };
+
+/* closed_by: the side that ended the connection first, or NULL. */
+static const char *
+closed_by(const struct accesslog_entry *e)
+{
+	return e->closed_first == ACCESSLOG_SIDE_CLIENT ? "client" :
+	    e->closed_first == ACCESSLOG_SIDE_BACKEND ? "backend" : NULL;
+}
 
 /* The addresses and times of a line, as text. */
 struct fields {
@@ -151,6 +159,10 @@ extra_fields(const struct accesslog_entry *e, char sep, char *buf,
 		case ACCESS_FIELD_SNI:
 			snprintf(v, sizeof(v), "%s", e->matched != NULL &&
 			    e->matched[0] != '\0' ? e->matched : "-");
+			break;
+		case ACCESS_FIELD_CLOSED_BY:
+			name = closed_by(e);
+			snprintf(v, sizeof(v), "%s", name != NULL ? name : "-");
 			break;
 		default:
 			put_time(v, sizeof(v), e->first_byte_us, "-");
@@ -357,6 +369,8 @@ json_extra(const struct accesslog_entry *e, char *buf, size_t len)
 		else if (al_fields[i] == ACCESS_FIELD_SNI)
 			json_str(v, sizeof(v), e->matched != NULL &&
 			    e->matched[0] != '\0' ? e->matched : NULL);
+		else if (al_fields[i] == ACCESS_FIELD_CLOSED_BY)
+			json_str(v, sizeof(v), closed_by(e));
 		else
 			put_time(v, sizeof(v), al_fields[i] ==
 			    ACCESS_FIELD_CONNECT_TIME ? e->connect_us :

@@ -56,7 +56,8 @@ static const char *const access_log_format_names[] = {
 
 /* In enum access_log_field order. */
 static const char *const access_log_field_names[] = {
-	"rule", "connect_time", "first_byte_time", "route", "sni", NULL
+	"rule", "connect_time", "first_byte_time", "route", "sni",
+	"closed_by", NULL
 };
 
 /* In enum steer_mode order. */
@@ -411,7 +412,8 @@ parse_access_log_fields(struct conf_loader *ld, const struct conf_key *k,
 		if ((v = config_setting_get_string(e)) == NULL ||
 		    (f = conf_name_index(names, v)) == -1)
 			return conf_fail(ld, e, "\"%s\": %s%s%s is not a field "
-			    "(rule, connect_time, first_byte_time, route or sni)", k->name,
+			    "(rule, connect_time, first_byte_time, route, sni or "
+			    "closed_by)", k->name,
 			    v != NULL ? "\"" : "", v != NULL ? v : "an item that "
 			    "is not a string", v != NULL ? "\"" : "");
 		for (j = 0; j < cfg->naccess_log_fields; j++)

@@ -8,7 +8,9 @@
  * with their arguments checked: socket() for IPv4 and IPv6 only (and
  * AF_UNIX when logging to syslog, for its reconnect, or when a rule
  * connects to a Unix socket: the caller says); mmap() and mprotect() never executable;
- * kill() and tgkill() to the process itself only (abort()).  Nothing
+ * kill() and tgkill() to the process itself only (abort()); ioctl()
+ * for SIOCOUTQ only (what a socket has still to send, before a reset is
+ * passed on: tcp_session.c).  Nothing
  * that opens a file, starts a process, changes credentials or traces.
  * A system call of another architecture (x32 on x86_64 too) kills the
  * process; any other call not in the list traps: a SIGSYS handler
@@ -38,6 +40,8 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <linux/sockios.h>	/* SIOCOUTQ, which is TIOCOUTQ */
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 /*
  * Architectures whose libc makes every socket call directly (no
@@ -266,6 +270,7 @@ build(struct prog *p, pid_t self, bool with_unix)
 {
 	static const uint32_t families[] = { AF_INET, AF_INET6, AF_UNIX };
 	const uint32_t pid[] = { (uint32_t)self };
+	static const uint32_t ioctls[] = { SIOCOUTQ };
 	size_t	i, allow, trap;
 
 	memset(p, 0, sizeof(*p));
@@ -289,6 +294,7 @@ build(struct prog *p, pid_t self, bool with_unix)
 	allow_nr_unless_bits(p, SYS_mprotect, 2, PROT_EXEC);
 	allow_nr_if_one_of(p, SYS_kill, 0, pid, 1);
 	allow_nr_if_one_of(p, SYS_tgkill, 0, pid, 1);
+	allow_nr_if_one_of(p, SYS_ioctl, 1, ioctls, 1);
 	trap = p->n;
 	emit(p, BPF_RET | BPF_K, SECCOMP_RET_TRAP, 0, 0, TO_NONE);
 	allow = p->n;

@@ -4,11 +4,15 @@
 #include "ferryd.h"
 
 #include <fcntl.h>
+#ifdef __linux__
+#include <linux/sockios.h>	/* SIOCOUTQ */
+#endif
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <netinet/udp.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -519,14 +523,24 @@ sock_abort_on_close(int fd, bool on)
 }
 
 int
-sock_error(int fd)
+sock_unsent(int fd)
 {
-	int       err = 0;
-	socklen_t len = sizeof(err);
+	int n;
 
-	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == -1)
-		return errno;
-	return err;
+#ifdef SIOCOUTQ
+	if (ioctl(fd, SIOCOUTQ, &n) == -1)
+		return -1;
+	return n;
+#elif defined(FIONWRITE)
+	if (ioctl(fd, FIONWRITE, &n) == -1)
+		return -1;
+	return n;
+#else
+	(void)fd;
+	(void)n;
+	errno = ENOTSUP;
+	return -1;
+#endif
 }
 
 void

@@ -178,8 +178,11 @@ void sock_fastopen_connect(int fd);
  * inherit it.  -1 with errno (ENOPROTOOPT where the system cannot).
  */
 int  sock_pacing_rate(int fd, int rate);
-/* The pending error of fd (SO_ERROR, which clears it), or 0. */
-int  sock_error(int fd);
+/*
+ * Bytes written to stream socket fd that its peer has not acknowledged
+ * yet (SIOCOUTQ), or -1 with errno where the system cannot tell.
+ */
+int  sock_unsent(int fd);
 /*
  * Read and drop the TCP urgent byte of fd, if one is there: a socket
  * reports urgent data (POLLPRI) until it is read out of band.

@@ -72,6 +72,12 @@ struct stats_rule {
 	volatile uint64_t	peek_timeouts;	/* routes: undecided in time */
 	volatile uint64_t	peek_bad;	/* routes: too long undecided,
 						 * or gone before */
+	volatile uint64_t	resets_client;	/* TCP: ended by the client's
+						 * reset (passed on after the
+						 * bytes before it) */
+	volatile uint64_t	resets_backend;	/* ... by the backend's */
+	volatile uint64_t	reset_drains_cut; /* ... whose other side took
+						 * nothing more for too long */
 	struct hist		peek;		/* routes: accept to the pick */
 	struct hist		connect;	/* accept to backend connected */
 	struct hist		first_byte;	/* connected to its first byte */

@@ -119,6 +119,16 @@ static const struct family rule_families[] = {
 	    "Clients of a rule with routes closed before a route was picked: "
 	    "gone, failed, or a first message too long to decide on.",
 	    RULE_AT(peek_bad), NULL },
+	{ "ferryd_rule_resets_total", "counter",
+	    "TCP connections that a side ended with a reset, passed on to "
+	    "the other side after the bytes sent before it.",
+	    RULE_AT(resets_client), "side=\"client\"" },
+	{ "ferryd_rule_resets_total", NULL, NULL, RULE_AT(resets_backend),
+	    "side=\"backend\"" },
+	{ "ferryd_rule_reset_drains_cut_total", "counter",
+	    "Resets passed on before the other side had taken the bytes sent "
+	    "before them: it took nothing for 10 s (or idle_timeout).",
+	    RULE_AT(reset_drains_cut), NULL },
 };
 
 /* A route's series: its destination's counters (route.h). */

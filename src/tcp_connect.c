@@ -253,3 +253,19 @@ tcp_connect_finished(int fd, int events)
 		err = errno;
 	return err;
 }
+
+bool
+tcp_connect_made_then_reset(int err)
+{
+	/* A refused connect is ECONNREFUSED; only a made one resets. */
+	return err == ECONNRESET || err == EPIPE;
+}
+
+void
+tcp_connect_abandon(struct tcp_connect *tc, int64_t now)
+{
+	if (tc->trial)
+		health_unclaim_trial(tc->backend, now);
+	tc->trial = false;
+	tcp_connect_release(tc);
+}

@@ -71,6 +71,19 @@ int64_t	tcp_connect_attempt_end(const struct rule *rule, int64_t now,
 int	tcp_connect_finished(int fd, int events);
 
 /*
+ * What tcp_connect_finished() said was no failure of the connect: the
+ * connection was made, then reset (ECONNRESET, EPIPE) before the events
+ * were read.  The bytes the backend sent first are readable still.
+ */
+bool	tcp_connect_made_then_reset(int err);
+
+/*
+ * Give the attempt up for a reason of ours (its client is gone): the
+ * backend is not blamed, its place is given back.
+ */
+void	tcp_connect_abandon(struct tcp_connect *tc, int64_t now);
+
+/*
  * The connect succeeded at now_us (event_now_us): health.h and the
  * backend's counters hear of it.
  */

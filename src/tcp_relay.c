@@ -15,6 +15,12 @@
  * direction can (tcp_relay_run).  The syscalls are the transport's
  * (xprt.h).
  *
+ * A side that resets is read to its end first: Linux keeps the bytes
+ * that came before a reset readable ahead of it, and the relay writes
+ * them to the other side before it passes the reset on (TCP_RELAY_RESET;
+ * the session resets that side once its socket has sent them).  What was
+ * on its way to the side that reset is dropped: nobody will read it.
+ *
  * Invariants, asserted where they matter: a direction holds bytes in
  * flight (off < len) in exactly one of its buffer or its pipe; a
  * direction passed its FIN on (shut) only after its own FIN (eof) and
@@ -322,6 +328,40 @@ relay_fail(struct tcp_relay *r, int s, int err)
 	return STEP_ENDED;
 }
 
+/* Not the peer's doing: this host ran out of memory for the relay. */
+static bool
+local_failure(int err)
+{
+	return err == ENOMEM || err == ENOBUFS;
+}
+
+/*
+ * Side s's peer reset (err), as a read said (ended) or a write: what
+ * was on its way to s is dropped, and s is read to its end (the bytes
+ * before the reset), which dir_flush then passes on as a reset.  With
+ * both sides gone, or the backend not even connected, nothing is left
+ * to deliver: the connection ends now.
+ */
+static enum step
+relay_gone(const struct tcp_relay_env *env, struct tcp_relay *r, int s,
+    int err, bool ended)
+{
+	struct tcp_dir *towards = &r->dir[TCP_OTHER(s)];
+
+	if (r->gone[TCP_OTHER(s)] != 0 || local_failure(err))
+		return relay_fail(r, s, err);
+	r->gone[s] = err;
+	r->except[s] = true;
+	r->ready[s] |= EV_READ;
+	dir_release(env, r, towards);
+	towards->eof = towards->shut = true;
+	if (TCP_OTHER(s) == TCP_CLIENT)
+		r->unpaid = 0;
+	if (ended)
+		r->dir[s].eof = true;
+	return STEP_MOVED;
+}
+
 /*
  * Interrupted: the socket is still ready, and no new event will say so,
  * so try again in the next round of the loop.
@@ -416,7 +456,7 @@ dir_flush(const struct tcp_relay_env *env, struct tcp_relay *r, int s)
 			}
 			if (errno == EINTR)
 				return relay_retry(env, r);
-			return relay_fail(r, TCP_OTHER(s), errno);
+			return relay_gone(env, r, TCP_OTHER(s), errno, false);
 		}
 		d->off += (uint32_t)n;
 		r->last_active = event_now(env->loop);
@@ -429,6 +469,17 @@ dir_flush(const struct tcp_relay_env *env, struct tcp_relay *r, int s)
 			return STEP_MOVED;
 	}
 	dir_release(env, r, d);
+	if (d->eof && !d->shut && r->gone[s] != 0) {
+		/*
+		 * Everything side s sent before its reset is written: pass
+		 * the reset on (once the socket has sent it), or, to a
+		 * backend still connecting, end here.
+		 */
+		if (TCP_OTHER(s) == TCP_BACKEND && r->connecting)
+			return relay_fail(r, s, r->gone[s]);
+		r->reset_on = true;
+		return relay_fail(r, s, r->gone[s]);
+	}
 	if (d->eof && !d->shut) {
 		/*
 		 * Everything read is written: pass the FIN on, an orderly one
@@ -474,6 +525,9 @@ dir_pump(const struct tcp_relay_env *env, struct tcp_relay *r, int s,
 	if (n == 0) {
 		d->eof = true;
 		dir_release(env, r, d);
+		/* The end of a side whose reset a write or connect took. */
+		if (r->gone[s] != 0)
+			return relay_gone(env, r, s, r->gone[s], true);
 		return STEP_MOVED;
 	}
 	if (errno == EAGAIN || errno == EWOULDBLOCK) {
@@ -485,7 +539,8 @@ dir_pump(const struct tcp_relay_env *env, struct tcp_relay *r, int s,
 		dir_release(env, r, d);
 		return relay_retry(env, r);
 	}
-	return relay_fail(r, s, errno);
+	dir_release(env, r, d);
+	return relay_gone(env, r, s, errno, true);
 }
 
 /*
@@ -505,7 +560,9 @@ dir_step(const struct tcp_relay_env *env, struct tcp_relay *r, int s)
 		if ((step = dir_pump(env, r, s, want)) != STEP_MOVED)
 			return step;
 	}
-	if ((pending(d) || (d->eof && !d->shut)) && can_write(r, s))
+	/* A reset after everything was written needs no room to pass on. */
+	if ((pending(d) || (d->eof && !d->shut)) && (can_write(r, s) ||
+	    (!pending(d) && r->gone[s] != 0)))
 		step = dir_flush(env, r, s);
 	dir_check(d);
 	return step;
@@ -568,6 +625,7 @@ tcp_relay_run(const struct tcp_relay_env *env, struct tcp_relay *r)
 			step = dir_step(env, r, s);
 			if (step == STEP_ENDED)
 				return r->failed_side == -1 ? TCP_RELAY_DONE :
+				    r->reset_on ? TCP_RELAY_RESET :
 				    TCP_RELAY_FAILED;
 			moved |= step == STEP_MOVED;
 		}
@@ -580,28 +638,27 @@ tcp_relay_run(const struct tcp_relay_env *env, struct tcp_relay *r)
 	return TCP_RELAY_OPEN;
 }
 
-int
+void
 tcp_relay_note(struct tcp_relay *r, int s, int events)
 {
-	int err;
-
 	r->ready[s] |= events & (EV_READ | EV_WRITE);
 	if (events & EV_URGENT)
 		sock_discard_urgent(r->fd[s]);
 	/*
-	 * A reset or error: act on it now, for a read may not come soon (a
-	 * client that sent its request and reset while the backend
-	 * connects has its bytes waiting in our buffer and is not read
-	 * again).  A connecting backend's error is the connect's to read.
+	 * An error (EV_ERROR comes with EV_EXCEPT) is left to the reads,
+	 * which return the bytes before it first.  A connecting backend's
+	 * error is the connect's to read.
 	 */
-	if ((events & EV_ERROR) && !(s == TCP_BACKEND && r->connecting) &&
-	    (err = sock_error(r->fd[s])) != 0)
-		return err;
 	if (events & EV_EXCEPT)
 		r->except[s] = true;
 	else if (events & EV_RDHUP)
 		r->fin[s] = true;
-	return 0;
+}
+
+int
+tcp_relay_unsent(const struct tcp_relay *r, int s)
+{
+	return r->fd[s] == -1 ? -1 : sock_unsent(r->fd[s]);
 }
 
 void
@@ -613,6 +670,7 @@ tcp_relay_attach_backend(struct tcp_relay *r, int fd, bool nagle_on)
 	r->connecting = true;
 	r->ready[TCP_BACKEND] = 0;
 	r->fin[TCP_BACKEND] = r->except[TCP_BACKEND] = false;
+	r->gone[TCP_BACKEND] = 0;
 }
 
 void
@@ -625,11 +683,31 @@ tcp_relay_detach_backend(struct tcp_relay *r)
 }
 
 void
-tcp_relay_connected(struct tcp_relay *r, int64_t now)
+tcp_relay_connected(struct tcp_relay *r, int64_t now, int reset)
 {
 	BUG_ON(r->fd[TCP_BACKEND] == -1);
 	r->connecting = false;
 	r->last_active = now;
+	if (reset != 0) {
+		r->gone[TCP_BACKEND] = reset;
+		r->except[TCP_BACKEND] = true;
+		r->ready[TCP_BACKEND] |= EV_READ;
+	}
+}
+
+void
+tcp_relay_close_gone(const struct tcp_relay_env *env, struct tcp_relay *r)
+{
+	int s = r->failed_side;
+
+	BUG_ON(s == -1 || !r->reset_on);
+	dir_release(env, r, &r->dir[TCP_CLIENT]);
+	dir_release(env, r, &r->dir[TCP_BACKEND]);
+	event_close(env->loop, r->fd[s]);
+	close(r->fd[s]);
+	r->fd[s] = -1;
+	/* The other waits unwatched: its reads would only be dropped. */
+	event_close(env->loop, r->fd[TCP_OTHER(s)]);
 }
 
 void

@@ -54,11 +54,24 @@ struct tcp_relay {
 	uint32_t	 bufsize;	/* bytes per read */
 	uint8_t		 ready[2];	/* EV_READ|EV_WRITE fd[s] can do */
 	bool		 fin[2];	/* fd[s]'s peer sent FIN */
-	bool		 except[2];	/* urgent data: short reads prove nothing */
+	/*
+	 * fd[s] reported urgent data or an error: short reads prove
+	 * nothing, it is read until a read says so.  The bytes a peer sent
+	 * before a reset are read before the reset (Linux keeps them).
+	 */
+	bool		 except[2];
+	/*
+	 * fd[s]'s peer reset (the errno): the end of its reads is a reset,
+	 * not a FIN, and nothing more is written to it.  Known from a read,
+	 * a write or the connect (the last two take the error, so the read
+	 * that follows the bytes before it returns 0).
+	 */
+	int		 gone[2];
 	bool		 connecting;	/* fd[TCP_BACKEND] may not be written */
 	uint8_t		 nagle;		/* fd[TCP_BACKEND]'s: NAGLE_* */
 	int8_t		 failed_side;	/* TCP_RELAY_FAILED: whose socket, */
 	int		 err;		/* and its error */
+	bool		 reset_on;	/* ... TCP_RELAY_RESET: pass it on */
 	int64_t		 last_active;	/* when bytes last moved */
 	/*
 	 * rule_rate_limit: the budget direction s reads from (NULL: none);
@@ -80,7 +93,14 @@ struct tcp_relay {
 enum tcp_relay_status {
 	TCP_RELAY_OPEN,		/* moving, or waiting for the sockets */
 	TCP_RELAY_DONE,		/* both sides sent FIN, all passed on */
-	TCP_RELAY_FAILED	/* failed_side's socket failed with err */
+	/*
+	 * failed_side's peer reset (err) after sending what was all
+	 * written to the other side: reset that one too once its socket
+	 * has sent it (tcp_relay_unsent).
+	 */
+	TCP_RELAY_RESET,
+	TCP_RELAY_FAILED	/* failed_side's socket failed with err: reset
+				 * the other side now */
 };
 
 /*
@@ -136,14 +156,25 @@ enum { NAGLE_OFF, NAGLE_UNWRITTEN, NAGLE_WRITTEN };
 void	tcp_relay_attach_backend(struct tcp_relay *r, int fd, bool nagle_on);
 /* Its connect failed: forget it (the caller closed it). */
 void	tcp_relay_detach_backend(struct tcp_relay *r);
-/* Its connect finished: bytes may flow to it. */
-void	tcp_relay_connected(struct tcp_relay *r, int64_t now);
+/*
+ * Its connect finished: bytes may flow to it.  reset: the backend reset
+ * the connection right after it was made (the errno the connect's
+ * check took), after a banner, maybe: its bytes are relayed, then the
+ * reset.
+ */
+void	tcp_relay_connected(struct tcp_relay *r, int64_t now, int reset);
 
 /*
- * Take note of events (EV_*) on side s.  Returns 0, or the socket's
- * error when it reported one (the caller ends the connection).
+ * Take note of events (EV_*) on side s.  An error is not acted on here:
+ * the reads that come first deliver what the peer sent before it.
  */
-int	tcp_relay_note(struct tcp_relay *r, int s, int events);
+void	tcp_relay_note(struct tcp_relay *r, int s, int events);
+
+/*
+ * Bytes the socket of side s still holds unsent (or unacknowledged),
+ * or -1 where the system cannot tell.
+ */
+int	tcp_relay_unsent(const struct tcp_relay *r, int s);
 
 /*
  * Move bytes both ways while the sockets allow, a bounded number of
@@ -151,6 +182,14 @@ int	tcp_relay_note(struct tcp_relay *r, int s, int events);
  * again after the others), and watch for what each socket waits for.
  */
 enum tcp_relay_status tcp_relay_run(const struct tcp_relay_env *env,
+    struct tcp_relay *r);
+
+/*
+ * TCP_RELAY_RESET: close the side that reset (and drop whatever the
+ * relay holds), keeping the other open until its socket has sent what
+ * was written to it.
+ */
+void	tcp_relay_close_gone(const struct tcp_relay_env *env,
     struct tcp_relay *r);
 
 /*

@@ -82,9 +82,15 @@ session_note_close(struct tcp_session *ss, int side)
 void
 session_abort(struct tcp_session *ss, int failed_side, int err)
 {
+	struct stats_rule *sr = stats_rule(ss->rule);
+
 	session_end(ss, TCP_OTHER(failed_side), ACCESSLOG_RESET, NULL, err);
 	ss->err_side = (int8_t)failed_side;
 	session_note_close(ss, failed_side);
+	if (failed_side == TCP_CLIENT)
+		sr->resets_client++;
+	else
+		sr->resets_backend++;
 }
 
 /* Out of descriptors or memory (err) for what: close, tell the accept. */
@@ -396,7 +402,8 @@ session_connect(struct tcp_session *ss, int err)
 {
 	struct tcp_sessions *ts = ss->owner;
 	int64_t              now = event_now(ts->env.loop);
-	int64_t              deadline = ss->connect_from +
+	/* An orphan's failed attempt is its last (counted all the same). */
+	int64_t              deadline = ss->orphan ? now : ss->connect_from +
 	    ss->dest->connect_timeout;
 	/* Static: the session keeps the pointer until it is closed. */
 	static char          why[64];
@@ -441,10 +448,16 @@ session_connect_done(struct tcp_session *ss, int events)
 {
 	struct tcp_sessions *ts = ss->owner;
 	struct tcp_relay    *r = &ss->relay;
-	int                  err, fd = r->fd[TCP_BACKEND];
+	int                  err, reset = 0, fd = r->fd[TCP_BACKEND];
 	int64_t              now = event_now(ts->env.loop), now_us;
 
-	if ((err = tcp_connect_finished(fd, events)) != 0) {
+	/* A backend that spoke and reset at once: made, then reset. */
+	if (tcp_connect_made_then_reset(err = tcp_connect_finished(fd,
+	    events))) {
+		reset = err;
+		err = 0;
+	}
+	if (err != 0) {
 		event_close(ts->env.loop, fd);
 		close(fd);
 		tcp_relay_detach_backend(r);
@@ -456,7 +469,7 @@ session_connect_done(struct tcp_session *ss, int events)
 	tcp_connect_succeeded(&ss->connect, ss->dest, now_us);
 	ss->connect_us = time_kept((uint64_t)(now_us - ss->accepted_us));
 	hist_add(&stats_rule(ss->rule)->connect, ss->connect_us);
-	tcp_relay_connected(r, now);
+	tcp_relay_connected(r, now, reset);
 	/* From now on the timer is the idle timeout's, re-armed lazily. */
 	if (ss->rule->idle_timeout > 0)
 		(void)event_timer_arm(ts->env.loop, &ss->timer,
@@ -472,8 +485,15 @@ session_relay(struct tcp_session *ss)
 	struct tcp_relay	*r = &ss->relay;
 	enum tcp_relay_status	 res = tcp_relay_run(&ss->owner->env, r);
 
-	/* rinetd reads the client first: a FIN from both at once is its. */
-	if (r->dir[TCP_CLIENT].eof)
+	/*
+	 * A reset first (it ends the direction towards the side that sent
+	 * it too); rinetd reads the client first: a FIN from both at once
+	 * is its.
+	 */
+	if (r->gone[TCP_CLIENT] != 0 || r->gone[TCP_BACKEND] != 0)
+		session_note_close(ss, r->gone[TCP_CLIENT] != 0 ? TCP_CLIENT :
+		    TCP_BACKEND);
+	else if (r->dir[TCP_CLIENT].eof)
 		session_note_close(ss, TCP_CLIENT);
 	else if (r->dir[TCP_BACKEND].eof)
 		session_note_close(ss, TCP_BACKEND);
@@ -495,6 +515,9 @@ session_relay(struct tcp_session *ss)
 	case TCP_RELAY_DONE:
 		session_end(ss, -1, ACCESSLOG_DONE, "done", 0);
 		break;
+	case TCP_RELAY_RESET:
+		session_drain(ss);
+		break;
 	case TCP_RELAY_FAILED:
 		session_abort(ss, r->failed_side, r->err);
 		break;
@@ -505,10 +528,10 @@ void
 session_io(struct event_loop *loop, int fd, int events, void *data)
 {
 	struct tcp_session *ss = data;
-	int                 side, err;
+	int                 side;
 
 	(void)loop;
-	BUG_ON(ss->state == TCP_CLOSING);
+	BUG_ON(ss->state == TCP_CLOSING || ss->state == TCP_DRAINING);
 	side = fd == ss->relay.fd[TCP_CLIENT] ? TCP_CLIENT : TCP_BACKEND;
 	if (ss->state == TCP_PEEKING) {
 		BUG_ON(side != TCP_CLIENT);
@@ -516,16 +539,17 @@ session_io(struct event_loop *loop, int fd, int events, void *data)
 		/* Picked: the relay has the bytes read and noted the events. */
 		if (ss->state == TCP_CONNECTING)
 			session_relay(ss);
-		(void)session_settle(ss);
-		return;
+	} else {
+		tcp_relay_note(&ss->relay, side, events);
+		if (ss->state == TCP_CONNECTING && side == TCP_BACKEND &&
+		    events != 0)
+			session_connect_done(ss, events);
+		if (ss->state != TCP_CLOSING)
+			session_relay(ss);
 	}
-	if ((err = tcp_relay_note(&ss->relay, side, events)) != 0)
-		session_abort(ss, side, err);
-	else if (ss->state == TCP_CONNECTING && side == TCP_BACKEND &&
-	    events != 0)
-		session_connect_done(ss, events);
-	if (ss->state != TCP_CLOSING)
-		session_relay(ss);
+	if (ss->state == TCP_CONNECTING && side == TCP_CLIENT &&
+	    (events & EV_ERROR))
+		session_orphan(ss);
 	(void)session_settle(ss);
 }
 
@@ -562,6 +586,18 @@ session_on_timer(struct event_timer *t, void *data)
 	}
 	if (ss->state == TCP_PEEKING) {
 		session_peek_timeout(ss);
+		(void)session_settle(ss);
+		return;
+	}
+	if (ss->state == TCP_DRAINING) {
+		session_drain_look(ss);
+		(void)session_settle(ss);
+		return;
+	}
+	if (ss->state == TCP_CONNECTING && ss->orphan) {
+		/* Its time is over: not the backend's failure. */
+		tcp_connect_abandon(&ss->connect, event_now(loop));
+		session_abort(ss, TCP_CLIENT, ECONNRESET);
 		(void)session_settle(ss);
 		return;
 	}
@@ -752,6 +788,7 @@ static const char *const state_names[] = {
 	[TCP_PEEKING] = "peeking",
 	[TCP_CONNECTING] = "connecting",
 	[TCP_RELAYING] = "relaying",
+	[TCP_DRAINING] = "draining",
 	[TCP_CLOSING] = "closing"
 };
 

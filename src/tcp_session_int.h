@@ -1,7 +1,8 @@
 /*
- * tcp_session_int.h - what tcp_session.c (a connection's life) and
- * tcp_session_route.c (its peek stage on a rule with routes) share: the
- * session's state.  Not for the rest of the daemon, which sees
+ * tcp_session_int.h - what tcp_session.c (a connection's life),
+ * tcp_session_route.c (its peek stage on a rule with routes) and
+ * tcp_session_reset.c (its ends after a reset) share: the session's
+ * state.  Not for the rest of the daemon, which sees
  * tcp_session.h.
  */
 #ifndef FERRYD_TCP_SESSION_INT_H
@@ -24,6 +25,8 @@ enum tcp_state {
 	TCP_PEEKING,		/* routes: the first bytes pick one */
 	TCP_CONNECTING,		/* the client is read; a backend is tried */
 	TCP_RELAYING,		/* bytes flow both ways */
+	TCP_DRAINING,		/* a side reset: the other's socket sends
+				 * what came before, then it is reset too */
 	TCP_CLOSING		/* to be closed when the handler returns */
 };
 
@@ -60,6 +63,19 @@ struct tcp_session {
 						 * or the end of the queue */
 	int64_t			 queue_until;	/* queue_timeout's end, or 0 */
 	bool			 queued;	/* in its owner's queue */
+	/*
+	 * The client reset while the backend connects, after sending what
+	 * waits in the relay: the connect has ORPHAN_CONNECT_MS, and no
+	 * other backend is tried.
+	 */
+	bool			 orphan;
+	/*
+	 * TCP_DRAINING: what the live side's socket held unsent at the
+	 * last look, when that last shrank, the pause to the next (ms).
+	 */
+	int			 drain_unsent;
+	int64_t			 drain_moved;
+	int			 drain_pause;
 	TAILQ_ENTRY(tcp_session) qlink;
 };
 
@@ -101,6 +117,11 @@ void	session_relay(struct tcp_session *ss);
 void	session_io(struct event_loop *loop, int fd, int events, void *data);
 int	session_proxy_header(struct tcp_session *ss,
     const struct sockaddr_any *to);
+
+/* tcp_session_reset.c: the ends after a reset. */
+void	session_drain(struct tcp_session *ss);
+void	session_drain_look(struct tcp_session *ss);
+void	session_orphan(struct tcp_session *ss);
 
 /* tcp_session_route.c: the peek stage. */
 void	session_peek(struct tcp_session *ss, int events);

@@ -54,7 +54,6 @@ session_route(struct tcp_session *ss, const struct route *rt, int events,
 	struct tcp_peek		*p = &ss->peek->look;
 	uint64_t		 us = (uint64_t)(stats_now_us() -
 				    ss->accepted_us);
-	int			 err;
 
 	ss->route = rt;
 	ss->dest = &rt->dest;
@@ -73,10 +72,7 @@ session_route(struct tcp_session *ss, const struct route *rt, int events,
 	hist_add(&stats_rule(ss->dest)->peek, us);
 	stats_rule(ss->dest)->routed++;
 	/* On failure, session_end gives the peek's state back. */
-	if ((err = tcp_relay_note(&ss->relay, TCP_CLIENT, events)) != 0) {
-		session_abort(ss, TCP_CLIENT, err);
-		return;
-	}
+	tcp_relay_note(&ss->relay, TCP_CLIENT, events);
 	if (ss->dest->send_proxy != PROXY_OFF && session_proxy_header(ss,
 	    ss->peek->has_local ? &ss->peek->local : NULL) == -1) {
 		session_short(ss, "no buffer for the PROXY header", errno);

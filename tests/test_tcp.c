@@ -89,17 +89,12 @@ bench_io(struct event_loop *loop, int fd, int events, void *data)
 {
 	struct bench *b = data;
 	int           side = fd == b->r.fd[TCP_CLIENT] ? TCP_CLIENT :
-	    TCP_BACKEND, err;
+	    TCP_BACKEND;
 
 	(void)loop;
 	if (b->status != TCP_RELAY_OPEN)
 		return;
-	if ((err = tcp_relay_note(&b->r, side, events)) != 0) {
-		b->r.failed_side = (int8_t)side;
-		b->r.err = err;
-		b->status = TCP_RELAY_FAILED;
-		return;
-	}
+	tcp_relay_note(&b->r, side, events);
 	b->runs++;
 	b->status = tcp_relay_run(&b->env, &b->r);
 }
@@ -123,7 +118,7 @@ bench_open(struct bench *b, int kind, int splice, bool connected,
 	tcp_relay_init(&b->r, b_fd, bufsize, splice, event_now(b->env.loop));
 	tcp_relay_attach_backend(&b->r, c_fd, false);
 	if (connected)
-		tcp_relay_connected(&b->r, event_now(b->env.loop));
+		tcp_relay_connected(&b->r, event_now(b->env.loop), 0);
 	(void)event_set(b->env.loop, b_fd, EV_EDGE | EV_READ, bench_io, b);
 	(void)event_set(b->env.loop, c_fd, EV_EDGE | EV_READ | EV_WRITE,
 	    bench_io, b);
@@ -363,7 +358,7 @@ test_preamble(int splice, const char *name)
 		spin(&b);
 	check(s == 4096 && recv(b.d, buf, 64, 0) == -1 && errno == EAGAIN,
 	    "%s: nothing reaches a backend that is still connecting", name);
-	tcp_relay_connected(&b.r, event_now(b.env.loop));
+	tcp_relay_connected(&b.r, event_now(b.env.loop), 0);
 	event_defer(b.env.loop, b.r.fd[TCP_CLIENT]);
 	for (i = 4096; i < sizeof(big); i += (size_t)s) {
 		s = send(b.a, big + i, sizeof(big) - i, MSG_NOSIGNAL);
@@ -487,7 +482,11 @@ test_urgent(int splice, const char *name)
 	bench_close(&b);
 }
 
-/* A reset on one side is reported as that side's failure. */
+/*
+ * A reset on one side ends the relay as that side's (TCP_RELAY_RESET),
+ * after the bytes it sent before the reset are written to the other
+ * side; the owner then resets that side.
+ */
 static void
 test_reset(void)
 {
@@ -495,22 +494,71 @@ test_reset(void)
 	struct linger	lg = { 1, 0 };
 	char		buf[8];
 	int		end, i;
+	ssize_t		n;
 
 	bench_open(&b, 't', SPLICE_AUTO, true, 4096);
+	send_all(b.d, "last");
+	/* Let the kernel take "last" in before the reset follows it. */
+	for (i = 0; i < 100 && b.r.dir[TCP_BACKEND].bytes < 4; i++)
+		spin(&b);
 	(void)setsockopt(b.d, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 	close(b.d);
 	b.d = -1;
 	send_all(b.a, "x");
 	for (i = 0; i < 100 && b.status == TCP_RELAY_OPEN; i++)
 		spin(&b);
-	check(b.status == TCP_RELAY_FAILED && b.r.failed_side == TCP_BACKEND &&
-	    b.r.err == ECONNRESET, "a backend reset: failed on the backend "
-	    "side with ECONNRESET (%d, side %d)", b.r.err, b.r.failed_side);
+	check(b.status == TCP_RELAY_RESET && b.r.failed_side == TCP_BACKEND &&
+	    b.r.err == ECONNRESET, "a backend reset: the relay ends with the "
+	    "backend's ECONNRESET, to pass on (%d, side %d, status %d)",
+	    b.r.err, b.r.failed_side, b.status);
+	tcp_relay_close_gone(&b.env, &b.r);
+	check(b.r.fd[TCP_BACKEND] == -1 && b.r.fd[TCP_CLIENT] != -1,
+	    "... the backend socket is closed, the client's kept open");
+	n = recv(b.a, buf, sizeof(buf), 0);
+	check(n == 4 && memcmp(buf, "last", 4) == 0, "... after the bytes "
+	    "the backend sent before its reset (%zd)", n);
 	tcp_relay_close(&b.env, &b.r, TCP_CLIENT);
 	(void)collect(&b, b.a, buf, sizeof(buf), &end);
 	check(end == ECONNRESET, "... and the client is reset in turn (%s)",
 	    end > 1 ? strerror(end) : end == 1 ? "EOF" : "open");
 	close(b.a);
+	pool_free(b.env.pool);
+	event_loop_free(b.env.loop);
+}
+
+/*
+ * Bytes and a reset that arrive together (one event): the bytes are
+ * read and written on before the reset is acted on, in both directions.
+ */
+static void
+test_bytes_then_reset(int side)
+{
+	struct bench	b;
+	struct linger	lg = { 1, 0 };
+	char		buf[64];
+	int		from, to, i;
+	ssize_t		n;
+
+	bench_open(&b, 't', SPLICE_OFF, true, 4096);
+	from = side == TCP_CLIENT ? b.a : b.d;
+	to = side == TCP_CLIENT ? b.d : b.a;
+	send_all(from, "before the reset");
+	(void)setsockopt(from, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	close(from);
+	if (side == TCP_CLIENT)
+		b.a = -1;
+	else
+		b.d = -1;
+	for (i = 0; i < 100 && b.status == TCP_RELAY_OPEN; i++)
+		spin(&b);
+	check(b.status == TCP_RELAY_RESET && b.r.failed_side == side,
+	    "%s's bytes, then its reset: the relay ends with the reset (%d)",
+	    side == TCP_CLIENT ? "client" : "backend", b.status);
+	n = recv(to, buf, sizeof(buf), 0);
+	check(n == 16 && memcmp(buf, "before the reset", 16) == 0,
+	    "... after the bytes before it were written on (%zd)", n);
+	tcp_relay_close(&b.env, &b.r, TCP_OTHER(side));
+	close(to);
 	pool_free(b.env.pool);
 	event_loop_free(b.env.loop);
 }
@@ -683,6 +731,8 @@ main(void)
 	test_urgent(SPLICE_ON, "urgent, splice");
 	test_urgent(SPLICE_OFF, "urgent, copy");
 	test_reset();
+	test_bytes_then_reset(TCP_CLIENT);
+	test_bytes_then_reset(TCP_BACKEND);
 	test_session_failover();
 	remove_tmpdir();
 	return test_summary();
