@@ -192,17 +192,52 @@ set_limit(struct rlimit *rl, rlim_t want)
 	return 0;
 }
 
-int
-fdlimit_raise(const struct conf *cfg, char *err, size_t errlen)
+/* What the descriptors of cfg's processes need, pipes and UDP included. */
+static rlim_t
+fdlimit_want(const struct conf *cfg)
 {
-	struct rlimit rl;
-	rlim_t        need = fdlimit_sockets(cfg);
 	/*
 	 * The ports' share of UDP sessions, not what today's limit leaves
 	 * of it: that is what this raises.
 	 */
-	rlim_t        want = need + fdlimit_pipes(cfg) +
+	return fdlimit_sockets(cfg) + fdlimit_pipes(cfg) +
 	    (conf_has_udp(cfg) ? (rlim_t)udp_port_share(cfg, NULL, 0) : 0);
+}
+
+/*
+ * The hard limit max leaves no room for cfg's max_connections: lower
+ * it to what fits, as a forwarder that serves fewer clients beats one
+ * that does not start (sslh degrades likewise).  1 with the warning in
+ * err, or -1 when not even one connection fits.
+ */
+static int
+fdlimit_lower(struct conf *cfg, rlim_t max, char *err, size_t errlen)
+{
+	rlim_t	fixed = fdlimit_sockets(cfg) -
+	    (rlim_t)cfg->max_connections * 2;
+	int	was = cfg->max_connections;
+
+	if (max < fixed + 2) {
+		snprintf(err, errlen, "the hard limit of %llu file descriptors "
+		    "leaves no room for a connection (%llu are needed besides; "
+		    "raise it with ulimit -Hn or LimitNOFILE)",
+		    (unsigned long long)max, (unsigned long long)fixed);
+		return -1;
+	}
+	cfg->max_connections = (int)((max - fixed) / 2);
+	snprintf(err, errlen, "max_connections lowered from %d to %d: the "
+	    "hard limit of %llu file descriptors leaves room for no more "
+	    "(raise it with ulimit -Hn or LimitNOFILE)", was,
+	    cfg->max_connections, (unsigned long long)max);
+	return 1;
+}
+
+int
+fdlimit_raise(struct conf *cfg, char *err, size_t errlen)
+{
+	struct rlimit rl;
+	rlim_t        want = fdlimit_want(cfg);
+	int           lowered = 0;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == -1) {
 		snprintf(err, errlen, "getrlimit: %s", strerror(errno));
@@ -212,12 +247,12 @@ fdlimit_raise(const struct conf *cfg, char *err, size_t errlen)
 		return 0;
 	if (set_limit(&rl, want) == 0)
 		return 0;
-	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
-		snprintf(err, errlen, "max_connections = %d needs %llu file "
-		    "descriptors, but the hard limit is %llu (raise it with "
-		    "ulimit -Hn or LimitNOFILE)", cfg->max_connections,
-		    (unsigned long long)need, (unsigned long long)rl.rlim_max);
-		return -1;
+	if (rl.rlim_max != RLIM_INFINITY &&
+	    rl.rlim_max < fdlimit_sockets(cfg)) {
+		if ((lowered = fdlimit_lower(cfg, rl.rlim_max, err,
+		    errlen)) == -1)
+			return -1;
+		want = fdlimit_want(cfg);
 	}
 	/* The sockets fit under the hard limit; pipes get what is left. */
 	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want)
@@ -227,7 +262,7 @@ fdlimit_raise(const struct conf *cfg, char *err, size_t errlen)
 		    "to %llu: %s", (unsigned long long)want, strerror(errno));
 		return -1;
 	}
-	return 0;
+	return lowered;
 }
 
 size_t

@@ -41,11 +41,12 @@ int    fdlimit_udp_sessions(const struct conf *cfg, char *why,
 
 /*
  * Raise RLIMIT_NOFILE to fit sockets, UDP sessions and pipes, as far as
- * the hard limit allows (root
- * may raise that too, where it is let).  Returns 0, or -1 with the reason
- * in err when not even the sockets fit.
+ * the hard limit allows (root may raise that too, where it is let).
+ * Returns 0; 1 when the hard limit leaves no room for max_connections,
+ * which is lowered to what fits, with the warning to log in err; or -1
+ * with the reason in err when not even one connection fits.
  */
-int    fdlimit_raise(const struct conf *cfg, char *err, size_t errlen);
+int    fdlimit_raise(struct conf *cfg, char *err, size_t errlen);
 
 /*
  * How many pipes a worker of cfg may hold, in use and idle, without

@@ -419,8 +419,15 @@ master_apply(struct master *m, struct conf *cfg)
 		snprintf(err, sizeof(err), "out of memory");
 		goto fail;
 	}
-	if (fdlimit_raise(cfg, err, sizeof(err)) == -1 ||
-	    (ls = listen_set_open(cfg, m->ls, m->cfg, m->ls->mode, err,
+	switch (fdlimit_raise(cfg, err, sizeof(err))) {
+	case -1:
+		free(slots);	/* none armed yet */
+		goto fail;
+	case 1:
+		log_warn("%s", err);
+		break;
+	}
+	if ((ls = listen_set_open(cfg, m->ls, m->cfg, m->ls->mode, err,
 	    sizeof(err))) == NULL) {
 		free(slots);	/* none armed yet */
 		goto fail;
