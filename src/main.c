@@ -26,6 +26,7 @@
 #include "master_upgrade.h"
 #include "outcome.h"
 #include "pidfile.h"
+#include "safefile.h"
 #include "proctitle.h"
 #include "rule.h"
 #include "sock.h"
@@ -445,6 +446,32 @@ test_binds(const struct conf *cfg)
 	return rc;
 }
 
+/*
+ * -t: what the start would refuse of the files it opens as root: the
+ * pidfile it would lock, log_file and access_log (safefile.h).
+ */
+static int
+test_files(const struct conf *cfg, const struct options *opt)
+{
+	const char	*files[3], *whats[3] = { "pidfile", "log file",
+			    "access log" };
+	char		 err[CONF_ERR_MAX];
+	int		 i, rc = 0;
+
+	files[0] = opt->pidfile != NULL ? opt->pidfile : cfg->pidfile;
+	if (files[0] == NULL && !opt->foreground)
+		files[0] = PIDFILE_DEFAULT;
+	files[1] = cfg->log_file;
+	files[2] = cfg->access_log;
+	for (i = 0; i < 3; i++)
+		if (files[i] != NULL && files[i][0] != '\0' &&
+		    safefile_check(files[i], whats[i], err, sizeof(err)) == -1) {
+			fprintf(stderr, "ferryd: %s: %s\n", cfg->path, err);
+			rc = -1;
+		}
+	return rc;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -594,7 +621,7 @@ main(int argc, char *argv[])
 		return ch;
 	}
 	if (test) {
-		if (test_binds(cfg) == -1) {
+		if ((test_binds(cfg) | test_files(cfg, &opt)) == -1) {
 			conf_free(cfg);
 			sslh_cmdline_free(&sslh);
 			return 1;

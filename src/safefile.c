@@ -36,7 +36,14 @@ dir_of(const char *path, char *dir, const char *what, char *err,
 	return 1;
 }
 
-/* Whether the directory of path may be written by others than its owner. */
+/*
+ * Whether the directory of path lets others swap the file: 0 when only
+ * its owner may write it (or path has no directory: the start
+ * directory, the admin's); 1 when others may write it but it is sticky
+ * (/tmp): they cannot rename or remove what is not theirs, so a file of
+ * ours (or root's) there is safe, and one of theirs is not; -1 with err
+ * when others may swap any file in it.
+ */
 static int
 dir_check(const char *path, const char *what, char *err, size_t errlen)
 {
@@ -44,7 +51,6 @@ dir_check(const char *path, const char *what, char *err, size_t errlen)
 	struct stat	 st;
 	int		 rc;
 
-	/* Relative to the start directory: the admin's. */
 	if ((rc = dir_of(path, dir, what, err, errlen)) <= 0)
 		return rc;
 	if (stat(dir, &st) == -1) {
@@ -52,11 +58,35 @@ dir_check(const char *path, const char *what, char *err, size_t errlen)
 		    dir, strerror(errno));
 		return -1;
 	}
-	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-		snprintf(err, errlen, "cannot open %s %s: its directory %s is "
-		    "writable by %s; use a directory only its owner can write",
-		    what, path, dir, st.st_mode & S_IWOTH ? "everyone" :
-		    "its group");
+	if (!(st.st_mode & (S_IWGRP | S_IWOTH)))
+		return 0;
+	if (st.st_mode & S_ISVTX)
+		return 1;
+	snprintf(err, errlen, "cannot open %s %s: its directory %s is "
+	    "writable by %s and not sticky; use a directory only its owner "
+	    "can write, or a sticky one such as /tmp", what, path, dir,
+	    st.st_mode & S_IWOTH ? "everyone" : "its group");
+	return -1;
+}
+
+/*
+ * In a shared (sticky) directory, the file st may only be a regular file
+ * of ours or root's: another user's could be read or grown at their will.
+ * 0, or -1 with err.
+ */
+static int
+shared_file_check(const char *path, const struct stat *st, const char *what,
+    char *err, size_t errlen)
+{
+	if (!S_ISREG(st->st_mode)) {
+		snprintf(err, errlen, "cannot open %s %s: it is not a regular "
+		    "file", what, path);
+		return -1;
+	}
+	if (st->st_uid != geteuid() && st->st_uid != 0) {
+		snprintf(err, errlen, "cannot open %s %s: it belongs to user "
+		    "%lu, in a directory others can write to", what, path,
+		    (unsigned long)st->st_uid);
 		return -1;
 	}
 	return 0;
@@ -76,10 +106,19 @@ safefile_mkdir(const char *path, mode_t mode, const char *what, char *err,
 		return rc < 0 ? -1 : 0;
 	if (stat(dir, &st) == 0 || errno != ENOENT)
 		return 0;	/* safefile_open says what is wrong with it */
-	/* Made only where no one else could have made it first. */
+	/*
+	 * Made only where no one else could have made it first (in /tmp,
+	 * another user could: name a file there, not a directory).
+	 */
 	snprintf(whatdir, sizeof(whatdir), "%s directory", what);
-	if (dir_check(dir, whatdir, err, errlen) == -1)
+	if ((rc = dir_check(dir, whatdir, err, errlen)) == -1)
 		return -1;
+	if (rc == 1) {
+		snprintf(err, errlen, "cannot create the directory %s of %s "
+		    "%s: others can write to the directory it would be in",
+		    dir, what, path);
+		return -1;
+	}
 	if (mkdir(dir, mode) == -1) {
 		if (errno == EEXIST)
 			return 0;	/* made meanwhile: as if it were there */
@@ -100,15 +139,41 @@ int
 safefile_open(const char *path, int flags, mode_t mode, const char *what,
     char *err, size_t errlen)
 {
-	int fd;
+	struct stat	st;
+	int		fd, shared;
 
-	if (dir_check(path, what, err, errlen) == -1)
+	if ((shared = dir_check(path, what, err, errlen)) == -1)
 		return -1;
 	fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC, mode);
-	if (fd == -1)
+	if (fd == -1) {
 		snprintf(err, errlen, "cannot open %s %s: %s", what, path,
 		    errno == ELOOP ? "it is a symbolic link" : strerror(errno));
+		return -1;
+	}
+	if (shared && (fstat(fd, &st) == -1 ||
+	    shared_file_check(path, &st, what, err, errlen) == -1)) {
+		close(fd);
+		return -1;
+	}
 	return fd;
+}
+
+int
+safefile_check(const char *path, const char *what, char *err, size_t errlen)
+{
+	struct stat	st;
+	int		shared;
+
+	if ((shared = dir_check(path, what, err, errlen)) == -1)
+		return -1;
+	if (lstat(path, &st) == -1)
+		return 0;	/* made by the open, or its error then */
+	if (S_ISLNK(st.st_mode)) {
+		snprintf(err, errlen, "cannot open %s %s: it is a symbolic "
+		    "link", what, path);
+		return -1;
+	}
+	return shared ? shared_file_check(path, &st, what, err, errlen) : 0;
 }
 
 /* All len bytes at data to fd: 0, or -1 with errno (ENOSPC if short). */

@@ -13,8 +13,9 @@
  * open(path, flags | O_NOFOLLOW | O_CLOEXEC, mode), refusing a path whose
  * last component is a symbolic link (a local user could point it at any
  * file root would then append to) or whose directory others may write to
- * (they could swap the file).  Returns the descriptor, or -1 with
- * "cannot open WHAT PATH: reason" in err.
+ * (they could swap the file), unless it is sticky as /tmp is, where only
+ * a regular file of ours or root's is taken.  Returns the descriptor, or
+ * -1 with "cannot open WHAT PATH: reason" in err.
  */
 /*
  * Make the directory path is in if it is missing (only that one, not its
@@ -28,6 +29,12 @@ int	safefile_mkdir(const char *path, mode_t mode, const char *what,
 	    char *err, size_t errlen);
 int	safefile_open(const char *path, int flags, mode_t mode,
 	    const char *what, char *err, size_t errlen);
+/*
+ * What safefile_open() would refuse of path, said without opening or
+ * making anything (ferryd -t): 0, or -1 with err.
+ */
+int	safefile_check(const char *path, const char *what, char *err,
+	    size_t errlen);
 /*
  * Replace the file at path with the len bytes at data, atomically: they
  * go to PATH.tmp (made anew, never through a link), reach the disk
