@@ -288,7 +288,8 @@ addr_resolve(const char *spec, int passive, struct sockaddr_any *out,
 }
 
 int
-addr_resolve_all(const char *spec, struct sockaddr_any **out, size_t *n,
+addr_resolve_all(const char *spec, int passive, struct sockaddr_any **out,
+    size_t *n,
     char *err, size_t errlen)
 {
 	struct addrinfo		*res, *ai;
@@ -308,7 +309,7 @@ addr_resolve_all(const char *spec, struct sockaddr_any **out, size_t *n,
 		*n = 1;
 		return 0;
 	}
-	if (resolve_spec(spec, 0, &res, err, errlen) == -1)
+	if (resolve_spec(spec, passive, &res, err, errlen) == -1)
 		return -1;
 	for (ai = res; ai != NULL; ai = ai->ai_next)
 		count++;

@@ -72,10 +72,13 @@ int addr_resolve(const char *spec, int passive, struct sockaddr_any *out,
     char *err, size_t errlen);
 
 /*
- * Like addr_resolve(), connect side, but every address of the host, each
- * once, in the resolver's order: *out (free() it) gets *n >= 1 of them.
+ * Like addr_resolve(), but every address of the host, each once, in the
+ * resolver's order: *out (free() it) gets *n >= 1 of them.  passive as
+ * addr_resolve()'s: a listen address (localhost: 127.0.0.1 and ::1, both
+ * bound, as nginx and sslh do) or a connect one.
  */
-int addr_resolve_all(const char *spec, struct sockaddr_any **out, size_t *n,
+int addr_resolve_all(const char *spec, int passive, struct sockaddr_any **out,
+    size_t *n,
     char *err, size_t errlen);
 
 /*

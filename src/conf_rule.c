@@ -468,16 +468,22 @@ rule_ipv6_only(struct conf_loader *ld, const config_setting_t *rule,
 }
 
 /*
- * The number of ports rule group s listens on: "host:lo-hi" makes a rule
- * per port.  Anything wrong with listen is parse_rule()'s to report.
+ * The ports rule group s listens on ("host:lo-hi" makes a rule per port)
+ * into *n, and into *addrs (free() it) the *naddrs addresses of its
+ * host: a name such as localhost makes a rule per address too, as nginx
+ * and sslh bind every address a name has.  Anything wrong with listen is
+ * parse_rule()'s to report: *naddrs is then 0.
  */
 static int
-rule_ports(struct conf_loader *ld, const config_setting_t *s, unsigned *n)
+rule_ports(struct conf_loader *ld, const config_setting_t *s, unsigned *n,
+    struct sockaddr_any **addrs, size_t *naddrs)
 {
 	const config_setting_t	*m;
 	char			 base[CONF_ERR_MAX], why[CONF_ERR_MAX];
 
 	*n = 1;
+	*addrs = NULL;
+	*naddrs = 0;
 	if (!config_setting_is_group(s) ||
 	    (m = config_setting_get_member(s, "listen")) == NULL ||
 	    config_setting_type(m) != CONFIG_TYPE_STRING)
@@ -485,6 +491,8 @@ rule_ports(struct conf_loader *ld, const config_setting_t *s, unsigned *n)
 	if (addr_split_range(config_setting_get_string(m), base, sizeof(base),
 	    n, why, sizeof(why)) == -1)
 		return conf_fail(ld, m, "\"listen\": %s", why);
+	if (addr_resolve_all(base, 1, addrs, naddrs, why, sizeof(why)) == -1)
+		*naddrs = 0;
 	return 0;
 }
 
@@ -589,14 +597,69 @@ clone_rule(struct rule *dst, const struct rule *first, unsigned offset)
 	return first->nroutes > 0 ? conf_routes_clone(dst, first) : 0;
 }
 
+/*
+ * The rules of group s, the element at i, at rules: its first (parsed),
+ * then a clone for each other port of a range and each other address of
+ * its host (addrs, naddrs): port j % ports of address j / ports.  How
+ * many rules, or -1.
+ */
+static int
+parse_rule_clones(struct conf_loader *ld, const config_setting_t *s, int i,
+    struct conf *cfg, size_t idx, size_t room)
+{
+	struct sockaddr_any	*addrs;
+	struct rule		*first = &cfg->rules[idx];
+	size_t			 naddrs, count, j;
+	unsigned		 ports, port;
+	int			 rc = -1;
+
+	if (rule_ports(ld, s, &ports, &addrs, &naddrs) == -1)
+		return -1;
+	count = (size_t)ports * (naddrs > 1 ? naddrs : 1);
+	if (count > room) {
+		conf_fail(ld, config_setting_get_member(s, "listen"),
+		    "\"listen\": its host's addresses changed while the file "
+		    "was read; try again");
+		goto out;
+	}
+	cfg->nrules = idx + 1;
+	if (parse_rule(ld, s, first, i, ports) == -1)
+		goto out;
+	/* The resolver may rotate: the first address is the list's. */
+	if (naddrs > 1) {
+		port = addr_port((const void *)&first->listen_addr.ss);
+		first->listen_addr = addrs[0];
+		addr_set_port(&first->listen_addr, port);
+	}
+	for (j = 1; j < count; j++) {
+		cfg->nrules = idx + j + 1;
+		if (clone_rule(&cfg->rules[idx + j], first,
+		    (unsigned)(j % ports)) == -1) {
+			conf_fail(ld, s, "out of memory");
+			goto out;
+		}
+		if (j / ports > 0) {
+			port = addr_port((const void *)&cfg->rules[idx + j].
+			    listen_addr.ss);
+			cfg->rules[idx + j].listen_addr = addrs[j / ports];
+			addr_set_port(&cfg->rules[idx + j].listen_addr, port);
+		}
+	}
+	rc = (int)count;
+out:
+	free(addrs);
+	return rc;
+}
+
 int
 conf_parse_rules(struct conf_loader *ld, const struct conf_key *k,
     const config_setting_t *s, void *base)
 {
 	struct conf		*cfg = base;
-	unsigned		 ports, j;
-	size_t			 total = 0, idx = 0;
-	int			 i, n;
+	struct sockaddr_any	*addrs;
+	unsigned		 ports;
+	size_t			 total = 0, idx = 0, naddrs;
+	int			 i, n, made;
 
 	if (!config_setting_is_list(s) && !config_setting_is_array(s))
 		return conf_fail(ld, s, "\"%s\" must be a list of rules, "
@@ -606,25 +669,19 @@ conf_parse_rules(struct conf_loader *ld, const struct conf_key *k,
 		return conf_fail(ld, s, "\"%s\" is empty: at least one rule is "
 		    "needed", k->name);
 	for (i = 0; i < n; i++) {
-		if (rule_ports(ld, config_setting_get_elem(s, i), &ports) == -1)
+		if (rule_ports(ld, config_setting_get_elem(s, i), &ports,
+		    &addrs, &naddrs) == -1)
 			return -1;
-		total += ports;
+		free(addrs);
+		total += (size_t)ports * (naddrs > 1 ? naddrs : 1);
 	}
 	if ((cfg->rules = calloc(total, sizeof(*cfg->rules))) == NULL)
 		return conf_fail(ld, s, "out of memory");
 	for (i = 0; i < n; i++) {
-		(void)rule_ports(ld, config_setting_get_elem(s, i), &ports);
-		cfg->nrules = idx + 1;
-		if (parse_rule(ld, config_setting_get_elem(s, i),
-		    &cfg->rules[idx], i, ports) == -1)
+		if ((made = parse_rule_clones(ld, config_setting_get_elem(s, i),
+		    i, cfg, idx, total - idx)) == -1)
 			return -1;
-		for (j = 1; j < ports; j++) {
-			cfg->nrules = idx + j + 1;
-			if (clone_rule(&cfg->rules[idx + j], &cfg->rules[idx],
-			    j) == -1)
-				return conf_fail(ld, s, "out of memory");
-		}
-		idx += ports;
+		idx += (size_t)made;
 	}
 	return conf_check_rules(ld, s, cfg);
 }

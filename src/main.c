@@ -417,6 +417,38 @@ test_bind_path(const struct conf *cfg, const char *setting, const char *path)
 }
 
 /*
+ * -t: a listen host with several addresses (localhost: 127.0.0.1 and
+ * ::1) binds each; say which, once for the rule as written.
+ */
+static void
+test_say_addresses(const struct conf *cfg, const struct rule *first,
+    const char *where)
+{
+	char	line[1024], host[ADDR_STRLEN];
+	size_t	i, used = 0, hosts = 0;
+
+	line[0] = '\0';
+	for (i = (size_t)(first - cfg->rules); i < cfg->nrules; i++) {
+		if (&cfg->rules[i] != first && cfg->rules[i].range_first != first)
+			break;
+		if (i > (size_t)(first - cfg->rules) &&
+		    addr_port((const void *)&cfg->rules[i].listen_addr.ss) !=
+		    addr_port((const void *)&first->listen_addr.ss))
+			continue;	/* another port of a range */
+		addr_host((const void *)&cfg->rules[i].listen_addr.ss, host,
+		    sizeof(host));
+		used += (size_t)snprintf(line + used, used < sizeof(line) ?
+		    sizeof(line) - used : 0, "%s%s", hosts++ > 0 ? ", " : "",
+		    host);
+		if (used >= sizeof(line))
+			break;
+	}
+	if (hosts > 1)
+		printf("ferryd: %s: listen \"%s\" binds every address of its "
+		    "host: %s\n", where, first->listen, line);
+}
+
+/*
  * Every rule's listen address, and stats_listen's and control_socket's
  * (an upgrade's new image binds them too); -1 if any cannot be bound.
  */
@@ -430,10 +462,17 @@ test_binds(const struct conf *cfg)
 
 	for (i = 0; i < cfg->nrules; i++) {
 		r = &cfg->rules[i];
-		snprintf(where, sizeof(where), "%s:%d", r->file, r->line);
+		/* A rule of a command line (sslh's) has no line. */
+		if (r->line > 0)
+			snprintf(where, sizeof(where), "%s:%d", r->file,
+			    r->line);
+		else
+			snprintf(where, sizeof(where), "%s", r->file);
 		if (test_bind(where, &r->listen_addr, r->protocol == RULE_UDP ?
 		    SOCK_DGRAM : SOCK_STREAM, r->ipv6_only) == -1)
 			rc = -1;
+		if (r->range_first == NULL)
+			test_say_addresses(cfg, r, where);
 	}
 	snprintf(where, sizeof(where), "%s: stats_listen", cfg->path);
 	if (cfg->stats_listen != NULL && (cfg->stats_path != NULL ?
@@ -448,7 +487,8 @@ test_binds(const struct conf *cfg)
 
 /*
  * -t: what the start would refuse of the files it opens as root: the
- * pidfile it would lock, log_file and access_log (safefile.h).
+ * pidfile named (-p, pidfile; the built-in default's directory is the
+ * installation's), log_file and access_log (safefile.h).
  */
 static int
 test_files(const struct conf *cfg, const struct options *opt)
@@ -459,13 +499,12 @@ test_files(const struct conf *cfg, const struct options *opt)
 	int		 i, rc = 0;
 
 	files[0] = opt->pidfile != NULL ? opt->pidfile : cfg->pidfile;
-	if (files[0] == NULL && !opt->foreground)
-		files[0] = PIDFILE_DEFAULT;
 	files[1] = cfg->log_file;
 	files[2] = cfg->access_log;
 	for (i = 0; i < 3; i++)
 		if (files[i] != NULL && files[i][0] != '\0' &&
-		    safefile_check(files[i], whats[i], err, sizeof(err)) == -1) {
+		    safefile_check(files[i], i == 0, whats[i], err,
+		    sizeof(err)) == -1) {
 			fprintf(stderr, "ferryd: %s: %s\n", cfg->path, err);
 			rc = -1;
 		}

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -159,11 +160,23 @@ safefile_open(const char *path, int flags, mode_t mode, const char *what,
 }
 
 int
-safefile_check(const char *path, const char *what, char *err, size_t errlen)
+safefile_check(const char *path, bool makes_dir, const char *what, char *err,
+    size_t errlen)
 {
+	char		dir[PATH_MAX], whatdir[64];
 	struct stat	st;
 	int		shared;
 
+	/* A missing directory safefile_mkdir() would make: judge that. */
+	if (makes_dir && dir_of(path, dir, what, err, errlen) == 1 &&
+	    strcmp(dir, "/") != 0 && stat(dir, &st) == -1 && errno == ENOENT) {
+		snprintf(whatdir, sizeof(whatdir), "%s directory", what);
+		if ((shared = dir_check(dir, whatdir, err, errlen)) == 1)
+			snprintf(err, errlen, "cannot create the directory %s of "
+			    "%s %s: others can write to the directory it would "
+			    "be in", dir, what, path);
+		return shared == 0 ? 0 : -1;
+	}
 	if ((shared = dir_check(path, what, err, errlen)) == -1)
 		return -1;
 	if (lstat(path, &st) == -1)

@@ -6,6 +6,7 @@
 #ifndef FERRYD_SAFEFILE_H
 #define FERRYD_SAFEFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -30,11 +31,12 @@ int	safefile_mkdir(const char *path, mode_t mode, const char *what,
 int	safefile_open(const char *path, int flags, mode_t mode,
 	    const char *what, char *err, size_t errlen);
 /*
- * What safefile_open() would refuse of path, said without opening or
- * making anything (ferryd -t): 0, or -1 with err.
+ * What safefile_open() would refuse of path (after safefile_mkdir() when
+ * makes_dir), said without opening or making anything (ferryd -t): 0, or
+ * -1 with err.
  */
-int	safefile_check(const char *path, const char *what, char *err,
-	    size_t errlen);
+int	safefile_check(const char *path, bool makes_dir, const char *what,
+	    char *err, size_t errlen);
 /*
  * Replace the file at path with the len bytes at data, atomically: they
  * go to PATH.tmp (made anew, never through a link), reach the disk

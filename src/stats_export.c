@@ -117,15 +117,14 @@ text_put_u64(struct text *t, uint64_t v)
 
 
 
-/* How many ports rule r (a range's first port, or alone) has. */
+/*
+ * How many ports rule r (a range's first port, or alone) has: not its
+ * clones, which a host of several addresses multiplies.
+ */
 static unsigned
-ports_of(const struct conf *cfg, const struct rule *r)
+ports_of(const struct rule *r)
 {
-	size_t i = (size_t)(r - cfg->rules) + 1;
-
-	while (i < cfg->nrules && cfg->rules[i].range_first == r)
-		i++;
-	return (unsigned)(i - (size_t)(r - cfg->rules));
+	return r->nports > 1 ? r->nports : 1;
 }
 
 /* "addr:port", or for a backend whose port follows a range "addr:lo-hi". */
@@ -153,7 +152,7 @@ stream_view_backend(struct view_backend *v, const struct stats_stream *s,
 
 	v->rule = r;
 	v->b = b;
-	backend_label(b, ports_of(s->cfg, r), v->label, sizeof(v->label));
+	backend_label(b, ports_of(r), v->label, sizeof(v->label));
 	if (size == 0) {
 		memset(&v->st, 0, sizeof(v->st));
 		(void)stats_read_backend(b->stat, &v->st);
