@@ -722,6 +722,7 @@ apply_cmdline(struct sslh *s, const struct sslh_cmdline *cl)
 		str = strcmp(o->name, "user") == 0 ? &s->user :
 		    strcmp(o->name, "pidfile") == 0 ? &s->pidfile :
 		    strcmp(o->name, "chroot") == 0 ? &s->chroot :
+		    strcmp(o->name, "logfile") == 0 ? &s->logfile :
 		    strcmp(o->name, "on-timeout") == 0 ? &s->on_timeout : NULL;
 		if (str != NULL) {
 			str->from = from;
@@ -730,6 +731,18 @@ apply_cmdline(struct sslh *s, const struct sslh_cmdline *cl)
 			rc = cmdline_listen(s, &from, o->value);
 		else if (strcmp(o->name, "timeout") == 0)
 			rc = cmdline_number(s, &from, o->value, &s->timeout);
+		else if (strcmp(o->name, "udp-max-connections") == 0)
+			rc = cmdline_number(s, &from, o->value, &s->udp_max);
+		else if (strcmp(o->name, "verbose") == 0 && o->value != NULL)
+			/* sslh 2.x's level: 1 and up log connections */
+			rc = cmdline_number(s, &from, o->value, &s->verbose);
+		else if (strncmp(o->name, "verbose-", 8) == 0)
+			rc = add_note(s, &from, "%s: ferryd's log_level (from "
+			    "verbose) says how much it logs", o->shown);
+		else if (strcmp(o->name, "syslog-facility") == 0)
+			rc = strcmp(o->value, "daemon") == 0 ? 0 : add_note(s,
+			    &from, "syslog-facility: ferryd logs to the daemon "
+			    "facility, not %s", o->value);
 		else if (strcmp(o->name, "inetd") == 0)
 			rc = sslh_fail(s, &from, "ferryd listens itself; it does "
 			    "not run from inetd");

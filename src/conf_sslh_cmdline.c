@@ -9,6 +9,7 @@
 
 #include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,8 @@ enum opt_kind {
 	OPT_FLAG,
 	OPT_VALUE,
 	OPT_CONFIG,	/* -F, its file optional */
-	OPT_PROTO
+	OPT_PROTO,
+	OPT_LEVEL	/* sslh 2.x's -v N, --verbose-X=N; 1.x's -v alone */
 };
 
 static const struct {
@@ -33,7 +35,19 @@ static const struct {
 } options[] = {
 	{ "inetd", 'i', OPT_FLAG }, { "foreground", 'f', OPT_FLAG },
 	{ "background", 0, OPT_FLAG }, { "transparent", 0, OPT_FLAG },
-	{ "numeric", 'n', OPT_FLAG }, { "verbose", 'v', OPT_FLAG },
+	{ "numeric", 'n', OPT_FLAG }, { "verbose", 'v', OPT_LEVEL },
+	{ "verbose-config", 0, OPT_LEVEL },
+	{ "verbose-config-error", 0, OPT_LEVEL },
+	{ "verbose-connections", 0, OPT_LEVEL },
+	{ "verbose-connections-try", 0, OPT_LEVEL },
+	{ "verbose-connections-error", 0, OPT_LEVEL },
+	{ "verbose-fd", 0, OPT_LEVEL }, { "verbose-packets", 0, OPT_LEVEL },
+	{ "verbose-probe-info", 0, OPT_LEVEL },
+	{ "verbose-probe-error", 0, OPT_LEVEL },
+	{ "verbose-system-error", 0, OPT_LEVEL },
+	{ "verbose-int-error", 0, OPT_LEVEL },
+	{ "syslog-facility", 0, OPT_VALUE }, { "logfile", 0, OPT_VALUE },
+	{ "udp-max-connections", 0, OPT_VALUE },
 	{ "version", 'V', OPT_FLAG }, { "convert", 0, OPT_FLAG },
 	{ "user", 'u', OPT_VALUE }, { "config", 'F', OPT_CONFIG },
 	{ "pidfile", 'P', OPT_VALUE }, { "chroot", 'C', OPT_VALUE },
@@ -136,6 +150,13 @@ add_opt(struct sslh_cmdline *cl, int o, const char *value, char *err,
 	return 0;
 }
 
+/* Whether s is all decimal digits ("" is: nothing follows a letter). */
+static bool
+digits(const char *s)
+{
+	return strspn(s, "0123456789") == strlen(s);
+}
+
 /*
  * One argument at argv[*i] and the value it may take from the next.
  * getopt_long_only's way: "--name", "-name" and "--name=value" are long
@@ -171,7 +192,9 @@ parse_one(struct sslh_cmdline *cl, int argc, char *const argv[], int *i,
 			if (o == -1)
 				return cmdline_fail(err, errlen, "unknown "
 				    "option \"-%c\" in \"%s\"", *name, a);
-			if (options[o].kind != OPT_FLAG)
+			/* "-vf": sslh 1.x's -v, a flag among others. */
+			if (options[o].kind != OPT_FLAG &&
+			    (options[o].kind != OPT_LEVEL || digits(name + 1)))
 				break;
 			if (add_opt(cl, o, NULL, err, errlen) == -1)
 				return -1;
@@ -180,9 +203,11 @@ parse_one(struct sslh_cmdline *cl, int argc, char *const argv[], int *i,
 			return 0;
 		value = name[1] != '\0' ? name + 1 : NULL;
 	}
+	/* A level is the next argument only if it is one: "-v 3", "-v -f". */
 	if (value == NULL && options[o].kind != OPT_FLAG &&
 	    *i + 1 < argc && (options[o].kind != OPT_CONFIG ||
-	    argv[*i + 1][0] != '-'))
+	    argv[*i + 1][0] != '-') && (options[o].kind != OPT_LEVEL ||
+	    (argv[*i + 1][0] != '\0' && digits(argv[*i + 1]))))
 		value = argv[++*i];
 	if (value == NULL && (options[o].kind == OPT_VALUE ||
 	    options[o].kind == OPT_PROTO))

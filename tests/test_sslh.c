@@ -451,6 +451,50 @@ test_config_forms(void)
 }
 
 /* What sslh's command line refuses, or ferryd cannot do. */
+/*
+ * sslh 1.x's -v (a flag, grouped or given twice) and 2.x's -v N,
+ * --verbose=N and --verbose-*=N: each starts, at the log level it says.
+ */
+static void
+test_verbose(void)
+{
+	static const struct {
+		char		*argv[6];
+		int		 level;
+	} cases[] = {
+		{ { "-v", "3", "-p", "127.0.0.1:1", "--ssh", "127.0.0.1:22" },
+		    LOG_LEVEL_DEBUG },
+		{ { "-v3", "-p", "127.0.0.1:1", "--ssh", "127.0.0.1:22" },
+		    LOG_LEVEL_DEBUG },
+		{ { "--verbose=1", "-p", "127.0.0.1:1", "--ssh",
+		    "127.0.0.1:22" }, LOG_LEVEL_INFO },
+		{ { "-fv", "-p", "127.0.0.1:1", "--ssh", "127.0.0.1:22" },
+		    LOG_LEVEL_INFO },
+		{ { "-v", "-v", "-p", "127.0.0.1:1", "--ssh", "127.0.0.1:22" },
+		    LOG_LEVEL_DEBUG },
+		{ { "--verbose-connections=2", "--syslog-facility", "auth",
+		    "-p", "127.0.0.1:1", "--ssh=127.0.0.1:22" },
+		    LOG_LEVEL_INFO }
+	};
+	struct conf	*cfg;
+	char		 err[CONF_ERR_MAX];
+	size_t		 i;
+	int		 argc;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (argc = 0; argc < 6 && cases[i].argv[argc] != NULL; argc++)
+			;
+		cfg = load_args(argc, cases[i].argv, err, sizeof(err));
+		check(cfg != NULL && cfg->log_level == cases[i].level,
+		    "sslh's %s %s: loads, log level %d (%d%s%s)",
+		    cases[i].argv[0], cases[i].argv[1], cases[i].level,
+		    cfg != NULL ? cfg->log_level : -1, cfg == NULL ? ": " :
+		    "", cfg == NULL ? err : "");
+		if (cfg != NULL)
+			conf_free(cfg);
+	}
+}
+
 static void
 test_cmdline_errors(void)
 {
@@ -621,6 +665,7 @@ main(void)
 	test_override();
 	test_config_forms();
 	test_cmdline_errors();
+	test_verbose();
 	test_bad_cases();
 	test_libwrap();
 	remove_tmpdir();
