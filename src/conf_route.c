@@ -21,7 +21,7 @@
 #include "upstream.h"
 
 const char *const route_protocol_names[] = { "any", "tls", "ssh", "http",
-    "openvpn", "socks5", "xmpp", NULL };
+    "openvpn", "socks5", "xmpp", "adb", "syslog", "msrdp", NULL };
 
 static conf_key_parser parse_route_protocol, parse_route_names,
     parse_route_regex, parse_route_connect, parse_route_source;

@@ -287,9 +287,10 @@ check_service(struct sslh *s, const struct sslh_origin *from,
 /* The probes sslh knows; those ferryd cannot make are refused by name. */
 static const char *const probes[] = {
 	"ssh", "tls", "ssl", "openvpn", "tinc", "xmpp", "http", "socks5",
-	"anyprot", "regex", "timeout", "adb", "wireguard", "syslog", "msrdp",
+	"anyprot", "regex", "timeout", "adb", "syslog", "msrdp", "wireguard",
 	"teamspeak", NULL
 };
+#define PROBES_TCP	14	/* the rest are UDP's (the UDP routes issue) */
 
 static int
 check_probe(struct sslh *s, const struct sslh_origin *from, const char *name)
@@ -300,11 +301,12 @@ check_probe(struct sslh *s, const struct sslh_origin *from, const char *name)
 		;
 	if (probes[i] == NULL)
 		return sslh_fail(s, from, "probe \"%s\" is unknown (sslh knows "
-		    "ssh, tls, openvpn, tinc, xmpp, http, socks5, adb, regex, "
-		    "anyprot, timeout)", name);
-	if (i >= 11)
-		return sslh_fail(s, from, "probe \"%s\": ferryd has no such "
-		    "probe; a regex_patterns probe may do", name);
+		    "ssh, tls, openvpn, tinc, xmpp, http, socks5, adb, syslog, "
+		    "msrdp, wireguard, teamspeak, regex, anyprot, timeout)",
+		    name);
+	if (i >= PROBES_TCP)
+		return sslh_fail(s, from, "probe \"%s\": a UDP protocol, and "
+		    "ferryd has no UDP probes yet", name);
 	return 0;
 }
 

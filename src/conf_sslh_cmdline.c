@@ -59,7 +59,7 @@ static const struct {
 	{ "ssl", 0, OPT_PROTO }, { "adb", 0, OPT_PROTO },
 	{ "socks5", 0, OPT_PROTO }, { "anyprot", 0, OPT_PROTO },
 	{ "wireguard", 0, OPT_PROTO }, { "syslog", 0, OPT_PROTO },
-	{ "msrdp", 0, OPT_PROTO }
+	{ "msrdp", 0, OPT_PROTO }, { "teamspeak", 0, OPT_PROTO }
 };
 #define NOPTIONS	(sizeof(options) / sizeof(options[0]))
 

@@ -95,5 +95,8 @@ enum probe_verdict probe_ssh(const uint8_t *buf, size_t len);
 enum probe_verdict probe_openvpn(const uint8_t *buf, size_t len);
 enum probe_verdict probe_socks5(const uint8_t *buf, size_t len);
 enum probe_verdict probe_xmpp(const uint8_t *buf, size_t len);
+enum probe_verdict probe_adb(const uint8_t *buf, size_t len);
+enum probe_verdict probe_syslog(const uint8_t *buf, size_t len);
+enum probe_verdict probe_msrdp(const uint8_t *buf, size_t len);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * probe_stateless.c - the probes that need no state: SSH, OpenVPN over
- * TCP, SOCKS5 and XMPP.  Each judges the bytes so far afresh; each looks
+ * TCP, SOCKS5, XMPP, ADB, syslog and RDP.  Each judges the bytes so far afresh; each looks
  * at a bounded prefix (at most XMPP_HEAD_MAX bytes), so calling it again
  * after every read costs little.  Each says PROBE_NO at the first byte
  * that rules its protocol out, so that the probes after it in a route
@@ -8,17 +8,27 @@
  */
 #include "ferryd.h"
 
+#include <ctype.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "probe.h"
 
-/* Whether buf[0..len) is a prefix of s or s a prefix of it. */
+/*
+ * Whether the len bytes at buf are a prefix of the n bytes at want, or
+ * those a prefix of them.
+ */
+static bool
+starts_n(const uint8_t *buf, size_t len, const void *want, size_t n)
+{
+	return memcmp(buf, want, len < n ? len : n) == 0;
+}
+
+/* The same for the string s. */
 static bool
 starts(const uint8_t *buf, size_t len, const char *s)
 {
-	size_t	n = strlen(s);
-
-	return memcmp(buf, s, len < n ? len : n) == 0;
+	return starts_n(buf, len, s, strlen(s));
 }
 
 /*
@@ -120,4 +130,85 @@ probe_xmpp(const uint8_t *buf, size_t len)
 	if (memmem(buf, n, "jabber:", 7) != NULL)
 		return PROBE_MATCH;
 	return len < XMPP_HEAD_MAX ? PROBE_AGAIN : PROBE_NO;
+}
+
+/*
+ * ADB (Android Debug Bridge, its protocol.txt): the host's first message
+ * is CNXN, a 24-byte header whose command is "CNXN", then a payload that
+ * starts with "host:".  Some adb 26 releases send an empty message (all
+ * zeros but the magic, 0xffffffff) before it.  As sslh: decided on 30
+ * bytes at least (54 with the empty message).
+ */
+#define ADB_HEADER	24
+#define ADB_DECIDE	30
+
+enum probe_verdict
+probe_adb(const uint8_t *buf, size_t len)
+{
+	static const uint8_t empty[ADB_HEADER] = { [20] = 0xff, 0xff, 0xff,
+	    0xff };
+
+	if (starts_n(buf, len, empty, sizeof(empty))) {
+		if (len < sizeof(empty))
+			return PROBE_AGAIN;
+		buf += sizeof(empty);
+		len -= sizeof(empty);
+	}
+	if (!starts(buf, len, "CNXN") || (len > ADB_HEADER &&
+	    !starts(buf + ADB_HEADER, len - ADB_HEADER, "host:")))
+		return PROBE_NO;
+	return len >= ADB_DECIDE ? PROBE_MATCH : PROBE_AGAIN;
+}
+
+/*
+ * Syslog over TCP (RFC 6587): a message starts with its priority, "<N>"
+ * of 1 to 3 digits (RFC 5424, 3164), after its length and a space where
+ * octet counting frames it ("15 <12>..."), as sslh's pattern has it.
+ */
+enum probe_verdict
+probe_syslog(const uint8_t *buf, size_t len)
+{
+	size_t	i = 0, d;
+
+	for (d = 0; i < len && isdigit(buf[i]) && d < 3; i++, d++)
+		continue;
+	if (d > 0) {
+		if (i == len)
+			return PROBE_AGAIN;
+		if (buf[i++] != ' ')
+			return PROBE_NO;
+	}
+	if (i == len)
+		return PROBE_AGAIN;
+	if (buf[i++] != '<')
+		return PROBE_NO;
+	for (d = 0; i < len && isdigit(buf[i]) && d < 3; i++, d++)
+		continue;
+	if (i == len)
+		return PROBE_AGAIN;
+	return d > 0 && buf[i] == '>' ? PROBE_MATCH : PROBE_NO;
+}
+
+/*
+ * Microsoft RDP: the client opens with an X.224 Connection Request in a
+ * TPKT (RFC 1006, RFC 2126): version 3, a reserved 0, the packet's
+ * length (big-endian, the 4-byte header included), the request.  As
+ * sslh: a match once the whole packet is here.
+ */
+#define TPKT_HEADER	4
+#define X224_CR_MIN	7	/* the TPKT and X.224's fixed part */
+
+enum probe_verdict
+probe_msrdp(const uint8_t *buf, size_t len)
+{
+	size_t	plen;
+
+	if (!starts_n(buf, len, "\x03\x00", 2))
+		return PROBE_NO;
+	if (len < TPKT_HEADER)
+		return PROBE_AGAIN;
+	plen = (size_t)buf[2] << 8 | buf[3];
+	if (plen < X224_CR_MIN)
+		return PROBE_NO;
+	return len >= plen ? PROBE_MATCH : PROBE_AGAIN;
 }

@@ -32,10 +32,13 @@ enum route_protocol {
 	ROUTE_HTTP,
 	ROUTE_OPENVPN,
 	ROUTE_SOCKS5,
-	ROUTE_XMPP
+	ROUTE_XMPP,
+	ROUTE_ADB,
+	ROUTE_SYSLOG,
+	ROUTE_MSRDP
 };
 
-#define ROUTE_PROTOCOLS		7
+#define ROUTE_PROTOCOLS		10
 #define DEFAULT_PEEK_TIMEOUT	5000	/* ms, as sslh's timeout */
 #define ROUTES_MAX		64	/* routes of one rule */
 

@@ -77,6 +77,12 @@ protocol_verdict(struct tcp_peek *p, int proto, const uint8_t *look,
 		return probe_socks5(look, len);
 	case ROUTE_XMPP:
 		return probe_xmpp(look, len);
+	case ROUTE_ADB:
+		return probe_adb(look, len);
+	case ROUTE_SYSLOG:
+		return probe_syslog(look, len);
+	case ROUTE_MSRDP:
+		return probe_msrdp(look, len);
 	default:
 		return PROBE_MATCH;
 	}

@@ -77,6 +77,9 @@ const struct probe_kind probe_kinds[] = {
 	{ "openvpn", 0, NULL, probe_openvpn, describe_none },
 	{ "socks5", 0, NULL, probe_socks5, describe_none },
 	{ "xmpp", 0, NULL, probe_xmpp, describe_none },
+	{ "adb", 0, NULL, probe_adb, describe_none },
+	{ "syslog", 0, NULL, probe_syslog, describe_none },
+	{ "msrdp", 0, NULL, probe_msrdp, describe_none },
 };
 const size_t nprobe_kinds = sizeof(probe_kinds) / sizeof(probe_kinds[0]);
 

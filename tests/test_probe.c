@@ -756,6 +756,42 @@ test_stateless(void)
 		C("xmpp", "not XML", "jabber:client", PROBE_NO),
 		C("xmpp", "XML without jabber yet", "<?xml version='1.0'?>",
 		    PROBE_AGAIN),
+		C("adb", "CNXN, then host::",
+		    "CNXN\001\000\000\001\000\020\000\000\007\000\000\000"
+		    "\062\002\000\000\274\261\247\261host::\000",
+		    PROBE_MATCH),
+		C("adb", "CNXN, 29 bytes: sslh waits for 30",
+		    "CNXN\001\000\000\001\000\020\000\000\007\000\000\000"
+		    "\062\002\000\000\274\261\247\261host:", PROBE_AGAIN),
+		C("adb", "CNXN with another payload",
+		    "CNXN\001\000\000\001\000\020\000\000\007\000\000\000"
+		    "\062\002\000\000\274\261\247\261device", PROBE_NO),
+		C("adb", "adb 26's empty message, then CNXN",
+		    "\000\000\000\000\000\000\000\000\000\000\000\000"
+		    "\000\000\000\000\000\000\000\000\377\377\377\377"
+		    "CNXN\001\000\000\001\000\020\000\000\007\000\000\000"
+		    "\062\002\000\000\274\261\247\261host::\000",
+		    PROBE_MATCH),
+		C("adb", "an empty message alone", "\000\000\000\000",
+		    PROBE_AGAIN),
+		C("adb", "OPEN", "OPEN", PROBE_NO),
+		C("syslog", "RFC 5424", "<34>1 2026-11-28T20:00:00Z host app",
+		    PROBE_MATCH),
+		C("syslog", "octet counted", "59 <34>1 2026", PROBE_MATCH),
+		C("syslog", "the priority not closed yet", "<13", PROBE_AGAIN),
+		C("syslog", "a length not followed by a space", "59<34>",
+		    PROBE_NO),
+		C("syslog", "four digits of priority", "<1234>", PROBE_NO),
+		C("syslog", "no priority", "<>", PROBE_NO),
+		C("syslog", "HTTP", "GET / HTTP/1.1\r\n", PROBE_NO),
+		C("msrdp", "mstsc's X.224 Connection Request",
+		    "\003\000\000\023\016\340\000\000\000\000\000\001"
+		    "\000\010\000\003\000\000\000", PROBE_MATCH),
+		C("msrdp", "a TPKT not all in", "\003\000\000\023\016\340",
+		    PROBE_AGAIN),
+		C("msrdp", "TPKT version 2", "\002\000\000\023", PROBE_NO),
+		C("msrdp", "a length shorter than the header",
+		    "\003\000\000\003", PROBE_NO),
 #undef C
 	};
 

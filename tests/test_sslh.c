@@ -519,9 +519,10 @@ test_cmdline_errors(void)
 		    SSLH_CMDLINE ": no address to listen on" },
 		{ "inetd mode", { "--inetd", "--ssh", "127.0.0.1:22" },
 		    SSLH_CMDLINE ": --inetd: ferryd listens itself" },
-		{ "adb", { "-p", "127.0.0.1:1", "--adb", "127.0.0.1:5037" },
-		    SSLH_CMDLINE ": --adb 127.0.0.1:5037: probe \"adb\": "
-		    "ferryd has no such probe" },
+		{ "teamspeak", { "-p", "127.0.0.1:1", "--teamspeak",
+		    "127.0.0.1:9987" }, SSLH_CMDLINE ": --teamspeak "
+		    "127.0.0.1:9987: probe \"teamspeak\": a UDP protocol, and "
+		    "ferryd has no UDP probes yet" },
 		{ "argument", { "-p", "127.0.0.1:1", "ssh" },
 		    SSLH_CMDLINE ": unexpected argument \"ssh\"" },
 		{ "timeout out of range", { "-p", "127.0.0.1:1", "-t", "0" },
