@@ -762,8 +762,7 @@ conf_load_syntax(const char *path, int syntax, char *err, size_t errlen)
 	return cfg;
 }
 
-/* The converter's warnings, "FILE:LINE: ...\n" each, to the log. */
-static void
+void
 conf_warn_lines(const char *warnings)
 {
 	const char	*p, *nl;

@@ -140,6 +140,9 @@ struct conf *conf_load(const char *path, char *err, size_t errlen);
 struct conf *conf_load_syntax(const char *path, int syntax, char *err,
     size_t errlen);
 
+/* A converter's warnings, "FILE:LINE: ...\n" each (or NULL), to the log. */
+void conf_warn_lines(const char *warnings);
+
 /*
  * Load a rinetd.conf: convert it to libconfig (conf_rinetd.h) and load that
  * with every check conf_load() makes.  Errors name path and the line of

@@ -145,5 +145,6 @@ conf_conv_free(struct conf_conv *conv)
 {
 	free(conv->text);
 	free(conv->linemap);
+	free(conv->warnings);
 	memset(conv, 0, sizeof(*conv));
 }

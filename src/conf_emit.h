@@ -16,6 +16,7 @@ struct conf_conv {
 	char	*text;		/* libconfig text, NUL-terminated */
 	int	*linemap;	/* linemap[i]: source line of text line i + 1 */
 	size_t	 nlines;	/* lines in text (and entries in linemap) */
+	char	*warnings;	/* "FILE:LINE: ...\n" each, or NULL */
 };
 
 /* The text while it is written; zero it to start.  oom: give up. */

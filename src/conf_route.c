@@ -41,6 +41,8 @@ static const struct conf_key route_keys[] = {
 	{ "host", parse_route_names, 1, 0, offsetof(struct route, host), NULL,
 	    show_route_names },
 	{ "no_sni", conf_parse_bool, 0, 0, offsetof(struct route, no_sni) },
+	{ "min_length", conf_parse_int, 0, ROUTE_MIN_LENGTH_MAX,
+	    offsetof(struct route, min_length) },
 	{ "regex", parse_route_regex, 0, 0,
 	    offsetof(struct route, regex_text), NULL, show_route_names },
 	{ "connect", parse_route_connect, 0, 0, 0, NULL, show_route_connect },

@@ -25,6 +25,7 @@
 #include "conf_file.h"
 #include "conf_schema.h"
 #include "conf_sslh.h"
+#include "route.h"
 #include "conf_sslh_model.h"
 
 #define MSG_MAX		512
@@ -90,9 +91,31 @@ add_note(struct sslh *s, const struct sslh_origin *from, const char *fmt,
 	s->notes = n;
 	n = &s->notes[s->nnotes++];
 	n->from = *from;
+	n->warn = false;
 	va_start(ap, fmt);
 	vsnprintf(n->text, sizeof(n->text), fmt, ap);
 	va_end(ap);
+	return 0;
+}
+
+/* A note that is also a warning when the file is loaded. */
+static int
+add_warning(struct sslh *s, const struct sslh_origin *from, const char *fmt,
+    ...) __attribute__((format(printf, 3, 4)));
+
+static int
+add_warning(struct sslh *s, const struct sslh_origin *from, const char *fmt,
+    ...)
+{
+	va_list	ap;
+
+	if (add_note(s, from, "%s", "") == -1)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(s->notes[s->nnotes - 1].text, sizeof(s->notes[0].text),
+	    fmt, ap);
+	va_end(ap);
+	s->notes[s->nnotes - 1].warn = true;
 	return 0;
 }
 
@@ -205,6 +228,23 @@ entry_hostport(struct sslh *s, const struct sslh_origin *from,
 	const char		*host = NULL, *port = NULL;
 	char			 num[16];
 
+	const config_setting_t	*u = config_setting_get_member(e, "is_unix");
+
+	/* is_unix: host is the path of a Unix socket; port is not read. */
+	if (u != NULL && config_setting_type(u) == CONFIG_TYPE_BOOL &&
+	    config_setting_get_bool(u)) {
+		if (h == NULL || get_string(s, from, h, &host) == -1)
+			return h == NULL ? sslh_fail(s, from, "a Unix socket "
+			    "entry needs host, its path") : -1;
+		if (host[0] != '/')
+			return sslh_fail(s, from, "is_unix: host \"%s\" is not "
+			    "an absolute path", host);
+		if (strlen(host) + 6 > SSLH_HOSTPORT_MAX)
+			return sslh_fail(s, from, "path \"%s\" is too long",
+			    host);
+		sprintf(out, "unix:%s", host);
+		return 0;
+	}
 	if (h == NULL || p == NULL)
 		return sslh_fail(s, from, "an entry needs host and port");
 	if (get_string(s, from, h, &host) == -1)
@@ -389,24 +429,34 @@ proto_member(struct sslh *s, const struct source *src, struct sslh_proto *p,
 		p->proxyprotocol = (int)v;
 		return 0;
 	}
-	if (is(key, "max_connections") || is(key, "minlength") ||
-	    is(key, "is_unix") || is(key, "transparent")) {
-		/* Flags false are sslh's defaults; true cannot be done. */
-		flag = is(key, "is_unix") || is(key, "transparent");
-		if (get_number(s, &from, c, flag, &v) == -1)
+	if (is(key, "max_connections") || is(key, "minlength")) {
+		if (get_number(s, &from, c, false, &v) == -1)
 			return -1;
-		if (v == 0 && flag)
-			return 0;
-		/* transparent: a rule's, not a route's (see the top level) */
-		return sslh_fail(s, &from, "%s: ferryd cannot do this for one "
-		    "protocol%s", config_setting_name(c), is(key,
-		    "transparent") ? " (set transparent at the top level: all "
-		    "of them)" : "");
+		if (v < 0 || v > (is(key, "minlength") ? ROUTE_MIN_LENGTH_MAX :
+		    INT_MAX))
+			return sslh_fail(s, &from, "%s: %ld is out of range",
+			    config_setting_name(c), v);
+		*(is(key, "minlength") ? &p->minlength :
+		    &p->max_connections) = v;
+		return v == 0 || is(key, "minlength") ? 0 : add_note(s, &from,
+		    "max_connections: ferryd's backend max_connections, for "
+		    "each worker");
 	}
-	if (is(key, "keepalive") || is(key, "is_udp")) {
+	if (is(key, "transparent")) {
 		if (get_number(s, &from, c, true, &v) == -1)
 			return -1;
-		*(is(key, "keepalive") ? &p->keepalive : &p->is_udp) = v != 0;
+		/* A rule's in ferryd, not a route's (see the top level). */
+		return v == 0 ? 0 : add_warning(s, &from, "transparent for "
+		    "one protocol: not done; set transparent at the top level "
+		    "(all of them)");
+	}
+	if (is(key, "keepalive") || is(key, "is_udp") || is(key, "is_unix")) {
+		if (get_number(s, &from, c, true, &v) == -1)
+			return -1;
+		/* is_unix: the address is "unix:..." (entry_hostport). */
+		if (!is(key, "is_unix"))
+			*(is(key, "keepalive") ? &p->keepalive : &p->is_udp) =
+			    v != 0;
 		return 0;
 	}
 	for (i = 0; i < sizeof(proto_notes) / sizeof(proto_notes[0]); i++) {
@@ -418,8 +468,9 @@ proto_member(struct sslh *s, const struct source *src, struct sslh_proto *p,
 		return v == 0 && flag ? 0 : add_note(s, &from, "%s: %s", key,
 		    proto_notes[i].note);
 	}
-	return sslh_fail(s, &from, "unknown protocol setting \"%s\"",
-	    config_setting_name(c));
+	/* sslh 2.x skips what it does not know, with a warning. */
+	return add_warning(s, &from, "unknown protocol setting \"%s\": "
+	    "skipped", config_setting_name(c));
 }
 
 static int
@@ -480,9 +531,13 @@ listen_entry(struct sslh *s, const struct source *src,
 			continue;
 		if (!is(key, "keepalive") && !is(key, "is_udp") &&
 		    !is(key, "proxyprotocol") && !is(key, "is_unix") &&
-		    !is(key, "max_connections"))
-			return sslh_fail(s, &from, "unknown listen setting "
-			    "\"%s\"", config_setting_name(c));
+		    !is(key, "max_connections")) {
+			/* sslh 2.x skips it, with a warning. */
+			if (add_warning(s, &from, "unknown listen setting "
+			    "\"%s\": skipped", config_setting_name(c)) == -1)
+				return -1;
+			continue;
+		}
 		if (get_number(s, &from, c, !is(key, "max_connections"),
 		    &v) == -1)
 			return -1;
@@ -492,11 +547,13 @@ listen_entry(struct sslh *s, const struct source *src,
 			l->proxyprotocol = v != 0;
 		else if (is(key, "is_udp"))
 			l->is_udp = v != 0;
-		else if (v != 0)
-			return sslh_fail(s, &from, "%s: ferryd cannot do this "
-			    "for one address%s", config_setting_name(c),
-			    is(key, "max_connections") ? " (max_connections is "
-			    "ferryd's for each worker)" : "");
+		else if (is(key, "is_unix"))
+			;	/* the address is "unix:..." (entry_hostport) */
+		else if (v != 0 && add_warning(s, &from, "max_connections "
+		    "for one listen address: not done; ferryd's "
+		    "max_connections is for each worker, all rules "
+		    "together") == -1)
+			return -1;
 	}
 	return 0;
 }
@@ -601,7 +658,8 @@ top_other(struct sslh *s, const struct source *src, const config_setting_t *c,
 		    is(key, "version") ? "ferryd -V says its version" :
 		    "ferryd's log_level (from verbose) says how much it logs");
 	}
-	return sslh_fail(s, &from, "unknown setting \"%s\"",
+	/* sslh 2.x skips what it does not know, with a warning. */
+	return add_warning(s, &from, "unknown setting \"%s\": skipped",
 	    config_setting_name(c));
 }
 
@@ -789,6 +847,40 @@ sslh_free(struct sslh *s, struct source *src)
 	free(src->text);
 }
 
+/*
+ * The notes that are warnings, "WHERE: text\n" each, as sslh_fail()
+ * says where: NULL when there are none (or no memory for them).
+ */
+static char *
+sslh_warnings(const struct sslh *s)
+{
+	char	*text = NULL, *more, line[MSG_MAX + 256];
+	size_t	 len = 0, n, i;
+
+	for (i = 0; i < s->nnotes; i++) {
+		if (!s->notes[i].warn)
+			continue;
+		if (s->notes[i].from.line > 0)
+			n = (size_t)snprintf(line, sizeof(line), "%s:%d: %s\n",
+			    s->path, s->notes[i].from.line, s->notes[i].text);
+		else
+			n = (size_t)snprintf(line, sizeof(line), "%s: %s: %s\n",
+			    SSLH_CMDLINE, s->notes[i].from.text != NULL ?
+			    s->notes[i].from.text : "", s->notes[i].text);
+		if (n >= sizeof(line))
+			n = sizeof(line) - 1;
+		if ((more = realloc(text, len + n + 1)) == NULL) {
+			free(text);
+			return NULL;
+		}
+		text = more;
+		memcpy(text + len, line, n + 1);
+		len += n;
+	}
+	/* No warning: an empty string, so that NULL means no memory. */
+	return text != NULL ? text : strdup("");
+}
+
 int
 sslh_convert(const struct sslh_cmdline *cl, struct conf_conv *out,
     bool *foreground, char *err, size_t errlen)
@@ -821,6 +913,8 @@ sslh_convert(const struct sslh_cmdline *cl, struct conf_conv *out,
 		    "--listen HOST:PORT or listen in the file)");
 	if (rc == 0)
 		rc = sslh_write(&s, out);
+	if (rc == 0 && (out->warnings = sslh_warnings(&s)) == NULL)
+		rc = sslh_fail(&s, NULL, "out of memory");
 	*foreground = s.foreground.value != 0 && s.background.value == 0;
 	sslh_free(&s, &src);
 	return rc;
@@ -841,6 +935,7 @@ conf_load_sslh(const struct sslh_cmdline *cl, char *err, size_t errlen)
 
 	if (sslh_convert(cl, &conv, &foreground, err, errlen) == -1)
 		return NULL;
+	conf_warn_lines(conv.warnings);
 	/*
 	 * Lines made from the command line (-1) name no line of the file:
 	 * what the loader finds wrong in them is the command line's.

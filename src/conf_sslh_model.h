@@ -61,13 +61,20 @@ struct sslh_proto {
 	bool			 keepalive, is_udp;
 	int			 proxyprotocol;		/* 0, 1 or 2 */
 	long			 udp_timeout;		/* -1: not given */
+	long			 max_connections;	/* 0: no limit */
+	long			 minlength;		/* 0: none */
 	struct sslh_list	 sni, alpn, regex;
 };
 
-/* A setting ferryd takes as it is (fork: ...): said in a comment. */
+/*
+ * A setting ferryd takes as it is (fork: ...): said in a comment; one
+ * it skips, or does otherwise than sslh (warn), also in a warning when
+ * the file is loaded, as sslh 2.x warns of what it skips.
+ */
 struct sslh_note {
 	struct sslh_origin	 from;
 	char			 text[160];
+	bool			 warn;
 };
 
 struct sslh {

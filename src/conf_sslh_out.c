@@ -275,6 +275,8 @@ out_match(struct sslh *s, struct conf_out *o, const struct sslh_proto *p,
 	if (last)
 		return strcmp(p->name, "regex") == 0 ?
 		    out_regex(s, NULL, &p->regex) : 0;
+	if (p->minlength > 0)
+		conf_out_printf(o, num, "min_length = %ld; ", p->minlength);
 	if (strcmp(p->name, "tls") == 0 && p->sni.n + p->alpn.n > 0)
 		return out_globs(s, o, &p->sni, "sni", true) == -1 ||
 		    out_globs(s, o, &p->alpn, "alpn", false) == -1 ? -1 : 0;
@@ -308,7 +310,13 @@ out_route(struct sslh *s, struct conf_out *o, const struct sslh_proto *p,
 	if (out_match(s, o, p, last) == -1)
 		return -1;
 	conf_out_printf(o, num, "connect = ");
-	conf_out_quoted(o, num, p->hostport);
+	if (p->max_connections > 0) {
+		conf_out_printf(o, num, "( { address = ");
+		conf_out_quoted(o, num, p->hostport);
+		conf_out_printf(o, num, "; max_connections = %ld; } )",
+		    p->max_connections);
+	} else
+		conf_out_quoted(o, num, p->hostport);
 	conf_out_printf(o, num, ";%s }%s\n", p->proxyprotocol == 0 ? "" :
 	    p->proxyprotocol == 1 ? " send_proxy = \"v1\";" :
 	    " send_proxy = \"v2\";", comma ? "," : "");

@@ -39,6 +39,7 @@ enum route_protocol {
 };
 
 #define ROUTE_PROTOCOLS		10
+#define ROUTE_MIN_LENGTH_MAX	16384	/* PROBE_PEEK_MAX (probe.h) */
 #define DEFAULT_PEEK_TIMEOUT	5000	/* ms, as sslh's timeout */
 #define ROUTES_MAX		64	/* routes of one rule */
 
@@ -55,6 +56,8 @@ struct route {
 	struct route_names  alpn;
 	struct route_names  host;
 	bool		    no_sni;	/* a hello without SNI matches */
+	int		    min_length;	/* judged once this many bytes
+					 * are in (sslh's minlength) */
 	regex_t		   *regex;	/* POSIX extended, compiled */
 	size_t		    nregex;
 	struct route_names  regex_text;	/* ... as written, for -T */
@@ -68,7 +71,8 @@ struct route {
 static inline bool
 route_is_default(const struct route *rt)
 {
-	return rt->protocol == ROUTE_ANY && rt->nregex == 0;
+	return rt->protocol == ROUTE_ANY && rt->nregex == 0 &&
+	    rt->min_length == 0;
 }
 
 /*

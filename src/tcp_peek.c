@@ -138,9 +138,12 @@ static enum probe_verdict
 route_verdict(struct tcp_peek *p, const struct route *rt, uint8_t *look,
     size_t len)
 {
-	enum probe_verdict	v = protocol_verdict(p, rt->protocol, look, len);
+	enum probe_verdict	v;
 
-	if (v != PROBE_MATCH)
+	/* min_length: not judged before then (sslh's minlength). */
+	if (len < (size_t)rt->min_length)
+		return PROBE_AGAIN;
+	if ((v = protocol_verdict(p, rt->protocol, look, len)) != PROBE_MATCH)
 		return v;
 	if (rt->protocol == ROUTE_TLS && !tls_matches(rt, &p->tls))
 		return PROBE_NO;

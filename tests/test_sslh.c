@@ -8,6 +8,7 @@
  */
 #include "ferryd.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -555,8 +556,6 @@ test_cmdline_errors(void)
 
 static const struct bad_case bad_cases[] = {
 	{ "syntax", L "timeout: ;\n" P SSH ");\n", 2, "syntax error" },
-	{ "unknown key", L "timout: 2;\n" P SSH ");\n", 2, "unknown "
-	    "setting \"timout\"" },
 	{ "on-timeout twice", L "on-timeout: \"ssh\";\non_timeout: "
 	    "\"ssh\";\n" P SSH ");\n", 3, "\"on_timeout\" is given twice "
 	    "(also at line 2)" },
@@ -588,15 +587,9 @@ static const struct bad_case bad_cases[] = {
 	    "protocol needs regex_patterns" },
 	{ "inetd", "inetd: true;\n" L P SSH ");\n", 1, "inetd: ferryd "
 	    "listens itself" },
-	{ "max_connections", L P "  { name: \"ssh\"; host: \"127.0.0.1\"; "
-	    "port: \"22\";\n max_connections: 5; }\n);\n", 4,
-	    "max_connections: ferryd cannot do this for one protocol" },
-	{ "transparent protocol", L P "  { name: \"ssh\"; host: "
-	    "\"127.0.0.1\"; port: \"22\"; transparent: true; }\n);\n", 3,
-	    "set transparent at the top level" },
-	{ "unix", "listen: ( { host: \"127.0.0.1\"; port: \"1\";\n is_unix: "
-	    "true; } );\n" P SSH ");\n", 2, "is_unix: ferryd cannot do this "
-	    "for one address" },
+	{ "unix, relative", "listen: ( { host: \"sslh.sock\"; is_unix: "
+	    "true; } );\n" P SSH ");\n", 1, "is_unix: host \"sslh.sock\" is "
+	    "not an absolute path" },
 	{ "two UDP protocols", "listen: ( { host: \"127.0.0.1\"; port: "
 	    "\"18609\"; is_udp: true; } );\n" P SSH ",\n"
 	    "  { name: \"anyprot\"; host: \"127.0.0.1\"; port: \"53\"; is_udp: "
@@ -621,6 +614,81 @@ static const struct bad_case bad_cases[] = {
 	    "port: \"18610\"; },\n { host: \"127.0.0.1\"; port: \"18610\"; }\n"
 	    ");\n" P SSH ");\n", 3, "is already used by the rule at line 2" }
 };
+
+/*
+ * What sslh 2.x takes of a file (its own test.cfg has each): unknown
+ * settings skipped with a warning, max_connections, minlength, is_unix,
+ * a protocol's transparent; each loads, each said where ferryd differs.
+ */
+static void
+test_tolerated(void)
+{
+	static const char text[] =
+	    "timout: 2;\n"
+	    "listen: ( { host: \"127.0.0.1\"; port: \"18611\";\n"
+	    "  max_connections: 2; colour: \"red\"; },\n"
+	    "  { host: \"/tmp/sslh-test.sock\"; is_unix: true; port: \"\"; }"
+	    " );\n"
+	    "protocols: (\n"
+	    "  { name: \"ssh\"; host: \"127.0.0.1\"; port: \"22\";\n"
+	    "    max_connections: 5; transparent: true; },\n"
+	    "  { name: \"regex\"; host: \"127.0.0.1\"; port: \"1\";\n"
+	    "    regex_patterns: [ \"^foo\" ]; minlength: 4;\n"
+	    "    test_patterns: ( { pattern: \"foo\"; } ); },\n"
+	    "  { name: \"http\"; host: \"/run/app.sock\"; is_unix: true; },\n"
+	    "  { name: \"anyprot\"; host: \"127.0.0.1\"; port: \"2\"; }\n"
+	    ");\n";
+	static const char *const warnings[] = {
+	    ":1: unknown setting \"timout\": skipped",
+	    ":3: max_connections for one listen address: not done",
+	    ":3: unknown listen setting \"colour\": skipped",
+	    ":7: transparent for one protocol: not done",
+	    ":10: unknown protocol setting \"test_patterns\": skipped"
+	};
+	struct sslh_cmdline	 cl;
+	struct conf_conv	 conv;
+	struct conf		*cfg;
+	char			 path[PATH_MAX], err[CONF_ERR_MAX];
+	const struct rule	*r, *u;
+	size_t			 i;
+	bool			 fg;
+	FILE			*f;
+
+	snprintf(path, sizeof(path), "%s/tolerated.cfg", tmpdir);
+	if ((f = fopen(path, "w")) == NULL || fputs(text, f) == EOF ||
+	    fclose(f) == EOF) {
+		check(0, "cannot write %s", path);
+		return;
+	}
+	memset(&cl, 0, sizeof(cl));
+	cl.config = path;
+	cl.hosts_dir = tmpdir;
+	if (sslh_convert(&cl, &conv, &fg, err, sizeof(err)) == -1) {
+		check(0, "sslh 2.x's tolerated settings convert: %s", err);
+		return;
+	}
+	for (i = 0; i < sizeof(warnings) / sizeof(warnings[0]); i++)
+		check(conv.warnings != NULL && strstr(conv.warnings,
+		    warnings[i]) != NULL, "warned: %s", warnings[i]);
+	conf_conv_free(&conv);
+	cfg = load_file(path, err, sizeof(err));
+	check(cfg != NULL, "they load%s%s", cfg == NULL ? ": " : "",
+	    cfg == NULL ? err : "");
+	if (cfg == NULL)
+		return;
+	r = &cfg->rules[0];
+	u = &cfg->rules[1];
+	check(cfg->nrules == 2 && u->listen_addr.ss.ss_family == AF_UNIX &&
+	    strcmp(u->listen, "unix:/tmp/sslh-test.sock") == 0,
+	    "is_unix: the second listen entry is the Unix socket");
+	check(r->nroutes == 4 && r->routes[0].dest.upstream.backends[0].
+	    max_connections == 5, "max_connections: the ssh backend's");
+	check(r->routes[1].min_length == 4, "minlength: the regex route's "
+	    "min_length");
+	check(r->routes[2].dest.upstream.backends[0].addr.ss.ss_family ==
+	    AF_UNIX, "is_unix: a protocol's backend is its Unix socket");
+	conf_free(cfg);
+}
 
 static void
 test_bad_cases(void)
@@ -667,6 +735,7 @@ main(void)
 	test_config_forms();
 	test_cmdline_errors();
 	test_verbose();
+	test_tolerated();
 	test_bad_cases();
 	test_libwrap();
 	remove_tmpdir();
