@@ -466,26 +466,20 @@ add_pattern(struct rconf *rc, const struct line *ln, enum directive d)
 
 /*
  * logfile, pidlogfile (or pidfile), logcommon.  A file given again
- * replaces the one before, as in rinetd and rinetd-uv, with a warning.
+ * replaces the one before, as in rinetd and rinetd-uv.
  */
 static int
 set_once(struct rconf *rc, const struct line *ln, enum directive d,
     struct setting *st)
 {
 	const char	*name = directives[d].name, *value;
-	char		 first[MSG_MAX];
 	size_t		 i;
 
 	if (ln->ntok != directives[d].ntok)
 		return d == D_LOGCOMMON ?
 		    fail(rc, ln->num, "logcommon takes no argument") :
 		    fail(rc, ln->num, "%s takes one file name", name);
-	if (st->from.num != 0 && d != D_LOGCOMMON) {
-		place(rc, st->from.num, first, sizeof(first));
-		first[strlen(first) - 2] = '\0';	/* ": " */
-		rconf_warn(rc, ln->num, "%s given again (first at %s): this "
-		    "one counts, as in rinetd", name, first);
-	}
+	/* Given again: no warning, for a file they take silently. */
 	st->from.num = ln->num;
 	st->from.text = ln->text;
 	if (d == D_LOGCOMMON)
