@@ -7,6 +7,7 @@
 #include "ferryd.h"
 
 #include <ctype.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -200,11 +201,12 @@ check_name(struct conf_loader *ld, const struct conf_key *k,
 	if (*p == '\0' || strlen(v) > 255)
 		return conf_fail(ld, e, "\"%s\": \"%s\" is not a host name",
 		    k->name, v);
+	/* Another glob is fnmatch(3)'s, as sslh's sni_hostnames are. */
 	for (; *p != '\0'; p++)
-		if (!isalnum((unsigned char)*p) && strchr("-_.", *p) == NULL)
+		if (!isalnum((unsigned char)*p) &&
+		    strchr("-_." ROUTE_GLOB_CHARS, *p) == NULL)
 			return conf_fail(ld, e, "\"%s\": \"%s\" is not a host "
-			    "name ('%c'; a wildcard is \"*.\" in front only)",
-			    k->name, v, *p);
+			    "name or a glob of one ('%c')", k->name, v, *p);
 	for (p = v; *v != '\0'; v++)
 		*v = (char)tolower((unsigned char)*v);
 	return 0;
@@ -275,6 +277,14 @@ parse_route_regex(struct conf_loader *ld, const struct conf_key *k,
 }
 
 bool
+route_glob_match(const char *pattern, const char *name)
+{
+	if (strpbrk(pattern, ROUTE_GLOB_CHARS) == NULL)
+		return strcmp(pattern, name) == 0;
+	return fnmatch(pattern, name, 0) == 0;
+}
+
+bool
 route_name_match(const struct route_names *names, const char *name)
 {
 	size_t	i, len = strlen(name), tail;
@@ -282,8 +292,9 @@ route_name_match(const struct route_names *names, const char *name)
 	for (i = 0; i < names->n; i++) {
 		const char *w = names->v[i];
 
-		if (strncmp(w, "*.", 2) != 0) {
-			if (strcmp(w, name) == 0)
+		if (strncmp(w, "*.", 2) != 0 ||
+		    strpbrk(w + 2, ROUTE_GLOB_CHARS) != NULL) {
+			if (route_glob_match(w, name))
 				return true;
 			continue;
 		}

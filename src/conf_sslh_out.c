@@ -23,7 +23,6 @@
 #include "conf_sslh_model.h"
 
 #define REGEX_MAX	1024
-#define GLOB_CHARS	"*?[\\"
 #define ERE_SPECIAL	".[]()*+?{}|^$\\"
 
 /* The kernel's keepalive timers, which sslh's SO_KEEPALIVE keeps. */
@@ -233,9 +232,10 @@ out_regex(struct sslh *s, struct conf_out *o, const struct sslh_list *l)
 }
 
 /*
- * sni_hostnames and alpn_protocols are fnmatch(3) globs: an exact name,
- * or "*." and a name (a '*' matches dots too, as ferryd's "*." matches
- * one or more labels) for SNI; anything else has no equivalent.
+ * sni_hostnames and alpn_protocols are fnmatch(3) globs, as ferryd's
+ * sni and alpn take them (route_glob_match); "*." and a name matches
+ * one label or more, in ferryd as in sslh (a '*' matches dots too).
+ * A backslash escape has no equivalent.
  */
 static int
 out_globs(struct sslh *s, struct conf_out *o, const struct sslh_list *l,
@@ -248,13 +248,11 @@ out_globs(struct sslh *s, struct conf_out *o, const struct sslh_list *l,
 	for (i = 0; i < l->n; i++) {
 		g = l->v[i];
 		from.line = l->line[i];
-		if (strpbrk(sni && strncmp(g, "*.", 2) == 0 ? g + 2 : g,
-		    GLOB_CHARS) != NULL || g[0] == '\0')
+		if (strchr(g, '\\') != NULL || g[0] == '\0')
 			return sslh_fail(s, &from, "%s \"%s\": ferryd matches "
-			    "%s; this pattern has no equivalent", sni ?
-			    "sni_hostnames" : "alpn_protocols", g, sni ?
-			    "exact names and \"*.\" and a name (one or more "
-			    "labels)" : "exact protocol names");
+			    "fnmatch(3) globs without a backslash escape; this "
+			    "pattern has no equivalent", sni ? "sni_hostnames" :
+			    "alpn_protocols", g);
 		conf_out_printf(o, from.line, "%s", i == 0 ? "" : ", ");
 		if (i == 0)
 			conf_out_printf(o, from.line, "%s = [ ", key);

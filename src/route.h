@@ -108,6 +108,15 @@ rule_dest_of(const struct rule *r, const struct backend *b)
 /* The protocol names as in the configuration, by enum route_protocol. */
 extern const char *const route_protocol_names[];
 
+/* What makes a name of sni, host or alpn a glob (fnmatch(3)). */
+#define ROUTE_GLOB_CHARS	"*?[]!"
+
+/*
+ * Whether name matches pattern: exactly, or as fnmatch(3) has it when
+ * pattern has ROUTE_GLOB_CHARS (a '*' matches dots too).
+ */
+bool	route_glob_match(const char *pattern, const char *name);
+
 /*
  * Whether name (lower case) is one of names: equal, or under a "*.x"
  * entry (one label or more before x).

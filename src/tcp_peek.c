@@ -103,7 +103,7 @@ tls_matches(const struct route *rt, const struct probe_tls *tls)
 	/* The client offers any of them. */
 	for (j = 0; j < tls->nalpn && j < PROBE_ALPN_MAX; j++)
 		for (i = 0; i < rt->alpn.n; i++)
-			if (strcmp(rt->alpn.v[i], tls->alpn[j]) == 0)
+			if (route_glob_match(rt->alpn.v[i], tls->alpn[j]))
 				return true;
 	return false;
 }

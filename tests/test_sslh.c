@@ -564,12 +564,10 @@ static const struct bad_case bad_cases[] = {
 	    "unknown" },
 	{ "missing port", L P "  { name: \"ssh\"; host: \"127.0.0.1\"; }\n"
 	    ");\n", 3, "an entry needs host and port" },
-	{ "glob", L P "  { name: \"tls\"; host: \"127.0.0.1\"; port: "
-	    "\"443\";\n    sni_hostnames: [ \"a.org\",\n \"*.*.b.org\" ]; },\n"
-	    SSH "\n);\n", 5, "sni_hostnames \"*.*.b.org\": ferryd matches" },
-	{ "alpn glob", L P "  { name: \"tls\"; host: \"127.0.0.1\"; port: "
-	    "\"443\"; alpn_protocols: [ \"h*\" ]; },\n" SSH "\n);\n", 3,
-	    "alpn_protocols \"h*\": ferryd matches exact protocol names" },
+	{ "escaped glob", L P "  { name: \"tls\"; host: \"127.0.0.1\"; "
+	    "port: \"443\";\n    sni_hostnames: [ \"a.org\",\n \"a\\\\*.org\" "
+	    "]; },\n" SSH "\n);\n", 5, "sni_hostnames \"a\\*.org\": ferryd "
+	    "matches fnmatch(3) globs without a backslash escape" },
 	{ "PCRE group", L P "  { name: \"regex\"; host: \"127.0.0.1\"; "
 	    "port: \"1\"; regex_patterns: [ \"(?i)get\" ]; },\n" SSH "\n);\n",
 	    3, "regex_patterns \"(?i)get\": a PCRE group (?...)" },
@@ -690,6 +688,62 @@ test_tolerated(void)
 	conf_free(cfg);
 }
 
+/* sni_hostnames and alpn_protocols are fnmatch(3) globs, as in sslh. */
+static void
+test_globs(void)
+{
+	static const struct {
+		const char	*pattern, *name;
+		bool		 match;
+	} cases[] = {
+		{ "*.*.b.org", "x.y.b.org", true },
+		{ "*.*.b.org", "y.b.org", false },
+		{ "mail?.example.org", "mail2.example.org", true },
+		{ "mail[0-9].example.org", "mailx.example.org", false },
+		{ "h*", "h2", true },
+		{ "h*", "http/1.1", true },
+		{ "h*", "spdy/3", false },
+		{ "exact.org", "exact.org", true },
+		{ "exact.org", "xexact.org", false }
+	};
+	static const char text[] =
+	    "listen: ( { host: \"127.0.0.1\"; port: \"18612\"; } );\n"
+	    "protocols: (\n"
+	    "  { name: \"tls\"; host: \"127.0.0.1\"; port: \"443\";\n"
+	    "    sni_hostnames: [ \"*.*.b.org\" ]; alpn_protocols: [ \"h*\" "
+	    "]; },\n"
+	    "  { name: \"anyprot\"; host: \"127.0.0.1\"; port: \"2\"; }\n"
+	    ");\n";
+	struct conf		*cfg;
+	const struct route	*rt;
+	char			 path[PATH_MAX], err[CONF_ERR_MAX];
+	size_t			 i;
+	FILE			*f;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check(route_glob_match(cases[i].pattern, cases[i].name) ==
+		    cases[i].match, "glob %s %s %s", cases[i].pattern,
+		    cases[i].match ? "matches" : "does not match",
+		    cases[i].name);
+	snprintf(path, sizeof(path), "%s/globs.cfg", tmpdir);
+	if ((f = fopen(path, "w")) == NULL || fputs(text, f) == EOF ||
+	    fclose(f) == EOF) {
+		check(0, "cannot write %s", path);
+		return;
+	}
+	cfg = load_file(path, err, sizeof(err));
+	check(cfg != NULL, "sslh's globs load%s%s", cfg == NULL ? ": " : "",
+	    cfg == NULL ? err : "");
+	if (cfg == NULL)
+		return;
+	rt = &cfg->rules[0].routes[0];
+	check(rt->sni.n == 1 && route_name_match(&rt->sni, "x.y.b.org") &&
+	    !route_name_match(&rt->sni, "b.org") && rt->alpn.n == 1 &&
+	    strcmp(rt->alpn.v[0], "h*") == 0, "sni *.*.b.org and alpn h*, "
+	    "as globs");
+	conf_free(cfg);
+}
+
 static void
 test_bad_cases(void)
 {
@@ -736,6 +790,7 @@ main(void)
 	test_cmdline_errors();
 	test_verbose();
 	test_tolerated();
+	test_globs();
 	test_bad_cases();
 	test_libwrap();
 	remove_tmpdir();
