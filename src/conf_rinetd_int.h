@@ -33,7 +33,8 @@ struct rinetd_conv;
 #define LOC_LINE(loc)	((loc) & ((1 << LOC_LINE_BITS) - 1))
 #define RINETD_FILES_MAX 1024	/* files in all, main and included */
 #define RINETD_LINES_MAX ((1 << LOC_LINE_BITS) - 1)	/* lines in one */
-#define RINETD_INCLUDE_DEPTH_MAX 10	/* as rinetd-uv */
+#define RINETD_INCLUDE_DEPTH_MAX 10	/* files deep, the main one
+					 * included, as rinetd-uv */
 
 enum token_kind {
 	TOK_WORD,
@@ -123,6 +124,13 @@ struct rconf {
 	size_t		 nwarnings;	/* bytes */
 	struct setting	 logfile, pidfile, logcommon;
 	struct setting	 uv[UV_SETTINGS];
+	/*
+	 * The shortest [dns-refresh=N] of a rule (seconds, 0: none) and
+	 * where: ferryd looks every name up again on one interval, so the
+	 * global one is made no longer than this.
+	 */
+	long		 rule_refresh;
+	struct origin	 rule_refresh_from;
 	struct patterns	 allow, deny;	/* before the first rule: global */
 	struct forward	*fwd;
 	size_t		 nfwd, capfwd;

@@ -195,6 +195,15 @@ out_uv_settings(struct out *o, const struct rconf *rc)
 	int	i;
 
 	for (i = 0; i < UV_SETTINGS; i++) {
+		/* A rule's shorter [dns-refresh=N] wins: see rule_refresh. */
+		if (i == UV_DNS_REFRESH && rc->rule_refresh > 0 &&
+		    (rc->uv[i].from.num == 0 ||
+		    atol(rc->uv[i].value) > rc->rule_refresh)) {
+			out_origin(o, "", &rc->rule_refresh_from);
+			conf_out_printf(&o->t, rc->rule_refresh_from.num,
+			    "%s = %ld;\n", uv_keys[i], rc->rule_refresh);
+			continue;
+		}
 		if (rc->uv[i].from.num == 0)
 			continue;
 		out_origin(o, "", &rc->uv[i].from);

@@ -181,9 +181,15 @@ rinetd_uv_option(struct rconf *rc, const struct line *ln, struct forward *f,
 	if (strcmp(key, "dns-refresh") == 0) {
 		if (uv_number(rc, ln, key, value, 0, 604800, &v) == -1)
 			return -1;
-		rconf_warn(rc, ln->num, "dns-refresh=%ld for one rule is not "
-		    "used: ferryd looks names up again on one interval for "
-		    "all rules (the global dns-refresh, resolve_interval)", v);
+		/*
+		 * Honoured by the one interval ferryd has: no longer than
+		 * the shortest a rule asks for (0: this rule asks nothing).
+		 */
+		if (v > 0 && (rc->rule_refresh == 0 || v < rc->rule_refresh)) {
+			rc->rule_refresh = v;
+			rc->rule_refresh_from.num = ln->num;
+			rc->rule_refresh_from.text = ln->text;
+		}
 		return 0;
 	}
 	return 1;
@@ -235,8 +241,8 @@ uv_include_file(struct rconf *rc, const struct line *ln, const char *path)
 	if (S_ISDIR(st.st_mode))
 		return 0;	/* as rinetd-uv: a glob's directories */
 	if (uv_seen(rc, real) != -1)
-		return rconf_fail(rc, ln->num, "include: %s is included again "
-		    "(an include loop, or the same file twice)", path);
+		return rconf_fail(rc, ln->num, "include: circular include "
+		    "detected: %s is included again", path);
 	if ((text = rinetd_read(path, err, sizeof(err))) == NULL)
 		return rconf_fail(rc, ln->num, "include: %s", err);
 	if ((file = rconf_add_file(rc, path, real, text)) == -1)
@@ -260,9 +266,10 @@ uv_include(struct rconf *rc, const struct line *ln)
 	/* A fuzzer could make an include read any file of the machine. */
 	return rconf_fail(rc, ln->num, "include: not in a fuzzing build");
 #endif
-	if (rc->depth >= RINETD_INCLUDE_DEPTH_MAX)
-		return rconf_fail(rc, ln->num, "include: more than %d levels "
-		    "deep", RINETD_INCLUDE_DEPTH_MAX);
+	/* The main file is the first level, as rinetd-uv counts. */
+	if (rc->depth + 1 >= RINETD_INCLUDE_DEPTH_MAX)
+		return rconf_fail(rc, ln->num, "include: maximum include depth "
+		    "(%d) exceeded", RINETD_INCLUDE_DEPTH_MAX);
 	if (uv_pattern(rc, ln, pattern, sizeof(pattern)) == -1)
 		return -1;
 #ifdef GLOB_BRACE
