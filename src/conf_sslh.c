@@ -231,8 +231,10 @@ entry_hostport(struct sslh *s, const struct sslh_origin *from,
 	const config_setting_t	*u = config_setting_get_member(e, "is_unix");
 
 	/* is_unix: host is the path of a Unix socket; port is not read. */
-	if (u != NULL && config_setting_type(u) == CONFIG_TYPE_BOOL &&
-	    config_setting_get_bool(u)) {
+	/* A boolean, or a number as get_number takes it: 1 is true. */
+	if (u != NULL && (config_setting_type(u) == CONFIG_TYPE_BOOL ?
+	    config_setting_get_bool(u) : config_setting_type(u) ==
+	    CONFIG_TYPE_INT ? config_setting_get_int(u) != 0 : 0)) {
 		if (h == NULL || get_string(s, from, h, &host) == -1)
 			return h == NULL ? sslh_fail(s, from, "a Unix socket "
 			    "entry needs host, its path") : -1;

@@ -170,7 +170,8 @@ probe_syslog(const uint8_t *buf, size_t len)
 {
 	size_t	i = 0, d;
 
-	for (d = 0; i < len && isdigit(buf[i]) && d < 3; i++, d++)
+	/* The octet count: any number of digits (sslh's %d), 10 here. */
+	for (d = 0; i < len && isdigit(buf[i]) && d < 10; i++, d++)
 		continue;
 	if (d > 0) {
 		if (i == len)

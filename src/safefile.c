@@ -90,6 +90,13 @@ shared_file_check(const char *path, const struct stat *st, const char *what,
 		    (unsigned long)st->st_uid);
 		return -1;
 	}
+	/* A hard link another user made to a file of root's elsewhere. */
+	if (st->st_nlink != 1) {
+		snprintf(err, errlen, "cannot open %s %s: it has other names "
+		    "(hard links), in a directory others can write to", what,
+		    path);
+		return -1;
+	}
 	return 0;
 }
 
@@ -145,14 +152,21 @@ safefile_open(const char *path, int flags, mode_t mode, const char *what,
 
 	if ((shared = dir_check(path, what, err, errlen)) == -1)
 		return -1;
-	fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+	/*
+	 * In a shared directory, without blocking: a FIFO someone put
+	 * there would hang the open until shared_file_check refuses it.
+	 */
+	fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC |
+	    (shared ? O_NONBLOCK : 0), mode);
 	if (fd == -1) {
 		snprintf(err, errlen, "cannot open %s %s: %s", what, path,
 		    errno == ELOOP ? "it is a symbolic link" : strerror(errno));
 		return -1;
 	}
 	if (shared && (fstat(fd, &st) == -1 ||
-	    shared_file_check(path, &st, what, err, errlen) == -1)) {
+	    shared_file_check(path, &st, what, err, errlen) == -1 ||
+	    (!(flags & O_NONBLOCK) && fcntl(fd, F_SETFL,
+	    fcntl(fd, F_GETFL) & ~O_NONBLOCK) == -1))) {
 		close(fd);
 		return -1;
 	}

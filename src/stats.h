@@ -72,17 +72,22 @@ struct stats_rule {
 	volatile uint64_t	peek_timeouts;	/* routes: undecided in time */
 	volatile uint64_t	peek_bad;	/* routes: too long undecided,
 						 * or gone before */
+	struct hist		peek;		/* routes: accept to the pick */
+	struct hist		connect;	/* accept to backend connected */
+	struct hist		first_byte;	/* connected to its first byte */
+	struct hist		duration;	/* accept (or session) to close */
+	struct hist		reply;		/* UDP: datagram to its reply */
+	/*
+	 * Last, where the alignment's padding was: an older image's table,
+	 * adopted at an upgrade, keeps its fields where they were (zero
+	 * here).
+	 */
 	volatile uint64_t	resets_client;	/* TCP: ended by the client's
 						 * reset (passed on after the
 						 * bytes before it) */
 	volatile uint64_t	resets_backend;	/* ... by the backend's */
 	volatile uint64_t	reset_drains_cut; /* ... whose other side took
 						 * nothing more for too long */
-	struct hist		peek;		/* routes: accept to the pick */
-	struct hist		connect;	/* accept to backend connected */
-	struct hist		first_byte;	/* connected to its first byte */
-	struct hist		duration;	/* accept (or session) to close */
-	struct hist		reply;		/* UDP: datagram to its reply */
 } __attribute__((aligned(64)));		/* slots share no cache line */
 
 /* What is counted of a backend (a range's ports' count as the range's). */

@@ -264,8 +264,8 @@ tcp_connect_made_then_reset(int err)
 void
 tcp_connect_abandon(struct tcp_connect *tc, int64_t now)
 {
+	/* Its place is given back by tcp_connect_release(), at the close. */
 	if (tc->trial)
 		health_unclaim_trial(tc->backend, now);
 	tc->trial = false;
-	tcp_connect_release(tc);
 }

@@ -79,7 +79,8 @@ bool	tcp_connect_made_then_reset(int err);
 
 /*
  * Give the attempt up for a reason of ours (its client is gone): the
- * backend is not blamed, its place is given back.
+ * backend is not blamed (its trial is unclaimed); tcp_connect_release()
+ * gives its place back.
  */
 void	tcp_connect_abandon(struct tcp_connect *tc, int64_t now);
 

@@ -172,8 +172,11 @@ tcp_relay_taken(struct tcp_relay *r, size_t len, bool drained)
 	d->bytes += len;
 	if (r->budget[TCP_CLIENT] != NULL)
 		r->unpaid = (uint32_t)len;
-	/* As after a short read (dir_read): the next byte brings an event. */
-	if (drained) {
+	/*
+	 * As after a short read (dir_read): the next byte brings an event,
+	 * unless the socket reported an error, which only a read says.
+	 */
+	if (drained && !r->except[TCP_CLIENT]) {
 		r->ready[TCP_CLIENT] &= ~EV_READ;
 		if (r->fin[TCP_CLIENT])
 			d->eof = true;
@@ -357,6 +360,18 @@ relay_gone(const struct tcp_relay_env *env, struct tcp_relay *r, int s,
 	towards->eof = towards->shut = true;
 	if (TCP_OTHER(s) == TCP_CLIENT)
 		r->unpaid = 0;
+	/* The dropped direction waits for no budget any more. */
+	if (r->waiting[TCP_OTHER(s)])
+		rate_budget_waiting(r->budget[TCP_OTHER(s)], -1);
+	r->waiting[TCP_OTHER(s)] = false;
+	/*
+	 * Side s's FIN was passed on already: all it sent is written, so
+	 * nothing is left to read; the reset is passed on now.
+	 */
+	if (r->dir[s].shut) {
+		r->reset_on = true;
+		return relay_fail(r, s, err);
+	}
 	if (ended)
 		r->dir[s].eof = true;
 	return STEP_MOVED;
@@ -707,7 +722,7 @@ tcp_relay_close_gone(const struct tcp_relay_env *env, struct tcp_relay *r)
 	close(r->fd[s]);
 	r->fd[s] = -1;
 	/* The other waits unwatched: its reads would only be dropped. */
-	event_close(env->loop, r->fd[TCP_OTHER(s)]);
+	(void)event_mask(env->loop, r->fd[TCP_OTHER(s)], 0);
 }
 
 void

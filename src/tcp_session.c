@@ -199,7 +199,8 @@ session_queue(struct tcp_session *ss)
 	const struct rule	*rule = ss->rule;
 	bool			 again = ss->queue_until != 0;
 
-	if (rule->queue_timeout == 0 ||
+	/* An orphan's client is gone: it does not wait for a backend. */
+	if (rule->queue_timeout == 0 || ss->orphan ||
 	    (!again && queue_count(ts, rule) >= rule->queue_max))
 		return false;
 	if (!again)

@@ -56,8 +56,8 @@ session_drain_look(struct tcp_session *ss)
 	ss->drain_unsent = unsent;
 	if (unsent > 0 && now - ss->drain_moved < stall &&
 	    event_timer_arm(loop, &ss->timer, now + ss->drain_pause) == 0) {
-		if (ss->drain_pause < DRAIN_PAUSE_MAX_MS)
-			ss->drain_pause *= 2;
+		ss->drain_pause = ss->drain_pause * 2 < DRAIN_PAUSE_MAX_MS ?
+		    ss->drain_pause * 2 : DRAIN_PAUSE_MAX_MS;
 		return;
 	}
 	if (unsent > 0)
@@ -97,6 +97,11 @@ session_orphan(struct tcp_session *ss)
 
 	if (ss->orphan)
 		return;
+	/* Waiting in the queue, no connect under way: nothing to wait for. */
+	if (ss->queued) {
+		session_abort(ss, TCP_CLIENT, ECONNRESET);
+		return;
+	}
 	ss->orphan = true;
 	if (!event_timer_armed(&ss->timer) || ss->timer.due > until)
 		(void)event_timer_arm(loop, &ss->timer, until);

@@ -264,6 +264,30 @@ def b_banner_halfclose_read(s, dl):
     return read_all(s, deadline=dl)
 
 
+def b_answer_fin_reset(s, dl):
+    got = s.recv(100)
+    s.sendall(ANSWER)
+    s.shutdown(socket.SHUT_WR)
+    time.sleep(0.1)             # the upload goes on, unread
+    s.close()                   # unread input: the kernel sends RST
+    return got, "closed"
+
+
+def c_read_eof_then_upload(s, dl):
+    """Read the answer to its FIN, then upload until the reset stops it."""
+    s.sendall(SMALL)
+    got, end = read_all(s, deadline=dl)
+    s.settimeout(max(0.1, min(5.0, dl - time.monotonic())))
+    try:
+        for _ in range(200):
+            s.sendall(BIG)
+    except socket.timeout:
+        return got, "timeout"   # nobody reads and nobody resets
+    except OSError:
+        return got, "stopped"   # a reset, or EPIPE (a Unix socket)
+    return got, "no-end"
+
+
 def c_bytewise(s, dl):
     for i in range(1000):
         s.send(SMALL[i:i + 1])
@@ -316,6 +340,9 @@ SCENARIOS = [
     Scenario("fin-then-client-reset", c_read_eof_send_reset,
              b_banner_halfclose_read, BANNER, SMALL, "eof", "rst",
              about="backend greets and FINs; the client sends, resets"),
+    Scenario("fin-then-backend-reset", c_read_eof_then_upload,
+             b_answer_fin_reset, ANSWER, None, "stopped", None,
+             about="backend answers, FINs, resets while the client uploads"),
     Scenario("bytewise-echo", c_bytewise, b_bytewise_echo,
              SMALL, SMALL, "eof", "eof",
              about="1000 one-byte writes each way, in order"),
