@@ -7,8 +7,9 @@
  * first, then the command line over it (a listen address is added, a
  * protocol replaces the address of the file's protocol of that name or
  * is added after the others, the rest replace the file's value), as sslh
- * does.  What ferryd cannot do as sslh does is an error at its line;
- * what changes nothing (fork, tfo_ok, numeric) becomes a comment.
+ * does.  What ferryd cannot do as sslh does is an error at its line, or
+ * a warning where sslh 2.x would skip it too; what changes nothing
+ * (fork, tfo_ok, numeric) becomes a comment (conf_sslh_notes.c).
  * conf_sslh_out.c writes the result as ferryd.conf.
  */
 #include "ferryd.h"
@@ -43,27 +44,6 @@ struct source {
 	size_t		 nlines;
 };
 
-int
-sslh_fail(struct sslh *s, const struct sslh_origin *from, const char *fmt,
-    ...)
-{
-	char	msg[MSG_MAX];
-	va_list	ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (from != NULL && from->line > 0)
-		snprintf(s->err, s->errlen, "%s:%d: %s", s->path, from->line,
-		    msg);
-	else if (from != NULL && from->text != NULL)
-		snprintf(s->err, s->errlen, "%s: %s: %s", SSLH_CMDLINE,
-		    from->text, msg);
-	else
-		snprintf(s->err, s->errlen, "%s: %s", s->path, msg);
-	return -1;
-}
-
 static struct sslh_origin
 origin_of(const struct source *src, const config_setting_t *c)
 {
@@ -72,51 +52,6 @@ origin_of(const struct source *src, const config_setting_t *c)
 	if (o.line > 0 && (size_t)o.line <= src->nlines)
 		o.text = src->lines[o.line - 1];
 	return o;
-}
-
-static int
-add_note(struct sslh *s, const struct sslh_origin *from, const char *fmt,
-    ...) __attribute__((format(printf, 3, 4)));
-
-static int
-add_note(struct sslh *s, const struct sslh_origin *from, const char *fmt,
-    ...)
-{
-	struct sslh_note	*n;
-	va_list			 ap;
-
-	if ((n = conf_grow(s->notes, &s->capnotes, s->nnotes + 1,
-	    sizeof(*n))) == NULL)
-		return sslh_fail(s, from, "out of memory");
-	s->notes = n;
-	n = &s->notes[s->nnotes++];
-	n->from = *from;
-	n->warn = false;
-	va_start(ap, fmt);
-	vsnprintf(n->text, sizeof(n->text), fmt, ap);
-	va_end(ap);
-	return 0;
-}
-
-/* A note that is also a warning when the file is loaded. */
-static int
-add_warning(struct sslh *s, const struct sslh_origin *from, const char *fmt,
-    ...) __attribute__((format(printf, 3, 4)));
-
-static int
-add_warning(struct sslh *s, const struct sslh_origin *from, const char *fmt,
-    ...)
-{
-	va_list	ap;
-
-	if (add_note(s, from, "%s", "") == -1)
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(s->notes[s->nnotes - 1].text, sizeof(s->notes[0].text),
-	    fmt, ap);
-	va_end(ap);
-	s->notes[s->nnotes - 1].warn = true;
-	return 0;
 }
 
 /* The key as sslh 2.x compares it: '-' and '_' alike. */
@@ -847,40 +782,6 @@ sslh_free(struct sslh *s, struct source *src)
 		config_destroy(&src->lc);
 	free(src->lines);
 	free(src->text);
-}
-
-/*
- * The notes that are warnings, "WHERE: text\n" each, as sslh_fail()
- * says where: NULL when there are none (or no memory for them).
- */
-static char *
-sslh_warnings(const struct sslh *s)
-{
-	char	*text = NULL, *more, line[MSG_MAX + 256];
-	size_t	 len = 0, n, i;
-
-	for (i = 0; i < s->nnotes; i++) {
-		if (!s->notes[i].warn)
-			continue;
-		if (s->notes[i].from.line > 0)
-			n = (size_t)snprintf(line, sizeof(line), "%s:%d: %s\n",
-			    s->path, s->notes[i].from.line, s->notes[i].text);
-		else
-			n = (size_t)snprintf(line, sizeof(line), "%s: %s: %s\n",
-			    SSLH_CMDLINE, s->notes[i].from.text != NULL ?
-			    s->notes[i].from.text : "", s->notes[i].text);
-		if (n >= sizeof(line))
-			n = sizeof(line) - 1;
-		if ((more = realloc(text, len + n + 1)) == NULL) {
-			free(text);
-			return NULL;
-		}
-		text = more;
-		memcpy(text + len, line, n + 1);
-		len += n;
-	}
-	/* No warning: an empty string, so that NULL means no memory. */
-	return text != NULL ? text : strdup("");
 }
 
 int

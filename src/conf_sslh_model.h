@@ -93,9 +93,21 @@ struct sslh {
 				 background, transparent;
 };
 
+/* conf_sslh_notes.c */
 /* "PATH:LINE: msg" or "sslh command line: OPTION: msg"; returns -1. */
 int	sslh_fail(struct sslh *s, const struct sslh_origin *from,
 	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A note at from: a comment in the converted file.  0, or -1. */
+int	add_note(struct sslh *s, const struct sslh_origin *from,
+	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A note that is also a warning when the file is loaded.  0, or -1. */
+int	add_warning(struct sslh *s, const struct sslh_origin *from,
+	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/*
+ * The notes that are warnings, "WHERE: text\n" each, as sslh_fail()
+ * says where: "" when there are none, NULL for want of memory.
+ */
+char	*sslh_warnings(const struct sslh *s);
 
 /* Write s as ferryd.conf into conv; -1 with the error in s->err. */
 int	sslh_write(struct sslh *s, struct conf_conv *conv);

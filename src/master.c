@@ -20,7 +20,6 @@
 #include "clock.h"
 #include "client_limit.h"
 #include "daemon.h"
-#include "fdlimit.h"
 #include "health.h"
 #include "ipc.h"
 #include "listen.h"
@@ -416,15 +415,9 @@ master_start(struct master *m, char *err, size_t errlen)
 		pidfile = PIDFILE_DEFAULT;
 	if (pidfile != NULL && pidfile[0] == '\0')
 		pidfile = NULL;
-	switch (fdlimit_raise(m->cfg, err, errlen)) {
-	case -1:
-		return -1;
-	case 1:
-		log_warn("%s", err);
-		break;
-	}
 	/* The lock first: of two instances, the second stops here. */
-	if (master_adopt_pidfile_lock(pidfile, err, errlen) == -1 ||
+	if (master_fit_fdlimit(m->cfg, err, errlen) == -1 ||
+	    master_adopt_pidfile_lock(pidfile, err, errlen) == -1 ||
 	    (m->ls = master_adopt_listen(cfg, LISTEN_MODE_DEFAULT, err,
 	    errlen)) == NULL)
 		return -1;

@@ -401,6 +401,16 @@ master_map_tables(struct master *m, const struct conf *cfg)
 		    "not apply", strerror(errno));
 }
 
+int
+master_fit_fdlimit(struct conf *cfg, char *err, size_t errlen)
+{
+	int rc = fdlimit_raise(cfg, err, errlen);
+
+	if (rc == 1)
+		log_warn("%s", err);
+	return rc == -1 ? -1 : 0;
+}
+
 /*
  * Start a new generation of workers for cfg (ours from now on), if its
  * sockets can be bound.  The old generation keeps serving until
@@ -419,15 +429,8 @@ master_apply(struct master *m, struct conf *cfg)
 		snprintf(err, sizeof(err), "out of memory");
 		goto fail;
 	}
-	switch (fdlimit_raise(cfg, err, sizeof(err))) {
-	case -1:
-		free(slots);	/* none armed yet */
-		goto fail;
-	case 1:
-		log_warn("%s", err);
-		break;
-	}
-	if ((ls = listen_set_open(cfg, m->ls, m->cfg, m->ls->mode, err,
+	if (master_fit_fdlimit(cfg, err, sizeof(err)) == -1 ||
+	    (ls = listen_set_open(cfg, m->ls, m->cfg, m->ls->mode, err,
 	    sizeof(err))) == NULL) {
 		free(slots);	/* none armed yet */
 		goto fail;

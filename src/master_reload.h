@@ -30,6 +30,13 @@ void	master_reload_init(struct master *m);
  * exactly as it is, and master_tell says why.
  */
 void	master_apply(struct master *m, struct conf *cfg);
+
+/*
+ * The descriptor limit raised for cfg (fdlimit_raise), or cfg's
+ * max_connections lowered to fit it, which is logged as a warning.
+ * 0, or -1 with err when not even one connection fits.
+ */
+int	master_fit_fdlimit(struct conf *cfg, char *err, size_t errlen);
 /*
  * Whether a reload is queued or under way (lookups, a generation not
  * ready, old workers still accepting): work that changes the running
