@@ -47,13 +47,21 @@ conf_show_line(struct conf_show *sh, const char *name, const char *fmt, ...)
 void
 conf_show_comment(struct conf_show *sh, const char *fmt, ...)
 {
-	va_list	ap;
+	char		 text[1024];
+	const char	*p;
+	va_list		 ap;
 
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
 	indent(sh);
 	fputs("# ", sh->out);
-	va_start(ap, fmt);
-	vfprintf(sh->out, fmt, ap);
-	va_end(ap);
+	/* One line, whatever a name in it holds (a Unix path's newline). */
+	for (p = text; *p != '\0'; p++)
+		if ((unsigned char)*p < ' ')
+			fprintf(sh->out, "\\x%02x", (unsigned char)*p);
+		else
+			fputc(*p, sh->out);
 	fputc('\n', sh->out);
 }
 
