@@ -490,9 +490,7 @@ dir_flush(const struct tcp_relay_env *env, struct tcp_relay *r, int s)
 		 * the reset on (once the socket has sent it), or, to a
 		 * backend still connecting, end here.
 		 */
-		if (TCP_OTHER(s) == TCP_BACKEND && r->connecting)
-			return relay_fail(r, s, r->gone[s]);
-		r->reset_on = true;
+		r->reset_on = !(TCP_OTHER(s) == TCP_BACKEND && r->connecting);
 		return relay_fail(r, s, r->gone[s]);
 	}
 	if (d->eof && !d->shut) {
