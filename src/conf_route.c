@@ -597,6 +597,8 @@ conf_rule_routes(struct conf_loader *ld, const config_setting_t *rule,
 	for (i = 0; i < r->nroutes; i++)
 		if (route_upstream(ld, config_setting_get_elem(m,
 		    (unsigned)i), r, &r->routes[i], nports) == -1 ||
+		    conf_check_pass(ld, config_setting_get_elem(m,
+		    (unsigned)i), r, &r->routes[i].dest) == -1 ||
 		    route_dest_name(ld, rule, r, &r->routes[i]) == -1)
 			return -1;
 	if (routes_on_timeout(ld, rule, r) == -1 ||

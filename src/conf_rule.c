@@ -20,14 +20,16 @@
 #include "rule.h"
 #include "upstream.h"
 
-static conf_key_show show_listen, show_name;
+static conf_key_show show_listen, show_name, show_accept_proxy;
+static conf_key_parser parse_accept_proxy;
 
 /* In enum rule_protocol order. */
 static const char *const protocol_names[] = { "tcp", "udp", NULL };
 /* In enum rule_framing order. */
 static const char *const framing_names[] = { "none", "length16", NULL };
 /* In enum proxy_version order. */
-const char *const conf_send_proxy_names[] = { "off", "v1", "v2", NULL };
+const char *const conf_send_proxy_names[] = { "off", "v1", "v2", "pass",
+    NULL };
 
 static const struct conf_key rule_keys[] = {
 	{ "listen", conf_parse_string, 0, 0, offsetof(struct rule, listen),
@@ -78,8 +80,8 @@ static const struct conf_key rule_keys[] = {
 	    offsetof(struct rule, ipv6_only) },
 	{ "send_proxy", conf_parse_choice, 0, 0,
 	    offsetof(struct rule, send_proxy), conf_send_proxy_names },
-	{ "accept_proxy", conf_parse_bool, 0, 0,
-	    offsetof(struct rule, accept_proxy) },
+	{ "accept_proxy", parse_accept_proxy, 0, 0,
+	    offsetof(struct rule, accept_proxy), NULL, show_accept_proxy },
 	{ "transparent", conf_parse_bool, 0, 0,
 	    offsetof(struct rule, transparent) },
 	{ "proxy_timeout", conf_parse_duration, PROXY_TIMEOUT_MIN,
@@ -280,6 +282,60 @@ show_name(struct conf_show *sh, const struct conf_key *k, const void *base)
 		    k->name, r->name);
 }
 
+/* accept_proxy: true, false or "optional" (a header or not). */
+static int
+parse_accept_proxy(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, void *base)
+{
+	struct rule	*r = base;
+	const char	*v;
+
+	if (config_setting_type(s) == CONFIG_TYPE_STRING &&
+	    strcmp((v = config_setting_get_string(s)), "optional") == 0) {
+		r->accept_proxy = r->proxy_optional = true;
+		return 0;
+	}
+	if (config_setting_type(s) != CONFIG_TYPE_BOOL)
+		return conf_fail(ld, s, "\"%s\" must be true, false or "
+		    "\"optional\" (got %s)", k->name, conf_type_name(s));
+	r->accept_proxy = config_setting_get_bool(s) != 0;
+	r->proxy_optional = false;
+	return 0;
+}
+
+static void
+show_accept_proxy(struct conf_show *sh, const struct conf_key *k,
+    const void *base)
+{
+	const struct rule	*r = base;
+
+	conf_show_line(sh, k->name, "%s", r->proxy_optional ? "\"optional\"" :
+	    r->accept_proxy ? "true" : "false");
+}
+
+/*
+ * send_proxy = "pass" hands on the header the client sent: a rule (or a
+ * route of one) with accept_proxy, TCP to TCP.  g: the send_proxy's
+ * group (the rule's or the route's); d: its settings.
+ */
+int
+conf_check_pass(struct conf_loader *ld, const config_setting_t *g,
+    const struct rule *r, const struct rule *d)
+{
+	if (d->send_proxy != PROXY_PASS)
+		return 0;
+	if (!r->accept_proxy)
+		return conf_fail(ld, config_setting_get_member(g, "send_proxy"),
+		    "send_proxy = \"pass\" hands on the client's own PROXY "
+		    "header: it needs accept_proxy = true or \"optional\" in "
+		    "the same rule");
+	if (rule_kind(r) != KIND_TCP)
+		return conf_fail(ld, config_setting_get_member(g, "send_proxy"),
+		    "send_proxy = \"pass\" is for TCP to TCP rules (this one "
+		    "is %s)", rule_kind_name(rule_kind(r)));
+	return 0;
+}
+
 /*
  * proxy_timeout and accept_proxy_from go with accept_proxy = true.  A
  * v1 header says TCP4 or TCP6 only, and goes once: on a rule with a UDP
@@ -297,12 +353,14 @@ rule_proxy_keys(struct conf_loader *ld, const config_setting_t *rule,
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]) && !r->accept_proxy; i++)
 		if ((m = config_setting_get_member(rule, keys[i])) != NULL)
 			return conf_fail(ld, m, "\"%s\" needs accept_proxy = "
-			    "true in the same rule", keys[i]);
+			    "true or \"optional\" in the same rule", keys[i]);
 	if (r->send_proxy == PROXY_V1 && rule_kind(r) != KIND_TCP)
 		return conf_fail(ld, config_setting_get_member(rule,
 		    "send_proxy"), "send_proxy = \"v1\" describes TCP "
 		    "clients of TCP backends only; a %s rule needs \"v2\"",
 		    rule_kind_name(rule_kind(r)));
+	if (conf_check_pass(ld, rule, r, r) == -1)
+		return -1;
 	if (r->proxy_timeout == UNSET)
 		r->proxy_timeout = DEFAULT_PROXY_TIMEOUT;
 	return 0;

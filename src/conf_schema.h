@@ -199,6 +199,12 @@ int	conf_upstream_state(struct upstream *u);
 int	conf_rule_upstream(struct conf_loader *ld,
     const config_setting_t *rule, struct rule *r, unsigned nports);
 /*
+ * send_proxy = "pass" of d (rule r's own settings or a route's, written
+ * in group g) is where r accepts a header, TCP to TCP.  0 or -1.
+ */
+int	conf_check_pass(struct conf_loader *ld, const config_setting_t *g,
+    const struct rule *r, const struct rule *d);
+/*
  * conf_route.c: a rule's routes (route.h).  conf_rule_routes() resolves
  * r's upstream: its connect's, or, with routes, every route's (and
  * checks what goes with routes); conf_routes_inherit() gives each

@@ -307,6 +307,7 @@ new_proto(struct sslh *s, const struct sslh_origin *from, const char *name)
 	snprintf(p->name, sizeof(p->name), "%s", strcmp(name, "ssl") == 0 ?
 	    "tls" : name);
 	p->udp_timeout = -1;
+	p->proxyprotocol = -1;
 	return p;
 }
 
@@ -362,7 +363,8 @@ proto_member(struct sslh *s, const struct source *src, struct sslh_proto *p,
 			return -1;
 		if (v > 2)
 			return sslh_fail(s, &from, "proxyprotocol must be 1 "
-			    "or 2 (the PROXY protocol's version)");
+			    "or 2 (the PROXY protocol's version), or 0 (a "
+			    "client's header taken away)");
 		p->proxyprotocol = (int)v;
 		return 0;
 	}

@@ -59,7 +59,8 @@ struct sslh_proto {
 	char			 route[SSLH_NAME_MAX + 8];
 	char			 hostport[SSLH_HOSTPORT_MAX];
 	bool			 keepalive, is_udp;
-	int			 proxyprotocol;		/* 0, 1 or 2 */
+	int			 proxyprotocol;		/* 0, 1 or 2; -1: not
+							 * given */
 	long			 udp_timeout;		/* -1: not given */
 	long			 max_connections;	/* 0: no limit */
 	long			 minlength;		/* 0: none */

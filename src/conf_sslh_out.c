@@ -293,10 +293,30 @@ out_match(struct sslh *s, struct conf_out *o, const struct sslh_proto *p,
 	return 0;
 }
 
-/* The route of protocol p: what it matches, where it goes. */
+/*
+ * The PROXY header protocol p's backend gets.  A client's own header (a
+ * listen entry with proxyprotocol: true) goes on as it came, unless p
+ * says 0 (taken away) or a version (a header of ferryd's, in its place).
+ */
+static const char *
+route_send_proxy(const struct sslh_proto *p, const struct sslh_listen *l)
+{
+	switch (p->proxyprotocol) {
+	case 1:
+		return " send_proxy = \"v1\";";
+	case 2:
+		return " send_proxy = \"v2\";";
+	case -1:
+		return l->proxyprotocol ? " send_proxy = \"pass\";" : "";
+	default:
+		return "";
+	}
+}
+
+/* The route of protocol p, for listen l: what it matches, where it goes. */
 static int
 out_route(struct sslh *s, struct conf_out *o, const struct sslh_proto *p,
-    bool last, bool comma)
+    const struct sslh_listen *l, bool last, bool comma)
 {
 	int	num = p->from.line;
 
@@ -315,9 +335,8 @@ out_route(struct sslh *s, struct conf_out *o, const struct sslh_proto *p,
 		    p->max_connections);
 	} else
 		conf_out_quoted(o, num, p->hostport);
-	conf_out_printf(o, num, ";%s }%s\n", p->proxyprotocol == 0 ? "" :
-	    p->proxyprotocol == 1 ? " send_proxy = \"v1\";" :
-	    " send_proxy = \"v2\";", comma ? "," : "");
+	conf_out_printf(o, num, ";%s }%s\n", route_send_proxy(p, l),
+	    comma ? "," : "");
 	return 0;
 }
 
@@ -423,7 +442,8 @@ out_rule_settings(struct sslh *s, struct conf_out *o,
 		    "ferryd), with the kernel's timers as sslh has them\n"
 		    "    keepalive = " KEEPALIVE_LINUX ";\n");
 	if (l->proxyprotocol)
-		conf_out_printf(o, num, "    accept_proxy = true;\n");
+		conf_out_printf(o, num, "    # a client's PROXY header is "
+		    "optional, as in sslh\n    accept_proxy = \"optional\";\n");
 	if (s->transparent.value != 0) {
 		out_origin(o, "    ", &s->transparent.from);
 		conf_out_printf(o, s->transparent.from.line,
@@ -459,7 +479,7 @@ out_tcp_rule(struct sslh *s, struct conf_out *o, const struct sslh_listen *l,
 	conf_out_printf(o, l->from.line, "    routes = (\n");
 	for (j = 0; j < s->nps; j++)
 		if (!s->ps[j].is_udp &&
-		    out_route(s, o, &s->ps[j], j == last, j != last) == -1)
+		    out_route(s, o, &s->ps[j], l, j == last, j != last) == -1)
 			return -1;
 	conf_out_printf(o, l->from.line, "    );\n");
 	return 0;

@@ -19,7 +19,12 @@
 enum proxy_version {
 	PROXY_OFF = 0,
 	PROXY_V1,
-	PROXY_V2
+	PROXY_V2,
+	/*
+	 * send_proxy "pass": the header the client sent (accept_proxy), as
+	 * it came; none when it sent none.  Never made by proxy_header().
+	 */
+	PROXY_PASS
 };
 
 /*

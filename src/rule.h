@@ -127,6 +127,7 @@ struct rule {
 	bool                ipv6_only;       /* IPV6_V6ONLY on IPv6 listeners */
 	int                 send_proxy;      /* enum proxy_version (proxy_proto.h) */
 	bool                accept_proxy;    /* clients start with a header */
+	bool                proxy_optional;  /* ... or may: "optional" */
 	int                 proxy_timeout;   /* ms, for that header */
 	int                 slow_start;      /* ms, its backends' default */
 	int                 queue_timeout;   /* ms a client waits while every

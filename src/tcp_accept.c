@@ -243,7 +243,7 @@ acceptor_refuse_client(struct tcp_acceptor *acc, int fd,
  */
 static bool
 acceptor_admit(struct tcp_acceptor *acc, int fd, const struct rule *rule,
-    const struct sockaddr_any *peer, const struct sockaddr_any *local)
+    const struct sockaddr_any *peer, const struct tcp_proxied *proxied)
 {
 	enum client_verdict	verdict = CLIENT_ADMIT;
 	unsigned		seen = 0;
@@ -257,7 +257,7 @@ acceptor_admit(struct tcp_acceptor *acc, int fd, const struct rule *rule,
 	else if (client_limited(rule) && (verdict = client_limit_check(rule,
 	    peer, event_now(acc->loop), &seen)) != CLIENT_ADMIT)
 		acceptor_refuse_client(acc, fd, rule, peer, verdict, seen);
-	else if (tcp_session_start(acc->sessions, fd, rule, peer, local) ==
+	else if (tcp_session_start(acc->sessions, fd, rule, peer, proxied) ==
 	    -1) {
 		acceptor_starve(acc, rule_log_name(rule), "relay a connection", errno);
 		return false;
@@ -266,12 +266,12 @@ acceptor_admit(struct tcp_acceptor *acc, int fd, const struct rule *rule,
 	return true;
 }
 
-/* A header is whole: the client it names comes in (proxy_admit_fn). */
+/* A header is whole (or none came): the client it names comes in. */
 static void
 acceptor_admit_proxied(void *arg, int fd, const struct rule *rule,
-    const struct sockaddr_any *peer, const struct sockaddr_any *local)
+    const struct sockaddr_any *peer, const struct tcp_proxied *proxied)
 {
-	(void)acceptor_admit(arg, fd, rule, peer, local);
+	(void)acceptor_admit(arg, fd, rule, peer, proxied);
 }
 
 /*

@@ -6,6 +6,11 @@
  * part of a header, all of it is taken (it can be nothing but header),
  * so that the socket is empty and the loop does not spin; once the
  * header is whole, only the rest of its bytes are taken.
+ *
+ * A header that is "optional" cannot be taken before it is whole: the
+ * bytes may turn out to be the client's own.  So they are only peeked
+ * at, and SO_RCVLOWAT keeps the socket quiet until one more byte than
+ * seen is there (or its end: then they were not a header).
  */
 #include "ferryd.h"
 
@@ -24,6 +29,7 @@
 #include "rule.h"
 #include "stats.h"
 #include "tcp_proxy_wait.h"
+#include "tcp_session.h"
 #include "upstream.h"
 
 struct proxy_wait {
@@ -32,6 +38,8 @@ struct proxy_wait {
 	const struct rule	*rule;
 	int			 fd;
 	size_t			 got;		/* header bytes taken so far */
+	size_t			 seen;		/* "optional": bytes peeked */
+	bool			 lowat;		/* SO_RCVLOWAT raised */
 	int64_t			 started;
 	struct sockaddr_any	 peer;
 	struct event_timer	 timer;		/* proxy_timeout */
@@ -81,16 +89,22 @@ wait_reject(struct proxy_wait *w, const char *result, const char *why)
 	wait_free(w);
 }
 
-/* The whole header is taken: on to the session, with its addresses. */
+/*
+ * The whole header is taken (info; NULL: "optional", and none came): on
+ * to the session, with its addresses and its bytes.
+ */
 static void
 wait_done(struct proxy_wait *w, const struct proxy_info *info)
 {
 	struct proxy_waits	*pw = w->owner;
 	struct sockaddr_any	 peer = w->peer, local;
+	struct tcp_proxied	 said;
+	unsigned char		 header[PROXY_IN_MAX];
 	const struct rule	*rule = w->rule;
-	int			 fd = w->fd;
+	int			 fd = w->fd, one = 1;
 	/* A datagram's addresses say nothing of this connection. */
-	bool			 has = info->has_addresses && info->stream;
+	bool			 has = info != NULL && info->has_addresses &&
+				    info->stream;
 
 	if (has) {
 		memcpy(&peer.ss, &info->src, info->src_len);
@@ -98,10 +112,38 @@ wait_done(struct proxy_wait *w, const struct proxy_info *info)
 		memcpy(&local.ss, &info->dst, info->dst_len);
 		local.len = info->dst_len;
 	}
+	/* The relay wants to hear of every byte again. */
+	if (w->lowat)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &one,
+		    sizeof(one));
+	said.accepted = w->started;
+	said.local = has ? &local : NULL;
+	said.header = header;
+	said.header_len = info != NULL ? w->got : 0;
+	memcpy(header, w->buf, said.header_len);
 	/* Unwatched, not closed: the session watches it anew. */
 	(void)event_mask(pw->loop, fd, 0);
 	wait_free(w);
-	pw->admit(pw->arg, fd, rule, &peer, has ? &local : NULL);
+	pw->admit(pw->arg, fd, rule, &peer, &said);
+}
+
+/*
+ * "optional": the n bytes there start a header but are not all of it.
+ * Wait for one more, unless none came since the last look (the client
+ * ended there): then they were its own bytes.
+ */
+static void
+wait_more(struct proxy_wait *w, size_t n)
+{
+	int	lowat = (int)n + 1;
+
+	if (n <= w->seen || setsockopt(w->fd, SOL_SOCKET, SO_RCVLOWAT, &lowat,
+	    sizeof(lowat)) == -1) {
+		wait_done(w, NULL);
+		return;
+	}
+	w->seen = n;
+	w->lowat = true;
 }
 
 /* Take exactly n bytes that a peek showed are there. */
@@ -152,7 +194,14 @@ wait_on_read(struct event_loop *loop, int fd, int events, void *data)
 	}
 	rc = proxy_parse(w->buf, w->got + (size_t)n, &info, &why);
 	if (rc == PROXY_PARSE_BAD) {
-		wait_reject(w, ACCESSLOG_PROXY_ERROR, why);
+		if (w->rule->proxy_optional)	/* nothing taken: its own */
+			wait_done(w, NULL);
+		else
+			wait_reject(w, ACCESSLOG_PROXY_ERROR, why);
+		return;
+	}
+	if (rc == PROXY_PARSE_MORE && w->rule->proxy_optional) {
+		wait_more(w, (size_t)n);
 		return;
 	}
 	if (rc == PROXY_PARSE_MORE) {
@@ -176,6 +225,11 @@ wait_on_timer(struct event_timer *t, void *data)
 	struct proxy_wait	*w = data;
 
 	(void)t;
+	/* A client that speaks second, or stopped short of a header. */
+	if (w->rule->proxy_optional) {
+		wait_done(w, NULL);
+		return;
+	}
 	wait_reject(w, ACCESSLOG_PROXY_TIMEOUT, w->got == 0 ?
 	    "no PROXY header within proxy_timeout" :
 	    "PROXY header not whole within proxy_timeout");
@@ -218,6 +272,13 @@ proxy_wait_start(struct proxy_waits *pw, int fd, const struct rule *rule,
 	if ((rule->accept_proxy_from.nallow > 0 ||
 	    rule->accept_proxy_from.ndeny > 0) && !acl_permits(&none,
 	    &rule->accept_proxy_from, (const struct sockaddr *)&peer->ss)) {
+		if (rule->proxy_optional) {
+			/* Any other client is itself, its bytes its own. */
+			struct tcp_proxied	plain = { now, NULL, NULL, 0 };
+
+			pw->admit(pw->arg, fd, rule, peer, &plain);
+			return 0;
+		}
 		stats_rule(rule)->denied++;
 		log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: client %s is "
 		    "not in accept_proxy_from; closed", rule_log_name(rule),

@@ -5,6 +5,9 @@
  * (for splice); bounded by proxy_timeout; a malformed, oversized or
  * late header closes the connection with a rate-limited log line and a
  * counter.  A whole header's addresses become the connection's.
+ * accept_proxy = "optional": first bytes that cannot start a header, no
+ * byte within proxy_timeout, or a header's start and then its end, make
+ * a client without one, whose bytes are all its own.
  */
 #ifndef FERRYD_TCP_PROXY_WAIT_H
 #define FERRYD_TCP_PROXY_WAIT_H
@@ -16,13 +19,15 @@ struct rule;
 struct event_loop;
 struct proxy_waits;
 
+struct tcp_proxied;
+
 /*
- * What to do with a connection whose header is whole: peer, and local
- * (NULL: the socket's own), as the header says, or the connection's
- * when it said LOCAL or UNKNOWN.
+ * What to do with a connection whose header is whole: peer, and what
+ * else it said (tcp_session.h), as the header says, or the connection's
+ * when it said LOCAL or UNKNOWN, or sent none ("optional").
  */
 typedef void proxy_admit_fn(void *arg, int fd, const struct rule *rule,
-    const struct sockaddr_any *peer, const struct sockaddr_any *local);
+    const struct sockaddr_any *peer, const struct tcp_proxied *proxied);
 
 struct proxy_waits *proxy_waits_new(struct event_loop *loop,
     proxy_admit_fn *admit, void *arg);

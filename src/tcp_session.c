@@ -359,6 +359,7 @@ session_free(struct tcp_session *ss)
 	if (ss->peek != NULL) {
 		event_timer_cancel(ts->env.loop, &ss->peek->again);
 		tcp_peek_end(&ss->peek->look, ts->env.pool);
+		free(ss->peek->said);
 		pool_put(ts->env.pool, ss->peek, sizeof(*ss->peek));
 	}
 	tcp_connect_release(&ss->connect);
@@ -643,14 +644,20 @@ client_proxy_header(int fd, const struct rule *rule,
 
 /*
  * send_proxy: the PROXY header goes first in the client's direction,
- * before any byte of the client (also where the rest is spliced).
+ * before any byte of the client (also where the rest is spliced): one
+ * made for the connection from its peer to to, or with "pass" the
+ * client's own, said (none if said_len is 0).
  */
 int
-session_proxy_header(struct tcp_session *ss, const struct sockaddr_any *to)
+session_proxy_header(struct tcp_session *ss, const struct sockaddr_any *to,
+    const unsigned char *said, size_t said_len)
 {
 	unsigned char	hdr[PROXY_HEADER_MAX + PROXY_AUTHORITY_MAX];
 	size_t		len;
 
+	if (ss->dest->send_proxy == PROXY_PASS)
+		return said_len == 0 ? 0 : tcp_relay_preamble(&ss->owner->env,
+		    &ss->relay, said, said_len);
 	len = client_proxy_header(ss->relay.fd[TCP_CLIENT], ss->dest,
 	    &ss->peer, to, hdr);
 	/* v2 to a route's backend: the name its client asked for. */
@@ -692,11 +699,13 @@ tcp_session_refuse(struct tcp_sessions *ts, int client_fd,
 int
 tcp_session_start(struct tcp_sessions *ts, int client_fd,
     const struct rule *rule, const struct sockaddr_any *peer,
-    const struct sockaddr_any *local)
+    const struct tcp_proxied *proxied)
 {
 	struct tcp_session *ss;
 	int64_t             now = event_now(ts->env.loop);
 	unsigned char       hdr[PROXY_HEADER_MAX];
+	const struct sockaddr_any *local = proxied != NULL ? proxied->local :
+			    NULL;
 
 	/* rinetd's "opened" line comes before the connect. */
 	accesslog_opened(rule, (const struct sockaddr *)&peer->ss,
@@ -718,7 +727,9 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 	ss->reset_side = ss->err_side = -1;
 	ss->peer = *peer;
 	ss->client_hold = client_limit_hold(rule, peer, now);
-	ss->started = ss->connect_from = now;
+	ss->connect_from = now;
+	/* A client's time to say its PROXY header counts too. */
+	ss->started = proxied != NULL ? proxied->accepted : now;
 	tcp_connect_init(&ss->connect, (const struct sockaddr *)&ss->peer.ss);
 	ss->connect.nagle_on = true;	/* the relay sets TCP_NODELAY */
 	tcp_relay_init(&ss->relay, client_fd, rule->buffer_size, rule->splice,
@@ -742,10 +753,11 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 		sock_keepalive(client_fd, &rule->keepalive);
 #endif
 	if (rule->nroutes > 0)
-		session_peek_start(ss, local);
+		session_peek_start(ss, proxied);
 	/* Read early: the request waits in the buffer for the connect. */
-	else if (rule->send_proxy != PROXY_OFF &&
-	    session_proxy_header(ss, local) == -1)
+	else if (rule->send_proxy != PROXY_OFF && session_proxy_header(ss,
+	    local, proxied != NULL ? proxied->header : NULL, proxied != NULL ?
+	    proxied->header_len : 0) == -1)
 		session_short(ss, "no buffer for the PROXY header", errno);
 	else if (event_set(ts->env.loop, client_fd, EV_EDGE | EV_READ,
 	    session_io, ss) == -1)

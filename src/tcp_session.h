@@ -36,16 +36,30 @@ struct tcp_sessions *tcp_sessions_new(struct event_loop *loop,
 int	tcp_sessions_count(const struct tcp_sessions *ts);
 
 /*
- * Take over client_fd (accepted, non-blocking, allowed in), from peer to
- * local (NULL: client_fd's own address; else what a PROXY header said),
- * for rule, and start connecting to its upstream.  Returns 0, also when
+ * A client of an accept_proxy rule, once its header was read or found
+ * absent ("optional"; tcp_proxy_wait.c): when it was accepted, the
+ * address it connected to as the header said (NULL: its socket's own),
+ * and the header's bytes as they came, for send_proxy = "pass" (NULL, 0:
+ * it sent none).
+ */
+struct tcp_proxied {
+	int64_t				 accepted;
+	const struct sockaddr_any	*local;
+	const unsigned char		*header;
+	size_t				 header_len;
+};
+
+/*
+ * Take over client_fd (accepted, non-blocking, allowed in), from peer,
+ * for rule, and start connecting to its upstream; proxied: what a PROXY
+ * header said (NULL: the rule takes none).  Returns 0, also when
  * no backend could be reached (logged and closed); -1 with errno (EMFILE,
  * ENFILE, ENOBUFS, ENOMEM) when it was closed for want of descriptors or
  * memory, and accepting more would only fail the same way.
  */
 int	tcp_session_start(struct tcp_sessions *ts, int client_fd,
     const struct rule *rule, const struct sockaddr_any *peer,
-    const struct sockaddr_any *local);
+    const struct tcp_proxied *proxied);
 
 /*
  * Close client_fd at once, without a backend: denied by allow/deny, or

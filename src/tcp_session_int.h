@@ -18,6 +18,8 @@
 #include "tcp_peek.h"
 #include "tcp_relay.h"
 
+struct tcp_proxied;
+
 struct route;
 struct rule;
 
@@ -84,6 +86,8 @@ struct session_peek {
 	struct tcp_peek		 look;
 	struct sockaddr_any	 local;		/* as a PROXY header said */
 	bool			 has_local;
+	uint16_t		 said_len;	/* the header, for a route */
+	unsigned char		*said;		/* of send_proxy "pass" */
 	bool			 resting;	/* unwatched until again */
 	struct event_timer	 again;		/* level-triggered loops */
 };
@@ -116,7 +120,8 @@ void	session_connect(struct tcp_session *ss, int err);
 void	session_relay(struct tcp_session *ss);
 void	session_io(struct event_loop *loop, int fd, int events, void *data);
 int	session_proxy_header(struct tcp_session *ss,
-    const struct sockaddr_any *to);
+    const struct sockaddr_any *to, const unsigned char *said,
+    size_t said_len);
 
 /* tcp_session_reset.c: the ends after a reset. */
 void	session_drain(struct tcp_session *ss);
@@ -127,6 +132,6 @@ void	session_orphan(struct tcp_session *ss);
 void	session_peek(struct tcp_session *ss, int events);
 void	session_peek_timeout(struct tcp_session *ss);
 void	session_peek_start(struct tcp_session *ss,
-    const struct sockaddr_any *local);
+    const struct tcp_proxied *proxied);
 
 #endif

@@ -6,6 +6,7 @@
 #include "ferryd.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "accesslog.h"
@@ -19,6 +20,7 @@
 #include "stats.h"
 #include "tcp_peek.h"
 #include "tcp_relay.h"
+#include "tcp_session.h"
 #include "tcp_session_int.h"
 
 /*
@@ -74,7 +76,8 @@ session_route(struct tcp_session *ss, const struct route *rt, int events,
 	/* On failure, session_end gives the peek's state back. */
 	tcp_relay_note(&ss->relay, TCP_CLIENT, events);
 	if (ss->dest->send_proxy != PROXY_OFF && session_proxy_header(ss,
-	    ss->peek->has_local ? &ss->peek->local : NULL) == -1) {
+	    ss->peek->has_local ? &ss->peek->local : NULL, ss->peek->said,
+	    ss->peek->said_len) == -1) {
 		session_short(ss, "no buffer for the PROXY header", errno);
 		return;
 	}
@@ -116,6 +119,18 @@ session_peek_rest(struct tcp_session *ss)
 		return;
 	}
 	ss->peek->resting = true;
+}
+
+/* Whether a route of r hands on its client's PROXY header. */
+static bool
+routes_pass_header(const struct rule *r)
+{
+	size_t	i;
+
+	for (i = 0; i < r->nroutes; i++)
+		if (r->routes[i].dest.send_proxy == PROXY_PASS)
+			return true;
+	return false;
 }
 
 /* The client's socket reported events while its route is not known. */
@@ -193,7 +208,7 @@ session_peek_timeout(struct tcp_session *ss)
  * (or peek_timeout); local: a PROXY header's.
  */
 void
-session_peek_start(struct tcp_session *ss, const struct sockaddr_any *local)
+session_peek_start(struct tcp_session *ss, const struct tcp_proxied *proxied)
 {
 	struct tcp_sessions	*ts = ss->owner;
 	struct session_peek	*sp;
@@ -205,9 +220,21 @@ session_peek_start(struct tcp_session *ss, const struct sockaddr_any *local)
 	ss->peek = sp;
 	sp->resting = false;
 	event_timer_init(&sp->again, session_peek_again, ss);
-	sp->has_local = local != NULL;
-	if (local != NULL)
-		sp->local = *local;
+	sp->has_local = proxied != NULL && proxied->local != NULL;
+	if (sp->has_local)
+		sp->local = *proxied->local;
+	sp->said = NULL;
+	sp->said_len = 0;
+	if (proxied != NULL && proxied->header_len > 0 &&
+	    routes_pass_header(ss->rule)) {
+		if ((sp->said = malloc(proxied->header_len)) == NULL) {
+			session_short(ss, "no memory for the PROXY header",
+			    ENOMEM);
+			return;
+		}
+		memcpy(sp->said, proxied->header, proxied->header_len);
+		sp->said_len = (uint16_t)proxied->header_len;
+	}
 	tcp_peek_init(&sp->look);
 	ss->state = TCP_PEEKING;
 	if (event_set(ts->env.loop, ss->relay.fd[TCP_CLIENT], EV_EDGE |

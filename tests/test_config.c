@@ -389,7 +389,22 @@ static const struct bad_case bad_cases[] = {
 	    "deny = \"10.0.0.0/8\";\nrules = (\n { listen = \"127.0.0.1:18000\";"
 	    " connect = \"127.0.0.1:18081\";\n  accept_proxy = true; } );\n", 3,
 	    "needs accept_proxy_from" },
+	{ "accept_proxy \"maybe\"", "rules = ( { listen = \"127.0.0.1:18000\";\n"
+	    "  connect = \"127.0.0.1:18081\"; accept_proxy = \"maybe\"; } );\n",
+	    2, "must be true, false or \"optional\"" },
 	/* send_proxy. */
+	{ "send_proxy pass without accept_proxy", "rules = ( { listen = "
+	    "\"127.0.0.1:18000\";\n  connect = \"127.0.0.1:18081\";\n"
+	    "  send_proxy = \"pass\"; } );\n", 3, "it needs accept_proxy" },
+	{ "a route's send_proxy pass without accept_proxy", "rules = ( {\n"
+	    "  listen = \"127.0.0.1:18000\";\n  routes = (\n"
+	    "    { name = \"s\"; protocol = \"ssh\"; connect = \"127.0.0.1:22\";\n"
+	    "      send_proxy = \"pass\"; } ); } );\n", 5,
+	    "it needs accept_proxy" },
+	{ "send_proxy pass to UDP", "rules = ( { listen = \"127.0.0.1:18000\";\n"
+	    "  connect = \"127.0.0.1:18081\"; connect_protocol = \"udp\";\n"
+	    "  accept_proxy = \"optional\"; send_proxy = \"pass\"; } );\n", 3,
+	    "is for TCP to TCP rules" },
 	{ "send_proxy v3", "rules = ( { listen = \"127.0.0.1:18000\";\n"
 	    "  connect = \"127.0.0.1:18081\"; send_proxy = \"v3\"; } );\n",
 	    2, "send_proxy" },

@@ -17,6 +17,7 @@
 #include "conf.h"
 #include "conf_sslh.h"
 #include "log.h"
+#include "proxy_proto.h"
 #include "route.h"
 #include "rule.h"
 #include "testlib.h"
@@ -744,6 +745,53 @@ test_globs(void)
 	conf_free(cfg);
 }
 
+/*
+ * A listen entry's proxyprotocol: true makes a client's header optional
+ * and hands it on, unless the protocol says 0 (taken away) or 1 or 2 (a
+ * header of ferryd's); elsewhere a protocol's version is made, no more.
+ */
+static void
+test_proxyprotocol(void)
+{
+	static const char text[] =
+	    "listen: ( { host: \"127.0.0.1\"; port: \"18613\"; "
+	    "proxyprotocol: true; },\n"
+	    "  { host: \"127.0.0.1\"; port: \"18614\"; } );\n"
+	    "protocols: (\n"
+	    "  { name: \"ssh\"; host: \"127.0.0.1\"; port: \"22\"; },\n"
+	    "  { name: \"regex\"; host: \"127.0.0.1\"; port: \"2\";\n"
+	    "    regex_patterns: [ \"^x\" ]; proxyprotocol: 0; },\n"
+	    "  { name: \"http\"; host: \"127.0.0.1\"; port: \"80\"; "
+	    "proxyprotocol: 1; },\n"
+	    "  { name: \"anyprot\"; host: \"127.0.0.1\"; port: \"3\"; "
+	    "proxyprotocol: 2; }\n"
+	    ");\n";
+	static const int want[2][4] = {
+		{ PROXY_PASS, PROXY_OFF, PROXY_V1, PROXY_V2 },
+		{ PROXY_OFF, PROXY_OFF, PROXY_V1, PROXY_V2 }
+	};
+	struct conf	*cfg;
+	char		 path[PATH_MAX], err[CONF_ERR_MAX];
+	size_t		 i, j;
+
+	write_conf("pp.cfg", text, path, sizeof(path));
+	cfg = load_file(path, err, sizeof(err));
+	check(cfg != NULL, "proxyprotocol: loads%s%s", cfg == NULL ? ": " : "",
+	    cfg == NULL ? err : "");
+	if (cfg == NULL)
+		return;
+	check(cfg->rules[0].accept_proxy && cfg->rules[0].proxy_optional &&
+	    !cfg->rules[1].accept_proxy, "proxyprotocol: true is "
+	    "accept_proxy = \"optional\", only there");
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < 4; j++)
+			check(cfg->rules[i].routes[j].dest.send_proxy ==
+			    want[i][j], "proxyprotocol: listen %zu, protocol "
+			    "%zu sends %d (%d)", i, j, want[i][j],
+			    cfg->rules[i].routes[j].dest.send_proxy);
+	conf_free(cfg);
+}
+
 static void
 test_bad_cases(void)
 {
@@ -791,6 +839,7 @@ main(void)
 	test_verbose();
 	test_tolerated();
 	test_globs();
+	test_proxyprotocol();
 	test_bad_cases();
 	test_libwrap();
 	remove_tmpdir();
