@@ -2,8 +2,8 @@
  * conf_sslh_cmdline.c - sslh's command line, read as sslh 1.20 reads it
  * (getopt_long_only: "--ssh", "-ssh" and "--ssh=" alike, letters
  * grouped, -F's file optional) and as sslh 2.x reads it ("-F FILE").
- * The options are kept in their order, copied: conf_sslh.c applies them
- * over the file, at every load.
+ * The options are kept in their order, copied (the protocols in sslh
+ * 2.x's): conf_sslh.c applies them over the file, at every load.
  */
 #include "ferryd.h"
 
@@ -216,6 +216,55 @@ parse_one(struct sslh_cmdline *cl, int argc, char *const argv[], int *i,
 	return add_opt(cl, o, value, err, errlen);
 }
 
+/*
+ * sslh 2.x takes the protocols of its command line in this order,
+ * whatever the order written (its options table's); 1.x took them as
+ * written, which is the same for every line that puts anyprot last.
+ */
+static const char *const proto_order[] = { "ssh", "tls", "ssl", "openvpn",
+    "tinc", "wireguard", "xmpp", "http", "adb", "socks5", "syslog", "msrdp",
+    "teamspeak", "anyprot" };
+#define NPROTO_ORDER	(sizeof(proto_order) / sizeof(proto_order[0]))
+
+/* A protocol option's place in proto_order; NPROTO_ORDER: not one. */
+static size_t
+proto_rank(const struct sslh_opt *o)
+{
+	size_t	i;
+
+	for (i = 0; o->value != NULL && i < NPROTO_ORDER; i++)
+		if (strcmp(o->name, proto_order[i]) == 0)
+			return i;
+	return NPROTO_ORDER;
+}
+
+/*
+ * The protocol options into proto_order, stably, each in a slot one of
+ * them had: the other options stay where they are.
+ */
+static void
+order_protocols(struct sslh_cmdline *cl)
+{
+	struct sslh_opt	 o;
+	size_t		 i, j, k;
+
+	for (i = 0; i < cl->nopts; i++) {
+		if (proto_rank(&cl->opts[i]) == NPROTO_ORDER)
+			continue;
+		/* Insertion: shift the later-ranked protocols before i up. */
+		o = cl->opts[i];
+		for (j = i, k = i; k-- > 0;) {
+			if (proto_rank(&cl->opts[k]) == NPROTO_ORDER)
+				continue;
+			if (proto_rank(&cl->opts[k]) <= proto_rank(&o))
+				break;
+			cl->opts[j] = cl->opts[k];
+			j = k;
+		}
+		cl->opts[j] = o;
+	}
+}
+
 int
 sslh_cmdline_parse(int argc, char *const argv[], struct sslh_cmdline *cl,
     char *err, size_t errlen)
@@ -228,6 +277,7 @@ sslh_cmdline_parse(int argc, char *const argv[], struct sslh_cmdline *cl,
 			sslh_cmdline_free(cl);
 			return -1;
 		}
+	order_protocols(cl);
 	return 0;
 }
 

@@ -423,6 +423,34 @@ test_override(void)
 	conf_conv_free(&conv);
 }
 
+/* sslh 2.x's order of the command line's protocols, whatever is written. */
+static void
+test_protocol_order(void)
+{
+	static const char *const want[] = { "ssh", "tls", "xmpp", "http",
+	    "anyprot" };
+	char *const	argv[] = { "--listen", "127.0.0.1:18615", "--anyprot",
+			    "127.0.0.1:5", "--http", "127.0.0.1:4", "--tls",
+			    "127.0.0.1:2", "--ssh", "127.0.0.1:1", "-f",
+			    "--xmpp", "127.0.0.1:3" };
+	struct conf	*cfg;
+	char		 err[CONF_ERR_MAX];
+	size_t		 i;
+
+	cfg = load_args(NARGS(argv), argv, err, sizeof(err));
+	check(cfg != NULL, "protocol order: loads%s%s", cfg == NULL ? ": " :
+	    "", cfg == NULL ? err : "");
+	if (cfg == NULL)
+		return;
+	check(cfg->rules[0].nroutes == NARGS(want), "protocol order: %zu "
+	    "routes", cfg->rules[0].nroutes);
+	for (i = 0; i < cfg->rules[0].nroutes && i < NARGS(want); i++)
+		check(streq(cfg->rules[0].routes[i].name, want[i]),
+		    "protocol order: route %zu is %s (%s)", i, want[i],
+		    cfg->rules[0].routes[i].name);
+	conf_free(cfg);
+}
+
 /* -F's forms: -FFILE, -F FILE, --config=FILE, --config FILE. */
 static void
 test_config_forms(void)
@@ -840,6 +868,7 @@ main(void)
 	test_tolerated();
 	test_globs();
 	test_proxyprotocol();
+	test_protocol_order();
 	test_bad_cases();
 	test_libwrap();
 	remove_tmpdir();
