@@ -605,13 +605,16 @@ check_proxy_acl(struct conf_loader *ld, const config_t *lc,
 
 	for (i = 0; i < cfg->nrules; i++) {
 		r = &cfg->rules[i];
-		if (!r->accept_proxy || r->range_first != NULL ||
+		/* "optional" believes no header without accept_proxy_from. */
+		if (!r->accept_proxy || r->proxy_optional ||
+		    r->range_first != NULL ||
 		    r->accept_proxy_from.nallow + r->accept_proxy_from.ndeny > 0 ||
 		    ((!global || r->listen_addr.ss.ss_family == AF_UNIX) &&
-		    r->acl.nallow + r->acl.ndeny == 0 && !r->transparent))
+		    r->acl.nallow + r->acl.ndeny == 0 &&
+		    !rule_any_transparent(r)))
 			continue;
 		return conf_fail(ld, config_setting_get_elem(config_lookup(lc,
-		    "rules"), (unsigned)r->elem), r->transparent ?
+		    "rules"), (unsigned)r->elem), rule_any_transparent(r) ?
 		    "accept_proxy with transparent needs accept_proxy_from: "
 		    "otherwise any peer could make ferryd connect from any "
 		    "address it names in its PROXY header" :

@@ -56,6 +56,8 @@ static const struct conf_key route_keys[] = {
 	{ "connect_timeout", conf_parse_duration, CONNECT_TIMEOUT_MIN,
 	    CONNECT_TIMEOUT_MAX, offsetof(struct route, dest.connect_timeout) },
 	{ "source", parse_route_source, 0, 0, 0, NULL, show_route_source },
+	{ "transparent", conf_parse_bool, 0, 0,
+	    offsetof(struct route, dest.transparent) },
 };
 
 static const struct conf_keys conf_route_keys = {
@@ -640,6 +642,8 @@ route_dest_inherit(const struct rule *r, struct route *rt, unsigned stat)
 	    r->send_proxy;
 	d->connect_timeout = own.connect_timeout != UNSET ?
 	    own.connect_timeout : r->connect_timeout;
+	/* As sslh's: the rule's for all its routes, or a route's own. */
+	d->transparent = own.transparent || r->transparent;
 	d->health_check = own.health_check.enabled ? own.health_check :
 	    r->health_check;
 }

@@ -17,6 +17,7 @@
 #include "conf_file.h"
 #include "conf_schema.h"
 #include "proxy_proto.h"
+#include "route.h"
 #include "rule.h"
 #include "upstream.h"
 
@@ -415,46 +416,66 @@ rule_tcp_options(struct conf_loader *ld, const config_setting_t *rule,
 
 /*
  * transparent = true: the backend connection leaves from the client's
- * address, so the rule's backends must be of the family its clients
- * are (a dual-stack listener's IPv4 clients count as IPv4), and source
- * cannot choose another address.
+ * address, so a backend of d (rule r, or a route's destination) must be
+ * of the family r's clients are (a dual-stack listener's IPv4 clients
+ * count as IPv4; the others are skipped for them, tcp_connect.c: a
+ * backend name of both families serves both), and source cannot choose
+ * another address.  m: where transparent is written.
  */
+static int
+dest_transparent(struct conf_loader *ld, const config_setting_t *m,
+    const struct rule *r, const struct rule *d)
+{
+	int		family = r->listen_addr.ss.ss_family;
+	bool		dual = family == AF_INET6 && !r->ipv6_only;
+	char		backend[ADDR_STRLEN];
+	size_t		i;
+
+	if (d->source != NULL)
+		return conf_fail(ld, m, "\"transparent\" and \"source\" both "
+		    "choose the address backend connections leave from: set "
+		    "one of them");
+	for (i = 0; i < d->upstream.nbackends; i++)
+		if (d->upstream.backends[i].addr.ss.ss_family == family ||
+		    dual)
+			return 0;
+	if (d->upstream.nbackends == 0)
+		return 0;
+	return conf_fail(ld, m, "\"transparent\": no backend is of the "
+	    "clients' address family (listen is \"%s\"%s; backend %s), so "
+	    "none can be reached from their addresses", r->listen,
+	    family == AF_INET6 ? " with ipv6_only" : "", addr_format(
+	    (const struct sockaddr *)&d->upstream.backends[0].addr.ss,
+	    backend, sizeof(backend)));
+}
+
+/* transparent, the rule's (for all its backends) or its routes'. */
 static int
 rule_transparent(struct conf_loader *ld, const config_setting_t *rule,
     const struct rule *r)
 {
 	const config_setting_t	*m = config_setting_get_member(rule,
-	    "transparent");
-	int			 family = r->listen_addr.ss.ss_family;
-	bool			 dual = family == AF_INET6 && !r->ipv6_only;
-	char			 backend[ADDR_STRLEN];
+	    "transparent"), *g;
 	size_t			 i;
 
-	if (!r->transparent)
+	if (!rule_any_transparent(r))
 		return 0;
 #if !defined(IP_TRANSPARENT) || !defined(IPV6_TRANSPARENT)
-	(void)family;
-	(void)dual;
-	(void)backend;
+	(void)g;
 	(void)i;
-	return conf_fail(ld, m, "\"transparent\" needs Linux's "
-	    "IP_TRANSPARENT, which this system does not have");
+	return conf_fail(ld, m != NULL ? m : rule, "\"transparent\" needs "
+	    "Linux's IP_TRANSPARENT, which this system does not have");
 #else
-	if (r->source != NULL)
-		return conf_fail(ld, m, "\"transparent\" and \"source\" both "
-		    "choose the address backend connections leave from: set "
-		    "one of them");
-	for (i = 0; i < r->upstream.nbackends; i++) {
-		const struct sockaddr_any *a = &r->upstream.backends[i].addr;
-
-		if (a->ss.ss_family == family || dual)
+	if (r->transparent)
+		return dest_transparent(ld, m, r, r);
+	for (i = 0; i < r->nroutes; i++) {
+		if (!r->routes[i].dest.transparent)
 			continue;
-		return conf_fail(ld, m, "\"transparent\": backend %s is not "
-		    "of the clients' address family (listen is \"%s\"%s), "
-		    "so it cannot be reached from their addresses",
-		    addr_format((const struct sockaddr *)&a->ss, backend,
-		    sizeof(backend)), r->listen, family == AF_INET6 ?
-		    " with ipv6_only" : "");
+		g = config_setting_get_elem(config_setting_get_member(rule,
+		    "routes"), (unsigned)i);
+		if (dest_transparent(ld, config_setting_get_member(g,
+		    "transparent"), r, &r->routes[i].dest) == -1)
+			return -1;
 	}
 	return 0;
 #endif

@@ -381,21 +381,15 @@ proto_member(struct sslh *s, const struct source *src, struct sslh_proto *p,
 		    "max_connections: ferryd's backend max_connections, for "
 		    "each worker");
 	}
-	if (is(key, "transparent")) {
-		if (get_number(s, &from, c, true, &v) == -1)
-			return -1;
-		/* A rule's in ferryd, not a route's (see the top level). */
-		return v == 0 ? 0 : add_warning(s, &from, "transparent for "
-		    "one protocol: not done; set transparent at the top level "
-		    "(all of them)");
-	}
-	if (is(key, "keepalive") || is(key, "is_udp") || is(key, "is_unix")) {
+	if (is(key, "keepalive") || is(key, "is_udp") || is(key, "is_unix") ||
+	    is(key, "transparent")) {
 		if (get_number(s, &from, c, true, &v) == -1)
 			return -1;
 		/* is_unix: the address is "unix:..." (entry_hostport). */
 		if (!is(key, "is_unix"))
-			*(is(key, "keepalive") ? &p->keepalive : &p->is_udp) =
-			    v != 0;
+			*(is(key, "keepalive") ? &p->keepalive :
+			    is(key, "transparent") ? &p->transparent :
+			    &p->is_udp) = v != 0;
 		return 0;
 	}
 	for (i = 0; i < sizeof(proto_notes) / sizeof(proto_notes[0]); i++) {

@@ -58,7 +58,7 @@ struct sslh_proto {
 	char			 name[SSLH_NAME_MAX];	/* "ssl" made "tls" */
 	char			 route[SSLH_NAME_MAX + 8];
 	char			 hostport[SSLH_HOSTPORT_MAX];
-	bool			 keepalive, is_udp;
+	bool			 keepalive, is_udp, transparent;
 	int			 proxyprotocol;		/* 0, 1 or 2; -1: not
 							 * given */
 	long			 udp_timeout;		/* -1: not given */

@@ -335,8 +335,10 @@ out_route(struct sslh *s, struct conf_out *o, const struct sslh_proto *p,
 		    p->max_connections);
 	} else
 		conf_out_quoted(o, num, p->hostport);
-	conf_out_printf(o, num, ";%s }%s\n", route_send_proxy(p, l),
-	    comma ? "," : "");
+	/* A Unix client has no address to leave from. */
+	conf_out_printf(o, num, ";%s%s }%s\n", route_send_proxy(p, l),
+	    p->transparent && strncmp(l->hostport, "unix:", 5) != 0 ?
+	    " transparent = true;" : "", comma ? "," : "");
 	return 0;
 }
 

@@ -251,7 +251,7 @@ conf_rule_unix(struct conf_loader *ld, const config_setting_t *rule,
 	if (b != NULL && r->transparent)
 		return refuse_key(ld, rule, "transparent", "sends from the "
 		    "client's IP address, which a Unix backend has no use for");
-	if (unix_listen && r->transparent)
+	if (unix_listen && rule_any_transparent(r))
 		return refuse_key(ld, rule, "transparent", "needs clients "
 		    "with IP addresses; Unix clients have none");
 	if (addr_unix_path(&r->listen_addr) == NULL &&

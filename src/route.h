@@ -105,6 +105,21 @@ rule_dest_of(const struct rule *r, const struct backend *b)
 	return r;
 }
 
+/*
+ * Whether a connection of rule r may leave from its client's address:
+ * r's transparent, or a route's (sslh's per-protocol transparent).
+ */
+static inline bool
+rule_any_transparent(const struct rule *r)
+{
+	size_t	i;
+
+	for (i = 0; i < r->nroutes; i++)
+		if (r->routes[i].dest.transparent)
+			return true;
+	return r->transparent;
+}
+
 /* The protocol names as in the configuration, by enum route_protocol. */
 extern const char *const route_protocol_names[];
 

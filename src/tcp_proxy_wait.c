@@ -40,6 +40,7 @@ struct proxy_wait {
 	size_t			 got;		/* header bytes taken so far */
 	size_t			 seen;		/* "optional": bytes peeked */
 	bool			 lowat;		/* SO_RCVLOWAT raised */
+	bool			 believed;	/* its header names the client */
 	int64_t			 started;
 	struct sockaddr_any	 peer;
 	struct event_timer	 timer;		/* proxy_timeout */
@@ -103,8 +104,8 @@ wait_done(struct proxy_wait *w, const struct proxy_info *info)
 	const struct rule	*rule = w->rule;
 	int			 fd = w->fd, one = 1;
 	/* A datagram's addresses say nothing of this connection. */
-	bool			 has = info != NULL && info->has_addresses &&
-				    info->stream;
+	bool			 has = info != NULL && w->believed &&
+				    info->has_addresses && info->stream;
 
 	if (has) {
 		memcpy(&peer.ss, &info->src, info->src_len);
@@ -267,18 +268,17 @@ proxy_wait_start(struct proxy_waits *pw, int fd, const struct rule *rule,
 	struct proxy_wait	*w;
 	char			 client[ADDR_STRLEN];
 	int64_t			 now = event_now(pw->loop);
+	bool			 listed = rule->accept_proxy_from.nallow > 0 ||
+				    rule->accept_proxy_from.ndeny > 0;
+	/*
+	 * Only these peers may say who the client is.  "optional" takes
+	 * anyone's header off the stream, and believes only theirs.
+	 */
+	bool			 believed = listed ? acl_permits(&none,
+				    &rule->accept_proxy_from, (const struct
+				    sockaddr *)&peer->ss) : !rule->proxy_optional;
 
-	/* Only these peers may say who the client is. */
-	if ((rule->accept_proxy_from.nallow > 0 ||
-	    rule->accept_proxy_from.ndeny > 0) && !acl_permits(&none,
-	    &rule->accept_proxy_from, (const struct sockaddr *)&peer->ss)) {
-		if (rule->proxy_optional) {
-			/* Any other client is itself, its bytes its own. */
-			struct tcp_proxied	plain = { now, NULL, NULL, 0 };
-
-			pw->admit(pw->arg, fd, rule, peer, &plain);
-			return 0;
-		}
+	if (!believed && !rule->proxy_optional) {
 		stats_rule(rule)->denied++;
 		log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: client %s is "
 		    "not in accept_proxy_from; closed", rule_log_name(rule),
@@ -301,6 +301,7 @@ proxy_wait_start(struct proxy_waits *pw, int fd, const struct rule *rule,
 	w->fd = fd;
 	w->peer = *peer;
 	w->started = now;
+	w->believed = believed;
 	event_timer_init(&w->timer, wait_on_timer, w);
 	TAILQ_INSERT_TAIL(&pw->list, w, link);
 	pw->count++;

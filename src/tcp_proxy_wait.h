@@ -7,7 +7,8 @@
  * counter.  A whole header's addresses become the connection's.
  * accept_proxy = "optional": first bytes that cannot start a header, no
  * byte within proxy_timeout, or a header's start and then its end, make
- * a client without one, whose bytes are all its own.
+ * a client without one, whose bytes are all its own; a whole header is
+ * taken off, but its addresses stand only from accept_proxy_from.
  */
 #ifndef FERRYD_TCP_PROXY_WAIT_H
 #define FERRYD_TCP_PROXY_WAIT_H

@@ -26,6 +26,7 @@
 #include "listen.h"
 #include "pool.h"
 #include "proctitle.h"
+#include "route.h"
 #include "rule.h"
 #include "scoreboard.h"
 #include "stats.h"
@@ -416,7 +417,7 @@ wants_transparent(const struct conf *cfg)
 	size_t i;
 
 	for (i = 0; i < cfg->nrules; i++)
-		if (cfg->rules[i].transparent)
+		if (rule_any_transparent(&cfg->rules[i]))
 			return true;
 	return false;
 }

@@ -439,7 +439,18 @@ static const struct bad_case bad_cases[] = {
 	    "  transparent = true; } );\n", 3, "set one of them" },
 	{ "transparent to a backend of another family", "rules = ( { listen = "
 	    "\"127.0.0.1:18000\";\n  connect = \"[::1]:18081\";\n"
-	    "  transparent = true; } );\n", 3, "not of the clients' address family" },
+	    "  transparent = true; } );\n", 3, "no backend is of the clients' "
+	    "address family" },
+	{ "a route's transparent to a backend of another family",
+	    "rules = ( { listen = \"127.0.0.1:18000\";\n  routes = (\n"
+	    "    { name = \"s\"; protocol = \"ssh\"; connect = \"[::1]:22\";\n"
+	    "      transparent = true; } ); } );\n", 4, "no backend is of the "
+	    "clients' address family" },
+	{ "a route's transparent with the rule's source",
+	    "rules = ( { listen = \"127.0.0.1:18000\"; source = \"127.0.0.2\";\n"
+	    "  routes = (\n"
+	    "    { name = \"s\"; protocol = \"ssh\"; connect = \"127.0.0.1:22\";\n"
+	    "      transparent = true; } ); } );\n", 4, "set one of them" },
 	{ "transparent not a boolean", "rules = ( { listen = \"127.0.0.1:18000\";\n"
 	    "  connect = \"127.0.0.1:18081\";\n  transparent = \"yes\"; } );\n",
 	    3, "transparent" },

@@ -645,7 +645,8 @@ static const struct bad_case bad_cases[] = {
 /*
  * What sslh 2.x takes of a file (its own test.cfg has each): unknown
  * settings skipped with a warning, max_connections, minlength, is_unix,
- * a protocol's transparent; each loads, each said where ferryd differs.
+ * a protocol's transparent (its route's, but on a Unix listen entry);
+ * each loads, each said where ferryd differs.
  */
 static void
 test_tolerated(void)
@@ -669,7 +670,6 @@ test_tolerated(void)
 	    ":1: unknown setting \"timout\": skipped",
 	    ":3: max_connections for one listen address: not done",
 	    ":3: unknown listen setting \"colour\": skipped",
-	    ":7: transparent for one protocol: not done",
 	    ":10: unknown protocol setting \"test_patterns\": skipped"
 	};
 	struct sslh_cmdline	 cl;
@@ -714,6 +714,9 @@ test_tolerated(void)
 	    "min_length");
 	check(r->routes[2].dest.upstream.backends[0].addr.ss.ss_family ==
 	    AF_UNIX, "is_unix: a protocol's backend is its Unix socket");
+	check(!r->transparent && r->routes[0].dest.transparent &&
+	    !r->routes[1].dest.transparent && !u->routes[0].dest.transparent,
+	    "transparent: the ssh route's, not on the Unix listen entry");
 	conf_free(cfg);
 }
 
