@@ -1,8 +1,8 @@
 /*
  * accesslog.c - the access log: which client used which rule, how many
  * bytes went each way, how it ended and how long it took.  This file
- * keeps the file and writes each line whole; accesslog_format.c makes
- * the lines.
+ * keeps the file (or syslog) and writes each line whole;
+ * accesslog_format.c makes the lines.
  */
 #include "ferryd.h"
 
@@ -21,6 +21,7 @@
 #include "upstream.h"
 
 static int	al_fd = -1;
+static bool	al_syslog;		/* access_log = "syslog" */
 static struct log_episode al_lost;	/* lines lost while writes fail */
 static bool	al_no_reserve;		/* al_fd cannot have room reserved */
 static bool	al_cut;			/* its last line was cut: end it */
@@ -50,6 +51,12 @@ accesslog_open(const char *path, char *err, size_t errlen)
 	if (strlen(path) >= sizeof(al_path)) {
 		snprintf(err, errlen, "access log name too long: %s", path);
 		return -1;
+	}
+	if (strcmp(path, ACCESSLOG_SYSLOG) == 0) {
+		accesslog_close();
+		log_syslog_open();
+		al_syslog = true;
+		return 0;
 	}
 	if ((fd = open_log(path, err, errlen)) == -1)
 		return -1;
@@ -104,12 +111,13 @@ accesslog_close(void)
 	if (al_fd != -1)
 		close(al_fd);
 	al_fd = -1;
+	al_syslog = false;
 }
 
 bool
 accesslog_enabled(void)
 {
-	return al_fd != -1;
+	return al_fd != -1 || al_syslog;
 }
 
 void
@@ -130,7 +138,7 @@ accesslog_session_end(const struct rule *rule, const struct sockaddr *client,
 {
 	struct accesslog_entry e;
 
-	if (al_fd == -1)
+	if (!accesslog_enabled() || accesslog_logs_connected())
 		return;
 	/*
 	 * rinetd 0.73 writes no line when a UDP session ends (both its
@@ -161,22 +169,66 @@ accesslog_session_end(const struct rule *rule, const struct sockaddr *client,
 	accesslog_write(&e);
 }
 
+/* An entry of a connection that is starting: no times, no bytes yet. */
+static void
+entry_start(struct accesslog_entry *e, const struct rule *rule,
+    const struct sockaddr *client, const struct sockaddr *backend)
+{
+	memset(e, 0, sizeof(*e));
+	e->client = client;
+	e->rule = rule;
+	e->backend = backend;
+	e->connect_us = e->first_byte_us = -1;
+}
+
 void
 accesslog_opened(const struct rule *rule, const struct sockaddr *client,
     const struct sockaddr *backend, uint64_t in)
 {
 	struct accesslog_entry e;
 
-	if (al_fd == -1 || !accesslog_logs_opened())
+	if (!accesslog_enabled() || !accesslog_logs_opened())
 		return;
-	memset(&e, 0, sizeof(e));
-	e.client = client;
-	e.rule = rule;
-	e.backend = backend;
+	entry_start(&e, rule, client, backend);
 	e.bytes_in = in;
 	e.result = ACCESSLOG_OPENED;
-	e.connect_us = e.first_byte_us = -1;
 	accesslog_write(&e);
+}
+
+void
+accesslog_connected(const struct rule *rule, const char *route,
+    const struct sockaddr *client, const struct sockaddr *backend,
+    int client_fd, int backend_fd)
+{
+	struct accesslog_entry	e;
+	struct sockaddr_storage	here, from;
+	socklen_t		hlen = sizeof(here), flen = sizeof(from);
+
+	if (!accesslog_enabled() || !accesslog_logs_connected())
+		return;
+	entry_start(&e, rule, client, backend);
+	e.route = route;
+	/* sslh's: where the client came to, where we came from. */
+	if (getsockname(client_fd, (struct sockaddr *)&here, &hlen) == 0)
+		e.client_local = (const struct sockaddr *)&here;
+	if (getsockname(backend_fd, (struct sockaddr *)&from, &flen) == 0)
+		e.backend_local = (const struct sockaddr *)&from;
+	accesslog_write(&e);
+}
+
+/*
+ * access_log = "syslog": the line to syslog, and to standard error too
+ * where log messages go there (in the foreground), as sslh -f prints
+ * its lines.
+ */
+static void
+write_syslog(const char *line, size_t len)
+{
+	if (len == 0)
+		return;
+	log_syslog_line(line, len - 1);
+	if (log_to_stderr())
+		(void)!write(STDERR_FILENO, line, len);
 }
 
 /*
@@ -234,10 +286,14 @@ accesslog_write(const struct accesslog_entry *e)
 	uint64_t lost;
 	int64_t	ms;
 
-	if (al_fd == -1)
+	if (!accesslog_enabled())
 		return;
 	len = accesslog_format(e, accesslog_get_format(), p,
 	    sizeof(line) - 1);
+	if (al_syslog) {
+		write_syslog(p, len);
+		return;
+	}
 	if (al_cut) {
 		*--p = '\n';	/* end the line a short write cut */
 		len++;

@@ -1,7 +1,8 @@
 /*
  * accesslog.h - one line per finished (or refused) connection, in rinetd's
  * tab-separated format, in the web servers' common log format, or as a
- * JSON object; or rinetd 0.73's two lines per connection, exactly.
+ * JSON object; or rinetd 0.73's two lines per connection, exactly; or
+ * sslh's line per connection, when its backend is connected.
  *
  * Each line is formatted on the stack and written with one write(2) to a
  * descriptor opened with O_APPEND, so the lines of all workers sharing the
@@ -24,8 +25,14 @@ enum access_log_format {
 	ACCESS_LOG_RINETD_EXACT, /* rinetd 0.73's lines, byte for byte: an
 				 * "opened" line, then a "done-..." line */
 	ACCESS_LOG_COMMON_EXACT, /* the same in rinetd's logcommon layout */
-	ACCESS_LOG_JSON		/* one JSON object per line */
+	ACCESS_LOG_JSON,	/* one JSON object per line */
+	ACCESS_LOG_SSLH,	/* sslh's line, at the backend's connect:
+				 * hosts numeric, ports by their names */
+	ACCESS_LOG_SSLH_NUMERIC	/* the same, ports numeric (sslh -n) */
 };
+
+/* access_log's value that sends the lines to syslog (log.h). */
+#define ACCESSLOG_SYSLOG	"syslog"
 
 /* Fields access_log_fields adds at the end of each line, in its order. */
 enum access_log_field {
@@ -91,11 +98,16 @@ struct accesslog_entry {
 	int			 closed_first;	/* enum accesslog_side */
 	const char		*route;		/* route taken, or NULL */
 	const char		*matched;	/* what it matched, or NULL */
+	/* The sslh formats': the local ends of both sockets, or NULL. */
+	const struct sockaddr	*client_local;	/* where the client came */
+	const struct sockaddr	*backend_local;	/* where we connected from */
 };
 
 /*
- * Open (create) path for appending; it replaces any log already open.
- * Returns 0, or -1 with "cannot open access log PATH: reason" in err.
+ * Open (create) path for appending, or ACCESSLOG_SYSLOG: lines to
+ * syslog (and to standard error where log messages go there); it
+ * replaces any log already open.  Returns 0, or -1 with "cannot open
+ * access log PATH: reason" in err.
  */
 int  accesslog_open(const char *path, char *err, size_t errlen);
 
@@ -113,7 +125,10 @@ void accesslog_close(void);
 
 /*
  * enum access_log_format (ACCESS_LOG_RINETD until set), and the fields
- * (n of enum access_log_field) added at the end of each line.
+ * (n of enum access_log_field) added at the end of each line.  For
+ * ACCESS_LOG_SSLH, the names of /etc/services' TCP ports are read now:
+ * the master sets the format, and its workers, chrooted and filtered,
+ * could not read the file.
  */
 void accesslog_set_format(int format, const int *fields, int n);
 
@@ -122,6 +137,12 @@ int  accesslog_get_format(void);
 
 /* Whether the format set writes an "opened" line at the start. */
 bool accesslog_logs_opened(void);
+
+/*
+ * Whether the format set writes its line when the backend is connected
+ * (sslh's), and none at the end.
+ */
+bool accesslog_logs_connected(void);
 
 /* Whether a log is open: callers may skip gathering an entry otherwise. */
 bool accesslog_enabled(void);
@@ -166,6 +187,15 @@ void accesslog_session_end(const struct rule *rule,
  */
 void accesslog_opened(const struct rule *rule, const struct sockaddr *client,
     const struct sockaddr *backend, uint64_t in);
+
+/*
+ * The sslh formats' line of a connection of rule (by route, NULL: none)
+ * from client whose backend is just connected: client_fd and backend_fd
+ * say the local addresses.  Nothing in the other formats.
+ */
+void accesslog_connected(const struct rule *rule, const char *route,
+    const struct sockaddr *client, const struct sockaddr *backend,
+    int client_fd, int backend_fd);
 
 /*
  * Format e as a line in format, with its newline, into buf (at most len

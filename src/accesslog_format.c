@@ -7,13 +7,17 @@
  * lists its absence as a bug).  The exact layouts are rinetd 0.73's byte
  * for byte (its logEvent()): two lines per connection, rinetd's words,
  * the hosts as the configuration wrote them, nothing added.  JSON is one
- * object per line for Loki, Elasticsearch and jq.
+ * object per line for Loki, Elasticsearch and jq.  sslh's is the line its
+ * log_connection() writes for each connection, on which fail2ban's sslh
+ * filter works.
  */
 #include "ferryd.h"
 
 #include <arpa/inet.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -24,6 +28,14 @@
 static int	al_format = ACCESS_LOG_RINETD;
 static int	al_fields[ACCESS_FIELDS];	/* access_log_fields */
 static int	al_nfields;
+
+/* A TCP port's name in /etc/services, as getnameinfo() would say it. */
+struct port_name {
+	unsigned short	port;
+	char		name[NI_MAXSERV];
+};
+static struct port_name	*port_names;	/* by port, the first of each */
+static size_t		 nport_names;
 
 /* Month names of the C locale, whatever locale the process runs in. */
 static const char *const months[12] = {
@@ -56,6 +68,64 @@ struct fields {
 	int		msec;		/* ... and milliseconds */
 };
 
+static int
+port_order(const void *a, const void *b)
+{
+	const struct port_name	*x = a, *y = b;
+
+	return (x->port > y->port) - (x->port < y->port);
+}
+
+/* The entry of port in v[0..n), or NULL. */
+static const struct port_name *
+port_find(const struct port_name *v, size_t n, unsigned short port)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].port == port)
+			return &v[i];
+	return NULL;
+}
+
+/*
+ * /etc/services' TCP ports and the first name of each, as
+ * getservbyport(3) finds them, sorted by port.  A name longer than
+ * getnameinfo() writes is left out (sslh then writes the number).
+ */
+static void
+read_port_names(void)
+{
+	struct servent		*se;
+	struct port_name	*v = NULL, *grown;
+	size_t			 n = 0, cap = 0;
+	unsigned short		 port;
+
+	setservent(1);
+	while ((se = getservent()) != NULL) {
+		port = ntohs((unsigned short)se->s_port);
+		if (strcmp(se->s_proto, "tcp") != 0 ||
+		    strlen(se->s_name) >= sizeof(v->name) ||
+		    port_find(v, n, port) != NULL)
+			continue;
+		if (n == cap) {
+			cap = cap == 0 ? 256 : cap * 2;
+			if ((grown = realloc(v, cap * sizeof(*v))) == NULL)
+				break;	/* the names read so far, then */
+			v = grown;
+		}
+		v[n].port = port;
+		snprintf(v[n].name, sizeof(v[n].name), "%s", se->s_name);
+		n++;
+	}
+	endservent();
+	if (n > 0)
+		qsort(v, n, sizeof(*v), port_order);
+	free(port_names);
+	port_names = v;
+	nport_names = n;
+}
+
 void
 accesslog_set_format(int format, const int *fields, int n)
 {
@@ -63,6 +133,8 @@ accesslog_set_format(int format, const int *fields, int n)
 	if (al_nfields > 0)
 		memcpy(al_fields, fields, (size_t)al_nfields * sizeof(*fields));
 	al_format = format;
+	if (format == ACCESS_LOG_SSLH)
+		read_port_names();
 }
 
 int
@@ -76,6 +148,13 @@ accesslog_logs_opened(void)
 {
 	return al_format == ACCESS_LOG_RINETD_EXACT ||
 	    al_format == ACCESS_LOG_COMMON_EXACT;
+}
+
+bool
+accesslog_logs_connected(void)
+{
+	return al_format == ACCESS_LOG_SSLH ||
+	    al_format == ACCESS_LOG_SSLH_NUMERIC;
 }
 
 static void
@@ -308,6 +387,79 @@ format_exact(const struct accesslog_entry *e, int format, char *buf,
 	    word);
 }
 
+/*
+ * An address as sslh writes it ("%s:%s" of getnameinfo()'s host and
+ * service): the host as a number (sslh would look its name up unless
+ * --numeric; a worker does not wait on DNS), the port by its name in
+ * /etc/services unless numeric; "?:?" for what is not IP.
+ */
+static void
+sslh_address(const struct sockaddr *sa, bool numeric, char *buf,
+    size_t len)
+{
+	char			 host[ADDR_STRLEN];
+	const struct port_name	*pn = NULL;
+	struct port_name	 key;
+
+	if (sa == NULL || (sa->sa_family != AF_INET &&
+	    sa->sa_family != AF_INET6)) {
+		snprintf(buf, len, "?:?");
+		return;
+	}
+	exact_client(sa, host, sizeof(host));
+	key.port = (unsigned short)addr_port(sa);
+	if (!numeric && nport_names > 0)
+		pn = bsearch(&key, port_names, nport_names,
+		    sizeof(*port_names), port_order);
+	if (pn != NULL)
+		snprintf(buf, len, "%s:%s", host, pn->name);
+	else
+		snprintf(buf, len, "%s:%u", host, (unsigned)key.port);
+}
+
+/*
+ * The protocol sslh names: the route's name without the "_N" that
+ * ferryd --sslh adds to a protocol given again (tls_2 is sslh's tls);
+ * without a route, the rule's name.
+ */
+static void
+sslh_protocol(const struct accesslog_entry *e, char *buf, size_t len)
+{
+	const char	*name = e->route != NULL ? e->route : rule_name(e);
+	const char	*under = e->route != NULL ? strrchr(name, '_') : NULL;
+	size_t		 n = name != NULL ? strlen(name) : 0;
+
+	if (under != NULL && under[1] != '\0' &&
+	    under[1 + strspn(under + 1, "0123456789")] == '\0')
+		n = (size_t)(under - name);
+	snprintf(buf, len, "%.*s", (int)n, name != NULL ? name : "?");
+}
+
+/*
+ * sslh's log_connection(): "PROTOCOL:connection from CLIENT to LISTEN
+ * forwarded from LOCAL to BACKEND", LISTEN the address the client
+ * reached, LOCAL the backend connection's own end.
+ */
+static int
+format_sslh(const struct accesslog_entry *e, int format, char *buf,
+    size_t len)
+{
+	char	proto[RULE_NAME_MAX + 1], peer[ADDR_STRLEN + NI_MAXSERV];
+	char	service[sizeof(peer)], local[sizeof(peer)];
+	char	target[sizeof(peer)];
+	bool	numeric = format == ACCESS_LOG_SSLH_NUMERIC;
+
+	sslh_protocol(e, proto, sizeof(proto));
+	sslh_address(e->client, numeric, peer, sizeof(peer));
+	sslh_address(e->client_local != NULL ? e->client_local :
+	    e->rule != NULL ? (const void *)&e->rule->listen_addr.ss : NULL,
+	    numeric, service, sizeof(service));
+	sslh_address(e->backend_local, numeric, local, sizeof(local));
+	sslh_address(e->backend, numeric, target, sizeof(target));
+	return snprintf(buf, len, "%s:connection from %s to %s forwarded from "
+	    "%s to %s\n", proto, peer, service, local, target);
+}
+
 /* A JSON string: quotes, backslashes and control characters escaped. */
 static size_t
 json_str(char *buf, size_t len, const char *s)
@@ -431,6 +583,10 @@ accesslog_format(const struct accesslog_entry *e, int format, char *buf,
 		break;
 	case ACCESS_LOG_JSON:
 		n = format_json(e, buf, len);
+		break;
+	case ACCESS_LOG_SSLH:
+	case ACCESS_LOG_SSLH_NUMERIC:
+		n = format_sslh(e, format, buf, len);
 		break;
 	default:
 		n = format_ferryd(e, format, buf, len);

@@ -38,7 +38,7 @@
 #include "upstream.h"
 
 static conf_key_parser parse_path, parse_chroot, parse_pidfile, parse_workers;
-static conf_key_parser parse_user;
+static conf_key_parser parse_user, parse_access_log, parse_syslog_ident;
 static conf_key_parser parse_stats_listen, parse_access_log_fields;
 static conf_key_parser parse_group, parse_backend;
 static conf_key_parser parse_control_group, parse_watchdog;
@@ -51,7 +51,8 @@ static const char *const log_level_names[] = {
 
 /* In enum access_log_format order. */
 static const char *const access_log_format_names[] = {
-	"rinetd", "common", "rinetd-exact", "common-exact", "json", NULL
+	"rinetd", "common", "rinetd-exact", "common-exact", "json", "sslh",
+	"sslh-numeric", NULL
 };
 
 /* In enum access_log_field order. */
@@ -77,6 +78,10 @@ static const struct conf_key global_keys[] = {
 	    STR },
 	{ "log_level", conf_parse_choice, 0, 0,
 	    offsetof(struct conf, log_level), log_level_names },
+	{ "syslog_ident", parse_syslog_ident, 0, 0,
+	    offsetof(struct conf, syslog_ident), NULL, STR },
+	{ "syslog_facility", conf_parse_choice, 0, 0,
+	    offsetof(struct conf, syslog_facility), log_facility_names },
 	{ "event_backend", parse_backend, 0, 0,
 	    offsetof(struct conf, event_backend), NULL, STR },
 	{ "buffer_size", conf_parse_size, BUFFER_SIZE_MIN, BUFFER_SIZE_MAX,
@@ -129,7 +134,7 @@ static const struct conf_key global_keys[] = {
 	    offsetof(struct conf, state_file), NULL, STR },
 	{ "stats_listen", parse_stats_listen, 0, 0,
 	    offsetof(struct conf, stats_listen), NULL, STR },
-	{ "access_log", parse_path, 0, 0,
+	{ "access_log", parse_access_log, 0, 0,
 	    offsetof(struct conf, access_log), NULL, STR },
 	{ "access_log_format", conf_parse_choice, 0, 0,
 	    offsetof(struct conf, access_log_format), access_log_format_names },
@@ -226,6 +231,38 @@ parse_path(struct conf_loader *ld, const struct conf_key *k,
 		    "(got \"%s\")", k->name, v);
 	if (check_parent_dir(ld, k, s, v) == -1)
 		return -1;
+	return conf_store_string(ld, s, conf_field(base, k), v);
+}
+
+/* access_log: a file's path, or "syslog". */
+static int
+parse_access_log(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, void *base)
+{
+	const char	*v = "";
+
+	if (conf_get_string(ld, k, s, &v) == -1)
+		return -1;
+	if (strcmp(v, ACCESSLOG_SYSLOG) == 0)
+		return conf_store_string(ld, s, conf_field(base, k), v);
+	return parse_path(ld, k, s, base);
+}
+
+/* syslog's name for our lines: a word its readers find before "[pid]: ". */
+static int
+parse_syslog_ident(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, void *base)
+{
+	static const char	 ok[] = "abcdefghijklmnopqrstuvwxyz"
+				     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
+	const char		*v = "";
+
+	if (conf_get_string(ld, k, s, &v) == -1)
+		return -1;
+	if (v[0] == '\0' || strlen(v) > SYSLOG_IDENT_MAX ||
+	    v[strspn(v, ok)] != '\0')
+		return conf_fail(ld, s, "\"%s\" must be 1 to %d letters, "
+		    "digits, '.', '_' or '-'", k->name, SYSLOG_IDENT_MAX);
 	return conf_store_string(ld, s, conf_field(base, k), v);
 }
 
@@ -352,8 +389,10 @@ parse_user(struct conf_loader *ld, const struct conf_key *k,
 
 	if (conf_parse_string(ld, k, s, base) == -1)
 		return -1;
-	if ((pw = getpwnam(cfg->user)) == NULL)
+	if ((pw = getpwnam(cfg->user)) == NULL) {
+		ld->failure = CONF_FAILED_USER;
 		return conf_fail(ld, s, "unknown user \"%s\"", cfg->user);
+	}
 	cfg->uid = pw->pw_uid;
 	if (cfg->group == NULL)
 		cfg->gid = pw->pw_gid;
@@ -479,12 +518,15 @@ conf_new(const char *path)
 		return NULL;
 	cfg->path = strdup(path);
 	cfg->event_backend = strdup("auto");
-	if (cfg->path == NULL || cfg->event_backend == NULL) {
+	cfg->syslog_ident = strdup("ferryd");
+	if (cfg->path == NULL || cfg->event_backend == NULL ||
+	    cfg->syslog_ident == NULL) {
 		conf_free(cfg);
 		return NULL;
 	}
 	cfg->workers = 0;	/* "auto", resolved by conf_inherit() */
 	cfg->log_level = LOG_LEVEL_INFO;
+	cfg->syslog_facility = conf_name_index(log_facility_names, "daemon");
 	cfg->buffer_size = DEFAULT_BUFFER_SIZE;
 	cfg->connect_timeout = DEFAULT_CONNECT_TIMEOUT;
 	cfg->idle_timeout = DEFAULT_IDLE_TIMEOUT;
@@ -843,6 +885,7 @@ conf_free(struct conf *cfg)
 	free(cfg->log_file);
 	free(cfg->chroot_dir);
 	free(cfg->event_backend);
+	free(cfg->syslog_ident);
 	if (cfg->text != NULL) {
 		conf_text_free(cfg->text);
 		free(cfg->text);

@@ -79,6 +79,8 @@ struct conf {
 	char          *pidfile;          /* NULL = not set in the file */
 	char          *log_file;         /* NULL = stderr / syslog */
 	int            log_level;        /* enum log_level (log.h) */
+	char          *syslog_ident;     /* syslog's name for our lines */
+	int            syslog_facility;  /* of log_facility_names (log.h) */
 	char          *event_backend;    /* "auto", "epoll" or "poll" */
 	size_t         buffer_size;      /* bytes, default for rules */
 	int            connect_timeout;  /* ms, default for rules */
@@ -100,7 +102,8 @@ struct conf {
 	int            steer;            /* enum steer_mode */
 	bool           seccomp;          /* children filter system calls */
 	char          *chroot_dir;       /* NULL = children keep "/" */
-	char          *access_log;       /* NULL = no access log */
+	char          *access_log;       /* NULL = no access log; a path or
+					  * ACCESSLOG_SYSLOG */
 	int            access_log_format; /* enum access_log_format */
 	int            access_log_fields[ACCESS_FIELDS]; /* enum ...field */
 	int            naccess_log_fields; /* ... written in the file */
@@ -154,14 +157,16 @@ struct conf *conf_load_rinetd(const char *path, char *err,
 /*
  * Load sslh's settings: its command line (conf_sslh.h) and the sslh.cfg
  * it names, converted and loaded with every check conf_load() makes.
- * Errors name the sslh.cfg line (or the command line).
+ * Errors name the sslh.cfg line (or the command line); status (unless
+ * NULL) gets the status sslh exits with for the error (SSLH_EXIT_*).
  */
-struct conf *conf_load_sslh(const struct sslh_cmdline *cl, char *err,
-    size_t errlen);
+struct conf *conf_load_sslh(const struct sslh_cmdline *cl, int *status,
+    char *err, size_t errlen);
 
 /*
- * conf_load_syntax(), or conf_load_sslh(sslh) when sslh is not NULL (the
- * only way to load CONF_SYNTAX_SSLH: it needs sslh's command line).
+ * conf_load_syntax(), or conf_load_sslh(sslh, NULL, ...) when sslh is
+ * not NULL (the only way to load CONF_SYNTAX_SSLH: it needs sslh's
+ * command line).
  */
 struct conf *conf_load_as(const char *path, int syntax,
     const struct sslh_cmdline *sslh, char *err, size_t errlen);

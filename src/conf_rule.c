@@ -526,9 +526,11 @@ rule_address(struct conf_loader *ld, const config_setting_t *rule,
 	if (spec == NULL)
 		return conf_fail(ld, rule, "rule is missing required setting "
 		    "\"%s\"", name);
-	if (addr_resolve(spec, passive, out, why, sizeof(why)) == -1)
+	if (addr_resolve(spec, passive, out, why, sizeof(why)) == -1) {
+		ld->failure = CONF_FAILED_ADDRESS;
 		return conf_fail(ld, config_setting_get_member(rule, name),
 		    "\"%s\": %s", name, why);
+	}
 	return 0;
 }
 

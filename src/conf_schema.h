@@ -58,12 +58,20 @@ struct conf_text;
 #define SOCKBUF_MAX		(64 * 1024 * 1024)
 
 /* What every parsing function needs to report a problem. */
+/* What a load failed on, for a caller that exits by it (ferryd --sslh). */
+enum conf_failure {
+	CONF_FAILED = 0,	/* anything else */
+	CONF_FAILED_ADDRESS,	/* a listen or connect address: no such host */
+	CONF_FAILED_USER	/* user names no user */
+};
+
 struct conf_loader {
 	const char	*path;
 	char		*err;
 	size_t		 errlen;
 	const struct conf_text *text;	/* what libconfig read, line origins */
 	bool		 syntax_error;	/* libconfig could not parse the text */
+	int		 failure;	/* enum conf_failure, once it failed */
 };
 
 /*

@@ -9,7 +9,7 @@
  * is added after the others, the rest replace the file's value), as sslh
  * does.  What ferryd cannot do as sslh does is an error at its line, or
  * a warning where sslh 2.x would skip it too; what changes nothing
- * (fork, tfo_ok, numeric) becomes a comment (conf_sslh_notes.c).
+ * (fork, tfo_ok) becomes a comment (conf_sslh_notes.c).
  * conf_sslh_out.c writes the result as ferryd.conf.
  */
 #include "ferryd.h"
@@ -71,7 +71,7 @@ get_string(struct sslh *s, const struct sslh_origin *from,
     const config_setting_t *c, const char **out)
 {
 	if (config_setting_type(c) != CONFIG_TYPE_STRING)
-		return sslh_fail(s, from, "\"%s\" must be a string",
+		return sslh_unreadable(s, from, "\"%s\" must be a string",
 		    config_setting_name(c));
 	*out = config_setting_get_string(c);
 	return 0;
@@ -89,7 +89,7 @@ get_number(struct sslh *s, const struct sslh_origin *from,
 	else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64)
 		*out = (long)config_setting_get_int64(c);
 	else
-		return sslh_fail(s, from, "\"%s\" must be %s",
+		return sslh_unreadable(s, from, "\"%s\" must be %s",
 		    config_setting_name(c), boolean ? "true or false" :
 		    "a whole number");
 	if (!boolean && (*out < 0 || *out > INT_MAX))
@@ -144,7 +144,8 @@ split_hostport(struct sslh *s, const struct sslh_origin *from,
 	size_t		 n;
 
 	if (colon == NULL || colon == spec)
-		return sslh_fail(s, from, "\"%s\" is not HOST:PORT", spec);
+		return sslh_unreadable(s, from, "\"%s\" is not HOST:PORT",
+		    spec);
 	n = (size_t)(colon - spec);
 	if (n >= sizeof(host))
 		return sslh_fail(s, from, "address \"%s\" is too long", spec);
@@ -183,7 +184,7 @@ entry_hostport(struct sslh *s, const struct sslh_origin *from,
 		return 0;
 	}
 	if (h == NULL || p == NULL)
-		return sslh_fail(s, from, "an entry needs host and port");
+		return sslh_unreadable(s, from, "an entry needs host and port");
 	if (get_string(s, from, h, &host) == -1)
 		return -1;
 	if (config_setting_type(p) == CONFIG_TYPE_INT) {
@@ -203,8 +204,8 @@ get_list(struct sslh *s, const struct source *src, const config_setting_t *c,
 	int			 i, n = config_setting_length(c);
 
 	if (!config_setting_is_array(c) && !config_setting_is_list(c))
-		return sslh_fail(s, &from, "\"%s\" must be a list of strings "
-		    "[ \"...\", ... ]", config_setting_name(c));
+		return sslh_unreadable(s, &from, "\"%s\" must be a list of "
+		    "strings [ \"...\", ... ]", config_setting_name(c));
 	l->from = from;
 	l->given = true;
 	if ((l->v = calloc(n + 1, sizeof(*l->v))) == NULL ||
@@ -326,8 +327,8 @@ static const struct {
 	{ "tfo_ok", "ferryd connects without TCP Fast Open" },
 	{ "resolve_on_forward", "ferryd looks names up again every "
 	    "resolve_interval" },
-	{ "log_level", "connections are logged in the access_log, when it "
-	    "is set" }
+	{ "log_level", "ferryd logs this protocol's connections all the "
+	    "same" }
 };
 
 /* A member of a protocol entry other than name, host and port. */
@@ -398,8 +399,10 @@ proto_member(struct sslh *s, const struct source *src, struct sslh_proto *p,
 		flag = !is(key, "log_level");
 		if (get_number(s, &from, c, flag, &v) == -1)
 			return -1;
-		return v == 0 && flag ? 0 : add_note(s, &from, "%s: %s", key,
-		    proto_notes[i].note);
+		/* A flag's note is for true, log_level's for 0. */
+		if (flag ? v == 0 : v != 0)
+			return 0;
+		return add_note(s, &from, "%s: %s", key, proto_notes[i].note);
 	}
 	/* sslh 2.x skips what it does not know, with a warning. */
 	return add_warning(s, &from, "unknown protocol setting \"%s\": "
@@ -417,11 +420,11 @@ proto_entry(struct sslh *s, const struct source *src,
 	int			 i;
 
 	if (!config_setting_is_group(e))
-		return sslh_fail(s, &from, "a protocol must be a group { name: "
-		    "\"ssh\"; host: ...; port: ...; }");
+		return sslh_unreadable(s, &from, "a protocol must be a group "
+		    "{ name: \"ssh\"; host: ...; port: ...; }");
 	if (n == NULL)
-		return sslh_fail(s, &from, "a protocol needs name, host and "
-		    "port");
+		return sslh_unreadable(s, &from, "a protocol needs name, host "
+		    "and port");
 	if (get_string(s, &from, n, &name) == -1 ||
 	    (p = new_proto(s, &from, name)) == NULL ||
 	    entry_hostport(s, &from, e, p->hostport) == -1)
@@ -447,8 +450,8 @@ listen_entry(struct sslh *s, const struct source *src,
 	int			 i;
 
 	if (!config_setting_is_group(e))
-		return sslh_fail(s, &from, "a listen entry must be a group "
-		    "{ host: ...; port: ...; }");
+		return sslh_unreadable(s, &from, "a listen entry must be a "
+		    "group { host: ...; port: ...; }");
 	if ((l = conf_grow(s->ls, &s->capls, s->nls + 1, sizeof(*l))) == NULL)
 		return sslh_fail(s, &from, "out of memory");
 	s->ls = l;
@@ -501,8 +504,8 @@ entries(struct sslh *s, const struct source *src, const config_setting_t *c,
 	int			 i, n = config_setting_length(c);
 
 	if (!config_setting_is_list(c))
-		return sslh_fail(s, &from, "\"%s\" must be a list ( { ... }, "
-		    "... )", config_setting_name(c));
+		return sslh_unreadable(s, &from, "\"%s\" must be a list "
+		    "( { ... }, ... )", config_setting_name(c));
 	for (i = 0; i < n; i++)
 		if (entry(s, src, config_setting_get_elem(c, i)) == -1)
 			return -1;
@@ -519,6 +522,8 @@ static const struct {
 	{ "pidfile", offsetof(struct sslh, pidfile), 's' },
 	{ "chroot", offsetof(struct sslh, chroot), 's' },
 	{ "logfile", offsetof(struct sslh, logfile), 's' },
+	{ "syslog_facility", offsetof(struct sslh, facility), 's' },
+	{ "numeric", offsetof(struct sslh, numeric), 'b' },
 	{ "on_timeout", offsetof(struct sslh, on_timeout), 's' },
 	{ "timeout", offsetof(struct sslh, timeout), 'n' },
 	{ "udp_max_connections", offsetof(struct sslh, udp_max), 'n' },
@@ -563,20 +568,14 @@ top_other(struct sslh *s, const struct source *src, const config_setting_t *c,
     const char *key)
 {
 	struct sslh_origin	 from = origin_of(src, c);
-	const char		*str = NULL;
 	long			 v = 0;
 
 	if (strcmp(key, "listen") == 0)
 		return entries(s, src, c, listen_entry);
 	if (strcmp(key, "protocols") == 0)
 		return entries(s, src, c, proto_entry);
-	if (strcmp(key, "syslog_facility") == 0)
-		return get_string(s, &from, c, &str) == -1 ? -1 :
-		    strcmp(str, "daemon") == 0 ? 0 : add_note(s, &from,
-		    "syslog_facility: ferryd logs to the daemon facility, not "
-		    "%s", str);
-	if (strcmp(key, "inetd") == 0 || strcmp(key, "numeric") == 0 ||
-	    strcmp(key, "version") == 0 || strncmp(key, "verbose_", 8) == 0) {
+	if (strcmp(key, "inetd") == 0 || strcmp(key, "version") == 0 ||
+	    strncmp(key, "verbose_", 8) == 0) {
 		/* verbose_*: sslh 2.x's levels, numbers; the rest flags */
 		if (get_number(s, &from, c, strncmp(key, "verbose_", 8) != 0,
 		    &v) == -1)
@@ -584,9 +583,6 @@ top_other(struct sslh *s, const struct source *src, const config_setting_t *c,
 		if (is(key, "inetd") && v != 0)
 			return sslh_fail(s, &from, "inetd: ferryd listens itself; "
 			    "it does not run from inetd");
-		if (is(key, "numeric"))	/* true: as ferryd logs */
-			return v != 0 ? 0 : add_note(s, &from, "numeric: "
-			    "ferryd logs addresses as numbers");
 		return v == 0 ? 0 : add_note(s, &from, "%s: %s", key,
 		    is(key, "version") ? "ferryd -V says its version" :
 		    "ferryd's log_level (from verbose) says how much it logs");
@@ -624,12 +620,14 @@ read_file(struct sslh *s, const char *path, struct source *src)
 
 	if ((src->text = conf_file_read(path, &len, s->err, s->errlen)) ==
 	    NULL || conf_file_check_nul(path, src->text, len, s->err,
-	    s->errlen) == -1)
+	    s->errlen) == -1) {
+		s->unreadable = true;	/* sslh cannot read it either */
 		return -1;
+	}
 	config_init(&src->lc);
 	src->lc_used = true;
 	if (!config_read_string(&src->lc, src->text))
-		return sslh_fail(s, &(struct sslh_origin){
+		return sslh_unreadable(s, &(struct sslh_origin){
 		    config_error_line(&src->lc), "" }, "%s",
 		    config_error_text(&src->lc));
 	for (p = src->text, i = 1; *p != '\0'; p++)
@@ -693,8 +691,8 @@ cmdline_number(struct sslh *s, const struct sslh_origin *from,
 	n->value = strtol(value, &end, 10);
 	if (value[0] == '\0' || *end != '\0' || errno != 0 || n->value < 0 ||
 	    n->value > INT_MAX)
-		return sslh_fail(s, from, "\"%s\" is not a number of seconds",
-		    value);
+		return sslh_unreadable(s, from, "\"%s\" is not a number of "
+		    "seconds", value);
 	return 0;
 }
 
@@ -716,6 +714,7 @@ apply_cmdline(struct sslh *s, const struct sslh_cmdline *cl)
 		    strcmp(o->name, "pidfile") == 0 ? &s->pidfile :
 		    strcmp(o->name, "chroot") == 0 ? &s->chroot :
 		    strcmp(o->name, "logfile") == 0 ? &s->logfile :
+		    strcmp(o->name, "syslog-facility") == 0 ? &s->facility :
 		    strcmp(o->name, "on-timeout") == 0 ? &s->on_timeout : NULL;
 		if (str != NULL) {
 			str->from = from;
@@ -732,22 +731,17 @@ apply_cmdline(struct sslh *s, const struct sslh_cmdline *cl)
 		else if (strncmp(o->name, "verbose-", 8) == 0)
 			rc = add_note(s, &from, "%s: ferryd's log_level (from "
 			    "verbose) says how much it logs", o->shown);
-		else if (strcmp(o->name, "syslog-facility") == 0)
-			rc = strcmp(o->value, "daemon") == 0 ? 0 : add_note(s,
-			    &from, "syslog-facility: ferryd logs to the daemon "
-			    "facility, not %s", o->value);
 		else if (strcmp(o->name, "inetd") == 0)
 			rc = sslh_fail(s, &from, "ferryd listens itself; it does "
 			    "not run from inetd");
-		else if (strcmp(o->name, "numeric") == 0)
-			rc = add_note(s, &from, "ferryd logs addresses as "
-			    "numbers");
 		else if (o->value == NULL) {
-			/* foreground, background, transparent, verbose */
+			/* foreground, background, transparent, numeric,
+			 * verbose */
 			struct sslh_num *n = is(o->name, "foreground") ?
 			    &s->foreground : is(o->name, "background") ?
 			    &s->background : is(o->name, "transparent") ?
-			    &s->transparent : &s->verbose;
+			    &s->transparent : is(o->name, "numeric") ?
+			    &s->numeric : &s->verbose;
 
 			n->value = n == &s->verbose && n->from.text != NULL ?
 			    n->value + 1 : 1;
@@ -816,11 +810,12 @@ sslh_convert(const struct sslh_cmdline *cl, struct conf_conv *out,
 		rc = sslh_fail(&s, NULL, "out of memory");
 	*foreground = s.foreground.value != 0 && s.background.value == 0;
 	sslh_free(&s, &src);
-	return rc;
+	return rc == 0 ? 0 : s.unreadable ? SSLH_EXIT_USAGE : SSLH_EXIT_FAILURE;
 }
 
 struct conf *
-conf_load_sslh(const struct sslh_cmdline *cl, char *err, size_t errlen)
+conf_load_sslh(const struct sslh_cmdline *cl, int *status, char *err,
+    size_t errlen)
 {
 	struct conf_loader	 ld = { sslh_source(cl), err, errlen, NULL,
 	    false };
@@ -831,9 +826,14 @@ conf_load_sslh(const struct sslh_cmdline *cl, char *err, size_t errlen)
 	int			*filemap = NULL;
 	size_t			 i;
 	bool			 foreground;
+	int			 rc, unwanted;
+	int			*st = status != NULL ? status : &unwanted;
 
-	if (sslh_convert(cl, &conv, &foreground, err, errlen) == -1)
+	*st = SSLH_EXIT_FAILURE;
+	if ((rc = sslh_convert(cl, &conv, &foreground, err, errlen)) != 0) {
+		*st = rc;
 		return NULL;
+	}
 	conf_warn_lines(conv.warnings);
 	/*
 	 * Lines made from the command line (-1) name no line of the file:
@@ -850,6 +850,11 @@ conf_load_sslh(const struct sslh_cmdline *cl, char *err, size_t errlen)
 		ld.text = &ctext;
 		cfg = conf_load_text(&ld, CONF_SYNTAX_SSLH, &ctext);
 		conf_text_free(&ctext);
+		/* sslh's status for what the loader failed on */
+		if (cfg == NULL)
+			*st = ld.failure == CONF_FAILED_ADDRESS ?
+			    SSLH_EXIT_RESOLVE : ld.failure == CONF_FAILED_USER ?
+			    SSLH_EXIT_USER : SSLH_EXIT_FAILURE;
 	} else
 		snprintf(err, errlen, "%s: out of memory", ld.path);
 	conf_conv_free(&conv);
@@ -864,7 +869,7 @@ conf_load_as(const char *path, int syntax, const struct sslh_cmdline *sslh,
     char *err, size_t errlen)
 {
 	if (sslh != NULL)
-		return conf_load_sslh(sslh, err, errlen);
+		return conf_load_sslh(sslh, NULL, err, errlen);
 	if (syntax == CONF_SYNTAX_SSLH) {
 		snprintf(err, errlen, "%s: sslh's settings need its command "
 		    "line: give it after --sslh", path);

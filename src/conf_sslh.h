@@ -16,6 +16,17 @@
 /* What errors and comments call settings given on the command line. */
 #define SSLH_CMDLINE	"sslh command line"
 
+/*
+ * sslh's exit statuses (sslh-main.c, common.c of sslh 2.x), which ferryd
+ * --sslh exits with where sslh would.
+ */
+#define SSLH_EXIT_FAILURE	1	/* anything else */
+#define SSLH_EXIT_USER		2	/* user names no user */
+#define SSLH_EXIT_PIDFILE	3	/* sslh 1.20's; 2.x goes on */
+#define SSLH_EXIT_RESOLVE	4	/* an address that does not resolve */
+#define SSLH_EXIT_USAGE		6	/* the command line, or a file that
+					 * does not read as sslh.cfg */
+
 /* One option of sslh's command line, as given: "--ssh" "host:22". */
 struct sslh_opt {
 	char	*name;		/* without its dashes */
@@ -49,8 +60,9 @@ const char *sslh_source(const struct sslh_cmdline *cl);
  * whether sslh would stay in the foreground.  The result carries a
  * header comment and each sslh setting as a comment above the ferryd
  * settings made from it (what ferryd --sslh ... --convert prints).  Host
- * names are left for the loader.  Returns 0, or -1 with "FILE:LINE:
- * problem" (or "sslh command line: problem") in err.
+ * names are left for the loader.  Returns 0, or the status sslh exits
+ * with for the problem (SSLH_EXIT_USAGE or SSLH_EXIT_FAILURE) with
+ * "FILE:LINE: problem" (or "sslh command line: problem") in err.
  */
 int	sslh_convert(const struct sslh_cmdline *cl, struct conf_conv *out,
 	    bool *foreground, char *err, size_t errlen);

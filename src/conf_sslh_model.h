@@ -89,14 +89,23 @@ struct sslh {
 	size_t			 nps, capps;
 	struct sslh_note	*notes;
 	size_t			 nnotes, capnotes;
-	struct sslh_str		 user, pidfile, chroot, logfile, on_timeout;
+	struct sslh_str		 user, pidfile, chroot, logfile, on_timeout,
+				 facility;
 	struct sslh_num		 timeout, verbose, udp_max, foreground,
-				 background, transparent;
+				 background, transparent, numeric;
+	bool			 unreadable;	/* the error is sslh's 6 */
 };
 
 /* conf_sslh_notes.c */
 /* "PATH:LINE: msg" or "sslh command line: OPTION: msg"; returns -1. */
 int	sslh_fail(struct sslh *s, const struct sslh_origin *from,
+	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/*
+ * sslh_fail() for what sslh finds reading its settings (sslhcfg_cl_parse
+ * in 2.x: the command line's form, a file that does not parse, a setting
+ * of the wrong type), for which it exits SSLH_EXIT_USAGE.
+ */
+int	sslh_unreadable(struct sslh *s, const struct sslh_origin *from,
 	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A note at from: a comment in the converted file.  0, or -1. */
 int	add_note(struct sslh *s, const struct sslh_origin *from,

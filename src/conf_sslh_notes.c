@@ -18,16 +18,14 @@
 
 #define MSG_MAX		512
 
-int
-sslh_fail(struct sslh *s, const struct sslh_origin *from, const char *fmt,
-    ...)
+/* The error, "PATH:LINE: msg" or "sslh command line: OPTION: msg". */
+static void
+fail_ap(struct sslh *s, const struct sslh_origin *from, const char *fmt,
+    va_list ap)
 {
 	char	msg[MSG_MAX];
-	va_list	ap;
 
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	if (from != NULL && from->line > 0)
 		snprintf(s->err, s->errlen, "%s:%d: %s", s->path, from->line,
 		    msg);
@@ -36,6 +34,30 @@ sslh_fail(struct sslh *s, const struct sslh_origin *from, const char *fmt,
 		    from->text, msg);
 	else
 		snprintf(s->err, s->errlen, "%s: %s", s->path, msg);
+}
+
+int
+sslh_fail(struct sslh *s, const struct sslh_origin *from, const char *fmt,
+    ...)
+{
+	va_list	ap;
+
+	va_start(ap, fmt);
+	fail_ap(s, from, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int
+sslh_unreadable(struct sslh *s, const struct sslh_origin *from,
+    const char *fmt, ...)
+{
+	va_list	ap;
+
+	s->unreadable = true;
+	va_start(ap, fmt);
+	fail_ap(s, from, fmt, ap);
+	va_end(ap);
 	return -1;
 }
 

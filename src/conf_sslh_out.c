@@ -520,6 +520,37 @@ out_string(struct conf_out *o, const struct sslh_str *st, const char *key)
 	conf_out_printf(o, st->from.line, ";\n");
 }
 
+/*
+ * sslh's line per connection (its log_connection), to syslog as "sslh"
+ * under its facility (auth by default; "none": no syslog); with
+ * numeric, ports as numbers.
+ */
+static void
+out_syslog(struct sslh *s, struct conf_out *o)
+{
+	const struct sslh_str	*f = &s->facility;
+	int			 num = f->from.line;
+
+	conf_out_printf(o, 0, "# sslh's name in syslog, and its line for "
+	    "each connection\nsyslog_ident = \"sslh\";\n");
+	if (f->from.text != NULL)
+		out_origin(o, "", &f->from);
+	if (f->from.text != NULL && strcmp(f->value, "none") == 0) {
+		conf_out_comment(o, num, "", "  note", "no line for each "
+		    "connection; ferryd's own messages go to syslog all the "
+		    "same, as a daemon's");
+		return;
+	}
+	conf_out_printf(o, num, "syslog_facility = ");
+	conf_out_quoted(o, num, f->from.text != NULL ? f->value : "auth");
+	conf_out_printf(o, num, ";%s\naccess_log = \"syslog\";\n",
+	    f->from.text != NULL ? "" : "   # sslh's default");
+	if (s->numeric.value != 0)
+		out_origin(o, "", &s->numeric.from);
+	conf_out_printf(o, s->numeric.from.line, "access_log_format = "
+	    "\"%s\";\n", s->numeric.value != 0 ? "sslh-numeric" : "sslh");
+}
+
 static void
 out_globals(struct sslh *s, struct conf_out *o)
 {
@@ -534,6 +565,7 @@ out_globals(struct sslh *s, struct conf_out *o)
 	out_string(o, &s->pidfile, "pidfile");
 	out_string(o, &s->chroot, "chroot");
 	out_string(o, &s->logfile, "log_file");
+	out_syslog(s, o);
 	if (s->verbose.value > 0) {
 		out_origin(o, "", &s->verbose.from);
 		conf_out_printf(o, s->verbose.from.line, "log_level = \"%s\";\n",

@@ -300,8 +300,10 @@ add_item(struct conf_loader *ld, const config_setting_t *where,
 		return conf_fail(ld, where, "\"connect\": \"%s\" has %u ports "
 		    "and listen %u: a connect port range must be as long as "
 		    "listen's", it->address, ports, nports);
-	if (addr_resolve_all(spec, 0, &addrs, &n, why, sizeof(why)) == -1)
+	if (addr_resolve_all(spec, 0, &addrs, &n, why, sizeof(why)) == -1) {
+		ld->failure = CONF_FAILED_ADDRESS;
 		return conf_fail(ld, where, "\"connect\": %s", why);
+	}
 	/*
 	 * In one order whatever the resolver's (which rotates, and differs
 	 * between hosts): hash tables alike on every host, and a name

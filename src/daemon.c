@@ -12,8 +12,8 @@
 
 #include "daemon.h"
 
-#define READY	'R'	/* then end of file */
-#define FAILED	'E'	/* then the message, then end of file */
+#define READY	'R'	/* then a byte, then end of file */
+#define FAILED	'E'	/* then the exit status, the message, end of file */
 
 static int ready_fd = -1;	/* write end, in the daemon until it reports */
 
@@ -33,11 +33,12 @@ wait_for_daemon(int fd)
 	buf[len] = '\0';
 	if (len > 0 && buf[0] == READY)
 		_exit(0);
-	if (len > 1 && buf[0] == FAILED)
-		fprintf(stderr, "ferryd: %s\n", buf + 1);
-	else
-		fprintf(stderr, "ferryd: the daemon exited while starting; "
-		    "see its log\n");
+	if (len >= 2 && buf[0] == FAILED) {
+		fprintf(stderr, "ferryd: %s\n", buf + 2);
+		_exit((unsigned char)buf[1]);
+	}
+	fprintf(stderr, "ferryd: the daemon exited while starting; see its "
+	    "log\n");
 	_exit(1);
 }
 
@@ -82,13 +83,13 @@ daemon_detach(char *err, size_t errlen)
 	return 0;
 fail:
 	snprintf(err, errlen, "cannot detach: %s", strerror(errno));
-	daemon_fail(err);
+	daemon_fail(err, 1);
 	_exit(1);
 }
 
 /* Say one thing to the waiting process, and close the pipe. */
 static void
-daemon_say(char kind, const char *msg)
+daemon_say(char kind, unsigned char status, const char *msg)
 {
 	char   buf[1024];
 	size_t len;
@@ -96,7 +97,8 @@ daemon_say(char kind, const char *msg)
 	if (ready_fd == -1)
 		return;
 	buf[0] = kind;
-	len = 1 + (size_t)snprintf(buf + 1, sizeof(buf) - 1, "%s", msg);
+	buf[1] = (char)status;
+	len = 2 + (size_t)snprintf(buf + 2, sizeof(buf) - 2, "%s", msg);
 	if (len > sizeof(buf) - 1)
 		len = sizeof(buf) - 1;
 	if (write(ready_fd, buf, len) == -1) {
@@ -108,13 +110,14 @@ daemon_say(char kind, const char *msg)
 void
 daemon_ready(void)
 {
-	daemon_say(READY, "");
+	daemon_say(READY, 0, "");
 }
 
 void
-daemon_fail(const char *why)
+daemon_fail(const char *why, int status)
 {
-	daemon_say(FAILED, why);
+	/* Never 0, which would tell success. */
+	daemon_say(FAILED, status > 0 && status < 256 ? status : 1, why);
 }
 
 void

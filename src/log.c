@@ -24,6 +24,10 @@ static int             log_level = LOG_LEVEL_INFO;
 static int             log_fd = -1;
 static char            log_path[1024];
 static char            log_role[32] = "ferryd";
+/* syslog_ident and syslog_facility; openlog(3) keeps the pointer. */
+static char            syslog_ident[SYSLOG_IDENT_MAX + 1] = "ferryd";
+static int             syslog_facility = LOG_DAEMON;
+static bool            syslog_opened;
 /* Lines a full disk took, said at the first line written again. */
 static unsigned long    log_lost;
 static int              log_lost_errno;
@@ -33,6 +37,19 @@ static const char *const level_names[] = {
 };
 static const int syslog_priorities[] = {
 	LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO, LOG_DEBUG
+};
+
+/* The facilities of syslog.h, in log_facility_names' order. */
+const char *const log_facility_names[] = {
+	"auth", "authpriv", "cron", "daemon", "ftp", "kern", "lpr", "mail",
+	"news", "syslog", "user", "uucp", "local0", "local1", "local2",
+	"local3", "local4", "local5", "local6", "local7", NULL
+};
+static const int facilities[] = {
+	LOG_AUTH, LOG_AUTHPRIV, LOG_CRON, LOG_DAEMON, LOG_FTP, LOG_KERN,
+	LOG_LPR, LOG_MAIL, LOG_NEWS, LOG_SYSLOG, LOG_USER, LOG_UUCP,
+	LOG_LOCAL0, LOG_LOCAL1, LOG_LOCAL2, LOG_LOCAL3, LOG_LOCAL4,
+	LOG_LOCAL5, LOG_LOCAL6, LOG_LOCAL7
 };
 
 static int
@@ -66,7 +83,7 @@ log_open(enum log_target target, const char *path, char *err, size_t errlen)
 			close(log_fd);	/* log_file gone from the config */
 		log_fd = -1;
 		if (target == LOG_TO_SYSLOG)
-			openlog("ferryd", LOG_PID | LOG_NDELAY, LOG_DAEMON);
+			log_syslog_open();
 	}
 	log_target = target;
 	return 0;
@@ -110,6 +127,50 @@ bool
 log_to_syslog(void)
 {
 	return log_target == LOG_TO_SYSLOG;
+}
+
+bool
+log_to_stderr(void)
+{
+	return log_target == LOG_TO_STDERR;
+}
+
+void
+log_syslog_as(const char *ident, int facility)
+{
+	int	f = facility >= 0 && (size_t)facility < sizeof(facilities) /
+		    sizeof(facilities[0]) ? facilities[facility] : LOG_DAEMON;
+
+	if (strcmp(ident, syslog_ident) == 0 && f == syslog_facility)
+		return;
+	snprintf(syslog_ident, sizeof(syslog_ident), "%s", ident);
+	syslog_facility = f;
+	if (syslog_opened) {
+		closelog();	/* openlog() again takes the new ones */
+		log_syslog_open();
+	}
+}
+
+void
+log_syslog_open(void)
+{
+	openlog(syslog_ident, LOG_PID | LOG_NDELAY, syslog_facility);
+	syslog_opened = true;
+}
+
+bool
+log_syslog_opened(void)
+{
+	return syslog_opened;
+}
+
+void
+log_syslog_line(const char *line, size_t len)
+{
+	int	saved_errno = errno;
+
+	syslog(LOG_INFO, "%.*s", (int)len, line);
+	errno = saved_errno;
 }
 
 void

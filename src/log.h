@@ -34,6 +34,29 @@ int  log_reopen(void);
 int  log_file_fd(void);
 /* Whether lines go to syslog (its socket may need making again). */
 bool log_to_syslog(void);
+
+/* The longest syslog_ident. */
+#define SYSLOG_IDENT_MAX	32
+
+/* syslog's facilities by name (syslog_facility), NULL-terminated. */
+extern const char *const log_facility_names[];
+/*
+ * The name and facility (an index of log_facility_names) of this
+ * process's syslog lines, "ferryd" and daemon until set (syslog_ident,
+ * syslog_facility): syslog's socket, if open, is opened again under them.
+ */
+void log_syslog_as(const char *ident, int facility);
+/*
+ * Open syslog's socket now, as the lines to come want it (a worker's
+ * chroot and seccomp filter keep it from opening it later).
+ */
+void log_syslog_open(void);
+/* Whether anything of this process opened syslog's socket. */
+bool log_syslog_opened(void);
+/* line (len bytes, no newline) to syslog at info: an access log line. */
+void log_syslog_line(const char *line, size_t len);
+/* Whether log messages go to standard error (in the foreground). */
+bool log_to_stderr(void);
 /*
  * Log to fd from now on, a reopened log file the master passed on (a
  * worker running as another user cannot open it itself); the old file

@@ -293,17 +293,22 @@ convert(const char *path)
 	return rc;
 }
 
-/* --sslh ... --convert: print the ferryd.conf equivalent of sslh's. */
+/*
+ * --sslh ... --convert: print the ferryd.conf equivalent of sslh's; sslh's
+ * exit status for settings it would refuse.
+ */
 static int
 convert_sslh(const struct sslh_cmdline *cl)
 {
 	struct conf_conv	 conv;
 	char			 err[CONF_ERR_MAX];
 	bool			 foreground;
+	int			 rc;
 
-	if (sslh_convert(cl, &conv, &foreground, err, sizeof(err)) == -1) {
+	if ((rc = sslh_convert(cl, &conv, &foreground, err, sizeof(err))) !=
+	    0) {
 		fprintf(stderr, "ferryd: %s\n", err);
-		return 1;
+		return rc;
 	}
 	if (fputs(conv.text, stdout) == EOF || fflush(stdout) == EOF)
 		snprintf(err, sizeof(err), "cannot write the converted file: "
@@ -319,8 +324,9 @@ convert_sslh(const struct sslh_cmdline *cl)
 /*
  * --sslh: what follows it is sslh's command line, parsed into cl; argc
  * is cut to what comes before it.  The master reads sslh's settings as
- * its configuration, and stays in the foreground if sslh would.  0, 1:
- * exit with that (an error, -V), -1: go on.
+ * its configuration, stays in the foreground if sslh would and exits as
+ * sslh does (SSLH_EXIT_*).  0 (-V) or sslh's status for a command line
+ * it refuses: exit with that; -1: go on.
  */
 static int
 take_sslh(int *argc, char *argv[], struct sslh_cmdline *cl,
@@ -338,7 +344,7 @@ take_sslh(int *argc, char *argv[], struct sslh_cmdline *cl,
 	if (sslh_cmdline_parse(*argc - i - 1, argv + i + 1, cl, err,
 	    sizeof(err)) == -1) {
 		fprintf(stderr, "ferryd: %s\n", err);
-		return 1;
+		return SSLH_EXIT_USAGE;
 	}
 	*argc = i;
 	if (cl->version) {
@@ -346,6 +352,7 @@ take_sslh(int *argc, char *argv[], struct sslh_cmdline *cl,
 		return 0;
 	}
 	opt->sslh = cl;
+	opt->exit_pidfile = SSLH_EXIT_PIDFILE;
 	opt->config_path = sslh_source(cl);
 	opt->config_syntax = CONF_SYNTAX_SSLH;
 	/* Only what decides foreground: errors are the loader's to say. */
@@ -500,7 +507,8 @@ test_files(const struct conf *cfg, const struct options *opt)
 
 	files[0] = opt->pidfile != NULL ? opt->pidfile : cfg->pidfile;
 	files[1] = cfg->log_file;
-	files[2] = cfg->access_log;
+	files[2] = cfg->access_log != NULL && strcmp(cfg->access_log,
+	    ACCESSLOG_SYSLOG) == 0 ? NULL : cfg->access_log;
 	for (i = 0; i < 3; i++)
 		if (files[i] != NULL && files[i][0] != '\0' &&
 		    safefile_check(files[i], i == 0, whats[i], err,
@@ -531,7 +539,7 @@ main(int argc, char *argv[])
 		{ NULL,         0,                 NULL, 0 }
 	};
 	struct options  opt = { DEFAULT_CONFIG, NULL, -1, CONF_SYNTAX_AUTO,
-			    false, NULL };
+			    false, NULL, 1 };
 	struct conf  *cfg;
 	struct sslh_cmdline sslh;
 	char            err[CONF_ERR_MAX], path[PATH_MAX];
@@ -641,14 +649,16 @@ main(int argc, char *argv[])
 		return 1;
 	}
 	/* Back from a failed upgrade: what we ran, not what it could not. */
+	rc = 1;		/* sslh's status for sslh's settings */
 	if ((cfg = master_adopt_config()) == NULL)
-		cfg = conf_load_as(opt.config_path, opt.config_syntax,
-		    opt.sslh, err, sizeof(err));
+		cfg = opt.sslh != NULL ? conf_load_sslh(opt.sslh, &rc, err,
+		    sizeof(err)) : conf_load_as(opt.config_path,
+		    opt.config_syntax, NULL, err, sizeof(err));
 	if (cfg == NULL) {
 		master_adopt_fail(NULL, err);	/* the old image, back */
 		fprintf(stderr, "ferryd: %s\n", err);
 		sslh_cmdline_free(&sslh);
-		return 1;
+		return rc;
 	}
 	if (show) {
 		ch = conf_show(stdout, cfg) == -1;

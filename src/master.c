@@ -72,7 +72,7 @@ master_start_failed(struct master *m, const struct child *c, int status)
 		return;
 	}
 	log_err("%s", why);
-	daemon_fail(why);
+	daemon_fail(why, 1);
 	m->status = 1;
 	master_stop(m, SIGTERM);
 }
@@ -401,41 +401,39 @@ fail:
 
 /*
  * Everything before the workers start: what can fail is tried before we
- * detach, so that the user sees the error.  Returns -1 with err set.
+ * detach, so that the user sees the error.  Returns 0, or the status to
+ * exit with (1; opt's exit_pidfile for the pidfile) with err set.
  */
 static int
 master_start(struct master *m, char *err, size_t errlen)
 {
 	const struct conf  *cfg = m->cfg;
 	const struct options *opt = m->opt;
-	const char           *pidfile;
+	const char           *pidfile = master_adopt_pidfile_path(cfg, opt);
 
-	pidfile = opt->pidfile != NULL ? opt->pidfile : cfg->pidfile;
-	if (pidfile == NULL && !opt->foreground)
-		pidfile = PIDFILE_DEFAULT;
-	if (pidfile != NULL && pidfile[0] == '\0')
-		pidfile = NULL;
 	/* The lock first: of two instances, the second stops here. */
-	if (master_fit_fdlimit(m->cfg, err, errlen) == -1 ||
-	    master_adopt_pidfile_lock(pidfile, err, errlen) == -1 ||
-	    (m->ls = master_adopt_listen(cfg, LISTEN_MODE_DEFAULT, err,
+	if (master_fit_fdlimit(m->cfg, err, errlen) == -1)
+		return 1;
+	if (master_adopt_pidfile_lock(pidfile, err, errlen) == -1)
+		return opt->exit_pidfile;
+	if ((m->ls = master_adopt_listen(cfg, LISTEN_MODE_DEFAULT, err,
 	    errlen)) == NULL)
-		return -1;
+		return 1;
 	if (listen_set_steer(m->ls, cfg, NULL, err, errlen) == -1)
 		log_warn("%s; reloads that reduce workers may reset queued "
 		    "connections", err);
 	if (master_open_access_log(cfg, NULL, err, errlen) == -1)
-		return -1;
+		return 1;
 	if (!opt->foreground && !master_adopting() &&
 	    daemon_detach(err, errlen) == -1)
-		return -1;
+		return 1;
 	if (cfg->log_file != NULL) {
 		if (log_open(LOG_TO_FILE, cfg->log_file, err, errlen) == -1)
-			return -1;
+			return 1;
 	} else if (!opt->foreground)
 		log_open(LOG_TO_SYSLOG, NULL, NULL, 0);
 	if (pidfile_write(err, errlen) == -1)
-		return -1;
+		return opt->exit_pidfile;
 	if (pidfile != NULL)
 		outcome_path(pidfile, m->outcome_file, sizeof(m->outcome_file));
 	if (scoreboard_open() == -1 ||
@@ -445,17 +443,17 @@ master_start(struct master *m, char *err, size_t errlen)
 	    stats_table_new(cfg, NULL, master_adopt_gen()) == -1) {
 		snprintf(err, errlen, "cannot set up the master: %s",
 		    strerror(errno));
-		return -1;
+		return 1;
 	}
 	master_statefile_load(cfg);
 	m->gen = master_adopt_gen();
 	m->gen_started = clock_ms();
 	master_set_budgets(m, m->cfg);
 	if (master_loop_setup(m, err, errlen) == -1)
-		return -1;
+		return 1;
 	master_adopt(m);
 	m->control_gen = m->gen;
-	return master_control_open(m, cfg, err, errlen);
+	return master_control_open(m, cfg, err, errlen) == -1;
 }
 
 int
@@ -463,7 +461,7 @@ master_run(struct conf *cfg, const struct options *opt)
 {
 	struct master m;
 	char          err[CONF_ERR_MAX];
-	int           status = 1;
+	int           status;
 
 	memset(&m, 0, sizeof(m));
 	m.cfg = cfg;
@@ -477,12 +475,12 @@ master_run(struct conf *cfg, const struct options *opt)
 	m.control_waiting = master_control_waiting;
 	m.control_before_exec = master_control_before_exec;
 	TAILQ_INIT(&m.children);
-	if (master_start(&m, err, sizeof(err)) == 0)
+	if ((status = master_start(&m, err, sizeof(err))) == 0)
 		status = master_loop(&m);
 	else {
 		master_adopt_failed(&m, opt->foreground, err);
 		log_err("%s", err);
-		daemon_fail(err);
+		daemon_fail(err, status);
 	}
 	pidfile_remove();
 	if (m.outcome_file[0] != '\0')

@@ -101,6 +101,17 @@ master_adopt_pidfile_lock(const char *path, char *err, size_t errlen)
 	return path != NULL ? pidfile_lock(path, err, errlen) : 0;
 }
 
+const char *
+master_adopt_pidfile_path(const struct conf *cfg, const struct options *opt)
+{
+	const char	*pidfile = opt->pidfile != NULL ? opt->pidfile :
+			    cfg->pidfile;
+
+	if (pidfile == NULL && !opt->foreground)
+		pidfile = PIDFILE_DEFAULT;
+	return pidfile != NULL && pidfile[0] == '\0' ? NULL : pidfile;
+}
+
 void
 master_adopt_failed(struct master *m, bool foreground, const char *why)
 {

@@ -35,6 +35,12 @@ struct conf *master_adopt_config(void);
  * file; else it is taken anew.  0, or -1 with err.
  */
 int	master_adopt_pidfile_lock(const char *path, char *err, size_t errlen);
+/*
+ * The pidfile to lock: -p's, else the configuration's, else a daemon's
+ * default; NULL for none ("", or in the foreground without one).
+ */
+const char *master_adopt_pidfile_path(const struct conf *cfg,
+    const struct options *opt);
 
 /*
  * The new image cannot start: open the log the old one wrote to (its

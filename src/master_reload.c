@@ -115,6 +115,8 @@ int
 master_open_access_log(const struct conf *cfg, const struct conf *old,
     char *err, size_t errlen)
 {
+	/* Before the access log, which may be syslog's. */
+	log_syslog_as(cfg->syslog_ident, cfg->syslog_facility);
 	accesslog_set_format(cfg->access_log_format, cfg->access_log_fields,
 	    cfg->naccess_log_fields);
 	if (cfg->access_log == NULL) {

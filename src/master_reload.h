@@ -66,7 +66,8 @@ void	master_reload_child_gone(struct master *m, struct child *c);
 
 /*
  * Open access_log if it is new in cfg (old: the running configuration, or
- * NULL at start), close it if it went.  Workers forked later inherit it.
+ * NULL at start), close it if it went; syslog's name and facility first
+ * (syslog_ident, syslog_facility).  Workers forked later inherit them.
  */
 int	master_open_access_log(const struct conf *cfg, const struct conf *old,
     char *err, size_t errlen);

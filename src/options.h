@@ -16,6 +16,8 @@ struct options {
 	int         config_syntax;	/* enum conf_syntax: --rinetd, --sslh */
 	bool        foreground;
 	const struct sslh_cmdline *sslh; /* --sslh: sslh's options, or NULL */
+	int         exit_pidfile;	/* status when the pidfile cannot be
+					 * had: 1, sslh's 3 with --sslh */
 };
 
 #endif

@@ -343,7 +343,7 @@ install(const char *who, bool unix_sockets)
 	struct sock_fprog	fp;
 	struct sigaction	sa;
 
-	if (!build(&p, getpid(), unix_sockets || log_to_syslog())) {
+	if (!build(&p, getpid(), unix_sockets || log_syslog_opened())) {
 		log_err("%s: the seccomp filter does not fit (a bug)", who);
 		return -1;
 	}

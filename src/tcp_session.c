@@ -472,6 +472,11 @@ session_connect_done(struct tcp_session *ss, int events)
 	ss->connect_us = time_kept((uint64_t)(now_us - ss->accepted_us));
 	hist_add(&stats_rule(ss->rule)->connect, ss->connect_us);
 	tcp_relay_connected(r, now, reset);
+	/* sslh's line: its connection is made. */
+	accesslog_connected(ss->rule, ss->route != NULL ? ss->route->name :
+	    NULL, (const struct sockaddr *)&ss->peer.ss,
+	    (const struct sockaddr *)&ss->connect.backend->addr.ss,
+	    r->fd[TCP_CLIENT], fd);
 	/* From now on the timer is the idle timeout's, re-armed lazily. */
 	if (ss->rule->idle_timeout > 0)
 		(void)event_timer_arm(ts->env.loop, &ss->timer,

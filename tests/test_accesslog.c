@@ -8,6 +8,7 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,6 +271,66 @@ test_corners(void)
 	test_json_escapes(&e);
 }
 
+/* port as getnameinfo() names it: /etc/services' name, or the number. */
+static const char *
+port_name(int port, char *buf, size_t len)
+{
+	struct servent	*se = getservbyport(htons(port), "tcp");
+
+	if (se != NULL)
+		snprintf(buf, len, "%s", se->s_name);
+	else
+		snprintf(buf, len, "%d", port);
+	return buf;
+}
+
+/*
+ * sslh's line: the route's name as sslh's protocol (without the "_2" of
+ * a protocol given again), the addresses each end saw, ports by their
+ * /etc/services names or as numbers (sslh -n).
+ */
+static void
+test_sslh(void)
+{
+	struct sockaddr_any	c, here, from, ssh;
+	struct accesslog_entry	e;
+	char			want[256], p8080[64], p22[64];
+
+	resolve("192.0.2.7:51234", &c);
+	resolve("203.0.113.5:443", &here);
+	resolve("127.0.0.1:40000", &from);
+	resolve("127.0.0.1:22", &ssh);
+	memset(&e, 0, sizeof(e));
+	e.rule = &rule4;
+	e.route = "tls_2";
+	e.client = (const struct sockaddr *)&c.ss;
+	e.client_local = (const struct sockaddr *)&here.ss;
+	e.backend_local = (const struct sockaddr *)&from.ss;
+	e.backend = (const struct sockaddr *)&ssh.ss;
+	check_line(&e, ACCESS_LOG_SSLH_NUMERIC, "tls:connection from "
+	    "192.0.2.7:51234 to 203.0.113.5:443 forwarded from "
+	    "127.0.0.1:40000 to 127.0.0.1:22\n", "sslh-numeric: sslh -n's "
+	    "line, tls_2 is sslh's tls");
+	accesslog_set_format(ACCESS_LOG_SSLH, NULL, 0);
+	e.route = "ssh";
+	e.client_local = NULL;	/* unknown: the rule's listen address */
+	e.backend_local = NULL;
+	snprintf(want, sizeof(want), "ssh:connection from 192.0.2.7:51234 to "
+	    "0.0.0.0:%s forwarded from ?:? to 127.0.0.1:%s\n",
+	    port_name(8080, p8080, sizeof(p8080)),
+	    port_name(22, p22, sizeof(p22)));
+	check_line(&e, ACCESS_LOG_SSLH, want, "sslh: ports by their names");
+	e.route = NULL;
+	rule6.name = (char *)"web_2";
+	e.rule = &rule6;
+	check_line(&e, ACCESS_LOG_SSLH_NUMERIC, "web_2:connection from "
+	    "192.0.2.7:51234 to :::8443 forwarded from ?:? to 127.0.0.1:22\n",
+	    "sslh: no route, the rule's name as it is, IPv6 as getnameinfo "
+	    "writes it");
+	rule6.name = NULL;
+	accesslog_set_format(ACCESS_LOG_RINETD, NULL, 0);
+}
+
 /* The whole content of path, or "" if it cannot be read. */
 static void
 slurp(const char *path, char *buf, size_t len)
@@ -458,6 +519,7 @@ main(void)
 	make_rules();
 	test_formats();
 	test_corners();
+	test_sslh();
 	test_file();
 	test_full();
 	test_no_interleaving();

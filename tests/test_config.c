@@ -261,8 +261,16 @@ static const struct bad_case bad_cases[] = {
 	    2, "\"access_log\" must be an absolute path" },
 	{ "bad access_log_format", "\naccess_log_format = \"combined\";\n"
 	    RULES, 2, "\"access_log_format\" must be one of \"rinetd\", "
-	    "\"common\", \"rinetd-exact\", \"common-exact\", \"json\" (got "
-	    "\"combined\")" },
+	    "\"common\", \"rinetd-exact\", \"common-exact\", \"json\", "
+	    "\"sslh\", \"sslh-numeric\" (got \"combined\")" },
+	/* syslog_ident, syslog_facility */
+	{ "syslog_ident with a space", RULES "syslog_ident = \"my sslh\";\n",
+	    2, "\"syslog_ident\" must be 1 to 32 letters, digits, '.', '_' or "
+	    "'-'" },
+	{ "empty syslog_ident", RULES "syslog_ident = \"\";\n", 2,
+	    "\"syslog_ident\" must be 1 to 32" },
+	{ "unknown syslog_facility", RULES "syslog_facility = \"kernel\";\n",
+	    2, "\"syslog_facility\" must be one of \"auth\", \"authpriv\"" },
 	{ "integer access_log_format", RULES "access_log_format = 1;\n",
 	    2, "must be a string (got an integer)" },
 	{ "access_log in a rule",
@@ -1494,6 +1502,34 @@ test_access(void)
 	conf_free(cfg);
 }
 
+/* access_log = "syslog", syslog_ident and syslog_facility; defaults. */
+static void
+test_syslog(void)
+{
+	char		 path[PATH_MAX], err[CONF_ERR_MAX];
+	struct conf	*cfg;
+
+	cfg = load_text("syslog.conf", RULES "access_log = \"syslog\";\n"
+	    "access_log_format = \"sslh\";\nsyslog_ident = \"sslh\";\n"
+	    "syslog_facility = \"local3\";\n", path, sizeof(path), err,
+	    sizeof(err));
+	check(cfg != NULL && streq(cfg->access_log, ACCESSLOG_SYSLOG) &&
+	    cfg->access_log_format == ACCESS_LOG_SSLH &&
+	    streq(cfg->syslog_ident, "sslh") &&
+	    streq(log_facility_names[cfg->syslog_facility], "local3"),
+	    "access_log \"syslog\", format sslh, syslog as sslh, local3%s%s",
+	    cfg == NULL ? ": " : "", cfg == NULL ? err : "");
+	if (cfg != NULL)
+		conf_free(cfg);
+	cfg = load_text("syslog-default.conf", RULES, path, sizeof(path), err,
+	    sizeof(err));
+	check(cfg != NULL && streq(cfg->syslog_ident, "ferryd") &&
+	    streq(log_facility_names[cfg->syslog_facility], "daemon"),
+	    "by default syslog's lines are ferryd's, daemon");
+	if (cfg != NULL)
+		conf_free(cfg);
+}
+
 /* "epoll" is accepted exactly where configure found epoll. */
 static void
 test_epoll(void)
@@ -1559,6 +1595,7 @@ main(void)
 	test_epoll();
 	test_log_level_parse();
 	test_access();
+	test_syslog();
 	test_include();
 	test_include_safety();
 	test_nul_byte();

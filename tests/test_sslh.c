@@ -42,12 +42,21 @@ static char *const daemon_opts[] = {
     "setting.\n" \
     "\n"
 
+/* sslh's syslog and its line per connection, by default. */
+#define SYSLOG_CONF \
+    "# sslh's name in syslog, and its line for each connection\n" \
+    "syslog_ident = \"sslh\";\n" \
+    "syslog_facility = \"auth\";   # sslh's default\n" \
+    "access_log = \"syslog\";\n"
+
 static const char daemon_opts_conf[] =
     "# ferryd.conf converted from sslh's command line" HEADER_END
     "# sslh command line: --user nobody\n"
     "user = \"nobody\";\n"
     "# sslh command line: --pidfile /run/sslh/sslh.pid\n"
     "pidfile = \"/run/sslh/sslh.pid\";\n"
+    SYSLOG_CONF
+    "access_log_format = \"sslh\";\n"
     "\n"
     "rules = (\n"
     "  # sslh command line: --listen 127.0.0.1:18601\n"
@@ -115,6 +124,9 @@ static const char sample_conf[] =
     "user = \"nobody\";\n"
     "# line 8: pidfile: \"/run/sslh-test.pid\";\n"
     "pidfile = \"/run/sslh-test.pid\";\n"
+    SYSLOG_CONF
+    "# line 4: numeric: true;\n"
+    "access_log_format = \"sslh-numeric\";\n"
     "# line 2: verbose: 1;\n"
     "log_level = \"info\";\n"
     "# line 3: foreground: true;\n"
@@ -249,9 +261,29 @@ load_args(int argc, char *const argv[], char *err, size_t errlen)
 	if (sslh_cmdline_parse(argc, argv, &cl, err, errlen) == -1)
 		return NULL;
 	cl.hosts_dir = tmpdir;
-	cfg = conf_load_sslh(&cl, err, errlen);
+	cfg = conf_load_sslh(&cl, NULL, err, errlen);
 	sslh_cmdline_free(&cl);
 	return cfg;
+}
+
+/* load_args(), for the status sslh would exit with: 0 when it loads. */
+static int
+load_status(int argc, char *const argv[])
+{
+	struct sslh_cmdline	 cl;
+	struct conf		*cfg;
+	char			 err[CONF_ERR_MAX];
+	int			 status = 0;
+
+	if (sslh_cmdline_parse(argc, argv, &cl, err, sizeof(err)) == -1)
+		return SSLH_EXIT_USAGE;
+	cl.hosts_dir = tmpdir;
+	if ((cfg = conf_load_sslh(&cl, &status, err, sizeof(err))) != NULL) {
+		conf_free(cfg);
+		status = 0;
+	}
+	sslh_cmdline_free(&cl);
+	return status;
 }
 
 /* check_bad_cases()'s loader: the file as -F gives it. */
@@ -284,7 +316,7 @@ test_daemon_opts(void)
 	bool			 fg = true;
 
 	if (convert_args(NARGS(daemon_opts), daemon_opts, &conv, &fg, err,
-	    sizeof(err)) == -1) {
+	    sizeof(err)) != 0) {
 		check(0, "DAEMON_OPTS converts: %s", err);
 		return;
 	}
@@ -325,7 +357,7 @@ test_sample(void)
 
 	write_conf("sample.cfg", sample, path, sizeof(path));
 	if (convert_args(NARGS(argv), argv, &conv, &fg, err,
-	    sizeof(err)) == -1) {
+	    sizeof(err)) != 0) {
 		check(0, "sample converts: %s", err);
 		return;
 	}
@@ -399,7 +431,7 @@ test_override(void)
 	    " { name: \"http\"; host: \"127.0.0.1\"; port: \"80\"; }\n);\n"
 	    "timeout: 4;\n", path, sizeof(path));
 	if (convert_args(NARGS(argv), argv, &conv, &fg, err,
-	    sizeof(err)) == -1) {
+	    sizeof(err)) != 0) {
 		check(0, "override converts: %s", err);
 		return;
 	}
@@ -579,9 +611,130 @@ test_cmdline_errors(void)
 	}
 }
 
+/*
+ * The status sslh 2.x exits with for each kind of problem (sslh-main.c:
+ * 6 for what its parser of the command line and the file refuses, 4 for
+ * an address that does not resolve, 2 for an unknown user, else 1).
+ */
+static void
+test_exit_statuses(void)
+{
+	static const struct {
+		const char	*desc;
+		char		*argv[6];
+		int		 status;
+	} cases[] = {
+		{ "an unknown option", { "-p", "127.0.0.1:1", "--bogus" },
+		    SSLH_EXIT_USAGE },
+		{ "--ssh without a port", { "-p", "127.0.0.1:1", "--ssh",
+		    "h" }, SSLH_EXIT_USAGE },
+		{ "-t not a number", { "-p", "127.0.0.1:1", "--ssh",
+		    "127.0.0.1:22", "-t", "x" }, SSLH_EXIT_USAGE },
+		{ "a listen host that does not resolve", { "-p",
+		    "nonexistent.invalid:443", "--ssh", "127.0.0.1:22" },
+		    SSLH_EXIT_RESOLVE },
+		{ "a backend that does not resolve", { "-p", "127.0.0.1:1",
+		    "--ssh", "nonexistent.invalid:22" }, SSLH_EXIT_RESOLVE },
+		{ "an unknown user", { "-p", "127.0.0.1:1", "--ssh",
+		    "127.0.0.1:22", "-u", "no-such-user-ferryd" },
+		    SSLH_EXIT_USER },
+		{ "a timeout out of range", { "-p", "127.0.0.1:1", "--ssh",
+		    "127.0.0.1:22", "-t", "0" }, SSLH_EXIT_FAILURE },
+		{ "settings it loads", { "-p", "127.0.0.1:1", "--ssh",
+		    "127.0.0.1:22" }, 0 }
+	};
+	static const struct {
+		const char	*desc, *text;
+		int		 status;
+	} files[] = {
+		{ "a syntax error", "timeout: ;\n", SSLH_EXIT_USAGE },
+		{ "a string for a number", "timeout: \"2\";\n",
+		    SSLH_EXIT_USAGE },
+		{ "protocols not a list", "protocols: 3;\n", SSLH_EXIT_USAGE },
+		{ "an unknown probe", "protocols: ( { name: \"gopher\"; "
+		    "host: \"127.0.0.1\"; port: \"70\"; } );\n",
+		    SSLH_EXIT_FAILURE },
+		{ "a user that does not exist", "user: \"no-such-user-ferryd"
+		    "\";\n", SSLH_EXIT_USER }
+	};
+	char	 path[PATH_MAX], missing[PATH_MAX + 16];
+	char	*argv[6] = { "-F", path, "-p", "127.0.0.1:1", "--ssh",
+		    "127.0.0.1:22" };
+	size_t	 i;
+	int	 argc, got;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (argc = 0; argc < 6 && cases[i].argv[argc] != NULL; argc++)
+			;
+		got = load_status(argc, cases[i].argv);
+		check(got == cases[i].status, "sslh's status for %s: %d (%d)",
+		    cases[i].desc, cases[i].status, got);
+	}
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		write_conf("status.cfg", files[i].text, path, sizeof(path));
+		got = load_status(6, argv);
+		check(got == files[i].status, "sslh's status for %s in the "
+		    "file: %d (%d)", files[i].desc, files[i].status, got);
+	}
+	snprintf(missing, sizeof(missing), "%s.missing", path);
+	argv[1] = missing;
+	got = load_status(6, argv);
+	check(got == SSLH_EXIT_USAGE, "sslh's status for a file that is not "
+	    "there: %d (%d)", SSLH_EXIT_USAGE, got);
+}
+
 #define L	"listen: ( { host: \"127.0.0.1\"; port: \"18608\"; } );\n"
 #define P	"protocols: (\n"
 #define SSH	"  { name: \"ssh\"; host: \"127.0.0.1\"; port: \"22\"; }"
+
+/*
+ * sslh's syslog: its name, its facility (auth, or syslog_facility), a
+ * line for each connection (none for the facility "none"), its ports by
+ * number with --numeric.
+ */
+static void
+test_syslog(void)
+{
+	char *const	 facility[] = { "-p", "127.0.0.1:1", "--ssh",
+			    "127.0.0.1:22", "--syslog-facility", "local3" };
+	char *const	 numeric[] = { "-n", "-p", "127.0.0.1:1", "--ssh",
+			    "127.0.0.1:22" };
+	char		 path[PATH_MAX];
+	char *const	 none[] = { "-F", path };
+	struct conf	*cfg;
+	char		 err[CONF_ERR_MAX];
+
+	cfg = load_args(NARGS(facility), facility, err, sizeof(err));
+	check(cfg != NULL && strcmp(cfg->syslog_ident, "sslh") == 0 &&
+	    strcmp(log_facility_names[cfg->syslog_facility], "local3") == 0 &&
+	    cfg->access_log != NULL && strcmp(cfg->access_log, "syslog") ==
+	    0 && cfg->access_log_format == ACCESS_LOG_SSLH, "--syslog-"
+	    "facility local3: sslh's line to syslog, as sslh, local3%s%s",
+	    cfg == NULL ? ": " : "", cfg == NULL ? err : "");
+	if (cfg != NULL)
+		conf_free(cfg);
+	cfg = load_args(NARGS(numeric), numeric, err, sizeof(err));
+	check(cfg != NULL && strcmp(log_facility_names[cfg->syslog_facility],
+	    "auth") == 0 && cfg->access_log_format == ACCESS_LOG_SSLH_NUMERIC,
+	    "-n: sslh's line with numeric ports, to auth, sslh's default");
+	if (cfg != NULL)
+		conf_free(cfg);
+	write_conf("none.cfg", "syslog_facility: \"none\";\n" L P SSH
+	    ");\n", path, sizeof(path));
+	cfg = load_args(NARGS(none), none, err, sizeof(err));
+	check(cfg != NULL && cfg->access_log == NULL, "syslog_facility "
+	    "\"none\": no line for each connection%s%s", cfg == NULL ?
+	    ": " : "", cfg == NULL ? err : "");
+	if (cfg != NULL)
+		conf_free(cfg);
+	write_conf("bogus.cfg", L P SSH ");\nsyslog_facility: \"bogus\";\n",
+	    path, sizeof(path));
+	cfg = load_args(NARGS(none), none, err, sizeof(err));
+	check(cfg == NULL && strstr(err, "bogus.cfg:4: ") != NULL,
+	    "an unknown facility: refused at its line (%s)", err);
+	if (cfg != NULL)
+		conf_free(cfg);
+}
 
 static const struct bad_case bad_cases[] = {
 	{ "syntax", L "timeout: ;\n" P SSH ");\n", 2, "syntax error" },
@@ -690,7 +843,7 @@ test_tolerated(void)
 	memset(&cl, 0, sizeof(cl));
 	cl.config = path;
 	cl.hosts_dir = tmpdir;
-	if (sslh_convert(&cl, &conv, &fg, err, sizeof(err)) == -1) {
+	if (sslh_convert(&cl, &conv, &fg, err, sizeof(err)) != 0) {
 		check(0, "sslh 2.x's tolerated settings convert: %s", err);
 		return;
 	}
@@ -850,8 +1003,8 @@ test_libwrap(void)
 		conf_conv_free(&conv);
 	write_conf("hosts.deny", "# x\nsshd: ALL\n", allow, sizeof(allow));
 	rc = convert_args(NARGS(argv), argv, &conv, &fg, err, sizeof(err));
-	check(rc == -1 && strstr(err, ":3: service \"sshd\": libwrap's "
-	    "rules") != NULL, "libwrap with rules: refused at the line (%s)",
+	check(rc == SSLH_EXIT_FAILURE && strstr(err, ":3: service \"sshd\": "
+	    "libwrap's rules") != NULL, "libwrap with rules: refused at the line (%s)",
 	    err);
 	if (rc == 0)
 		conf_conv_free(&conv);
@@ -867,6 +1020,8 @@ main(void)
 	test_override();
 	test_config_forms();
 	test_cmdline_errors();
+	test_exit_statuses();
+	test_syslog();
 	test_verbose();
 	test_tolerated();
 	test_globs();

@@ -192,13 +192,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	}
 	cl.hosts_dir = NO_HOSTS_DIR;
-	if (sslh_convert(&cl, &conv, &foreground, err, sizeof(err)) == -1) {
+	if (sslh_convert(&cl, &conv, &foreground, err, sizeof(err)) != 0) {
 		check_refusal(err);
 		sslh_cmdline_free(&cl);
 		return 0;
 	}
 	check_text(&conv);
-	if ((cfg = conf_load_sslh(&cl, err, sizeof(err))) == NULL)
+	if ((cfg = conf_load_sslh(&cl, NULL, err, sizeof(err))) == NULL)
 		check_load_refusal(err, conv.text);
 	else {
 		fuzz_check_show(cfg);
