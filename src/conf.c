@@ -636,6 +636,7 @@ check_stats_listen(struct conf_loader *ld, const config_t *lc,
  * accept_proxy_from, which judges the peer itself.  So does transparent,
  * which would connect from whatever address a header names.  The top
  * level's do not apply to a Unix listener, which refuses the others.
+ * "optional" believes no header without accept_proxy_from.
  */
 static int
 check_proxy_acl(struct conf_loader *ld, const config_t *lc,
@@ -647,13 +648,10 @@ check_proxy_acl(struct conf_loader *ld, const config_t *lc,
 
 	for (i = 0; i < cfg->nrules; i++) {
 		r = &cfg->rules[i];
-		/* "optional" believes no header without accept_proxy_from. */
-		if (!r->accept_proxy || r->proxy_optional ||
-		    r->range_first != NULL ||
+		if (!r->accept_proxy || r->proxy_optional || r->range_first ||
 		    r->accept_proxy_from.nallow + r->accept_proxy_from.ndeny > 0 ||
 		    ((!global || r->listen_addr.ss.ss_family == AF_UNIX) &&
-		    r->acl.nallow + r->acl.ndeny == 0 &&
-		    !rule_any_transparent(r)))
+		    r->acl.nallow + r->acl.ndeny == 0 && !rule_any_transparent(r)))
 			continue;
 		return conf_fail(ld, config_setting_get_elem(config_lookup(lc,
 		    "rules"), (unsigned)r->elem), rule_any_transparent(r) ?
