@@ -23,6 +23,7 @@
 
 const char *const route_protocol_names[] = { "any", "tls", "ssh", "http",
     "openvpn", "socks5", "xmpp", "adb", "syslog", "msrdp", NULL };
+const char *const route_probes_names[] = { "strict", "sslh", NULL };
 
 static conf_key_parser parse_route_protocol, parse_route_names,
     parse_route_regex, parse_route_connect, parse_route_source;
@@ -573,7 +574,8 @@ int
 conf_rule_routes(struct conf_loader *ld, const config_setting_t *rule,
     struct rule *r, unsigned nports)
 {
-	static const char *const keys[] = { "peek_timeout", "on_timeout" };
+	static const char *const keys[] = { "peek_timeout", "on_timeout",
+	    "probes" };
 	const config_setting_t	*m;
 	size_t			 i;
 

@@ -123,6 +123,8 @@ static const struct conf_key rule_keys[] = {
 	    PEEK_TIMEOUT_MAX, offsetof(struct rule, peek_timeout) },
 	{ "on_timeout", conf_parse_string, 0, 0,
 	    offsetof(struct rule, on_timeout_name) },
+	{ "probes", conf_parse_choice, 0, 0, offsetof(struct rule, probes),
+	    route_probes_names },
 };
 
 const struct conf_keys conf_rule_keys = {
@@ -239,7 +241,8 @@ conf_rule_key_applies(const void *base, const struct conf_key *k)
 	/* With routes, connect is theirs; peek_timeout goes with them. */
 	if (strcmp(k->name, "connect") == 0 || strcmp(k->name, "routes") == 0 ||
 	    strcmp(k->name, "peek_timeout") == 0 ||
-	    strcmp(k->name, "on_timeout") == 0)
+	    strcmp(k->name, "on_timeout") == 0 ||
+	    strcmp(k->name, "probes") == 0)
 		return (r->nroutes > 0) == (strcmp(k->name, "connect") != 0);
 	if (!r->accept_proxy && (strcmp(k->name, "proxy_timeout") == 0 ||
 	    strcmp(k->name, "accept_proxy_from") == 0))

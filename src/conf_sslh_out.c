@@ -3,9 +3,11 @@
  * equivalent ferryd.conf: a rule per listen address, whose routes are
  * sslh's protocols in their order.
  *
- * sslh tries its probes in order and gives a connection that none of them
- * matched to the last protocol, whatever it is: so the last protocol
- * becomes the route without a match key.  A silent client goes, after
+ * Each TCP rule has probes = "sslh": its routes judge the first bytes
+ * with sslh's probes and in sslh's order (tcp_peek.c), which gives a
+ * connection that no probe matched to the last protocol, whatever it
+ * is; a last anyprot, which sslh never probes, becomes the route without
+ * a match key.  A silent client goes, after
  * sslh's timeout, to the protocol on_timeout names (by default "ssh"),
  * or to the first one if there is none of that name: on_timeout always
  * names a route.  sslh's patterns are fnmatch(3) globs (SNI, ALPN) and
@@ -269,12 +271,16 @@ out_match(struct sslh *s, struct conf_out *o, const struct sslh_proto *p,
     bool last)
 {
 	int	num = p->from.line;
+	long	minlength = p->minlength;
 
-	if (last)
-		return strcmp(p->name, "regex") == 0 ?
-		    out_regex(s, NULL, &p->regex) : 0;
-	if (p->minlength > 0)
-		conf_out_printf(o, num, "min_length = %ld; ", p->minlength);
+	/* sslh never probes a last anyprot, nor checks its minlength. */
+	if (last && strcmp(p->name, "anyprot") == 0)
+		return 0;
+	/* sslh's tinc probe waits for its two bytes, "0 ". */
+	if (strcmp(p->name, "tinc") == 0 && minlength < 2)
+		minlength = 2;
+	if (minlength > 0)
+		conf_out_printf(o, num, "min_length = %ld; ", minlength);
 	if (strcmp(p->name, "tls") == 0 && p->sni.n + p->alpn.n > 0)
 		return out_globs(s, o, &p->sni, "sni", true) == -1 ||
 		    out_globs(s, o, &p->alpn, "alpn", false) == -1 ? -1 : 0;
@@ -284,8 +290,12 @@ out_match(struct sslh *s, struct conf_out *o, const struct sslh_proto *p,
 			    "regex_patterns");
 		return out_regex(s, o, &p->regex);
 	}
-	if (strcmp(p->name, "tinc") == 0)	/* sslh's probe: "0 " */
+	if (strcmp(p->name, "tinc") == 0)
 		conf_out_printf(o, num, "regex = [ \"^0 \" ]; ");
+	else if (last && strcmp(p->name, "timeout") == 0)
+		/* sslh's timeout probe takes anything, even while another
+		 * waits: a pattern, not the default route, which waits. */
+		conf_out_printf(o, num, "regex = [ \"\" ]; ");
 	else
 		conf_out_printf(o, num, "protocol = \"%s\"; ",
 		    strcmp(p->name, "anyprot") == 0 ||
@@ -465,6 +475,8 @@ out_rule_settings(struct sslh *s, struct conf_out *o,
 		    "the first protocol\n");
 	conf_out_printf(o, s->on_timeout.from.line, "    on_timeout = \"%s\";\n",
 	    timeout_route(s)->route);
+	conf_out_printf(o, num, "    # sslh's probes, in sslh's order\n"
+	    "    probes = \"sslh\";\n");
 }
 
 static int

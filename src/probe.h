@@ -99,4 +99,45 @@ enum probe_verdict probe_adb(const uint8_t *buf, size_t len);
 enum probe_verdict probe_syslog(const uint8_t *buf, size_t len);
 enum probe_verdict probe_msrdp(const uint8_t *buf, size_t len);
 
+/*
+ * sslh's probes, for rules with probes = "sslh" (tcp_peek.c): each
+ * decides as sslh 2.x's of the same name does, on all the bytes so far,
+ * asked afresh at every look.  Their verdicts hold for one look only:
+ * PROBE_NO is sslh's "next" (the same protocol may match at a later
+ * look: "HTTP" or "jabber" anywhere, an OpenVPN length equal to what
+ * came), and PROBE_AGAIN does not hold back the routes after it.  They
+ * are looser than ferryd's own (ferryd-routes(7) says where), and, like
+ * those, read nothing past len and allocate nothing.
+ */
+enum probe_verdict probe_sslh_ssh(const uint8_t *buf, size_t len);
+enum probe_verdict probe_sslh_openvpn(const uint8_t *buf, size_t len);
+enum probe_verdict probe_sslh_xmpp(const uint8_t *buf, size_t len);
+enum probe_verdict probe_sslh_http(const uint8_t *buf, size_t len);
+enum probe_verdict probe_sslh_adb(const uint8_t *buf, size_t len);
+enum probe_verdict probe_sslh_socks5(const uint8_t *buf, size_t len);
+enum probe_verdict probe_sslh_syslog(const uint8_t *buf, size_t len);
+enum probe_verdict probe_sslh_msrdp(const uint8_t *buf, size_t len);
+
+/*
+ * The names a route of sslh's TLS probe wants: sni, alpn say which of
+ * its lists it has; match says whether a name of the hello (a server
+ * name, or a protocol offered; NUL-terminated, cut at a NUL byte as
+ * sslh's are) is on the list.
+ */
+struct probe_sslh_names {
+	bool	sni, alpn;
+	bool	(*match)(void *ctx, bool alpn, const char *name);
+	void	*ctx;
+};
+
+/*
+ * sslh's TLS probe: the first record alone, judged as far as sslh's
+ * reader looks (a handshake record of version 3 or more holding a
+ * ClientHello whose lengths fit, up to its extensions), and with names
+ * (NULL: none wanted) its server_name and ALPN extensions walked as
+ * sslh walks them.
+ */
+enum probe_verdict probe_sslh_tls(const uint8_t *buf, size_t len,
+    const struct probe_sslh_names *names);
+
 #endif

@@ -39,6 +39,18 @@ enum route_protocol {
 };
 
 #define ROUTE_PROTOCOLS		10
+
+/*
+ * A rule's probes key: how its routes judge the first bytes.  ferryd's
+ * own probes, the first route in order that matches, one undecided
+ * holding back those after it; or sslh's (ferryd --sslh writes it), as
+ * sslh decides: its looser probes (probe_sslh.c), every route asked at
+ * every look, what none takes going to the last route (tcp_peek.c).
+ */
+enum route_probes {
+	ROUTE_PROBES_STRICT = 0,
+	ROUTE_PROBES_SSLH
+};
 #define ROUTE_MIN_LENGTH_MAX	16384	/* PROBE_PEEK_MAX (probe.h) */
 #define DEFAULT_PEEK_TIMEOUT	5000	/* ms, as sslh's timeout */
 #define ROUTES_MAX		64	/* routes of one rule */
@@ -122,6 +134,8 @@ rule_any_transparent(const struct rule *r)
 
 /* The protocol names as in the configuration, by enum route_protocol. */
 extern const char *const route_protocol_names[];
+/* The probes key's values, by enum route_probes. */
+extern const char *const route_probes_names[];
 
 /* What makes a name of sni, host or alpn a glob (fnmatch(3)). */
 #define ROUTE_GLOB_CHARS	"*?[]!"

@@ -171,6 +171,7 @@ struct rule {
 	int                 peek_timeout;    /* ms, for the first bytes */
 	int                 on_timeout;      /* a route's index, or -1 */
 	char               *on_timeout_name; /* as written, NULL = close */
+	int                 probes;          /* enum route_probes: whose */
 	const struct rule  *parent;          /* a route's dest: its rule */
 };
 

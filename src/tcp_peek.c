@@ -4,7 +4,8 @@
  * (the stateful ones, TLS and HTTP, go on where they stopped: nothing
  * is parsed twice), and take the first route in order that matches.  A
  * route whose probe wants more bytes holds back the routes after it, so
- * the order written is the order of preference.
+ * the order written is the order of preference.  A rule with
+ * probes = "sslh" is judged as sslh judges instead (pick_sslh).
  *
  * The bytes are read, not peeked (MSG_PEEK) and left in the socket:
  * that would have the relay read them a second time, one more system
@@ -55,6 +56,23 @@ tcp_peek_bytes(const struct tcp_peek *p)
 	return p->kept != NULL ? p->kept : first_look;
 }
 
+typedef enum probe_verdict stateless_probe(const uint8_t *, size_t);
+
+/* The stateless probes by enum route_protocol: ferryd's, and sslh's. */
+static stateless_probe *const own_probes[ROUTE_PROTOCOLS] = {
+	[ROUTE_SSH] = probe_ssh, [ROUTE_OPENVPN] = probe_openvpn,
+	[ROUTE_SOCKS5] = probe_socks5, [ROUTE_XMPP] = probe_xmpp,
+	[ROUTE_ADB] = probe_adb, [ROUTE_SYSLOG] = probe_syslog,
+	[ROUTE_MSRDP] = probe_msrdp
+};
+static stateless_probe *const sslh_probes[ROUTE_PROTOCOLS] = {
+	[ROUTE_HTTP] = probe_sslh_http, [ROUTE_SSH] = probe_sslh_ssh,
+	[ROUTE_OPENVPN] = probe_sslh_openvpn,
+	[ROUTE_SOCKS5] = probe_sslh_socks5, [ROUTE_XMPP] = probe_sslh_xmpp,
+	[ROUTE_ADB] = probe_sslh_adb, [ROUTE_SYSLOG] = probe_sslh_syslog,
+	[ROUTE_MSRDP] = probe_sslh_msrdp
+};
+
 /* Protocol proto's verdict on the len bytes so far (once per look). */
 static enum probe_verdict
 protocol_verdict(struct tcp_peek *p, int proto, const uint8_t *look,
@@ -69,30 +87,29 @@ protocol_verdict(struct tcp_peek *p, int proto, const uint8_t *look,
 		if (p->http_v == PROBE_AGAIN)
 			p->http_v = (uint8_t)probe_http(&p->http, look, len);
 		return (enum probe_verdict)p->http_v;
-	case ROUTE_SSH:
-		return probe_ssh(look, len);
-	case ROUTE_OPENVPN:
-		return probe_openvpn(look, len);
-	case ROUTE_SOCKS5:
-		return probe_socks5(look, len);
-	case ROUTE_XMPP:
-		return probe_xmpp(look, len);
-	case ROUTE_ADB:
-		return probe_adb(look, len);
-	case ROUTE_SYSLOG:
-		return probe_syslog(look, len);
-	case ROUTE_MSRDP:
-		return probe_msrdp(look, len);
 	default:
-		return PROBE_MATCH;
+		/* ROUTE_ANY: anything. */
+		return own_probes[proto] != NULL ? own_probes[proto](look, len) :
+		    PROBE_MATCH;
 	}
+}
+
+/* Whether protocol name is one of the route's alpn (or their globs). */
+static bool
+alpn_match(const struct route *rt, const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < rt->alpn.n; i++)
+		if (route_glob_match(rt->alpn.v[i], name))
+			return true;
+	return false;
 }
 
 /* A ClientHello's SNI and ALPN against the route's lists. */
 static bool
 tls_matches(const struct route *rt, const struct probe_tls *tls)
 {
-	size_t	i;
 	int	j;
 
 	if ((rt->sni.n > 0 || rt->no_sni) && (!tls->has_sni ? !rt->no_sni :
@@ -102,9 +119,8 @@ tls_matches(const struct route *rt, const struct probe_tls *tls)
 		return true;
 	/* The client offers any of them. */
 	for (j = 0; j < tls->nalpn && j < PROBE_ALPN_MAX; j++)
-		for (i = 0; i < rt->alpn.n; i++)
-			if (route_glob_match(rt->alpn.v[i], tls->alpn[j]))
-				return true;
+		if (alpn_match(rt, tls->alpn[j]))
+			return true;
 	return false;
 }
 
@@ -129,20 +145,13 @@ regex_matches(const struct route *rt, uint8_t *look, size_t len)
 	return false;
 }
 
-/*
- * Route rt's verdict on the len bytes so far.  A regex is judged on
- * the bytes at hand (as sslh does): it matches or it does not, and is
- * judged again at a later look only if a route before it held on.
- */
+/* Route rt's protocol and names, by ferryd's own probes. */
 static enum probe_verdict
-route_verdict(struct tcp_peek *p, const struct route *rt, uint8_t *look,
+strict_verdict(struct tcp_peek *p, const struct route *rt, uint8_t *look,
     size_t len)
 {
 	enum probe_verdict	v;
 
-	/* min_length: not judged before then (sslh's minlength). */
-	if (len < (size_t)rt->min_length)
-		return PROBE_AGAIN;
 	if ((v = protocol_verdict(p, rt->protocol, look, len)) != PROBE_MATCH)
 		return v;
 	if (rt->protocol == ROUTE_TLS && !tls_matches(rt, &p->tls))
@@ -150,32 +159,187 @@ route_verdict(struct tcp_peek *p, const struct route *rt, uint8_t *look,
 	if (rt->protocol == ROUTE_HTTP && rt->host.n > 0 &&
 	    (!p->http.has_host || !route_name_match(&rt->host, p->http.host)))
 		return PROBE_NO;
+	return PROBE_MATCH;
+}
+
+/* Who sslh's TLS reader asks for names: a route, for a peek. */
+struct sslh_asker {
+	struct tcp_peek		*p;
+	const struct route	*rt;
+};
+
+/* sslh's TLS reader asks for a name: route_name_match's, any case. */
+static bool
+sslh_name_match(void *ctx, bool alpn, const char *name)
+{
+	struct tcp_peek		*p = ((struct sslh_asker *)ctx)->p;
+	const struct route	*rt = ((struct sslh_asker *)ctx)->rt;
+	size_t			 i;
+
+	if (alpn)
+		return alpn_match(rt, name);
+	/* The name noted for PROXY v2 and the access log, lower-cased. */
+	for (i = 0; name[i] != '\0'; i++)
+		p->sni[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ?
+		    name[i] + 32 : name[i]);
+	p->sni[i] = '\0';
+	return route_name_match(&rt->sni, p->sni);
+}
+
+/*
+ * TLS, probes = "sslh": a match if ferryd's reader matches (a hello over
+ * several records, a name in another case: where sslh misroutes, ferryd
+ * does not) or sslh's does (its first record alone: it lets a flawed
+ * hello through); undecided while either waits.
+ */
+static enum probe_verdict
+sslh_tls_verdict(struct tcp_peek *p, const struct route *rt, uint8_t *look,
+    size_t len)
+{
+	struct sslh_asker	 asker = { p, rt };
+	struct probe_sslh_names	 names = { rt->sni.n > 0 || rt->no_sni,
+				    rt->alpn.n > 0, sslh_name_match, &asker };
+	enum probe_verdict	 strict, v;
+
+	if ((strict = strict_verdict(p, rt, look, len)) == PROBE_MATCH)
+		return PROBE_MATCH;
+	if ((v = probe_sslh_tls(look, len, &names)) == PROBE_MATCH)
+		return PROBE_MATCH;
+	return v == PROBE_AGAIN || strict == PROBE_AGAIN ? PROBE_AGAIN :
+	    PROBE_NO;
+}
+
+/*
+ * Route rt's protocol, probes = "sslh": sslh's probe of its name; HTTP
+ * with host is ferryd's (sslh has no Host to match).
+ */
+static enum probe_verdict
+sslh_verdict(struct tcp_peek *p, const struct route *rt, uint8_t *look,
+    size_t len)
+{
+	if (rt->protocol == ROUTE_TLS)
+		return sslh_tls_verdict(p, rt, look, len);
+	if (rt->protocol == ROUTE_HTTP && rt->host.n > 0)
+		return strict_verdict(p, rt, look, len);
+	return sslh_probes[rt->protocol] != NULL ?
+	    sslh_probes[rt->protocol](look, len) : PROBE_MATCH;
+}
+
+/*
+ * Route rt's verdict on the len bytes so far, by sslh's probes or
+ * ferryd's.  A regex is judged on the bytes at hand (as sslh does): it
+ * matches or it does not, and is judged again at a later look only if a
+ * route before it held on (always, with sslh's).
+ */
+static enum probe_verdict
+route_verdict(struct tcp_peek *p, const struct route *rt, uint8_t *look,
+    size_t len, bool sslh)
+{
+	enum probe_verdict	v;
+
+	/* min_length: not judged before then (sslh's minlength). */
+	if (len < (size_t)rt->min_length)
+		return PROBE_AGAIN;
+	v = sslh ? sslh_verdict(p, rt, look, len) :
+	    strict_verdict(p, rt, look, len);
+	if (v != PROBE_MATCH)
+		return v;
 	if (rt->nregex > 0 && !regex_matches(rt, look, len))
 		return PROBE_NO;
 	return PROBE_MATCH;
 }
 
-/* What the chosen route matched, kept for PROXY v2 and the access log. */
+/*
+ * What the chosen route matched, kept for PROXY v2 and the access log.
+ * A TLS route that sslh's reader took has what it noted (pick_sslh).
+ */
 static void
 peek_note(struct tcp_peek *p, const struct route *rt)
 {
 	const char	*name = "";
 
+	if (rt->protocol == ROUTE_TLS && p->tls_v != PROBE_MATCH)
+		return;
 	if (rt->protocol == ROUTE_TLS && p->tls.has_sni)
 		name = p->tls.sni;
-	else if (rt->protocol == ROUTE_HTTP && p->http.has_host)
+	else if (rt->protocol == ROUTE_HTTP && p->http_v == PROBE_MATCH &&
+	    p->http.has_host)
 		name = p->http.host;
 	snprintf(p->sni, sizeof(p->sni), "%s", name);
 }
 
+/*
+ * ferryd's order: the first route that matches; one that waits for more
+ * bytes holds back those after it (*v PROBE_AGAIN).  NULL and *v
+ * PROBE_NO: none matches.
+ */
+static const struct route *
+pick_strict(struct tcp_peek *p, const struct rule *rule, uint8_t *look,
+    enum probe_verdict *v)
+{
+	size_t	i;
+
+	*v = PROBE_NO;
+	for (i = 0; i < rule->nroutes; i++) {
+		*v = route_verdict(p, &rule->routes[i], look, p->len, false);
+		if (*v == PROBE_MATCH)
+			return &rule->routes[i];
+		if (*v == PROBE_AGAIN)
+			break;
+	}
+	return NULL;
+}
+
+/*
+ * sslh's order (its probe_buffer): every route is asked at every look,
+ * and the first that matches wins, even past routes that wait for more
+ * bytes; when none matches and none waits, the last route takes the
+ * client, as sslh gives its last protocol what no probe matched.  A last
+ * route that matches anything (sslh's last anyprot) is not asked: it
+ * takes a client only once no other route waits.  NULL: undecided.
+ */
+static const struct route *
+pick_sslh(struct tcp_peek *p, const struct rule *rule, uint8_t *look,
+    enum probe_verdict *v)
+{
+	size_t	n = rule->nroutes, i;
+	bool	again = false;
+
+	if (route_is_default(&rule->routes[n - 1]))
+		n--;
+	for (i = 0; i < n; i++) {
+		*v = route_verdict(p, &rule->routes[i], look, p->len, true);
+		if (*v == PROBE_MATCH)
+			return &rule->routes[i];
+		again |= *v == PROBE_AGAIN;
+	}
+	*v = PROBE_AGAIN;
+	if (!again)
+		return &rule->routes[rule->nroutes - 1];
+	/* Undecided: no name for on_timeout's route, or the last's. */
+	p->sni[0] = '\0';
+	return NULL;
+}
+
+/* probes = "sslh": a client that ends undecided, to the last route. */
+static enum tcp_peek_status
+sslh_ended(struct tcp_peek *p, const struct rule *rule,
+    const struct route **route)
+{
+	*route = &rule->routes[rule->nroutes - 1];
+	peek_note(p, *route);
+	return TCP_PEEK_ROUTE;
+}
+
 enum tcp_peek_status
 tcp_peek_look(struct tcp_peek *p, int fd, const struct xprt_ops *xprt,
-    struct pool *pool, const struct rule *rule, const struct route **route,
-    int *err)
+    struct pool *pool, const struct rule *rule, bool fin,
+    const struct route **route, int *err)
 {
-	enum probe_verdict	v = PROBE_NO;
+	enum probe_verdict	 v;
 	uint8_t			*at = p->kept != NULL ? p->kept : first_look;
-	size_t			 room = PROBE_PEEK_MAX - p->len, i;
+	size_t			 room = PROBE_PEEK_MAX - p->len;
+	bool			 sslh = rule->probes == ROUTE_PROBES_SSLH;
 	ssize_t			 n;
 
 	*err = 0;
@@ -193,23 +357,26 @@ tcp_peek_look(struct tcp_peek *p, int fd, const struct xprt_ops *xprt,
 		if (p->len == 0)
 			return TCP_PEEK_CLOSED;
 		p->eof = true;
-		return TCP_PEEK_AGAIN;
+		if (!sslh)
+			return TCP_PEEK_AGAIN;
+		/* The relay's own read is to see the end again. */
+		p->drained = false;
+		return sslh_ended(p, rule, route);
 	}
 	p->len += (uint32_t)n;
 	/* A short read emptied the socket (as the relay's, tcp_relay.c). */
 	p->drained = (size_t)n < room;
-	for (i = 0; i < rule->nroutes; i++) {
-		v = route_verdict(p, &rule->routes[i], at, p->len);
-		if (v == PROBE_MATCH) {
-			*route = &rule->routes[i];
-			peek_note(p, *route);
-			return TCP_PEEK_ROUTE;
-		}
-		if (v == PROBE_AGAIN)
-			break;
+	*route = sslh ? pick_sslh(p, rule, at, &v) :
+	    pick_strict(p, rule, at, &v);
+	if (*route != NULL) {
+		peek_note(p, *route);
+		return TCP_PEEK_ROUTE;
 	}
 	if (v == PROBE_NO)
 		return TCP_PEEK_UNMATCHED;
+	/* All it sent is in: the end that came with it is its end. */
+	if (sslh && fin && p->drained)
+		return sslh_ended(p, rule, route);
 	if (p->len == PROBE_PEEK_MAX)
 		return TCP_PEEK_OVERSIZED;
 	/* Undecided: the bytes so far wait with the session. */

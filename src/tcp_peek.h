@@ -60,11 +60,14 @@ void	tcp_peek_init(struct tcp_peek *p);
  * look; the first route in order that matches wins, and one still
  * undecided holds back those after it (the bytes are then kept, from
  * pool).  A client that ends after some bytes is undecided until
- * peek_timeout.
+ * peek_timeout; with probes = "sslh" it goes to the last route, as in
+ * sslh, at the read that returns its end or, with fin (its FIN is in:
+ * the event loop's EV_RDHUP), at the short read that empties it.
  */
 enum tcp_peek_status tcp_peek_look(struct tcp_peek *p, int fd,
     const struct xprt_ops *xprt, struct pool *pool,
-    const struct rule *rule, const struct route **route, int *err);
+    const struct rule *rule, bool fin, const struct route **route,
+    int *err);
 
 /*
  * The p->len bytes read so far, for the relay: valid until the next

@@ -149,7 +149,8 @@ session_peek(struct tcp_session *ss, int events)
 		return;
 	}
 	switch (tcp_peek_look(&ss->peek->look, ss->relay.fd[TCP_CLIENT],
-	    ts->env.xprt, ts->env.pool, ss->rule, &rt, &err)) {
+	    ts->env.xprt, ts->env.pool, ss->rule, (events & EV_RDHUP) != 0,
+	    &rt, &err)) {
 	case TCP_PEEK_AGAIN:
 		if (!event_loop_edge(ts->env.loop))
 			session_peek_rest(ss);

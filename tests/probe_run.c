@@ -5,6 +5,7 @@
 #include "ferryd.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "probe_run.h"
@@ -86,13 +87,76 @@ const size_t nprobe_kinds = sizeof(probe_kinds) / sizeof(probe_kinds[0]);
 const struct probe_kind *
 probe_kind(const char *name)
 {
-	size_t	i;
+	const struct probe_kind	*k = probe_kinds;
+	size_t			 i, n = nprobe_kinds;
 
-	for (i = 0; i < nprobe_kinds; i++)
-		if (strcmp(probe_kinds[i].name, name) == 0)
-			return &probe_kinds[i];
+	if (strncmp(name, "sslh-", 5) == 0) {
+		k = sslh_probe_kinds;
+		n = nsslh_probe_kinds;
+	}
+	for (i = 0; i < n; i++)
+		if (strcmp(k[i].name, name) == 0)
+			return &k[i];
 	return NULL;
 }
+
+/*
+ * The names sslh's TLS probe asks for: each must be a string of at most
+ * PROBE_NAME_MAX bytes (else the harness's abort catches it).
+ */
+static bool
+match_example(void *ctx, bool alpn, const char *name)
+{
+	(void)ctx;
+	if (strlen(name) > PROBE_NAME_MAX)
+		abort();
+	return strcmp(name, alpn ? "h2" : "www.example.org") == 0;
+}
+
+static enum probe_verdict
+sslh_tls_with(const uint8_t *buf, size_t len, bool sni, bool alpn)
+{
+	struct probe_sslh_names	names = { sni, alpn, match_example, NULL };
+
+	return probe_sslh_tls(buf, len, &names);
+}
+
+static enum probe_verdict
+sslh_tls(const uint8_t *buf, size_t len)
+{
+	return probe_sslh_tls(buf, len, NULL);
+}
+
+static enum probe_verdict
+sslh_tls_sni(const uint8_t *buf, size_t len)
+{
+	return sslh_tls_with(buf, len, true, false);
+}
+
+static enum probe_verdict
+sslh_tls_alpn(const uint8_t *buf, size_t len)
+{
+	return sslh_tls_with(buf, len, false, true);
+}
+
+static enum probe_verdict
+sslh_tls_both(const uint8_t *buf, size_t len)
+{
+	return sslh_tls_with(buf, len, true, true);
+}
+
+#define SSLH(name, fn)	{ "sslh-" name, 0, NULL, fn, describe_none }
+const struct probe_kind sslh_probe_kinds[] = {
+	SSLH("ssh", probe_sslh_ssh), SSLH("openvpn", probe_sslh_openvpn),
+	SSLH("xmpp", probe_sslh_xmpp), SSLH("http", probe_sslh_http),
+	SSLH("adb", probe_sslh_adb), SSLH("socks5", probe_sslh_socks5),
+	SSLH("syslog", probe_sslh_syslog), SSLH("msrdp", probe_sslh_msrdp),
+	SSLH("tls", sslh_tls), SSLH("tls-sni", sslh_tls_sni),
+	SSLH("tls-alpn", sslh_tls_alpn), SSLH("tls-both", sslh_tls_both),
+};
+#undef SSLH
+const size_t nsslh_probe_kinds = sizeof(sslh_probe_kinds) /
+    sizeof(sslh_probe_kinds[0]);
 
 static enum probe_verdict
 probe_call(const struct probe_kind *k, void *st, const uint8_t *buf,

@@ -24,6 +24,7 @@ struct probe_kind {
 extern const struct probe_kind	probe_kinds[];
 extern const size_t		nprobe_kinds;
 
+/* A probe of probe_kinds or sslh_probe_kinds by name. */
 const struct probe_kind *probe_kind(const char *name);
 
 /*
@@ -33,5 +34,15 @@ const struct probe_kind *probe_kind(const char *name);
  */
 enum probe_verdict probe_run(const struct probe_kind *k, void *st,
     const uint8_t *buf, size_t len, const size_t *cuts, size_t ncuts);
+
+/*
+ * sslh's probes (probe_sslh.c), by probe_kind as "sslh-NAME": stateless,
+ * asked afresh at every look, so that a prefix may say what the whole
+ * does not (not for probe_run's agreement).  The TLS one four ways:
+ * "sslh-tls" without names, "sslh-tls-sni" wanting www.example.org,
+ * "sslh-tls-alpn" wanting h2, "sslh-tls-both" both (names as sent).
+ */
+extern const struct probe_kind	sslh_probe_kinds[];
+extern const size_t		nsslh_probe_kinds;
 
 #endif

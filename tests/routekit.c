@@ -2,7 +2,8 @@
  * routekit - the routes test's helpers (tests/routes.test): a banner
  * server that speaks first (its name and a newline) and then echoes,
  * and clients that send first bytes (as written, a byte per segment,
- * or a TLS record cut in two records) and say which banner answered.
+ * or a TLS record cut in two records; then their end, or not) and say
+ * which banner answered.
  * Loopback only: it refuses other addresses.
  */
 #include <arpa/inet.h>
@@ -27,7 +28,7 @@ usage(void)
 {
 	fprintf(stderr, "usage: routekit banner PORT_FILE NAME [PORT]\n"
 	    "       routekit send PORT DATA [--bytewise] [--split-record N] "
-	    "[--silent-ms MS] [--echo]\n"
+	    "[--silent-ms MS] [--echo] [--shut]\n"
 	    "       routekit loop PORT COUNT DATA NAME\n"
 	    "       routekit flood PORT CONNS DATA\n"
 	    "DATA: text with \\r \\n \\xHH escapes, or @FILE\n");
@@ -291,6 +292,7 @@ cmd_send(int argc, char **argv)
 	size_t			len, i;
 	long			silent = 0, cut = 0;
 	int			fd, a, bytewise = 0, echo = 0, second = 0;
+	int			shut = 0;
 
 	if (argc < 2)
 		usage();
@@ -300,6 +302,8 @@ cmd_send(int argc, char **argv)
 			bytewise = 1;
 		else if (strcmp(argv[a], "--echo") == 0)
 			echo = 1;
+		else if (strcmp(argv[a], "--shut") == 0)
+			shut = 1;
 		else if (strcmp(argv[a], "--second-line") == 0)
 			second = 1;
 		else if (strcmp(argv[a], "--split-record") == 0 && a + 1 < argc)
@@ -324,6 +328,11 @@ cmd_send(int argc, char **argv)
 		}
 		if (bytewise)
 			pause_ms(2);
+	}
+	/* --shut: the client's end follows its bytes (a half-close). */
+	if (shut && shutdown(fd, SHUT_WR) == -1) {
+		perror("shutdown");
+		return 1;
 	}
 	if (read_line(fd, line, sizeof(line)) == -1) {
 		printf("closed\n");

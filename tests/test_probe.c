@@ -812,6 +812,246 @@ test_stateless(void)
 	    "-");
 }
 
+/* ---- sslh's probes (probe_sslh.c) ------------------------------------ */
+
+/*
+ * sslh's probe kind on buf: whole, its verdict must be want; fed a byte
+ * more at a time (each prefix an exact copy, for valgrind and the
+ * sanitizers), the verdicts it gives in turn must be bytewise, a letter
+ * each (A again, M match, N no), a run written once: "ANM" for an
+ * OpenVPN length, which says no until the packet is whole.
+ */
+static void
+check_sslh(const char *kind, const char *desc, const uint8_t *buf,
+    size_t len, enum probe_verdict want, const char *bytewise)
+{
+	const struct probe_kind		*k;
+	static const char		 letter[] = { [PROBE_AGAIN] = 'A',
+					    [PROBE_MATCH] = 'M',
+					    [PROBE_NO] = 'N' };
+	char				 seq[16], c, tag[32];
+	uint8_t				*copy;
+	size_t				 i, n = 0;
+
+	snprintf(tag, sizeof(tag), "sslh-%s", kind);
+	k = probe_kind(tag);
+	save_case(tag, desc, buf, len);
+	check(k->stateless(buf, len) == want, "sslh %s %s: verdict %d (got "
+	    "%d)", kind, desc, want, k->stateless(buf, len));
+	for (i = 1; i <= len; i++) {
+		if ((copy = malloc(i)) == NULL)
+			abort();
+		memcpy(copy, buf, i);
+		c = letter[k->stateless(copy, i)];
+		free(copy);
+		if ((n == 0 || seq[n - 1] != c) && n < sizeof(seq) - 1)
+			seq[n++] = c;
+	}
+	seq[n] = '\0';
+	check(strcmp(seq, bytewise) == 0, "sslh %s %s: byte by byte %s (got "
+	    "%s)", kind, desc, bytewise, seq);
+}
+
+static void
+check_sslh_text(const char *kind, const char *desc, const char *text,
+    enum probe_verdict want, const char *bytewise)
+{
+	check_sslh(kind, desc, (const uint8_t *)text, strlen(text), want,
+	    bytewise);
+}
+
+/* Where sslh's say otherwise than ferryd's: the inputs. */
+static void
+test_sslh_text(void)
+{
+	static const struct {
+		const char	*kind, *desc, *text;
+		enum probe_verdict want;
+		const char	*bytewise;
+	} cases[] = {
+		{ "ssh", "SSH-2.0 hello", "SSH-2.0 hello\r\n", PROBE_MATCH,
+		    "AM" },
+		{ "ssh", "lower case", "ssh-2.0-x\r\n", PROBE_NO, "AN" },
+		{ "ssh", "3 bytes wait", "SSH", PROBE_AGAIN, "A" },
+		{ "http", "a request line without the headers' end",
+		    "GET / HTTP/1.1\r\n", PROBE_MATCH, "AM" },
+		{ "http", "GET / under 7 bytes waits (OPTIONS)", "GET /",
+		    PROBE_AGAIN, "A" },
+		{ "http", "a method as a prefix", "GETTER\n", PROBE_MATCH,
+		    "AM" },
+		{ "http", "HTTP anywhere", "BREW /pot HTTP/1.1\r\n",
+		    PROBE_MATCH, "ANM" },
+		{ "http", "lower case", "get / http/1.1\r\n", PROBE_NO, "AN" },
+		{ "xmpp", "jabber early", "<stream:stream xmlns='jabber:client'"
+		    ">", PROBE_MATCH, "AM" },
+		{ "xmpp", "short, no jabber: waits", "hello", PROBE_AGAIN,
+		    "A" },
+		{ "xmpp", "jabber without '<' first", " x jabber", PROBE_MATCH,
+		    "AM" },
+		{ "syslog", "RFC 5424", "<34>1 2026-11-28T20:00:00Z host",
+		    PROBE_MATCH, "NM" },
+		{ "syslog", "octet counted", "59 <34>1", PROBE_MATCH, "NM" },
+		{ "syslog", "an octet count of 4 digits", "1234 <34>",
+		    PROBE_NO, "N" },
+		{ "syslog", "four digits of priority", "<1234>", PROBE_NO,
+		    "N" },
+		{ "syslog", "no priority", "<>", PROBE_NO, "N" },
+	};
+	static char	xmpp[700];
+	size_t		i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_sslh_text(cases[i].kind, cases[i].desc, cases[i].text,
+		    cases[i].want, cases[i].bytewise);
+	snprintf(xmpp, sizeof(xmpp), "<?xml version='1.0'?><!-- %0520d -->"
+	    "<stream:stream xmlns='jabber:client'>", 0);
+	check_sslh_text("xmpp", "jabber after 512 bytes", xmpp, PROBE_MATCH,
+	    "ANM");
+	memset(xmpp, 'x', 60);
+	xmpp[60] = '\0';
+	check_sslh_text("xmpp", "60 bytes, no jabber", xmpp, PROBE_NO, "AN");
+}
+
+/* The binary ones: OpenVPN, ADB, SOCKS5, RDP. */
+static void
+test_sslh_binary(void)
+{
+	static const struct {
+		const char	*kind, *desc, *bytes;
+		size_t		 len;
+		enum probe_verdict want;
+		const char	*bytewise;
+	} cases[] = {
+#define C(k, d, s, w, b)	{ k, d, s, sizeof(s) - 1, w, b }
+		C("openvpn", "a V1 hard reset: its length is enough",
+		    "\000\016\010\001\002\003\004\005\006\007\010\000\000\000"
+		    "\000\000", PROBE_MATCH, "ANM"),
+		C("openvpn", "a byte more than its length",
+		    "\000\002ab!", PROBE_NO, "ANMN"),
+		C("openvpn", "one byte waits", "\000", PROBE_AGAIN, "A"),
+		C("adb", "CNXN, then host::",
+		    "CNXN\001\000\000\001\000\020\000\000\007\000\000\000"
+		    "\062\002\000\000\274\261\247\261host::\000",
+		    PROBE_MATCH, "AM"),
+		C("adb", "anything of 29 bytes waits",
+		    "hello there, a line of 29 by.", PROBE_AGAIN, "A"),
+		C("adb", "adb 26's empty message, then CNXN",
+		    "\000\000\000\000\000\000\000\000\000\000\000\000"
+		    "\000\000\000\000\000\000\000\000\377\377\377\377"
+		    "CNXN\001\000\000\001\000\020\000\000\007\000\000\000"
+		    "\062\002\000\000\274\261\247\261host::\000",
+		    PROBE_MATCH, "AM"),
+		C("socks5", "one method", "\005\001\000", PROBE_MATCH, "AM"),
+		C("socks5", "a private method", "\005\001\200", PROBE_NO,
+		    "AN"),
+		C("socks5", "11 methods", "\005\013\000", PROBE_NO, "AN"),
+		C("socks5", "128 methods (a signed char)", "\005\200\000",
+		    PROBE_NO, "AN"),
+		C("socks5", "methods not all in", "\005\003\000\002",
+		    PROBE_AGAIN, "A"),
+		C("msrdp", "mstsc's X.224 Connection Request",
+		    "\003\000\000\023\016\340\000\000\000\000\000\001"
+		    "\000\010\000\003\000\000\000", PROBE_MATCH, "NM"),
+		C("msrdp", "a length's high byte is not looked at",
+		    "\003\000\001\023\016\340\000\000\000\000\000\001"
+		    "\000\010\000\003\000\000\000", PROBE_MATCH, "NM"),
+#undef C
+	};
+	static uint8_t	rdp[200];
+	size_t		i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_sslh(cases[i].kind, cases[i].desc,
+		    (const uint8_t *)cases[i].bytes, cases[i].len,
+		    cases[i].want, cases[i].bytewise);
+	/* 200 bytes: a length byte of 0xc8, negative as sslh reads it. */
+	memcpy(rdp, "\003\000\000\310", 4);
+	check_sslh("msrdp", "a TPKT of 200 bytes (never, on x86)", rdp,
+	    sizeof(rdp), PROBE_NO, "N");
+}
+
+/* A hello of exts in records of recsize, record version minor. */
+static size_t
+sslh_hello(const uint8_t *e, size_t elen, size_t recsize, uint8_t minor)
+{
+	size_t	m = hello_msg(msg, e, elen), n = records(wire, msg, m,
+		    recsize), i;
+
+	for (i = 0; i < n; i += 5 + (size_t)(wire[i + 3] << 8 | wire[i + 4]))
+		wire[i + 2] = minor;
+	return n;
+}
+
+/* TLS: sslh's reader, its first record alone; names as sent. */
+static void
+test_sslh_tls(void)
+{
+	static uint8_t	seed[PROBE_PEEK_MAX];
+	size_t		e = 0, n;
+
+	n = read_seed("tls-openssl-sni-alpn.bin", seed, sizeof(seed));
+	check_sslh("tls", "openssl's hello", seed, n, PROBE_MATCH, "AM");
+	check_sslh("tls-sni", "openssl's hello for www.Example.org (as "
+	    "sent)", seed, n, PROBE_NO, "AN");
+	check_sslh("tls-alpn", "openssl's hello, h2 offered", seed, n,
+	    PROBE_MATCH, "AM");
+	n = read_seed("tls-stray-byte.bin", seed, sizeof(seed));
+	check_sslh("tls-both", "a stray byte after the extensions", seed, n,
+	    PROBE_MATCH, "AM");
+
+	e += ext_sni(exts + e, "www.example.org", 15);
+	e += ext_alpn(exts + e, "\002h2", 3);
+	n = sslh_hello(exts, e, TLS_MAX_REC, 1);
+	check_sslh("tls-both", "www.example.org, h2", wire, n, PROBE_MATCH,
+	    "AM");
+	n = sslh_hello(exts, e, TLS_MAX_REC, 0);
+	check_sslh("tls-both", "a record of version 3.0", wire, n,
+	    PROBE_MATCH, "AM");
+	n = sslh_hello(exts, e, 40, 1);
+	check_sslh("tls-sni", "a hello over two records: the first alone",
+	    wire, n, PROBE_NO, "AN");
+	n = sslh_hello(NULL, 0, TLS_MAX_REC, 0);
+	check_sslh("tls", "SSL 3.0 without extensions", wire, n, PROBE_NO,
+	    "AN");
+	n = sslh_hello(NULL, 0, TLS_MAX_REC, 1);
+	check_sslh("tls", "TLS 1.0 without extensions", wire, n, PROBE_NO,
+	    "AN");
+	check_sslh("tls-sni", "TLS 1.0 without extensions, a name wanted",
+	    wire, n, PROBE_NO, "AN");
+	/* Flaws ferryd's reader says no to, sslh's does not see. */
+	n = sslh_hello(exts, e, TLS_MAX_REC, 1);
+	wire[7] ^= 0x40;		/* the handshake's length */
+	wire[9] = 0x7f;			/* its version */
+	check_sslh("tls-both", "a flawed length and version inside", wire, n,
+	    PROBE_MATCH, "AM");
+	check_tls("a flawed length and version inside", wire, n, PROBE_NO,
+	    NULL, "");
+	/* What sslh's reader says no to. */
+	n = sslh_hello(exts, e, TLS_MAX_REC, 1);
+	wire[1] = 2;
+	check_sslh("tls", "a record of major version 2", wire, n, PROBE_NO,
+	    "AN");
+	wire[1] = 0x83;
+	check_sslh("tls", "a record of major version 0x83 (a signed char)",
+	    wire, n, PROBE_NO, "AN");
+	wire[1] = 3;
+	wire[5] = 2;
+	check_sslh("tls", "a ServerHello", wire, n, PROBE_NO, "AN");
+	e = ext_sni(exts, "www.example.org", 15);
+	e += ext(exts + e, 21, "ab", 2);
+	exts[e - 3] = 3;		/* the padding's length, past the end */
+	n = sslh_hello(exts, e, TLS_MAX_REC, 1);
+	check_sslh("tls", "an extension past the block, no name wanted",
+	    wire, n, PROBE_MATCH, "AM");
+	check_sslh("tls-sni", "an extension past the block after the name",
+	    wire, n, PROBE_NO, "AN");
+	e = ext_sni(exts, "mail.example.org", 16);
+	n = sslh_hello(exts, e, TLS_MAX_REC, 1);
+	check_sslh("tls-sni", "another name", wire, n, PROBE_NO, "AN");
+	check_sslh("tls-alpn", "no ALPN offered, h2 wanted", wire, n,
+	    PROBE_NO, "AN");
+}
+
 int
 main(void)
 {
@@ -822,5 +1062,8 @@ main(void)
 	test_tls_size();
 	test_http();
 	test_stateless();
+	test_sslh_text();
+	test_sslh_binary();
+	test_sslh_tls();
 	return test_summary();
 }

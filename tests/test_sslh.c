@@ -66,13 +66,16 @@ static const char daemon_opts_conf[] =
     "    peek_timeout = 2;   # sslh's default\n"
     "    # sslh's on-timeout: ssh, else the first protocol\n"
     "    on_timeout = \"ssh\";\n"
+    "    # sslh's probes, in sslh's order\n"
+    "    probes = \"sslh\";\n"
     "    routes = (\n"
     "      # sslh command line: --ssh 127.0.0.1:22\n"
     "      { name = \"ssh\"; protocol = \"ssh\"; connect = "
     "\"127.0.0.1:22\"; },\n"
     "      # sslh command line: --ssl 127.0.0.1:443\n"
     "      # the last protocol: sslh gives it what no probe matched\n"
-    "      { name = \"tls\"; connect = \"127.0.0.1:443\"; }\n"
+    "      { name = \"tls\"; protocol = \"tls\"; connect = \"127.0.0.1:4"
+    "43\"; }\n"
     "    );\n"
     "  }\n"
     ");\n";
@@ -177,8 +180,8 @@ struct route_want {
     "0.0.1:1080\"; },\n" \
     "      # line 27: { name: \"tinc\"; host: \"127.0.0.1\"; port: \"65" \
     "5\"; },\n" \
-    "      { name = \"tinc\"; regex = [ \"^0 \" ]; connect = \"127.0.0." \
-    "1:655\"; },\n" \
+    "      { name = \"tinc\"; min_length = 2; regex = [ \"^0 \" ]; con" \
+    "nect = \"127.0.0.1:655\"; },\n" \
     "      # line 28: { name: \"regex\"; host: \"127.0.0.1\"; port: \"9" \
     "000\";\n" \
     "      { name = \"regex\"; regex = [ \"^GET /[0-9]+\", \"^\\x16\\x0" \
@@ -198,6 +201,8 @@ static const char sample_rules[] =
     "    peek_timeout = 3;\n"
     "    # line 9: on_timeout: \"tls\";\n"
     "    on_timeout = \"tls\";\n"
+    "    # sslh's probes, in sslh's order\n"
+    "    probes = \"sslh\";\n"
     SAMPLE_ROUTES
     "  },\n"
     "  # line 13: { host: \"::1\"; port: 18603; keepalive: true; },\n"
@@ -211,6 +216,8 @@ static const char sample_rules[] =
     "    peek_timeout = 3;\n"
     "    # line 9: on_timeout: \"tls\";\n"
     "    on_timeout = \"tls\";\n"
+    "    # sslh's probes, in sslh's order\n"
+    "    probes = \"sslh\";\n"
     SAMPLE_ROUTES
     "  },\n"
     "  # line 14: { host: \"127.0.0.1\"; port: \"18604\"; is_udp: true;"
@@ -336,8 +343,10 @@ test_daemon_opts(void)
 	    cfg->rules[0].on_timeout == 0 &&
 	    streq(cfg->user, "nobody") &&
 	    cfg->rules[0].routes[0].protocol == ROUTE_SSH &&
-	    route_is_default(&cfg->rules[0].routes[1]),
-	    "DAEMON_OPTS: a rule, ssh then the default route, on_timeout ssh");
+	    cfg->rules[0].routes[1].protocol == ROUTE_TLS &&
+	    cfg->rules[0].probes == ROUTE_PROBES_SSLH,
+	    "DAEMON_OPTS: a rule of sslh's probes, ssh then tls (the last, "
+	    "what no probe matched), on_timeout ssh");
 	check(cfg->syntax == CONF_SYNTAX_SSLH, "DAEMON_OPTS: read as sslh's");
 	conf_free(cfg);
 }
@@ -1011,6 +1020,50 @@ test_libwrap(void)
 	unlink(allow);
 }
 
+/*
+ * The last protocol, probes = "sslh": an anyprot is never probed (no
+ * match key, its minlength dropped), a timeout takes anything at once (a
+ * pattern that matches anything), tinc waits for its two bytes.
+ */
+static void
+test_last_protocol(void)
+{
+	static const struct {
+		const char	*last, *want;
+	} cases[] = {
+		{ "{ name: \"anyprot\"; host: \"127.0.0.1\"; port: \"9\"; "
+		    "minlength: 5; }", "{ name = \"anyprot\"; connect = " },
+		{ "{ name: \"timeout\"; host: \"127.0.0.1\"; port: \"9\"; }",
+		    "{ name = \"timeout\"; regex = [ \"\" ]; connect = " },
+		{ "{ name: \"tinc\"; host: \"127.0.0.1\"; port: \"9\"; "
+		    "minlength: 1; }", "{ name = \"tinc\"; min_length = 2; "
+		    "regex = [ \"^0 \" ]; connect = " },
+		{ "{ name: \"ssh\"; host: \"127.0.0.1\"; port: \"9\"; }",
+		    "{ name = \"ssh_2\"; protocol = \"ssh\"; connect = " },
+	};
+	struct conf_conv	 conv;
+	char			 path[1024], text[512], err[CONF_ERR_MAX];
+	char *const		 argv[] = { "-F", path };
+	bool			 fg;
+	size_t			 i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text), L P "  { name: \"ssh\"; host: "
+		    "\"127.0.0.1\"; port: \"22\"; },\n  %s\n);\n",
+		    cases[i].last);
+		write_conf("last.cfg", text, path, sizeof(path));
+		if (convert_args(NARGS(argv), argv, &conv, &fg, err,
+		    sizeof(err)) == -1) {
+			check(0, "last protocol %zu converts: %s", i, err);
+			continue;
+		}
+		check(strstr(conv.text, cases[i].want) != NULL &&
+		    strstr(conv.text, "    probes = \"sslh\";\n") != NULL,
+		    "the last protocol, probes = \"sslh\": %s", cases[i].want);
+		conf_conv_free(&conv);
+	}
+}
+
 int
 main(void)
 {
@@ -1029,6 +1082,7 @@ main(void)
 	test_protocol_order();
 	test_bad_cases();
 	test_libwrap();
+	test_last_protocol();
 	remove_tmpdir();
 	return test_summary();
 }

@@ -12,6 +12,11 @@
  *    byte at a time when it is short) gives the verdict and results the
  *    whole input gives: a prefix never says yes or no early.
  *
+ * sslh's probes (probe_sslh.c) go over every input too, whole: they
+ * are asked afresh at every look and a prefix may say otherwise than
+ * the whole (sslh's), so only the sanitizers and the names they hand
+ * on (probe_run.c) are checked.
+ *
  * make fuzz FUZZ_SECONDS=N runs it with clang's libFuzzer and the
  * dictionary probe.dict; make check replays the corpus in tests/fuzz/probe
  * with any compiler (replay.c).
@@ -102,6 +107,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(copy, data, size);
 	for (i = 0; i < nprobe_kinds; i++)
 		fuzz_one(&probe_kinds[i], copy, size);
+	for (i = 0; i < nsslh_probe_kinds; i++)
+		(void)sslh_probe_kinds[i].stateless(copy, size);
 	free(copy);
 	return 0;
 }
