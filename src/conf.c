@@ -63,6 +63,9 @@ static const char *const access_log_field_names[] = {
 /* In enum steer_mode order. */
 static const char *const steer_names[] = { "port", "cpu", NULL };
 
+/* In enum status_format order. */
+static const char *const status_format_names[] = { "json", "text", NULL };
+
 /* -T: a string setting written back as it is stored (NULL: not set). */
 #define STR	conf_show_string
 
@@ -129,6 +132,14 @@ static const struct conf_key global_keys[] = {
 	    offsetof(struct conf, state_file), NULL, STR },
 	{ "stats_listen", parse_stats_listen, 0, 0,
 	    offsetof(struct conf, stats_listen), NULL, STR },
+	{ "status_file", parse_path, 0, 0,
+	    offsetof(struct conf, status_file), NULL, STR },
+	{ "status_interval", conf_parse_duration, STATUS_INTERVAL_MIN,
+	    STATUS_INTERVAL_MAX, offsetof(struct conf, status_interval) },
+	{ "status_format", conf_parse_choice, 0, 0,
+	    offsetof(struct conf, status_format), status_format_names },
+	{ "stats_log_interval", conf_parse_duration, 0, STATUS_INTERVAL_MAX,
+	    offsetof(struct conf, stats_log_interval) },
 	{ "access_log", parse_path, 0, 0,
 	    offsetof(struct conf, access_log), NULL, STR },
 	{ "access_log_format", conf_parse_choice, 0, 0,
@@ -496,6 +507,7 @@ conf_new(const char *path)
 	cfg->backlog = DEFAULT_BACKLOG;
 	cfg->max_connections = DEFAULT_MAX_CONNECTIONS;
 	cfg->resolve_interval = DEFAULT_RESOLVE_INTERVAL;
+	cfg->status_interval = DEFAULT_STATUS_INTERVAL;
 	cfg->seccomp = true;
 	return cfg;
 }
@@ -833,6 +845,7 @@ conf_free(struct conf *cfg)
 	free(cfg->control_group);
 	free(cfg->state_file);
 	free(cfg->stats_listen);
+	free(cfg->status_file);
 	free(cfg->path);
 	free(cfg->user);
 	free(cfg->group);

@@ -46,6 +46,8 @@ struct conf_text;
 #define SESSION_TIMEOUT_MAX	86400000	/* one day */
 #define MAX_SESSIONS_MAX	10000000
 #define RESOLVE_INTERVAL_MAX	86400000	/* a day */
+#define STATUS_INTERVAL_MIN	1000		/* rinetd-uv's range */
+#define STATUS_INTERVAL_MAX	86400000
 #define PROXY_TIMEOUT_MIN	100		/* ms */
 #define PROXY_TIMEOUT_MAX	3600000
 #define SLOW_START_MAX		3600000		/* an hour */
