@@ -309,8 +309,9 @@ master_status_start(struct master *m)
 	event_timer_init(&m->status_due, on_status_due, m);
 	event_timer_init(&m->stats_log_due, on_stats_log_due, m);
 	(void)log_episode_end(&unwritten, &ms);	/* a new file: said anew */
+	/* As rinetd-uv: the first write one interval from now. */
 	if (m->cfg->status_file != NULL)
-		on_status_due(&m->status_due, m);
+		arm(m, &m->status_due, m->cfg->status_interval, "status_file");
 	if (m->cfg->stats_log_interval > 0)
 		arm(m, &m->stats_log_due, m->cfg->stats_log_interval,
 		    "stats_log_interval");

@@ -11,8 +11,8 @@ struct master;
 
 /*
  * At start and after each reload, m->cfg being the configuration that
- * runs: the status file written now, and the timers of both intervals
- * armed anew (none without status_file, nor with stats_log_interval 0).
+ * runs: the timers of both intervals armed anew, each due one interval
+ * from now (none without status_file, nor with stats_log_interval 0).
  * A file that a reload no longer names is left as it was last written.
  */
 void	master_status_start(struct master *m);
