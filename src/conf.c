@@ -21,7 +21,6 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <netinet/in.h>
 
 #include <libconfig.h>
 
@@ -63,6 +62,9 @@ static const char *const access_log_field_names[] = {
 
 /* In enum steer_mode order. */
 static const char *const steer_names[] = { "port", "cpu", NULL };
+
+/* In enum status_format order. */
+static const char *const status_format_names[] = { "json", "text", NULL };
 
 /* -T: a string setting written back as it is stored (NULL: not set). */
 #define STR	conf_show_string
@@ -134,6 +136,14 @@ static const struct conf_key global_keys[] = {
 	    offsetof(struct conf, state_file), NULL, STR },
 	{ "stats_listen", parse_stats_listen, 0, 0,
 	    offsetof(struct conf, stats_listen), NULL, STR },
+	{ "status_file", parse_path, 0, 0,
+	    offsetof(struct conf, status_file), NULL, STR },
+	{ "status_interval", conf_parse_duration, STATUS_INTERVAL_MIN,
+	    STATUS_INTERVAL_MAX, offsetof(struct conf, status_interval) },
+	{ "status_format", conf_parse_choice, 0, 0,
+	    offsetof(struct conf, status_format), status_format_names },
+	{ "stats_log_interval", conf_parse_duration, 0, STATUS_INTERVAL_MAX,
+	    offsetof(struct conf, stats_log_interval) },
 	{ "access_log", parse_access_log, 0, 0,
 	    offsetof(struct conf, access_log), NULL, STR },
 	{ "access_log_format", conf_parse_choice, 0, 0,
@@ -538,6 +548,7 @@ conf_new(const char *path)
 	cfg->backlog = DEFAULT_BACKLOG;
 	cfg->max_connections = DEFAULT_MAX_CONNECTIONS;
 	cfg->resolve_interval = DEFAULT_RESOLVE_INTERVAL;
+	cfg->status_interval = DEFAULT_STATUS_INTERVAL;
 	cfg->seccomp = true;
 	return cfg;
 }
@@ -567,104 +578,6 @@ check_group(struct conf_loader *ld, const config_t *lc, const struct conf *cfg)
 	    "\"user\" too");
 }
 
-/* An IP address that is all of its family's: 0.0.0.0 or [::]. */
-static bool
-addr_is_any(const struct sockaddr_any *a)
-{
-	const struct sockaddr_in	*sin = (const void *)&a->ss;
-	const struct sockaddr_in6	*sin6 = (const void *)&a->ss;
-
-	return (sin->sin_family == AF_INET &&
-	    sin->sin_addr.s_addr == htonl(INADDR_ANY)) ||
-	    (sin6->sin6_family == AF_INET6 &&
-	    IN6_IS_ADDR_UNSPECIFIED(&sin6->sin6_addr));
-}
-
-/*
- * Whether TCP rule r's listening sockets hold stats_listen's address,
- * so that binding it fails: the same address, or the same port where one
- * of the two is a wildcard of the other's family (the stats socket is
- * IPv6-only; a rule's [::] with ipv6_only = false takes IPv4 too).
- */
-static bool
-stats_clashes(const struct rule *r, const struct sockaddr_any *st)
-{
-	const struct sockaddr_any	*l = &r->listen_addr;
-
-	if (addr_equal(l, st))
-		return true;
-	if (addr_port((const void *)&l->ss) != addr_port((const void *)&st->ss))
-		return false;
-	if (l->ss.ss_family == st->ss.ss_family)
-		return addr_is_any(l) || addr_is_any(st);
-	return l->ss.ss_family == AF_INET6 && st->ss.ss_family == AF_INET &&
-	    addr_is_any(l) && !r->ipv6_only;
-}
-
-/* stats_listen is not the address of a TCP rule, nor within it. */
-static int
-check_stats_listen(struct conf_loader *ld, const config_t *lc,
-    const struct conf *cfg)
-{
-	size_t i;
-
-	for (i = 0; cfg->stats_path != NULL && i < cfg->nrules; i++)
-		if (addr_unix_path(&cfg->rules[i].listen_addr) != NULL &&
-		    strcmp(addr_unix_path(&cfg->rules[i].listen_addr),
-		    cfg->stats_path) == 0)
-			return conf_fail(ld, config_lookup(lc, "stats_listen"),
-			    "\"stats_listen\" \"%s\" is the socket of the "
-			    "rule at line %d", cfg->stats_listen,
-			    cfg->rules[i].line);
-	if (cfg->stats_listen == NULL || cfg->stats_path != NULL)
-		return 0;
-	for (i = 0; i < cfg->nrules; i++)
-		if (cfg->rules[i].protocol == RULE_TCP &&
-		    stats_clashes(&cfg->rules[i], &cfg->stats_addr))
-			return conf_fail(ld, config_lookup(lc, "stats_listen"),
-			    "\"stats_listen\" \"%s\" is taken by the listen "
-			    "address \"%s\" of the rule at line %d",
-			    cfg->stats_listen, cfg->rules[i].listen,
-			    cfg->rules[i].line);
-	return 0;
-}
-
-/*
- * With accept_proxy, allow and deny judge the client a header names; if
- * any peer may send a header, any peer may name an allowed client.  So
- * allow/deny (the rule's or the top level's) on such a rule needs
- * accept_proxy_from, which judges the peer itself.  So does transparent,
- * which would connect from whatever address a header names.  The top
- * level's do not apply to a Unix listener, which refuses the others.
- * "optional" believes no header without accept_proxy_from.
- */
-static int
-check_proxy_acl(struct conf_loader *ld, const config_t *lc,
-    const struct conf *cfg)
-{
-	const struct rule	*r;
-	size_t			 i;
-	bool			 global = cfg->acl.nallow + cfg->acl.ndeny > 0;
-
-	for (i = 0; i < cfg->nrules; i++) {
-		r = &cfg->rules[i];
-		if (!r->accept_proxy || r->proxy_optional || r->range_first ||
-		    r->accept_proxy_from.nallow + r->accept_proxy_from.ndeny > 0 ||
-		    ((!global || r->listen_addr.ss.ss_family == AF_UNIX) &&
-		    r->acl.nallow + r->acl.ndeny == 0 && !rule_any_transparent(r)))
-			continue;
-		return conf_fail(ld, config_setting_get_elem(config_lookup(lc,
-		    "rules"), (unsigned)r->elem), rule_any_transparent(r) ?
-		    "accept_proxy with transparent needs accept_proxy_from: "
-		    "otherwise any peer could make ferryd connect from any "
-		    "address it names in its PROXY header" :
-		    "accept_proxy with allow or deny needs accept_proxy_from: "
-		    "otherwise any peer could name an allowed client in its "
-		    "PROXY header");
-	}
-	return 0;
-}
-
 /*
  * Load ld->text, read from ld->path and its @includes or converted from
  * a rinetd.conf: the same checks either way.  keep (NULL, or ld->text):
@@ -692,9 +605,9 @@ load(struct conf_loader *ld, int syntax, struct conf_text *keep)
 	if (rc == 0)
 		rc = check_group(ld, &lc, cfg);
 	if (rc == 0)
-		rc = check_proxy_acl(ld, &lc, cfg);
+		rc = conf_check_proxy_acl(ld, &lc, cfg);
 	if (rc == 0)
-		rc = check_stats_listen(ld, &lc, cfg);
+		rc = conf_check_stats_listen(ld, &lc, cfg);
 	config_destroy(&lc);
 	if (rc == -1) {
 		conf_free(cfg);
@@ -876,6 +789,7 @@ conf_free(struct conf *cfg)
 	free(cfg->control_group);
 	free(cfg->state_file);
 	free(cfg->stats_listen);
+	free(cfg->status_file);
 	free(cfg->path);
 	free(cfg->user);
 	free(cfg->group);

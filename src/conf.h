@@ -46,6 +46,13 @@
 #define MAX_WORKERS              256
 #define DEFAULT_RESOLVE_INTERVAL 60000  /* ms, 0 = only at load */
 #define DEFAULT_QUEUE_MAX        1024   /* waiting clients, rule, worker */
+#define DEFAULT_STATUS_INTERVAL  30000  /* ms: status_file, as rinetd-uv */
+
+/* status_file's layouts (rinetd-uv's), in status_format's order. */
+enum status_format {
+	STATUS_JSON,
+	STATUS_TEXT
+};
 
 /* The syntax a file is read in. */
 enum conf_syntax {
@@ -114,6 +121,10 @@ struct conf {
 	gid_t          control_gid;      /* ... resolved */
 	char          *state_file;       /* drains, weights kept; NULL = no */
 	char          *stats_listen;     /* as written; NULL = no endpoint */
+	char          *status_file;      /* the totals written; NULL = no */
+	int            status_interval;  /* ms between its writes */
+	int            status_format;    /* enum status_format */
+	int            stats_log_interval; /* ms: a totals line; 0 = none */
 	struct sockaddr_any stats_addr;  /* its address, unless a path */
 	const char    *stats_path;       /* "unix:PATH": PATH, in it */
 	struct health_check health_check; /* default for rules */

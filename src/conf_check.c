@@ -2,9 +2,10 @@
  * conf_check.c - the checks across a file's rules, once each is parsed:
  * no two rules on one address (a dual-stack [::] overlapping 0.0.0.0),
  * no two with one name, no rule whose connections come back to it
- * through the others.  A port range makes thousands of rules, so rules
- * are found through an index by protocol and port, never by comparing
- * every pair.  The map of one config's rules by protocol and listen
+ * through the others, stats_listen on no rule's address, accept_proxy
+ * not trusting any peer's header where it matters.  A port range makes
+ * thousands of rules, so rules are found through an index by protocol
+ * and port, never by comparing every pair.  The map of one config's rules by protocol and listen
  * address, which a reload uses to find a rule's counterpart, is here
  * for the same reason.
  */
@@ -492,4 +493,102 @@ conf_check_rules(struct conf_loader *ld, const config_setting_t *list,
 		rc = check_loops(ld, list, &pi);
 	free(pi.order);
 	return rc;
+}
+
+/* An IP address that is all of its family's: 0.0.0.0 or [::]. */
+static bool
+addr_is_any(const struct sockaddr_any *a)
+{
+	const struct sockaddr_in	*sin = (const void *)&a->ss;
+	const struct sockaddr_in6	*sin6 = (const void *)&a->ss;
+
+	return (sin->sin_family == AF_INET &&
+	    sin->sin_addr.s_addr == htonl(INADDR_ANY)) ||
+	    (sin6->sin6_family == AF_INET6 &&
+	    IN6_IS_ADDR_UNSPECIFIED(&sin6->sin6_addr));
+}
+
+/*
+ * Whether TCP rule r's listening sockets hold stats_listen's address,
+ * so that binding it fails: the same address, or the same port where one
+ * of the two is a wildcard of the other's family (the stats socket is
+ * IPv6-only; a rule's [::] with ipv6_only = false takes IPv4 too).
+ */
+static bool
+stats_clashes(const struct rule *r, const struct sockaddr_any *st)
+{
+	const struct sockaddr_any	*l = &r->listen_addr;
+
+	if (addr_equal(l, st))
+		return true;
+	if (addr_port((const void *)&l->ss) != addr_port((const void *)&st->ss))
+		return false;
+	if (l->ss.ss_family == st->ss.ss_family)
+		return addr_is_any(l) || addr_is_any(st);
+	return l->ss.ss_family == AF_INET6 && st->ss.ss_family == AF_INET &&
+	    addr_is_any(l) && !r->ipv6_only;
+}
+
+/* stats_listen is not the address of a TCP rule, nor within it. */
+int
+conf_check_stats_listen(struct conf_loader *ld, const config_t *lc,
+    const struct conf *cfg)
+{
+	size_t i;
+
+	for (i = 0; cfg->stats_path != NULL && i < cfg->nrules; i++)
+		if (addr_unix_path(&cfg->rules[i].listen_addr) != NULL &&
+		    strcmp(addr_unix_path(&cfg->rules[i].listen_addr),
+		    cfg->stats_path) == 0)
+			return conf_fail(ld, config_lookup(lc, "stats_listen"),
+			    "\"stats_listen\" \"%s\" is the socket of the "
+			    "rule at line %d", cfg->stats_listen,
+			    cfg->rules[i].line);
+	if (cfg->stats_listen == NULL || cfg->stats_path != NULL)
+		return 0;
+	for (i = 0; i < cfg->nrules; i++)
+		if (cfg->rules[i].protocol == RULE_TCP &&
+		    stats_clashes(&cfg->rules[i], &cfg->stats_addr))
+			return conf_fail(ld, config_lookup(lc, "stats_listen"),
+			    "\"stats_listen\" \"%s\" is taken by the listen "
+			    "address \"%s\" of the rule at line %d",
+			    cfg->stats_listen, cfg->rules[i].listen,
+			    cfg->rules[i].line);
+	return 0;
+}
+
+/*
+ * With accept_proxy, allow and deny judge the client a header names; if
+ * any peer may send a header, any peer may name an allowed client.  So
+ * allow/deny (the rule's or the top level's) on such a rule needs
+ * accept_proxy_from, which judges the peer itself.  So does transparent,
+ * which would connect from whatever address a header names.  The top
+ * level's do not apply to a Unix listener, which refuses the others.
+ * "optional" believes no header without accept_proxy_from.
+ */
+int
+conf_check_proxy_acl(struct conf_loader *ld, const config_t *lc,
+    const struct conf *cfg)
+{
+	const struct rule	*r;
+	size_t			 i;
+	bool			 global = cfg->acl.nallow + cfg->acl.ndeny > 0;
+
+	for (i = 0; i < cfg->nrules; i++) {
+		r = &cfg->rules[i];
+		if (!r->accept_proxy || r->proxy_optional || r->range_first ||
+		    r->accept_proxy_from.nallow + r->accept_proxy_from.ndeny > 0 ||
+		    ((!global || r->listen_addr.ss.ss_family == AF_UNIX) &&
+		    r->acl.nallow + r->acl.ndeny == 0 && !rule_any_transparent(r)))
+			continue;
+		return conf_fail(ld, config_setting_get_elem(config_lookup(lc,
+		    "rules"), (unsigned)r->elem), rule_any_transparent(r) ?
+		    "accept_proxy with transparent needs accept_proxy_from: "
+		    "otherwise any peer could make ferryd connect from any "
+		    "address it names in its PROXY header" :
+		    "accept_proxy with allow or deny needs accept_proxy_from: "
+		    "otherwise any peer could name an allowed client in its "
+		    "PROXY header");
+	}
+	return 0;
 }

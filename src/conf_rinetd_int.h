@@ -93,12 +93,16 @@ struct setting {
 	const char	*value;
 };
 
-/* rinetd-uv's global words mapped onto a ferryd setting (a number). */
+/* rinetd-uv's global words mapped onto a ferryd setting. */
 enum uv_setting {
 	UV_CONNECT_TIMEOUT,
 	UV_DNS_REFRESH,
 	UV_BUFFERSIZE,
 	UV_LISTEN_BACKLOG,
+	UV_STATUS_FILE,
+	UV_STATUS_INTERVAL,
+	UV_STATUS_FORMAT,
+	UV_STATS_LOG_INTERVAL,
 	UV_SETTINGS
 };
 

@@ -184,9 +184,18 @@ out_warnings(struct out *o, const char *warnings)
 	conf_out_printf(&o->t, 0, "\n");
 }
 
-/* rinetd-uv's global words, in ferryd's names (enum uv_setting order). */
-static const char *const uv_keys[UV_SETTINGS] = {
-	"connect_timeout", "resolve_interval", "buffer_size", "backlog"
+/*
+ * rinetd-uv's global words, in ferryd's names (enum uv_setting order),
+ * and whether the value is a string.
+ */
+static const struct uv_key {
+	const char	*name;
+	bool		 string;
+} uv_keys[UV_SETTINGS] = {
+	{ "connect_timeout", false }, { "resolve_interval", false },
+	{ "buffer_size", false }, { "backlog", false },
+	{ "status_file", true }, { "status_interval", false },
+	{ "status_format", true }, { "stats_log_interval", false }
 };
 
 static void
@@ -201,14 +210,19 @@ out_uv_settings(struct out *o, const struct rconf *rc)
 		    atol(rc->uv[i].value) > rc->rule_refresh)) {
 			out_origin(o, "", &rc->rule_refresh_from);
 			conf_out_printf(&o->t, rc->rule_refresh_from.num,
-			    "%s = %ld;\n", uv_keys[i], rc->rule_refresh);
+			    "%s = %ld;\n", uv_keys[i].name, rc->rule_refresh);
 			continue;
 		}
 		if (rc->uv[i].from.num == 0)
 			continue;
+		if (uv_keys[i].string) {
+			out_setting(o, &rc->uv[i], uv_keys[i].name,
+			    rc->uv[i].value);
+			continue;
+		}
 		out_origin(o, "", &rc->uv[i].from);
-		conf_out_printf(&o->t, rc->uv[i].from.num, "%s = %s;\n", uv_keys[i],
-		    rc->uv[i].value);
+		conf_out_printf(&o->t, rc->uv[i].from.num, "%s = %s;\n",
+		    uv_keys[i].name, rc->uv[i].value);
 	}
 }
 

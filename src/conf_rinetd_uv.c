@@ -3,11 +3,11 @@
  * include, the global settings and the rule options it adds to rinetd
  * 0.73's.  Each word is either mapped onto the ferryd setting that does
  * the same (connect-timeout, dns-refresh, buffersize, listen-backlog,
- * keepalive) or, for what tunes rinetd-uv's own insides (its buffer
- * pool, its status file, a limit over all rules that ferryd counts per
- * rule), accepted with a warning at its FILE:LINE, so that a file
- * written for rinetd-uv starts.  Values are checked against rinetd-uv's
- * own ranges.
+ * keepalive, the status file and the stats line) or, for what tunes
+ * rinetd-uv's own insides (its buffer pool, a limit over all rules that
+ * ferryd counts per rule), accepted with a warning at its FILE:LINE, so
+ * that a file written for rinetd-uv starts.  Values are checked against
+ * rinetd-uv's own ranges.
  */
 #include "ferryd.h"
 
@@ -51,15 +51,11 @@ static const struct uv_word {
 	    "a limit over all rules; ferryd limits each UDP rule's sessions "
 	    "per worker with max_sessions (65536 unless set in ferryd.conf) "
 	    "and all of them by its budget" },
-	{ "statusfile", UV_IGNORE, 0, 0, 0, 0,
-	    "ferryd serves its counters on stats_listen (ferryd.conf)" },
-	{ "statusinterval", UV_IGNORE, 0, 1, 86400, 0,
-	    "ferryd serves its counters on stats_listen (ferryd.conf)" },
-	{ "statusformat", UV_IGNORE, 0, 0, 0, 0,
-	    "ferryd serves its counters on stats_listen (ferryd.conf)" },
-	{ "statsloginterval", UV_IGNORE, 0, 0, 86400, 0,
-	    "ferryd logs its totals when it stops and serves them on "
-	    "stats_listen" },
+	{ "statusfile", UV_MAP, UV_STATUS_FILE, 0, 0, 0, NULL },
+	{ "statusinterval", UV_MAP, UV_STATUS_INTERVAL, 1, 86400, 0, NULL },
+	{ "statusformat", UV_MAP, UV_STATUS_FORMAT, 0, 0, 0, NULL },
+	{ "statsloginterval", UV_MAP, UV_STATS_LOG_INTERVAL, 0, 86400, 0,
+	    NULL },
 	{ "dns-multi-ip-expand", UV_IGNORE, 0, 0, 0, 0,
 	    "ferryd makes every address of a name a backend" },
 	{ "dns-multi-ip-proto", UV_IGNORE, 0, 0, 0, 0,
@@ -99,17 +95,22 @@ uv_number(struct rconf *rc, const struct line *ln, const char *name,
 /*
  * A global word mapped: its value, cut to what ferryd takes (with a
  * warning); connect-timeout 0, rinetd-uv's "none", keeps ferryd's
- * default.
+ * default.  A word's value (min and max 0) is taken as it is, but for
+ * statusformat's, one of two.
  */
 static int
 uv_map(struct rconf *rc, const struct line *ln, const struct uv_word *w)
 {
 	struct setting	*st = &rc->uv[w->setting];
-	long		 v;
+	long		 v = 0;
 
-	if (uv_number(rc, ln, w->name, ln->tok[1].s, w->min, w->max,
-	    &v) == -1)
+	if (w->max > 0 && uv_number(rc, ln, w->name, ln->tok[1].s, w->min,
+	    w->max, &v) == -1)
 		return -1;
+	if (w->setting == UV_STATUS_FORMAT && strcmp(ln->tok[1].s,
+	    "json") != 0 && strcmp(ln->tok[1].s, "text") != 0)
+		return rconf_fail(rc, ln->num, "statusformat must be json or "
+		    "text (got \"%s\")", ln->tok[1].s);
 	if (w->setting == UV_CONNECT_TIMEOUT && v == 0) {
 		rconf_warn(rc, ln->num, "connect-timeout 0 (none): ferryd "
 		    "keeps its connect_timeout, 10 seconds");

@@ -46,6 +46,8 @@ struct conf_text;
 #define SESSION_TIMEOUT_MAX	86400000	/* one day */
 #define MAX_SESSIONS_MAX	10000000
 #define RESOLVE_INTERVAL_MAX	86400000	/* a day */
+#define STATUS_INTERVAL_MIN	1000		/* rinetd-uv's range */
+#define STATUS_INTERVAL_MAX	86400000
 #define PROXY_TIMEOUT_MIN	100		/* ms */
 #define PROXY_TIMEOUT_MAX	3600000
 #define SLOW_START_MAX		3600000		/* an hour */
@@ -244,6 +246,11 @@ int	conf_parse_members(struct conf_loader *ld,
  * names, no forwarding loops.  0, or -1 reported at list.
  */
 int	conf_check_rules(struct conf_loader *ld, const config_setting_t *list,
+    const struct conf *cfg);
+/* stats_listen is no rule's address; accept_proxy_from where needed. */
+int	conf_check_stats_listen(struct conf_loader *ld, const config_t *lc,
+    const struct conf *cfg);
+int	conf_check_proxy_acl(struct conf_loader *ld, const config_t *lc,
     const struct conf *cfg);
 
 /*

@@ -495,13 +495,14 @@ test_binds(const struct conf *cfg)
 /*
  * -t: what the start would refuse of the files it opens as root: the
  * pidfile named (-p, pidfile; the built-in default's directory is the
- * installation's), log_file and access_log (safefile.h).
+ * installation's), log_file and access_log (safefile.h); and what would
+ * keep status_file from being written.
  */
 static int
 test_files(const struct conf *cfg, const struct options *opt)
 {
-	const char	*files[3], *whats[3] = { "pidfile", "log file",
-			    "access log" };
+	const char	*files[4], *whats[4] = { "pidfile", "log file",
+			    "access log", "status file" };
 	char		 err[CONF_ERR_MAX];
 	int		 i, rc = 0;
 
@@ -509,7 +510,8 @@ test_files(const struct conf *cfg, const struct options *opt)
 	files[1] = cfg->log_file;
 	files[2] = cfg->access_log != NULL && strcmp(cfg->access_log,
 	    ACCESSLOG_SYSLOG) == 0 ? NULL : cfg->access_log;
-	for (i = 0; i < 3; i++)
+	files[3] = cfg->status_file;
+	for (i = 0; i < 4; i++)
 		if (files[i] != NULL && files[i][0] != '\0' &&
 		    safefile_check(files[i], i == 0, whats[i], err,
 		    sizeof(err)) == -1) {

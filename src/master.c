@@ -32,6 +32,7 @@
 #include "master_adopt.h"
 #include "master_state.h"
 #include "master_statefile.h"
+#include "master_status.h"
 #include "master_upgrade.h"
 #include "outcome.h"
 #include "pidfile.h"
@@ -285,29 +286,6 @@ master_signals_setup(void)
 }
 
 /*
- * The last line: what the workers did in the daemon's whole life, from
- * the counters (stats.h), with the rules that reloads removed.
- */
-static void
-master_log_totals(void)
-{
-	struct stats_rule t;
-
-	stats_read_life(&t);
-	log_notice("stopped: %llu connection(s) relayed, %llu refused, "
-	    "%llu failed to connect; %llu UDP session(s), %llu datagram(s) "
-	    "in, %llu out, %llu dropped; %llu bytes in, %llu bytes out",
-	    (unsigned long long)t.closed, (unsigned long long)(t.denied +
-	    t.refused_max + t.refused_per_client + t.refused_rate),
-	    (unsigned long long)t.no_backend,
-	    (unsigned long long)t.sessions,
-	    (unsigned long long)t.datagrams_in,
-	    (unsigned long long)t.datagrams_out,
-	    (unsigned long long)(t.dropped + t.truncated),
-	    (unsigned long long)t.bytes_in, (unsigned long long)t.bytes_out);
-}
-
-/*
  * What ps shows of the master: the configuration and, while old
  * generations drain after reloads, which and how many of their workers
  * are left.  Set only when it changes.
@@ -356,6 +334,7 @@ master_loop(struct master *m)
 	master_spawn_checker(m);
 	log_notice("started %d worker(s) for %zu rule(s)", m->cfg->workers,
 	    m->cfg->nrules);
+	master_status_start(m);
 	while (!m->stopping || !TAILQ_EMPTY(&m->children) ||
 	    m->checker.pid > 0) {
 		if (event_loop_run_once(m->loop) == -1) {
@@ -369,7 +348,7 @@ master_loop(struct master *m)
 		master_adopt_answer(m);
 		master_show_title(m);
 	}
-	master_log_totals();
+	master_status_last_line();
 	return m->status;
 }
 

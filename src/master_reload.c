@@ -33,6 +33,7 @@
 #include "master_reload.h"
 #include "master_sessions.h"
 #include "master_state.h"
+#include "master_status.h"
 #include "outcome.h"
 #include "resolver.h"
 #include "stats.h"
@@ -472,6 +473,7 @@ master_apply(struct master *m, struct conf *cfg)
 	master_spawn_checker(m);
 	log_notice("configuration reloaded: %zu rule(s), %d worker(s), "
 	    "generation %u", cfg->nrules, cfg->workers, m->gen);
+	master_status_start(m);
 	(void)event_timer_arm(m->loop, &m->gen_late, m->gen_started +
 	    RELOAD_STUCK_MS);
 	return;

@@ -109,6 +109,8 @@ struct master {
 	int                   stopping;	/* 0, or the signal that stops us */
 	struct event_timer    stop_end;	/* then SIGKILL the stragglers */
 	struct event_timer    tick;	/* watchdog and rates, each second */
+	struct event_timer    status_due;	/* status_file written */
+	struct event_timer    stats_log_due;	/* stats_log_interval's line */
 	bool                  skip[MAX_WORKERS];	/* hung: steered around */
 	bool                  started;	/* the first generation accepted */
 	int                  *udp_map;	/* old gen's rule -> ours, or -1 */

@@ -255,9 +255,13 @@ fail:
 	return 1;
 }
 
-int
-safefile_replace(const char *path, const char *data, size_t len, mode_t mode,
-    const char *what, char *err, size_t errlen)
+/*
+ * data to a new PATH.tmp, then renamed over path; with sync, the file
+ * reaches the disk before the rename and the directory after it.
+ */
+static int
+replace(const char *path, const char *data, size_t len, mode_t mode,
+    bool sync, const char *what, char *err, size_t errlen)
 {
 	char	tmp[PATH_MAX];
 	int	fd, saved;
@@ -274,14 +278,14 @@ safefile_replace(const char *path, const char *data, size_t len, mode_t mode,
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 	    O_CLOEXEC, mode)) == -1)
 		goto fail;
-	if (write_all(fd, data, len) == -1 || fsync(fd) == -1) {
+	if (write_all(fd, data, len) == -1 || (sync && fsync(fd) == -1)) {
 		saved = errno;
 		close(fd);
 		errno = saved;
 		goto fail_unlink;
 	}
 	if (close(fd) == 0 && rename(tmp, path) == 0)
-		return dir_sync(path, what, err, errlen);
+		return sync ? dir_sync(path, what, err, errlen) : 0;
 fail_unlink:
 	saved = errno;
 	(void)unlink(tmp);
@@ -290,4 +294,18 @@ fail:
 	snprintf(err, errlen, "cannot write %s %s: %s", what, path,
 	    strerror(errno));
 	return -1;
+}
+
+int
+safefile_replace(const char *path, const char *data, size_t len, mode_t mode,
+    const char *what, char *err, size_t errlen)
+{
+	return replace(path, data, len, mode, true, what, err, errlen);
+}
+
+int
+safefile_replace_unsynced(const char *path, const char *data, size_t len,
+    mode_t mode, const char *what, char *err, size_t errlen)
+{
+	return replace(path, data, len, mode, false, what, err, errlen);
 }

@@ -1,7 +1,7 @@
 /*
  * safefile.h - opening the files ferryd writes as root (log_file,
- * access_log, pidfile, state_file) so that no other user can redirect
- * the writes.
+ * access_log, pidfile, state_file, status_file) so that no other user
+ * can redirect the writes.
  */
 #ifndef FERRYD_SAFEFILE_H
 #define FERRYD_SAFEFILE_H
@@ -50,5 +50,14 @@ int	safefile_check(const char *path, bool makes_dir, const char *what,
  */
 int	safefile_replace(const char *path, const char *data, size_t len,
 	    mode_t mode, const char *what, char *err, size_t errlen);
+/*
+ * The same without the syncs, for a file rewritten often whose loss in a
+ * power cut costs nothing (status_file): a reader still finds the old
+ * file or the new one whole, and the writer never waits for the disk.
+ * 0, or -1 with err.
+ */
+int	safefile_replace_unsynced(const char *path, const char *data,
+	    size_t len, mode_t mode, const char *what, char *err,
+	    size_t errlen);
 
 #endif

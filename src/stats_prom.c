@@ -129,6 +129,10 @@ static const struct family rule_families[] = {
 	    "Resets passed on before the other side had taken the bytes sent "
 	    "before them: it took nothing for 10 s (or idle_timeout).",
 	    RULE_AT(reset_drains_cut), NULL },
+	{ "ferryd_rule_accept_errors_total", "counter",
+	    "Failed accept() calls on the rule's listening sockets: out of "
+	    "descriptors or memory (accepting pauses), or another error.",
+	    RULE_AT(accept_errors), NULL },
 };
 
 /* A route's series: its destination's counters (route.h). */

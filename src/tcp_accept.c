@@ -24,6 +24,7 @@
 #include "log.h"
 #include "rule.h"
 #include "sock.h"
+#include "stats.h"
 #include "tcp_accept.h"
 #include "tcp_proxy_wait.h"
 #include "tcp_session.h"
@@ -306,10 +307,12 @@ listener_accept(struct tcp_listener *l, int max, bool *empty)
 			case ENFILE:
 			case ENOBUFS:
 			case ENOMEM:
+				stats_rule(l->rule)->accept_errors++;
 				acceptor_starve(acc, rule_log_name(l->rule), "accept",
 				    errno);
 				return i;
 			default:
+				stats_rule(l->rule)->accept_errors++;
 				log_err("%s: cannot accept: %s", rule_log_name(l->rule),
 				    strerror(errno));
 				return i;

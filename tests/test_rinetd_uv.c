@@ -4,8 +4,9 @@
  * the tuning words are kept with a warning at their FILE:LINE; include
  * reads a glob relative to the including file, nested, and refuses
  * loops, a file twice and too deep a nesting at the include's line;
- * logfile given twice keeps the last with a warning; --convert writes
- * the mapped settings; rinetd-uv's YAML form is refused with the way out.
+ * logfile given twice keeps the last with a warning; the status words
+ * map to status_file and its settings; --convert writes the mapped
+ * settings; rinetd-uv's YAML form is refused with the way out.
  */
 #include "ferryd.h"
 
@@ -119,10 +120,71 @@ test_every_word(void)
 	    strstr(warn, want) != NULL, "... also in an included file");
 	check(strstr(warn, "dns-refresh") == NULL &&
 	    strstr(warn, ":9: max-udp-connections") != NULL &&
-	    strstr(warn, ":10: statusfile") != NULL,
-	    "max-udp-connections, statusfile: warnings; a rule's dns-refresh, "
-	    "honoured, none");
+	    strstr(warn, "statusfile") == NULL,
+	    "max-udp-connections: a warning; a rule's dns-refresh and "
+	    "statusfile, honoured, none");
+	check(streq(cfg->status_file, "/tmp/status.json") &&
+	    cfg->status_interval == 30000 && cfg->status_format == STATUS_JSON &&
+	    cfg->stats_log_interval == 0, "statusfile maps to status_file, "
+	    "at ferryd's (and rinetd-uv's) defaults: every 30 s, JSON, no "
+	    "STATS line");
 	conf_free(cfg);
+}
+
+/*
+ * rinetd-uv's status words: status_file, status_interval, status_format
+ * and stats_log_interval, without a warning; their values checked as
+ * rinetd-uv checks them, at their line.
+ */
+static void
+test_status_words(void)
+{
+	struct rinetd_conv	 conv;
+	char			 path[PATH_MAX], err[CONF_ERR_MAX];
+	char			 warn[1024];
+	static const char	 text[] = "statusinterval 5\n"
+	    "statusformat text\n" "statsloginterval 60\n"
+	    "statusfile \"/tmp/ferryd status.txt\"\n"
+	    "127.0.0.1 18430 127.0.0.1 18431\n";
+	struct conf		*cfg;
+
+	write_conf("status.conf", text, path, sizeof(path));
+	cfg = load(path, err, sizeof(err), warn, sizeof(warn));
+	check(cfg != NULL && streq(cfg->status_file, "/tmp/ferryd status.txt") &&
+	    cfg->status_interval == 5000 && cfg->status_format ==
+	    STATUS_TEXT && cfg->stats_log_interval == 60000 && warn[0] == '\0',
+	    "statusfile (quoted), statusinterval, statusformat, "
+	    "statsloginterval: mapped, no warning%s%s", cfg == NULL ? ": " : "",
+	    cfg == NULL ? err : warn);
+	conf_free(cfg);
+	if (rinetd_convert(path, text, &conv, err, sizeof(err)) == 0) {
+		check(strstr(conv.text, "# line 1: statusinterval 5\n"
+		    "status_interval = 5;\n") != NULL && strstr(conv.text,
+		    "status_format = \"text\";\n") != NULL &&
+		    strstr(conv.text, "stats_log_interval = 60;\n") != NULL &&
+		    strstr(conv.text, "status_file = \"/tmp/ferryd "
+		    "status.txt\";\n") != NULL, "--convert writes them under "
+		    "their lines");
+		rinetd_conv_free(&conv);
+	} else
+		check(0, "convert: %s", err);
+
+	write_conf("status-bad.conf", "127.0.0.1 18432 127.0.0.1 18433\n"
+	    "statusformat xml\n", path, sizeof(path));
+	cfg = load(path, err, sizeof(err), warn, sizeof(warn));
+	check(cfg == NULL && strstr(err, ":2: statusformat must be json or "
+	    "text (got \"xml\")") != NULL, "statusformat xml: %s", err);
+	write_conf("status-bad.conf", "statusinterval 0\n"
+	    "127.0.0.1 18432 127.0.0.1 18433\n", path, sizeof(path));
+	cfg = load(path, err, sizeof(err), warn, sizeof(warn));
+	check(cfg == NULL && strstr(err, ":1: statusinterval must be a whole "
+	    "number from 1 to 86400") != NULL, "statusinterval 0: %s", err);
+	write_conf("status-bad.conf", "statsloginterval 86401\n"
+	    "127.0.0.1 18432 127.0.0.1 18433\n", path, sizeof(path));
+	cfg = load(path, err, sizeof(err), warn, sizeof(warn));
+	check(cfg == NULL && strstr(err, ":1: statsloginterval must be a "
+	    "whole number from 0 to 86400") != NULL, "statsloginterval "
+	    "86401: %s", err);
 }
 
 /* A problem inside an included file: reported at that file's line. */
@@ -260,6 +322,7 @@ main(void)
 	log_set_level(LOG_LEVEL_ERR);	/* the warnings are checked */
 	make_tmpdir("test_rinetd_uv");
 	test_every_word();
+	test_status_words();
 	test_include_errors();
 	test_yaml();
 	test_convert();
