@@ -734,6 +734,10 @@ apply_cmdline(struct sslh *s, const struct sslh_cmdline *cl)
 		else if (strcmp(o->name, "inetd") == 0)
 			rc = sslh_fail(s, &from, "ferryd listens itself; it does "
 			    "not run from inetd");
+		else if (strcmp(o->name, "prefix") == 0)
+			/* Its settings table is echosrv's too. */
+			rc = add_note(s, &from, "--prefix is for sslh's test "
+			    "server, echosrv: sslh takes it and does nothing");
 		else if (o->value == NULL) {
 			/* foreground, background, transparent, numeric,
 			 * verbose */

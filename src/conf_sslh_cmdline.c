@@ -47,7 +47,7 @@ static const struct {
 	{ "verbose-system-error", 0, OPT_LEVEL },
 	{ "verbose-int-error", 0, OPT_LEVEL },
 	{ "syslog-facility", 0, OPT_VALUE }, { "logfile", 0, OPT_VALUE },
-	{ "udp-max-connections", 0, OPT_VALUE },
+	{ "udp-max-connections", 0, OPT_VALUE }, { "prefix", 0, OPT_VALUE },
 	{ "version", 'V', OPT_FLAG }, { "convert", 0, OPT_FLAG },
 	{ "user", 'u', OPT_VALUE }, { "config", 'F', OPT_CONFIG },
 	{ "pidfile", 'P', OPT_VALUE }, { "chroot", 'C', OPT_VALUE },

@@ -464,7 +464,10 @@ test_override(void)
 	conf_conv_free(&conv);
 }
 
-/* sslh 2.x's order of the command line's protocols, whatever is written. */
+/*
+ * sslh 2.x's order of the command line's protocols, whatever is written
+ * (and --prefix, which sslh takes and ignores).
+ */
 static void
 test_protocol_order(void)
 {
@@ -473,7 +476,7 @@ test_protocol_order(void)
 	char *const	argv[] = { "--listen", "127.0.0.1:18615", "--anyprot",
 			    "127.0.0.1:5", "--http", "127.0.0.1:4", "--tls",
 			    "127.0.0.1:2", "--ssh", "127.0.0.1:1", "-f",
-			    "--xmpp", "127.0.0.1:3" };
+			    "--xmpp", "127.0.0.1:3", "--prefix", "x" };
 	struct conf	*cfg;
 	char		 err[CONF_ERR_MAX];
 	size_t		 i;
