@@ -32,6 +32,7 @@
 #include "conf_rinetd.h"
 #include "event.h"
 #include "log.h"
+#include "pidfile.h"
 #include "route.h"
 #include "rule.h"
 #include "upstream.h"
@@ -303,7 +304,7 @@ parse_chroot(struct conf_loader *ld, const struct conf_key *k,
 
 /* pidfile = "" says "no pidfile", overriding a command-line default. */
 static int
-parse_pidfile(struct conf_loader *ld, const struct conf_key *k,
+pidfile_path(struct conf_loader *ld, const struct conf_key *k,
     const config_setting_t *s, void *base)
 {
 	char		 dir[PATH_MAX];
@@ -316,11 +317,12 @@ parse_pidfile(struct conf_loader *ld, const struct conf_key *k,
 	if (v[0] == '\0')
 		return conf_store_string(ld, s, conf_field(base, k), "");
 	/*
-	 * Its own directory may be missing (/run is emptied at boot): the
-	 * master makes it (safefile_mkdir), so the one above must be there.
+	 * Its own directory under the run-state directory may be missing
+	 * (/run is emptied at boot): the master makes it (safefile_mkdir),
+	 * so the one above must be there.
 	 */
 	slash = strrchr(v, '/');
-	if (v[0] == '/' && slash != v && (size_t)(slash - v) < sizeof(dir)) {
+	if (pidfile_makes_dir(v) && (size_t)(slash - v) < sizeof(dir)) {
 		memcpy(dir, v, slash - v);
 		dir[slash - v] = '\0';
 		if (stat(dir, &st) == -1 && errno == ENOENT) {
@@ -330,6 +332,17 @@ parse_pidfile(struct conf_loader *ld, const struct conf_key *k,
 		}
 	}
 	return parse_path(ld, k, s, base);
+}
+
+/* A pidfile that cannot be: a failure of its own (sslh's status 3). */
+static int
+parse_pidfile(struct conf_loader *ld, const struct conf_key *k,
+    const config_setting_t *s, void *base)
+{
+	if (pidfile_path(ld, k, s, base) == 0)
+		return 0;
+	ld->failure = CONF_FAILED_PIDFILE;
+	return -1;
 }
 
 /* One worker per online CPU, within 1..MAX_WORKERS. */

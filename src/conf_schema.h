@@ -64,7 +64,8 @@ struct conf_text;
 enum conf_failure {
 	CONF_FAILED = 0,	/* anything else */
 	CONF_FAILED_ADDRESS,	/* a listen or connect address: no such host */
-	CONF_FAILED_USER	/* user names no user */
+	CONF_FAILED_USER,	/* user names no user */
+	CONF_FAILED_PIDFILE	/* pidfile cannot be */
 };
 
 struct conf_loader {

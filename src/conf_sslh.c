@@ -858,7 +858,8 @@ conf_load_sslh(const struct sslh_cmdline *cl, int *status, char *err,
 		if (cfg == NULL)
 			*st = ld.failure == CONF_FAILED_ADDRESS ?
 			    SSLH_EXIT_RESOLVE : ld.failure == CONF_FAILED_USER ?
-			    SSLH_EXIT_USER : SSLH_EXIT_FAILURE;
+			    SSLH_EXIT_USER : ld.failure == CONF_FAILED_PIDFILE ?
+			    SSLH_EXIT_PIDFILE : SSLH_EXIT_FAILURE;
 	} else
 		snprintf(err, errlen, "%s: out of memory", ld.path);
 	conf_conv_free(&conv);

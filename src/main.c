@@ -513,8 +513,8 @@ test_files(const struct conf *cfg, const struct options *opt)
 	files[3] = cfg->status_file;
 	for (i = 0; i < 4; i++)
 		if (files[i] != NULL && files[i][0] != '\0' &&
-		    safefile_check(files[i], i == 0, whats[i], err,
-		    sizeof(err)) == -1) {
+		    safefile_check(files[i], i == 0 && pidfile_makes_dir(
+		    files[i]), whats[i], err, sizeof(err)) == -1) {
 			fprintf(stderr, "ferryd: %s: %s\n", cfg->path, err);
 			rc = -1;
 		}

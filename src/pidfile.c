@@ -47,6 +47,20 @@ read_pid(int fd)
 	return (pid_t)pid;
 }
 
+bool
+pidfile_makes_dir(const char *path)
+{
+	size_t		 n = strlen(RUNSTATEDIR "/");
+	const char	*name, *slash;
+
+	if (strncmp(path, RUNSTATEDIR "/", n) != 0)
+		return false;
+	name = path + n;		/* NAME/FILE: one slash, inside */
+	slash = strchr(name, '/');
+	return slash != NULL && slash != name && slash == strrchr(name, '/') &&
+	    slash[1] != '\0';
+}
+
 int
 pidfile_lock(const char *path, char *err, size_t errlen)
 {
@@ -57,7 +71,8 @@ pidfile_lock(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "pidfile name too long: %s", path);
 		return -1;
 	}
-	if (safefile_mkdir(path, 0755, "pidfile", err, errlen) == -1)
+	if (pidfile_makes_dir(path) &&
+	    safefile_mkdir(path, 0755, "pidfile", err, errlen) == -1)
 		return -1;
 	fd = safefile_open(path, O_RDWR | O_CREAT, 0644, "pidfile", err,
 	    errlen);

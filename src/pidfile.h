@@ -4,6 +4,7 @@
 #ifndef FERRYD_PIDFILE_H
 #define FERRYD_PIDFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -16,8 +17,16 @@
 #define PIDFILE_DEFAULT	RUNSTATEDIR "/ferryd/ferryd.pid"
 
 /*
- * Open path (creating it, and its directory if that is missing: mode 0755)
- * and lock it, for good: the lock is on the file
+ * Whether path's directory is one the master makes when it is missing:
+ * a directory of the run-state directory's own (RUNSTATEDIR/NAME/FILE),
+ * which a reboot empties when it is a tmpfs.  No other: a pidfile the
+ * user names elsewhere needs the directory the user made.
+ */
+bool pidfile_makes_dir(const char *path);
+
+/*
+ * Open path (creating it, and its directory where pidfile_makes_dir()
+ * says so: mode 0755) and lock it, for good: the lock is on the file
  * itself, at its final name, so two instances starting at once cannot
  * both get it; it belongs to the open file, so it survives the forks
  * that detach the daemon.  "ferryd is already running (pid N, pidfile

@@ -508,9 +508,16 @@ static const struct bad_case bad_cases[] = {
 	{ "access_log in a missing directory",
 	    "access_log = \"/nonexistent-ferryd-dir/a/access.log\";\n" RULES,
 	    1, "\"access_log\": cannot use directory" },
-	/* The pidfile's own directory is made by the master; not two. */
+	/*
+	 * The master makes a pidfile's own directory right under the
+	 * run-state directory only; not two, nor elsewhere.
+	 */
 	{ "pidfile two missing directories down",
-	    RULES "pidfile = \"/nonexistent-ferryd-dir/ferryd/ferryd.pid\";\n",
+	    RULES "pidfile = \"" RUNSTATEDIR "/nonexistent-ferryd-dir/ferryd/"
+	    "ferryd.pid\";\n", 2, "\"pidfile\": cannot use directory "
+	    RUNSTATEDIR "/nonexistent-ferryd-dir" },
+	{ "pidfile in a missing directory elsewhere",
+	    RULES "pidfile = \"/nonexistent-ferryd-dir/ferryd.pid\";\n",
 	    2, "\"pidfile\": cannot use directory /nonexistent-ferryd-dir: "
 	    "No such file or directory" },
 	{ "pidfile under a file", RULES "pidfile = \"/dev/null/ferryd.pid\";\n",
