@@ -439,6 +439,11 @@ dest_transparent(struct conf_loader *ld, const config_setting_t *m,
 		    "choose the address backend connections leave from: set "
 		    "one of them");
 	for (i = 0; i < d->upstream.nbackends; i++)
+		if (d->upstream.backends[i].addr.ss.ss_family == AF_UNIX)
+			return conf_fail(ld, m, "\"transparent\" sends from the "
+			    "client's IP address, which a Unix backend has no "
+			    "use for");
+	for (i = 0; i < d->upstream.nbackends; i++)
 		if (d->upstream.backends[i].addr.ss.ss_family == family ||
 		    dual)
 			return 0;
@@ -469,15 +474,17 @@ rule_transparent(struct conf_loader *ld, const config_setting_t *rule,
 	return conf_fail(ld, m != NULL ? m : rule, "\"transparent\" needs "
 	    "Linux's IP_TRANSPARENT, which this system does not have");
 #else
-	if (r->transparent)
+	if (r->nroutes == 0)
 		return dest_transparent(ld, m, r, r);
+	/* The rule's transparent is each route's (route_dest_inherit). */
 	for (i = 0; i < r->nroutes; i++) {
-		if (!r->routes[i].dest.transparent)
+		if (!r->transparent && !r->routes[i].dest.transparent)
 			continue;
 		g = config_setting_get_elem(config_setting_get_member(rule,
 		    "routes"), (unsigned)i);
-		if (dest_transparent(ld, config_setting_get_member(g,
-		    "transparent"), r, &r->routes[i].dest) == -1)
+		if (dest_transparent(ld, r->routes[i].dest.transparent ?
+		    config_setting_get_member(g, "transparent") : m, r,
+		    &r->routes[i].dest) == -1)
 			return -1;
 	}
 	return 0;

@@ -8,9 +8,12 @@
 #include "ferryd.h"
 
 #include <fcntl.h>
+#include <paths.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,10 +27,17 @@ static int             log_level = LOG_LEVEL_INFO;
 static int             log_fd = -1;
 static char            log_path[1024];
 static char            log_role[32] = "ferryd";
-/* syslog_ident and syslog_facility; openlog(3) keeps the pointer. */
 static char            syslog_ident[SYSLOG_IDENT_MAX + 1] = "ferryd";
 static int             syslog_facility = LOG_DAEMON;
 static bool            syslog_opened;
+/*
+ * syslog(3)'s socket blocks while the syslog daemon's queue is full,
+ * which would stop a worker and every connection in it (with sslh's
+ * line per connection, any client can fill it): ferryd sends its own
+ * datagrams without waiting, and says how many it had to drop.
+ */
+static int             syslog_fd = -1;
+static unsigned long   syslog_dropped;
 /* Lines a full disk took, said at the first line written again. */
 static unsigned long    log_lost;
 static int              log_lost_errno;
@@ -145,17 +155,75 @@ log_syslog_as(const char *ident, int facility)
 		return;
 	snprintf(syslog_ident, sizeof(syslog_ident), "%s", ident);
 	syslog_facility = f;
-	if (syslog_opened) {
-		closelog();	/* openlog() again takes the new ones */
-		log_syslog_open();
-	}
+}
+
+/* (Again) connected to the syslog daemon's socket; -1 if not. */
+static int
+syslog_connect(void)
+{
+	struct sockaddr_un	sun;
+
+	if (syslog_fd == -1 && (syslog_fd = socket(AF_UNIX, SOCK_DGRAM |
+	    SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) == -1)
+		return -1;
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", _PATH_LOG);
+	return connect(syslog_fd, (struct sockaddr *)&sun, sizeof(sun));
 }
 
 void
 log_syslog_open(void)
 {
-	openlog(syslog_ident, LOG_PID | LOG_NDELAY, syslog_facility);
+	(void)syslog_connect();	/* else at the first line */
 	syslog_opened = true;
+}
+
+/* One datagram, as syslog(3) writes it, sent if the daemon has room. */
+static bool
+syslog_send(int priority, const char *msg)
+{
+	char		buf[2400], stamp[32];
+	time_t		now = time(NULL);
+	struct tm	tm;
+	int		n;
+
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%b %e %H:%M:%S", &tm);
+	n = snprintf(buf, sizeof(buf), "<%d>%s %s[%ld]: %s",
+	    syslog_facility | priority, stamp, syslog_ident, (long)getpid(),
+	    msg);
+	if (n < 0)
+		return false;
+	if ((size_t)n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	if (send(syslog_fd, buf, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL) ==
+	    n)
+		return true;
+	/* The daemon restarted: once more on a new connection. */
+	return errno != EAGAIN && errno != EWOULDBLOCK && syslog_connect() ==
+	    0 && send(syslog_fd, buf, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL) ==
+	    n;
+}
+
+/* msg to syslog, after a word on the lines dropped before it. */
+static void
+syslog_line(int priority, const char *msg)
+{
+	char	note[128];
+
+	if (syslog_dropped > 0) {
+		snprintf(note, sizeof(note), "%s: warning: %lu log lines "
+		    "dropped: the syslog daemon took no more", log_role,
+		    syslog_dropped);
+		if (!syslog_send(LOG_WARNING, note)) {
+			syslog_dropped++;
+			return;
+		}
+		syslog_dropped = 0;
+	}
+	if (!syslog_send(priority, msg))
+		syslog_dropped++;
 }
 
 bool
@@ -167,9 +235,11 @@ log_syslog_opened(void)
 void
 log_syslog_line(const char *line, size_t len)
 {
+	char	msg[2048];
 	int	saved_errno = errno;
 
-	syslog(LOG_INFO, "%.*s", (int)len, line);
+	snprintf(msg, sizeof(msg), "%.*s", (int)len, line);
+	syslog_line(LOG_INFO, msg);
 	errno = saved_errno;
 }
 
@@ -263,8 +333,10 @@ log_msg(int level, const char *fmt, ...)
 		return;
 	va_start(ap, fmt);
 	if (log_target == LOG_TO_SYSLOG) {
-		vsnprintf(line, sizeof(line), fmt, ap);
-		syslog(syslog_priorities[level], "%s: %s", log_role, line);
+		n = snprintf(line, sizeof(line), "%s: ", log_role);
+		if (n > 0 && (size_t)n < sizeof(line))
+			vsnprintf(line + n, sizeof(line) - n, fmt, ap);
+		syslog_line(syslog_priorities[level], line);
 		va_end(ap);
 		errno = saved_errno;
 		return;

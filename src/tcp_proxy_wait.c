@@ -41,6 +41,7 @@ struct proxy_wait {
 	size_t			 seen;		/* "optional": bytes peeked */
 	bool			 lowat;		/* SO_RCVLOWAT raised */
 	bool			 believed;	/* its header names the client */
+	bool			 passed;	/* ... goes on with "pass" */
 	int64_t			 started;
 	struct sockaddr_any	 peer;
 	struct event_timer	 timer;		/* proxy_timeout */
@@ -120,7 +121,7 @@ wait_done(struct proxy_wait *w, const struct proxy_info *info)
 	said.accepted = w->started;
 	said.local = has ? &local : NULL;
 	said.header = header;
-	said.header_len = info != NULL ? w->got : 0;
+	said.header_len = info != NULL && w->passed ? w->got : 0;
 	memcpy(header, w->buf, said.header_len);
 	/* Unwatched, not closed: the session watches it anew. */
 	(void)event_mask(pw->loop, fd, 0);
@@ -177,8 +178,11 @@ wait_on_read(struct event_loop *loop, int fd, int events, void *data)
 	 * it to wake a level-triggered loop again and again.
 	 */
 	if (events & EV_URGENT) {
-		wait_reject(w, ACCESSLOG_PROXY_ERROR,
-		    "urgent data instead of a PROXY header");
+		if (w->rule->proxy_optional)	/* nothing taken: its own */
+			wait_done(w, NULL);
+		else
+			wait_reject(w, ACCESSLOG_PROXY_ERROR,
+			    "urgent data instead of a PROXY header");
 		return;
 	}
 	do
@@ -302,6 +306,11 @@ proxy_wait_start(struct proxy_waits *pw, int fd, const struct rule *rule,
 	w->peer = *peer;
 	w->started = now;
 	w->believed = believed;
+	/*
+	 * "pass" hands on what it believes; with no accept_proxy_from to
+	 * say whom (sslh's way), any header, which the backend must judge.
+	 */
+	w->passed = believed || !listed;
 	event_timer_init(&w->timer, wait_on_timer, w);
 	TAILQ_INSERT_TAIL(&pw->list, w, link);
 	pw->count++;

@@ -219,8 +219,10 @@ session_peek_start(struct tcp_session *ss, const struct tcp_proxied *proxied)
 		return;
 	}
 	ss->peek = sp;
+	/* Whole before anything can fail: session_free reads it all. */
 	sp->resting = false;
 	event_timer_init(&sp->again, session_peek_again, ss);
+	tcp_peek_init(&sp->look);
 	sp->has_local = proxied != NULL && proxied->local != NULL;
 	if (sp->has_local)
 		sp->local = *proxied->local;
@@ -236,7 +238,6 @@ session_peek_start(struct tcp_session *ss, const struct tcp_proxied *proxied)
 		memcpy(sp->said, proxied->header, proxied->header_len);
 		sp->said_len = (uint16_t)proxied->header_len;
 	}
-	tcp_peek_init(&sp->look);
 	ss->state = TCP_PEEKING;
 	if (event_set(ts->env.loop, ss->relay.fd[TCP_CLIENT], EV_EDGE |
 	    EV_READ, session_io, ss) == -1)

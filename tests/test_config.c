@@ -454,6 +454,17 @@ static const struct bad_case bad_cases[] = {
 	    "    { name = \"s\"; protocol = \"ssh\"; connect = \"[::1]:22\";\n"
 	    "      transparent = true; } ); } );\n", 4, "no backend is of the "
 	    "clients' address family" },
+	{ "a rule's transparent, a route of another family",
+	    "rules = ( { listen = \"127.0.0.1:18000\"; transparent = true;\n"
+	    "  routes = (\n"
+	    "    { name = \"s\"; protocol = \"ssh\"; connect = \"[::1]:22\"; }"
+	    " ); } );\n", 1, "no backend is of the clients' address family" },
+	{ "a route's transparent to a Unix backend",
+	    "rules = ( { listen = \"[::]:18000\"; ipv6_only = false;\n"
+	    "  routes = (\n"
+	    "    { name = \"s\"; protocol = \"ssh\"; connect = \"unix:/x\";\n"
+	    "      transparent = true; } ); } );\n", 4, "a Unix backend has no "
+	    "use for" },
 	{ "a route's transparent with the rule's source",
 	    "rules = ( { listen = \"127.0.0.1:18000\"; source = \"127.0.0.2\";\n"
 	    "  routes = (\n"
