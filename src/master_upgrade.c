@@ -394,6 +394,12 @@ test_binary(const struct master *m, char *err, size_t errlen)
 	int   status;
 	bool  timed_out;
 
+	/* The new image would need sslh's command line, which -c cannot say. */
+	if (m->opt->sslh != NULL) {
+		snprintf(err, errlen, "an upgrade in place does not carry "
+		    "--sslh's command line: restart ferryd --sslh instead");
+		return -1;
+	}
 	if ((out = run_test(m, &status, &timed_out, err, errlen)) == NULL)
 		return -1;
 	if (!timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
