@@ -47,18 +47,27 @@ read_pid(int fd)
 	return (pid_t)pid;
 }
 
-bool
-pidfile_makes_dir(const char *path)
+/* Whether path is DIR/NAME/FILE: one slash, inside, after "DIR/". */
+static bool
+one_below(const char *path, const char *dir)
 {
-	size_t		 n = strlen(RUNSTATEDIR "/");
+	size_t		 n = strlen(dir);
 	const char	*name, *slash;
 
-	if (strncmp(path, RUNSTATEDIR "/", n) != 0)
+	if (strncmp(path, dir, n) != 0 || path[n] != '/')
 		return false;
-	name = path + n;		/* NAME/FILE: one slash, inside */
+	name = path + n + 1;
 	slash = strchr(name, '/');
 	return slash != NULL && slash != name && slash == strrchr(name, '/') &&
 	    slash[1] != '\0';
+}
+
+bool
+pidfile_makes_dir(const char *path)
+{
+	/* This build's, and the system's (another build's, sslh's). */
+	return one_below(path, RUNSTATEDIR) || one_below(path, "/run") ||
+	    one_below(path, "/var/run");
 }
 
 int

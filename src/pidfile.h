@@ -18,9 +18,10 @@
 
 /*
  * Whether path's directory is one the master makes when it is missing:
- * a directory of the run-state directory's own (RUNSTATEDIR/NAME/FILE),
- * which a reboot empties when it is a tmpfs.  No other: a pidfile the
- * user names elsewhere needs the directory the user made.
+ * a directory of the run-state directory's own (RUNSTATEDIR/NAME/FILE,
+ * or /run/NAME/FILE and /var/run/NAME/FILE: the system's), which a
+ * reboot empties when it is a tmpfs.  No other: a pidfile the user
+ * names elsewhere needs the directory the user made.
  */
 bool pidfile_makes_dir(const char *path);
 
