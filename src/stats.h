@@ -88,9 +88,10 @@ struct stats_rule {
 	volatile uint64_t	resets_backend;	/* ... by the backend's */
 	volatile uint64_t	reset_drains_cut; /* ... whose other side took
 						 * nothing more for too long */
-	volatile uint64_t	accept_errors;	/* accept(2) failed: out of
-						 * descriptors or memory, or
-						 * another error */
+	volatile uint64_t	accept_errors;	/* accept(2) failed, or its
+						 * session could not start:
+						 * out of descriptors or
+						 * memory, or another error */
 } __attribute__((aligned(64)));		/* slots share no cache line */
 
 /* What is counted of a backend (a range's ports' count as the range's). */

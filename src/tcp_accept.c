@@ -260,6 +260,8 @@ acceptor_admit(struct tcp_acceptor *acc, int fd, const struct rule *rule,
 		acceptor_refuse_client(acc, fd, rule, peer, verdict, seen);
 	else if (tcp_session_start(acc->sessions, fd, rule, peer, proxied) ==
 	    -1) {
+		/* Accepted, then closed unserved: as good as not accepted. */
+		stats_rule(rule)->accept_errors++;
 		acceptor_starve(acc, rule_log_name(rule), "relay a connection", errno);
 		return false;
 	} else
