@@ -59,6 +59,8 @@ static const struct conf_key route_keys[] = {
 	{ "source", parse_route_source, 0, 0, 0, NULL, show_route_source },
 	{ "transparent", conf_parse_bool, 0, 0,
 	    offsetof(struct route, dest.transparent) },
+	{ "keepalive", conf_parse_keepalive, 0, 0,
+	    offsetof(struct route, dest.keepalive) },
 };
 
 static const struct conf_keys conf_route_keys = {
@@ -380,6 +382,29 @@ route_check_protocol(struct conf_loader *ld, const config_setting_t *g,
 	return 0;
 }
 
+/*
+ * A route's keepalive is its backend connections' (sslh's per-protocol
+ * keepalive): the client's leg was the rule's before any route was
+ * picked.
+ */
+static int
+route_check_keepalive(struct conf_loader *ld, const config_setting_t *g,
+    struct route *rt)
+{
+	const config_setting_t	*ka = config_setting_get_member(g,
+	    "keepalive"), *legs;
+
+	if (ka == NULL)
+		return 0;
+	legs = config_setting_get_member(ka, "legs");
+	if (legs != NULL && rt->dest.keepalive.legs != KEEPALIVE_BACKEND)
+		return conf_fail(ld, legs, "a route's keepalive is on its "
+		    "backend connections only (the client's is the rule's "
+		    "keepalive): legs = \"backend\" or none");
+	rt->dest.keepalive.legs = KEEPALIVE_BACKEND;
+	return 0;
+}
+
 /* One route, group g, into r->routes[idx]. */
 static int
 parse_route(struct conf_loader *ld, const config_setting_t *g,
@@ -399,7 +424,8 @@ parse_route(struct conf_loader *ld, const config_setting_t *g,
 	rt->dest.connect_timeout = UNSET;
 	if (conf_parse_members(ld, g, &conf_route_keys, rt) == -1 ||
 	    route_check_name(ld, g, r, idx) == -1 ||
-	    route_check_protocol(ld, g, rt) == -1)
+	    route_check_protocol(ld, g, rt) == -1 ||
+	    route_check_keepalive(ld, g, rt) == -1)
 		return -1;
 	if (rt->dest.nitems == 0)
 		return conf_fail(ld, g, "route \"%s\" is missing required "
@@ -648,6 +674,13 @@ route_dest_inherit(const struct rule *r, struct route *rt, unsigned stat)
 	d->transparent = own.transparent || r->transparent;
 	d->health_check = own.health_check.enabled ? own.health_check :
 	    r->health_check;
+	/* Its backend leg's: the route's own, else the rule's. */
+	if (own.keepalive.enabled)
+		d->keepalive = own.keepalive;
+	else {
+		d->keepalive.enabled = keepalive_on(&r->keepalive, false);
+		d->keepalive.legs = KEEPALIVE_BACKEND;
+	}
 }
 
 void

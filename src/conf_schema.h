@@ -196,6 +196,7 @@ bool	conf_source_same(const struct source_pool *a,
     const struct source_pool *b);
 extern const char *const conf_send_proxy_names[]; /* enum proxy_version's */
 conf_key_parser conf_parse_health_check, conf_parse_keepalive;
+extern const char *const conf_keepalive_legs_names[]; /* enum keepalive_legs' */
 
 /*
  * Give u its balancing state (upstream.h), zeroed, and each backend its

@@ -28,7 +28,7 @@
 #define ERE_SPECIAL	".[]()*+?{}|^$\\"
 
 /* The kernel's keepalive timers, which sslh's SO_KEEPALIVE keeps. */
-#define KEEPALIVE_LINUX	"{ idle = 7200; interval = 75; count = 9; }"
+#define KEEPALIVE_LINUX	"idle = 7200; interval = 75; count = 9;"
 
 static void
 out_origin(struct conf_out *o, const char *indent,
@@ -346,9 +346,10 @@ out_route(struct sslh *s, struct conf_out *o, const struct sslh_proto *p,
 	} else
 		conf_out_quoted(o, num, p->hostport);
 	/* A Unix client has no address to leave from. */
-	conf_out_printf(o, num, ";%s%s }%s\n", route_send_proxy(p, l),
+	conf_out_printf(o, num, ";%s%s%s }%s\n", route_send_proxy(p, l),
 	    p->transparent && strncmp(l->hostport, "unix:", 5) != 0 ?
-	    " transparent = true;" : "", comma ? "," : "");
+	    " transparent = true;" : "", p->keepalive ? " keepalive = { "
+	    KEEPALIVE_LINUX " };" : "", comma ? "," : "");
 	return 0;
 }
 
@@ -431,17 +432,6 @@ out_udp_rule(struct sslh *s, struct conf_out *o, const struct sslh_listen *l,
 	return 0;
 }
 
-static bool
-any_keepalive(const struct sslh *s, const struct sslh_listen *l)
-{
-	size_t	i;
-
-	for (i = 0; i < s->nps; i++)
-		if (s->ps[i].keepalive && !s->ps[i].is_udp)
-			return true;
-	return l->keepalive;
-}
-
 /* The rule-wide settings of a TCP listen address. */
 static void
 out_rule_settings(struct sslh *s, struct conf_out *o,
@@ -449,10 +439,12 @@ out_rule_settings(struct sslh *s, struct conf_out *o,
 {
 	int	num = l->from.line;
 
-	if (any_keepalive(s, l))
-		conf_out_printf(o, num, "    # keepalive (on both legs in "
-		    "ferryd), with the kernel's timers as sslh has them\n"
-		    "    keepalive = " KEEPALIVE_LINUX ";\n");
+	/* A protocol's keepalive is its route's (the backend's leg). */
+	if (l->keepalive)
+		conf_out_printf(o, num, "    # keepalive on the client's leg, "
+		    "with the kernel's timers as sslh has them\n"
+		    "    keepalive = { " KEEPALIVE_LINUX " legs = \"client\"; "
+		    "};\n");
 	if (l->proxyprotocol)
 		conf_out_printf(o, num, "    # a client's PROXY header is "
 		    "optional, as in sslh\n    accept_proxy = \"optional\";\n");

@@ -42,6 +42,9 @@ static const struct conf_key check_keys[] = {
 #define KEEPALIVE_TIME_MAX	86400000	/* a day */
 #define KEEPALIVE_COUNT_MAX	127		/* Linux's TCP_KEEPCNT */
 
+const char *const conf_keepalive_legs_names[] = { "both", "client",
+	"backend", NULL };
+
 static const struct conf_key keepalive_keys[] = {
 	{ "idle", conf_parse_duration, 1000, KEEPALIVE_TIME_MAX,
 	    offsetof(struct keepalive, idle) },
@@ -49,6 +52,8 @@ static const struct conf_key keepalive_keys[] = {
 	    offsetof(struct keepalive, interval) },
 	{ "count", conf_parse_int, 1, KEEPALIVE_COUNT_MAX,
 	    offsetof(struct keepalive, count) },
+	{ "legs", conf_parse_choice, 0, 0, offsetof(struct keepalive, legs),
+	    conf_keepalive_legs_names, conf_show_choice },
 };
 
 const struct conf_keys conf_keepalive_keys = {

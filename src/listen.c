@@ -57,12 +57,15 @@ rule_socktype(const struct rule *rule)
 static void
 listen_buffers(int fd, const struct rule *rule)
 {
+	struct keepalive	client = rule->keepalive;
+
 	sock_buffers(fd, rule->sndbuf, 0);
 	if (rule->protocol == RULE_UDP)
 		sock_dgram_rcvbuf(fd, rule->rcvbuf);
 	else {
 		sock_buffers(fd, 0, rule->rcvbuf);
-		sock_keepalive(fd, &rule->keepalive);
+		client.enabled = keepalive_on(&rule->keepalive, true);
+		sock_keepalive(fd, &client);
 	}
 }
 

@@ -12,12 +12,28 @@
 
 #include "addr.h"
 
-/* TCP keepalive on both legs of a connection, when enabled. */
+/* Which legs of a connection keepalive is on (sslh sets them apart). */
+enum keepalive_legs {
+	KEEPALIVE_BOTH,
+	KEEPALIVE_CLIENT,
+	KEEPALIVE_BACKEND,
+};
+
+/* TCP keepalive on the legs of a connection, when enabled. */
 struct keepalive {
 	bool    enabled;
 	int     idle, interval;              /* ms, whole seconds */
 	int     count;                       /* probes before giving up */
+	int     legs;                        /* enum keepalive_legs */
 };
+
+/* Whether ka keeps the client's leg (client) or the backend's alive. */
+static inline bool
+keepalive_on(const struct keepalive *ka, bool client)
+{
+	return ka->enabled && ka->legs != (client ? KEEPALIVE_BACKEND :
+	    KEEPALIVE_CLIENT);
+}
 
 /* A non-blocking, close-on-exec TCP socket of family, or -1. */
 int  sock_stream(int family);

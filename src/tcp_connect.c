@@ -133,7 +133,7 @@ backend_connect(const struct rule *rule, const struct backend *b,
 	/* Reset, not FIN, if this side is abandoned (see tcp_relay.c). */
 	sock_abort_on_close(fd, true);
 	sock_buffers(fd, rule->sndbuf, rule->rcvbuf);
-	if (rule->keepalive.enabled)
+	if (keepalive_on(&rule->keepalive, false))
 		sock_keepalive(fd, &rule->keepalive);
 	if (rule->tcp_fastopen_connect)
 		sock_fastopen_connect(fd);

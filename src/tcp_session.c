@@ -754,7 +754,7 @@ tcp_session_start(struct tcp_sessions *ts, int client_fd,
 	/* Linux copies these from the listening socket; others may not. */
 	sock_nodelay(client_fd);
 	sock_abort_on_close(client_fd, true);
-	if (rule->keepalive.enabled)
+	if (keepalive_on(&rule->keepalive, true))
 		sock_keepalive(client_fd, &rule->keepalive);
 #endif
 	if (rule->nroutes > 0)

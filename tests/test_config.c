@@ -372,6 +372,13 @@ static const struct bad_case bad_cases[] = {
 	{ "keepalive count 0", "keepalive = {\n count = 0; };\n"
 	    "rules = ( { listen = \"127.0.0.1:18000\"; connect = \"127.0.0.1:18081\"; } );\n",
 	    2, "count" },
+	{ "a route's keepalive on the client's leg", "rules = ( { listen = "
+	    "\"127.0.0.1:18000\";\n  routes = ( { name = \"a\"; connect = "
+	    "\"127.0.0.1:18081\";\n  keepalive = { legs = \"client\"; }; "
+	    "} ); } );\n", 3, "a route's keepalive is on its backend" },
+	{ "keepalive legs unknown", "keepalive = { legs = \"server\"; };\n"
+	    "rules = ( { listen = \"127.0.0.1:18000\"; connect = \"127.0.0.1:18081\"; } );\n",
+	    1, "legs" },
 	{ "keepalive idle under a second", "keepalive = { idle = 0.5; };\n"
 	    "rules = ( { listen = \"127.0.0.1:18000\"; connect = \"127.0.0.1:18081\"; } );\n",
 	    1, "idle" },
