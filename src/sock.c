@@ -640,16 +640,15 @@ sock_bind_transparent(int fd, int family, const struct sockaddr *client)
 	memset(&src, 0, sizeof(src));
 	if (family == AF_INET && mapped) {
 		sin->sin_family = AF_INET;
+		sin->sin_port = c6->sin6_port;
 		memcpy(&sin->sin_addr, &c6->sin6_addr.s6_addr[12], 4);
 		src.len = sizeof(*sin);
 	} else if (family == AF_INET && client->sa_family == AF_INET) {
 		memcpy(sin, client, sizeof(*sin));
-		sin->sin_port = 0;
 		src.len = sizeof(*sin);
 	} else if (family == AF_INET6 && client->sa_family == AF_INET6 &&
 	    !mapped) {
 		*sin6 = *c6;
-		sin6->sin6_port = 0;
 		src.len = sizeof(*sin6);
 	} else {
 		errno = EAFNOSUPPORT;
@@ -659,6 +658,19 @@ sock_bind_transparent(int fd, int family, const struct sockaddr *client)
 	    family == AF_INET ? IP_TRANSPARENT : IPV6_TRANSPARENT, &on,
 	    sizeof(on)) == -1)
 		return -1;
+	/*
+	 * The client's port too, as sslh does, so that the backend sees the
+	 * very address; when another connection of that client has it
+	 * towards the same place, any port.
+	 */
+	if (bind(fd, (const struct sockaddr *)&src.ss, src.len) == 0)
+		return 0;
+	if (errno != EADDRINUSE)
+		return -1;
+	if (family == AF_INET)
+		sin->sin_port = 0;
+	else
+		sin6->sin6_port = 0;
 	return sock_bind_source(fd, &src);
 #else
 	(void)fd;

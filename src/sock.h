@@ -125,8 +125,8 @@ struct source_pool {
 int  sock_bind_pool(int fd, struct source_pool *p);
 /*
  * transparent: bind fd, a socket of family towards a backend, to the
- * client's address (port 0: connect picks one) with IP_TRANSPARENT, so
- * that the backend sees the client.  An IPv4-mapped client counts as
+ * client's address and port (any port when that one is taken) with
+ * IP_TRANSPARENT, so that the backend sees the client.  An IPv4-mapped client counts as
  * IPv4.  -1 and errno on failure: EAFNOSUPPORT when the client is not of
  * family, EPERM without CAP_NET_ADMIN, EOPNOTSUPP where there is no
  * IP_TRANSPARENT.
