@@ -314,16 +314,6 @@ checker_on_chan(struct event_loop *loop, int fd, int events, void *data)
 	_exit(0);
 }
 
-static void
-checker_on_signal(struct event_loop *loop, int fd, int events, void *data)
-{
-	(void)loop;
-	(void)fd;
-	(void)events;
-	(void)data;
-	sig_drain();
-}
-
 /* The probes of destination r's backends, from probe *k on, of n. */
 static int
 checker_dest_probes(struct checker *ck, const struct rule *r, size_t *k,
@@ -392,7 +382,7 @@ checker_run(const struct conf *cfg, int chan, pid_t master)
 		log_err("%s", err);
 		_exit(2);
 	}
-	if (event_set(ck.loop, sig_fd(), EV_READ, checker_on_signal,
+	if (event_set(ck.loop, sig_fd(), EV_READ, sig_on_readable,
 	    NULL) == -1 || event_set(ck.loop, chan, EV_READ, checker_on_chan,
 	    &ck) == -1 || checker_probes(&ck, cfg) == -1) {
 		log_err("cannot start: %s", strerror(errno));

@@ -174,7 +174,7 @@ child_begin(const struct conf *cfg, int death_signal, bool net_admin)
 	 * A second way to learn of the master's death.  After the privilege
 	 * drop: changing credentials clears it.
 	 */
-	if (prctl(PR_SET_PDEATHSIG, death_signal) == -1)
+	if (death_signal != 0 && prctl(PR_SET_PDEATHSIG, death_signal) == -1)
 		log_warn("cannot ask for a signal at the master's death: %s",
 		    strerror(errno));
 #else

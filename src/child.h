@@ -11,8 +11,8 @@ struct conf;
  * set up signals (sig_child_setup), switch to cfg's user and group when
  * set and we are root (net_admin: keeping CAP_NET_ADMIN, and no other
  * capability, for transparent rules), and have death_signal sent at the
- * master's death.  Exits with status 2 after logging why when one of
- * these fails.
+ * master's death (0: none, for ferryd -i, whose parent is inetd).
+ * Exits with status 2 after logging why when one of these fails.
  */
 void	child_begin(const struct conf *cfg, int death_signal,
     bool net_admin);

@@ -690,6 +690,17 @@ conf_has_unix_backends(const struct conf *cfg)
 	return false;
 }
 
+bool
+conf_has_transparent(const struct conf *cfg)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->nrules; i++)
+		if (rule_any_transparent(&cfg->rules[i]))
+			return true;
+	return false;
+}
+
 /* Whether the file at path reads as a rinetd.conf. */
 static bool
 is_rinetd_file(const char *path)

@@ -198,6 +198,8 @@ void conf_move_text(struct conf *to, struct conf *from);
 bool conf_has_udp(const struct conf *cfg);
 /* Whether a rule of cfg connects to a Unix socket (the sandbox asks). */
 bool conf_has_unix_backends(const struct conf *cfg);
+/* Whether a rule of cfg connects from its clients' addresses. */
+bool conf_has_transparent(const struct conf *cfg);
 
 /* Whether a and b have the same rules forwarding to the same addresses. */
 bool conf_same_backends(const struct conf *a, const struct conf *b);

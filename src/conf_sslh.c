@@ -580,9 +580,11 @@ top_other(struct sslh *s, const struct source *src, const config_setting_t *c,
 		if (get_number(s, &from, c, strncmp(key, "verbose_", 8) != 0,
 		    &v) == -1)
 			return -1;
-		if (is(key, "inetd") && v != 0)
-			return sslh_fail(s, &from, "inetd: ferryd listens itself; "
-			    "it does not run from inetd");
+		if (is(key, "inetd")) {
+			s->inetd.from = from;
+			s->inetd.value = v;
+			return 0;
+		}
 		return v == 0 ? 0 : add_note(s, &from, "%s: %s", key,
 		    is(key, "version") ? "ferryd -V says its version" :
 		    "ferryd's log_level (from verbose) says how much it logs");
@@ -731,18 +733,16 @@ apply_cmdline(struct sslh *s, const struct sslh_cmdline *cl)
 		else if (strncmp(o->name, "verbose-", 8) == 0)
 			rc = add_note(s, &from, "%s: ferryd's log_level (from "
 			    "verbose) says how much it logs", o->shown);
-		else if (strcmp(o->name, "inetd") == 0)
-			rc = sslh_fail(s, &from, "ferryd listens itself; it does "
-			    "not run from inetd");
 		else if (strcmp(o->name, "prefix") == 0)
 			/* Its settings table is echosrv's too. */
 			rc = add_note(s, &from, "--prefix is for sslh's test "
 			    "server, echosrv: sslh takes it and does nothing");
 		else if (o->value == NULL) {
-			/* foreground, background, transparent, numeric,
-			 * verbose */
+			/* foreground, background, inetd, transparent,
+			 * numeric, verbose */
 			struct sslh_num *n = is(o->name, "foreground") ?
-			    &s->foreground : is(o->name, "background") ?
+			    &s->foreground : is(o->name, "inetd") ?
+			    &s->inetd : is(o->name, "background") ?
 			    &s->background : is(o->name, "transparent") ?
 			    &s->transparent : is(o->name, "numeric") ?
 			    &s->numeric : &s->verbose;
@@ -780,7 +780,7 @@ sslh_free(struct sslh *s, struct source *src)
 
 int
 sslh_convert(const struct sslh_cmdline *cl, struct conf_conv *out,
-    bool *foreground, char *err, size_t errlen)
+    struct sslh_run *run, char *err, size_t errlen)
 {
 	struct sslh	s;
 	struct source	src;
@@ -805,14 +805,23 @@ sslh_convert(const struct sslh_cmdline *cl, struct conf_conv *out,
 	if (rc == 0 && s.nps == 0)
 		rc = sslh_fail(&s, NULL, "no protocol to forward to (give "
 		    "--ssh, --tls, ... or protocols in the file)");
+	/* sslh -i needs no listen: the rule is the connection's address. */
+	if (rc == 0 && s.nls == 0 && s.inetd.value != 0 &&
+	    cl->stdin_address != NULL)
+		rc = cmdline_listen(&s, &s.inetd.from, cl->stdin_address);
 	if (rc == 0 && s.nls == 0)
-		rc = sslh_fail(&s, NULL, "no address to listen on (give "
-		    "--listen HOST:PORT or listen in the file)");
+		rc = sslh_fail(&s, s.inetd.value != 0 ? &s.inetd.from : NULL,
+		    s.inetd.value != 0 ? "inetd mode "
+		    "without listen, and standard input is not a TCP "
+		    "connection to take the address from" : "no address to "
+		    "listen on (give --listen HOST:PORT or listen in the "
+		    "file)");
 	if (rc == 0)
 		rc = sslh_write(&s, out);
 	if (rc == 0 && (out->warnings = sslh_warnings(&s)) == NULL)
 		rc = sslh_fail(&s, NULL, "out of memory");
-	*foreground = s.foreground.value != 0 && s.background.value == 0;
+	run->foreground = s.foreground.value != 0 && s.background.value == 0;
+	run->inetd = s.inetd.value != 0;
 	sslh_free(&s, &src);
 	return rc == 0 ? 0 : s.unreadable ? SSLH_EXIT_USAGE : SSLH_EXIT_FAILURE;
 }
@@ -829,12 +838,12 @@ conf_load_sslh(const struct sslh_cmdline *cl, int *status, char *err,
 	char			*files[2] = { NULL, NULL };
 	int			*filemap = NULL;
 	size_t			 i;
-	bool			 foreground;
+	struct sslh_run		 run;
 	int			 rc, unwanted;
 	int			*st = status != NULL ? status : &unwanted;
 
 	*st = SSLH_EXIT_FAILURE;
-	if ((rc = sslh_convert(cl, &conv, &foreground, err, errlen)) != 0) {
+	if ((rc = sslh_convert(cl, &conv, &run, err, errlen)) != 0) {
 		*st = rc;
 		return NULL;
 	}

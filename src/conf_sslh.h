@@ -42,6 +42,15 @@ struct sslh_cmdline {
 	bool		 convert;	/* --convert: print, do not run */
 	bool		 version;	/* -V: say the version */
 	const char	*hosts_dir;	/* libwrap's files; NULL: /etc */
+	const char	*stdin_address;	/* HOST:PORT standard input, a TCP
+					 * connection, came to (sslh -i's
+					 * listen), or NULL */
+};
+
+/* How sslh would run: in the foreground; one connection on stdin (-i). */
+struct sslh_run {
+	bool	foreground;
+	bool	inetd;
 };
 
 /*
@@ -57,7 +66,7 @@ const char *sslh_source(const struct sslh_cmdline *cl);
 
 /*
  * Convert sslh's settings (cl and the file it names) into out, and say
- * whether sslh would stay in the foreground.  The result carries a
+ * how sslh would run (run).  The result carries a
  * header comment and each sslh setting as a comment above the ferryd
  * settings made from it (what ferryd --sslh ... --convert prints).  Host
  * names are left for the loader.  Returns 0, or the status sslh exits
@@ -65,6 +74,6 @@ const char *sslh_source(const struct sslh_cmdline *cl);
  * "FILE:LINE: problem" (or "sslh command line: problem") in err.
  */
 int	sslh_convert(const struct sslh_cmdline *cl, struct conf_conv *out,
-	    bool *foreground, char *err, size_t errlen);
+	    struct sslh_run *run, char *err, size_t errlen);
 
 #endif

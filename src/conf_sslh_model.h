@@ -92,7 +92,7 @@ struct sslh {
 	struct sslh_str		 user, pidfile, chroot, logfile, on_timeout,
 				 facility;
 	struct sslh_num		 timeout, verbose, udp_max, foreground,
-				 background, transparent, numeric;
+				 background, inetd, transparent, numeric;
 	bool			 unreadable;	/* the error is sslh's 6 */
 };
 

@@ -581,6 +581,11 @@ out_globals(struct sslh *s, struct conf_out *o)
 		    "ferryd --sslh stays in the foreground; with this file: "
 		    "ferryd -f");
 	}
+	if (s->inetd.value != 0) {
+		out_origin(o, "", &s->inetd.from);
+		conf_out_comment(o, s->inetd.from.line, "", "  note",
+		    "sslh's inetd mode; with this file: ferryd -i");
+	}
 }
 
 

@@ -19,6 +19,7 @@
 #include "conf_rinetd.h"
 #include "conf_sslh.h"
 #include "control.h"
+#include "inetd.h"
 #include "log.h"
 #include "lookup.h"
 #include "master.h"
@@ -48,6 +49,7 @@ usage(FILE *out)
 	    "                 [-p pidfile]\n"
 	    "       ferryd -s status [-c file]\n"
 	    "       ferryd -x command [-c file] [-S socket]\n"
+	    "       ferryd -i [-f] [-c file] [-l level]\n"
 	    "       ferryd --convert rinetd.conf\n"
 	    "       ferryd [-ft] [-l level] --sslh SSLH-OPTIONS... [--convert]\n"
 	    "\n"
@@ -68,6 +70,10 @@ usage(FILE *out)
 	    "                        with --convert among them, print the "
 	    "ferryd.conf\n"
 	    "  -f, --foreground      stay in the foreground, log to stderr\n"
+	    "  -i, --inetd           serve the one connection on standard input\n"
+	    "                        (from inetd, or a socket unit with\n"
+	    "                        Accept=yes) with the rule of its address,\n"
+	    "                        then exit; as sslh -i\n"
 	    "  -t, --test            check the configuration and exit\n"
 	    "  -T, --show            print the effective configuration (every\n"
 	    "                        default filled in, includes inlined) as\n"
@@ -301,12 +307,11 @@ static int
 convert_sslh(const struct sslh_cmdline *cl)
 {
 	struct conf_conv	 conv;
+	struct sslh_run		 run;
 	char			 err[CONF_ERR_MAX];
-	bool			 foreground;
 	int			 rc;
 
-	if ((rc = sslh_convert(cl, &conv, &foreground, err, sizeof(err))) !=
-	    0) {
+	if ((rc = sslh_convert(cl, &conv, &run, err, sizeof(err))) != 0) {
 		fprintf(stderr, "ferryd: %s\n", err);
 		return rc;
 	}
@@ -322,6 +327,28 @@ convert_sslh(const struct sslh_cmdline *cl)
 }
 
 /*
+ * sslh -i's listen address: HOST:PORT of the TCP connection on standard
+ * input, in buf; NULL when standard input is none.
+ */
+static const char *
+stdin_hostport(char *buf, size_t len)
+{
+	struct sockaddr_storage	ss;
+	socklen_t		sslen = sizeof(ss);
+	char			host[ADDR_STRLEN];
+	unsigned		port;
+
+	if (getsockname(0, (struct sockaddr *)&ss, &sslen) == -1 ||
+	    (ss.ss_family != AF_INET && ss.ss_family != AF_INET6) ||
+	    addr_host((const struct sockaddr *)&ss, host, sizeof(host)) ==
+	    NULL)
+		return NULL;
+	port = ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->
+	    sin_port : ((struct sockaddr_in6 *)&ss)->sin6_port);
+	return snprintf(buf, len, "%s:%u", host, port) < (int)len ? buf : NULL;
+}
+
+/*
  * --sslh: what follows it is sslh's command line, parsed into cl; argc
  * is cut to what comes before it.  The master reads sslh's settings as
  * its configuration, stays in the foreground if sslh would and exits as
@@ -332,9 +359,10 @@ static int
 take_sslh(int *argc, char *argv[], struct sslh_cmdline *cl,
     struct options *opt)
 {
+	static char		stdin_address[ADDR_STRLEN + 8];
 	struct conf_conv	conv;
+	struct sslh_run		run = { false, false };
 	char			err[CONF_ERR_MAX];
-	bool			foreground = false;
 	int			i;
 
 	for (i = 1; i < *argc && strcmp(argv[i], "--sslh") != 0; i++)
@@ -355,11 +383,14 @@ take_sslh(int *argc, char *argv[], struct sslh_cmdline *cl,
 	opt->exit_pidfile = SSLH_EXIT_PIDFILE;
 	opt->config_path = sslh_source(cl);
 	opt->config_syntax = CONF_SYNTAX_SSLH;
-	/* Only what decides foreground: errors are the loader's to say. */
-	if (!cl->convert && sslh_convert(cl, &conv, &foreground, err,
+	cl->stdin_address = stdin_hostport(stdin_address,
+	    sizeof(stdin_address));
+	/* Only how sslh would run: errors are the loader's to say. */
+	if (!cl->convert && sslh_convert(cl, &conv, &run, err,
 	    sizeof(err)) == 0)
 		conf_conv_free(&conv);
-	opt->foreground = opt->foreground || foreground;
+	opt->foreground = opt->foreground || run.foreground;
+	opt->inetd = run.inetd;
 	return -1;
 }
 
@@ -527,6 +558,7 @@ main(int argc, char *argv[])
 	static const struct option longopts[] = {
 		{ "config",     required_argument, NULL, 'c' },
 		{ "foreground", no_argument,       NULL, 'f' },
+		{ "inetd",      no_argument,       NULL, 'i' },
 		{ "test",       no_argument,       NULL, 't' },
 		{ "show",       no_argument,       NULL, 'T' },
 		{ "log-level",  required_argument, NULL, 'l' },
@@ -540,8 +572,9 @@ main(int argc, char *argv[])
 		{ "convert",    required_argument, NULL, OPT_CONVERT },
 		{ NULL,         0,                 NULL, 0 }
 	};
-	struct options  opt = { DEFAULT_CONFIG, NULL, -1, CONF_SYNTAX_AUTO,
-			    false, NULL, 1 };
+	struct options  opt = { .config_path = DEFAULT_CONFIG, .log_level = -1,
+			    .config_syntax = CONF_SYNTAX_AUTO,
+			    .exit_pidfile = 1 };
 	struct conf  *cfg;
 	struct sslh_cmdline sslh;
 	char            err[CONF_ERR_MAX], path[PATH_MAX];
@@ -553,7 +586,7 @@ main(int argc, char *argv[])
 	memset(&sslh, 0, sizeof(sslh));
 	if ((rc = take_sslh(&argc, argv, &sslh, &opt)) != -1)
 		return rc;
-	while ((ch = getopt_long(argc, argv, "c:ftTl:p:s:x:S:hV", longopts, NULL))
+	while ((ch = getopt_long(argc, argv, "c:fitTl:p:s:x:S:hV", longopts, NULL))
 	    != -1) {
 		switch (ch) {
 		case 'c':
@@ -566,6 +599,9 @@ main(int argc, char *argv[])
 			break;
 		case 'f':
 			opt.foreground = true;
+			break;
+		case 'i':
+			opt.inetd = true;
 			break;
 		case 't':
 			test = true;
@@ -644,6 +680,8 @@ main(int argc, char *argv[])
 	if (command != NULL)
 		return send_command(&opt, command, socket);
 
+	if (opt.inetd)
+		inetd_spare_client();
 	/* Executed by an upgrade: the running master's file, as it read it. */
 	master_upgrade_init(argv[0]);
 	if (!test && master_adopt_take(&opt, err, sizeof(err)) == -1) {
@@ -659,6 +697,8 @@ main(int argc, char *argv[])
 	if (cfg == NULL) {
 		master_adopt_fail(NULL, err);	/* the old image, back */
 		fprintf(stderr, "ferryd: %s\n", err);
+		if (opt.inetd)
+			log_err("%s", err);
 		sslh_cmdline_free(&sslh);
 		return rc;
 	}
@@ -685,6 +725,14 @@ main(int argc, char *argv[])
 		conf_free(cfg);
 		sslh_cmdline_free(&sslh);
 		return 0;
+	}
+	if (opt.inetd) {
+		log_set_level(opt.log_level != -1 ? opt.log_level :
+		    cfg->log_level);
+		ch = inetd_serve(cfg, opt.foreground);
+		conf_free(cfg);
+		sslh_cmdline_free(&sslh);
+		return ch;
 	}
 	/*
 	 * Reloads happen after chdir("/"): remember where the file is.  Keep

@@ -15,6 +15,7 @@ struct options {
 	int         log_level;		/* -l, or -1 */
 	int         config_syntax;	/* enum conf_syntax: --rinetd, --sslh */
 	bool        foreground;
+	bool        inetd;		/* -i: one connection on stdin */
 	const struct sslh_cmdline *sslh; /* --sslh: sslh's options, or NULL */
 	int         exit_pidfile;	/* status when the pidfile cannot be
 					 * had: 1, sslh's 3 with --sslh */

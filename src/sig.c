@@ -130,6 +130,16 @@ sig_drain(void)
 		continue;
 }
 
+void
+sig_on_readable(struct event_loop *loop, int fd, int events, void *data)
+{
+	(void)loop;
+	(void)fd;
+	(void)events;
+	(void)data;
+	sig_drain();
+}
+
 size_t
 sig_take_values(int signo, int *out, size_t max)
 {

@@ -21,6 +21,13 @@ void sig_default(int signo);
 void sig_ignore(int signo);
 /* Empty the pipe; call before looking at the flags. */
 void sig_drain(void);
+struct event_loop;
+/*
+ * An event callback for sig_fd() that only empties the pipe: for a loop
+ * that looks at the flags after each turn.
+ */
+void sig_on_readable(struct event_loop *loop, int fd, int events,
+    void *data);
 /*
  * The values that came with signo by sigqueue(3) since the last call, at
  * most max into out; those of other signals wait for their own call.  Call

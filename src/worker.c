@@ -150,16 +150,6 @@ worker_take_listeners(struct worker *w, struct listen_set *ls)
 }
 
 static void
-worker_on_signal(struct event_loop *loop, int fd, int events, void *data)
-{
-	(void)loop;
-	(void)fd;
-	(void)events;
-	(void)data;
-	sig_drain();
-}
-
-static void
 worker_on_drain_end(struct event_timer *t, void *data)
 {
 	struct worker *w = data;
@@ -410,18 +400,6 @@ worker_max_fds(void)
 	return (int)rl.rlim_cur;
 }
 
-/* Whether a rule of cfg connects from its clients' addresses. */
-static bool
-wants_transparent(const struct conf *cfg)
-{
-	size_t i;
-
-	for (i = 0; i < cfg->nrules; i++)
-		if (rule_any_transparent(&cfg->rules[i]))
-			return true;
-	return false;
-}
-
 void
 worker_run(const struct worker_start *ws)
 {
@@ -440,7 +418,7 @@ worker_run(const struct worker_start *ws)
 	log_set_role(role);
 	proctitle_set("ferryd: worker %d (gen %u)", w.slot, w.generation);
 	pool_read_limits();
-	child_begin(cfg, SIGQUIT, wants_transparent(cfg));
+	child_begin(cfg, SIGQUIT, conf_has_transparent(cfg));
 	stats_worker_begin(cfg, w.slot);
 	client_limit_worker_begin(ws->cell);
 	if (cfg->cpu_affinity || cfg->steer == STEER_CPU)
@@ -465,7 +443,7 @@ worker_run(const struct worker_start *ws)
 	udp_sessions_set_budget(w.udp, ws->udp_budget);
 	pool_limit_pipes(w.pool, fdlimit_pipe_share(cfg, ws->udp_budget));
 	event_timer_init(&w.beat, worker_on_beat, &w);
-	if (event_set(w.loop, sig_fd(), EV_READ, worker_on_signal, NULL) == -1 ||
+	if (event_set(w.loop, sig_fd(), EV_READ, sig_on_readable, NULL) == -1 ||
 	    event_set(w.loop, w.chan, EV_READ, worker_on_channel, &w) == -1 ||
 	    event_timer_arm(w.loop, &w.beat, event_now(w.loop) +
 	    worker_beat_ms(cfg)) == -1) {

@@ -250,12 +250,14 @@ convert_args(int argc, char *const argv[], struct conf_conv *conv,
     bool *fg, char *err, size_t errlen)
 {
 	struct sslh_cmdline	cl;
+	struct sslh_run		run;
 	int			rc;
 
 	if (sslh_cmdline_parse(argc, argv, &cl, err, errlen) == -1)
 		return -1;
 	cl.hosts_dir = tmpdir;		/* libwrap's files: none */
-	rc = sslh_convert(&cl, conv, fg, err, errlen);
+	rc = sslh_convert(&cl, conv, &run, err, errlen);
+	*fg = run.foreground;
 	sslh_cmdline_free(&cl);
 	return rc;
 }
@@ -592,8 +594,10 @@ test_cmdline_errors(void)
 		    SSLH_CMDLINE ": no protocol to forward to" },
 		{ "no listen", { "--ssh", "127.0.0.1:22" },
 		    SSLH_CMDLINE ": no address to listen on" },
-		{ "inetd mode", { "--inetd", "--ssh", "127.0.0.1:22" },
-		    SSLH_CMDLINE ": --inetd: ferryd listens itself" },
+		{ "inetd mode, no connection", { "--inetd", "--ssh",
+		    "127.0.0.1:22" }, SSLH_CMDLINE ": --inetd: inetd mode "
+		    "without listen, and standard input is not a TCP "
+		    "connection" },
 		{ "teamspeak", { "-p", "127.0.0.1:1", "--teamspeak",
 		    "127.0.0.1:9987" }, SSLH_CMDLINE ": --teamspeak "
 		    "127.0.0.1:9987: probe \"teamspeak\": a UDP protocol, and "
@@ -778,8 +782,6 @@ static const struct bad_case bad_cases[] = {
 	{ "regex without patterns", L P "  { name: \"regex\"; host: "
 	    "\"127.0.0.1\"; port: \"1\"; },\n" SSH "\n);\n", 3, "a regex "
 	    "protocol needs regex_patterns" },
-	{ "inetd", "inetd: true;\n" L P SSH ");\n", 1, "inetd: ferryd "
-	    "listens itself" },
 	{ "unix, relative", "listen: ( { host: \"sslh.sock\"; is_unix: "
 	    "true; } );\n" P SSH ");\n", 1, "is_unix: host \"sslh.sock\" is "
 	    "not an absolute path" },
@@ -844,7 +846,7 @@ test_tolerated(void)
 	char			 path[PATH_MAX], err[CONF_ERR_MAX];
 	const struct rule	*r, *u;
 	size_t			 i;
-	bool			 fg;
+	struct sslh_run		 run;
 	FILE			*f;
 
 	snprintf(path, sizeof(path), "%s/tolerated.cfg", tmpdir);
@@ -856,7 +858,7 @@ test_tolerated(void)
 	memset(&cl, 0, sizeof(cl));
 	cl.config = path;
 	cl.hosts_dir = tmpdir;
-	if (sslh_convert(&cl, &conv, &fg, err, sizeof(err)) != 0) {
+	if (sslh_convert(&cl, &conv, &run, err, sizeof(err)) != 0) {
 		check(0, "sslh 2.x's tolerated settings convert: %s", err);
 		return;
 	}
@@ -1068,6 +1070,36 @@ test_last_protocol(void)
 	}
 }
 
+/*
+ * sslh -i: said to main (run.inetd), from the command line or the file;
+ * without listen, the address of the connection on standard input.
+ */
+static void
+test_inetd(void)
+{
+	char *const		 argv[] = { "-i", "--ssh", "127.0.0.1:22" };
+	struct sslh_cmdline	 cl;
+	struct sslh_run		 run;
+	struct conf_conv	 conv;
+	char			 err[CONF_ERR_MAX];
+	int			 rc;
+
+	if (sslh_cmdline_parse(NARGS(argv), argv, &cl, err, sizeof(err)) ==
+	    -1) {
+		check(0, "-i parses: %s", err);
+		return;
+	}
+	cl.hosts_dir = tmpdir;
+	cl.stdin_address = "127.0.0.1:4443";
+	rc = sslh_convert(&cl, &conv, &run, err, sizeof(err));
+	check(rc == 0 && run.inetd && strstr(conv.text, "listen = \"127.0.0.1:4443\";") !=
+	    NULL && strstr(conv.text, "with this file: ferryd -i") != NULL,
+	    "-i without --listen: the connection's address is the rule's%s%s",
+	    rc != 0 || run.inetd ? "" : " (not inetd)", rc != 0 ? err : "");
+	conf_conv_free(&conv);
+	sslh_cmdline_free(&cl);
+}
+
 int
 main(void)
 {
@@ -1087,6 +1119,7 @@ main(void)
 	test_bad_cases();
 	test_libwrap();
 	test_last_protocol();
+	test_inetd();
 	remove_tmpdir();
 	return test_summary();
 }

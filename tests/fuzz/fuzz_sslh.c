@@ -170,7 +170,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct conf_conv	 conv;
 	struct conf		*cfg;
 	char			 err[CONF_ERR_MAX];
-	bool			 foreground;
+	struct sslh_run		 run;
 
 	if (fd == -1)
 		fd = fuzz_temp_file(path);
@@ -192,7 +192,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	}
 	cl.hosts_dir = NO_HOSTS_DIR;
-	if (sslh_convert(&cl, &conv, &foreground, err, sizeof(err)) != 0) {
+	if (sslh_convert(&cl, &conv, &run, err, sizeof(err)) != 0) {
 		check_refusal(err);
 		sslh_cmdline_free(&cl);
 		return 0;
