@@ -120,6 +120,13 @@ accesslog_enabled(void)
 	return al_fd != -1 || al_syslog;
 }
 
+/* Whether the connections of rule (or of its route) write lines. */
+static bool
+rule_logged(const struct rule *rule)
+{
+	return accesslog_enabled() && !rule->no_access_log;
+}
+
 void
 accesslog_session(const struct rule *rule, const struct sockaddr *client,
     const struct sockaddr *backend, unsigned attempts, const char *result,
@@ -138,7 +145,7 @@ accesslog_session_end(const struct rule *rule, const struct sockaddr *client,
 {
 	struct accesslog_entry e;
 
-	if (!accesslog_enabled() || accesslog_logs_connected())
+	if (!rule_logged(rule) || accesslog_logs_connected())
 		return;
 	/*
 	 * rinetd 0.73 writes no line when a UDP session ends (both its
@@ -187,7 +194,7 @@ accesslog_opened(const struct rule *rule, const struct sockaddr *client,
 {
 	struct accesslog_entry e;
 
-	if (!accesslog_enabled() || !accesslog_logs_opened())
+	if (!rule_logged(rule) || !accesslog_logs_opened())
 		return;
 	entry_start(&e, rule, client, backend);
 	e.bytes_in = in;
@@ -204,7 +211,7 @@ accesslog_connected(const struct rule *rule, const char *route,
 	struct sockaddr_storage	here, from;
 	socklen_t		hlen = sizeof(here), flen = sizeof(from);
 
-	if (!accesslog_enabled() || !accesslog_logs_connected())
+	if (!rule_logged(rule) || !accesslog_logs_connected())
 		return;
 	entry_start(&e, rule, client, backend);
 	e.route = route;

@@ -61,6 +61,8 @@ static const struct conf_key route_keys[] = {
 	    offsetof(struct route, dest.transparent) },
 	{ "keepalive", conf_parse_keepalive, 0, 0,
 	    offsetof(struct route, dest.keepalive) },
+	{ "no_access_log", conf_parse_bool, 0, 0,
+	    offsetof(struct route, dest.no_access_log) },
 };
 
 static const struct conf_keys conf_route_keys = {
@@ -672,6 +674,7 @@ route_dest_inherit(const struct rule *r, struct route *rt, unsigned stat)
 	    own.connect_timeout : r->connect_timeout;
 	/* As sslh's: the rule's for all its routes, or a route's own. */
 	d->transparent = own.transparent || r->transparent;
+	d->no_access_log = own.no_access_log || r->no_access_log;
 	d->health_check = own.health_check.enabled ? own.health_check :
 	    r->health_check;
 	/* Its backend leg's: the route's own, else the rule's. */

@@ -326,9 +326,7 @@ static const struct {
 	{ "fork", "ferryd's workers serve every connection" },
 	{ "tfo_ok", "ferryd connects without TCP Fast Open" },
 	{ "resolve_on_forward", "ferryd looks names up again every "
-	    "resolve_interval" },
-	{ "log_level", "ferryd logs this protocol's connections all the "
-	    "same" }
+	    "resolve_interval" }
 };
 
 /* A member of a protocol entry other than name, host and port. */
@@ -341,7 +339,6 @@ proto_member(struct sslh *s, const struct source *src, struct sslh_proto *p,
 	char			 key[KEY_MAX];
 	long			 v = 0;
 	size_t			 i;
-	bool			 flag;
 
 	key_of(c, key);
 	if (strcmp(key, "sni_hostnames") == 0)
@@ -393,16 +390,19 @@ proto_member(struct sslh *s, const struct source *src, struct sslh_proto *p,
 			    &p->is_udp) = v != 0;
 		return 0;
 	}
+	if (is(key, "log_level")) {
+		if (get_number(s, &from, c, false, &v) == -1)
+			return -1;
+		p->quiet = v == 0;	/* no line for its connections */
+		return 0;
+	}
 	for (i = 0; i < sizeof(proto_notes) / sizeof(proto_notes[0]); i++) {
 		if (!is(key, proto_notes[i].key))
 			continue;
-		flag = !is(key, "log_level");
-		if (get_number(s, &from, c, flag, &v) == -1)
+		if (get_number(s, &from, c, true, &v) == -1)
 			return -1;
-		/* A flag's note is for true, log_level's for 0. */
-		if (flag ? v == 0 : v != 0)
-			return 0;
-		return add_note(s, &from, "%s: %s", key, proto_notes[i].note);
+		return v == 0 ? 0 : add_note(s, &from, "%s: %s", key,
+		    proto_notes[i].note);
 	}
 	/* sslh 2.x skips what it does not know, with a warning. */
 	return add_warning(s, &from, "unknown protocol setting \"%s\": "

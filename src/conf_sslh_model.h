@@ -59,6 +59,7 @@ struct sslh_proto {
 	char			 route[SSLH_NAME_MAX + 8];
 	char			 hostport[SSLH_HOSTPORT_MAX];
 	bool			 keepalive, is_udp, transparent;
+	bool			 quiet;			/* log_level: 0 */
 	int			 proxyprotocol;		/* 0, 1 or 2; -1: not
 							 * given */
 	long			 udp_timeout;		/* -1: not given */

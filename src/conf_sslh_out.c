@@ -346,10 +346,11 @@ out_route(struct sslh *s, struct conf_out *o, const struct sslh_proto *p,
 	} else
 		conf_out_quoted(o, num, p->hostport);
 	/* A Unix client has no address to leave from. */
-	conf_out_printf(o, num, ";%s%s%s }%s\n", route_send_proxy(p, l),
+	conf_out_printf(o, num, ";%s%s%s%s }%s\n", route_send_proxy(p, l),
 	    p->transparent && strncmp(l->hostport, "unix:", 5) != 0 ?
 	    " transparent = true;" : "", p->keepalive ? " keepalive = { "
-	    KEEPALIVE_LINUX " };" : "", comma ? "," : "");
+	    KEEPALIVE_LINUX " };" : "", p->quiet ? " no_access_log = true;" :
+	    "", comma ? "," : "");
 	return 0;
 }
 

@@ -136,6 +136,9 @@ struct rule {
 	int                 queue_max;       /* clients waiting, per worker */
 	struct acl          accept_proxy_from; /* who may send one; empty: all */
 	bool                transparent;     /* backends see the client's address */
+	bool                no_access_log;   /* its connections write no
+					      * access log line (sslh's
+					      * log_level: 0) */
 	int                 tcp_fastopen;    /* TFO queue on the listener, 0: off */
 	bool                tcp_fastopen_connect; /* TFO towards backends */
 	int                 defer_accept;    /* TCP_DEFER_ACCEPT s, 0: off */

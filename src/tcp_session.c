@@ -346,10 +346,12 @@ session_free(struct tcp_session *ss)
 	times.matched = ss->route == NULL ? NULL :
 	    ss->peek->look.sni[0] != '\0' ? ss->peek->look.sni :
 	    route_protocol_names[ss->route->protocol];
-	session_log_access(ts, ss->rule, ss->connect.backend,
-	    ss->connect.attempts, &ss->peer, ss->result, ss->closed_first,
-	    r->dir[TCP_CLIENT].bytes, r->dir[TCP_BACKEND].bytes, ss->started,
-	    &times);
+	/* A route's no_access_log is its destination's. */
+	if (!ss->dest->no_access_log)
+		session_log_access(ts, ss->rule, ss->connect.backend,
+		    ss->connect.attempts, &ss->peer, ss->result,
+		    ss->closed_first, r->dir[TCP_CLIENT].bytes,
+		    r->dir[TCP_BACKEND].bytes, ss->started, &times);
 	session_count_end(ss);
 	/*
 	 * Counted out before the sockets close: whoever sees them gone
@@ -473,10 +475,11 @@ session_connect_done(struct tcp_session *ss, int events)
 	hist_add(&stats_rule(ss->rule)->connect, ss->connect_us);
 	tcp_relay_connected(r, now, reset);
 	/* sslh's line: its connection is made. */
-	accesslog_connected(ss->rule, ss->route != NULL ? ss->route->name :
-	    NULL, (const struct sockaddr *)&ss->peer.ss,
-	    (const struct sockaddr *)&ss->connect.backend->addr.ss,
-	    r->fd[TCP_CLIENT], fd);
+	if (!ss->dest->no_access_log)
+		accesslog_connected(ss->rule, ss->route != NULL ?
+		    ss->route->name : NULL, (const struct sockaddr *)&ss->peer.ss,
+		    (const struct sockaddr *)&ss->connect.backend->addr.ss,
+		    r->fd[TCP_CLIENT], fd);
 	/* From now on the timer is the idle timeout's, re-armed lazily. */
 	if (ss->rule->idle_timeout > 0)
 		(void)event_timer_arm(ts->env.loop, &ss->timer,
