@@ -120,7 +120,9 @@ print_status(const struct options *opt)
 /*
  * The running master's pidfile: -p, else the one the configuration
  * names (read offline: only pidfile is read), else the daemon's default.
- * NULL after saying why.
+ * A file with an error (an edit not yet reloaded, a typo) names none: the
+ * default then, with a warning that the error is the file's, not the
+ * daemon's, which runs on as it was.  NULL after saying why.
  */
 static char *
 master_pidfile(const struct options *opt)
@@ -135,8 +137,12 @@ master_pidfile(const struct options *opt)
 	    err, sizeof(err));
 	lookup_live();
 	if (cfg == NULL) {
-		fprintf(stderr, "ferryd: %s (name the pidfile with -p)\n", err);
-		return NULL;
+		fprintf(stderr, "ferryd: warning: %s\nferryd: warning: the "
+		    "running daemon is unchanged by this error (a start or a "
+		    "reload would refuse the file); its pidfile is taken to be "
+		    "the default, %s (name another with -p)\n", err,
+		    PIDFILE_DEFAULT);
+		return strdup(PIDFILE_DEFAULT);
 	}
 	pidfile = strdup(cfg->pidfile != NULL ? cfg->pidfile : PIDFILE_DEFAULT);
 	if (pidfile != NULL && pidfile[0] == '\0') {
