@@ -38,6 +38,7 @@
 #include "upstream.h"
 
 static conf_key_parser parse_path, parse_chroot, parse_pidfile, parse_workers;
+static conf_key_show show_pidfile;
 static conf_key_parser parse_user, parse_access_log, parse_syslog_ident;
 static conf_key_parser parse_stats_listen, parse_access_log_fields;
 static conf_key_parser parse_group, parse_backend;
@@ -76,7 +77,7 @@ static const struct conf_key global_keys[] = {
 	{ "user", parse_user, 0, 0, offsetof(struct conf, user), NULL, STR },
 	{ "group", parse_group, 0, 0, offsetof(struct conf, group), NULL, STR },
 	{ "pidfile", parse_pidfile, 0, 0, offsetof(struct conf, pidfile), NULL,
-	    STR },
+	    show_pidfile },
 	{ "log_file", parse_path, 0, 0, offsetof(struct conf, log_file), NULL,
 	    STR },
 	{ "log_level", conf_parse_choice, 0, 0,
@@ -343,6 +344,21 @@ parse_pidfile(struct conf_loader *ld, const struct conf_key *k,
 		return 0;
 	ld->failure = CONF_FAILED_PIDFILE;
 	return -1;
+}
+
+/*
+ * -T: a pidfile not set is not "none" (that is pidfile = ""): a daemon
+ * takes -p's, else the default, which the unit and init script use.
+ */
+static void
+show_pidfile(struct conf_show *sh, const struct conf_key *k, const void *base)
+{
+	if (((const struct conf *)base)->pidfile != NULL)
+		conf_show_string(sh, k, base);
+	else
+		conf_show_comment(sh, "%s is not set: -p's, else \"%s\" as a "
+		    "daemon; none in the foreground (-f)", k->name,
+		    PIDFILE_DEFAULT);
 }
 
 /* One worker per online CPU, within 1..MAX_WORKERS. */
