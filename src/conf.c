@@ -164,7 +164,7 @@ static const struct conf_key global_keys[] = {
 
 const struct conf_keys conf_global_keys = {
 	global_keys, CONF_NKEYS(global_keys), "at the top level",
-	"at the top level", &conf_rule_keys
+	"at the top level", { &conf_rule_keys, &conf_item_keys }
 };
 
 /*
