@@ -30,6 +30,7 @@
 #include "conf_file.h"
 #include "conf_schema.h"
 #include "conf_rinetd.h"
+#include "conf_syntax.h"
 #include "event.h"
 #include "log.h"
 #include "pidfile.h"
@@ -582,14 +583,26 @@ conf_new(const char *path)
 	return cfg;
 }
 
-/* libconfig could not parse the text: say where and why. */
+/*
+ * libconfig could not parse the text: say where and why.  It says only
+ * "syntax error", where it stopped: conf_syntax.c says what was expected,
+ * at the line of the likely cause.
+ */
 static int
 syntax_error(struct conf_loader *ld, const config_t *lc)
 {
+	char		why[CONF_ERR_MAX - 64];
+	char		msg[CONF_ERR_MAX];
+	unsigned int	line = config_error_line(lc) > 0 ?
+			    (unsigned int)config_error_line(lc) : 0;
+
 	ld->syntax_error = true;
-	conf_report(ld,
-	    config_error_line(lc) > 0 ? (unsigned int)config_error_line(lc) : 0,
-	    config_error_text(lc));
+	if (ld->text != NULL && conf_syntax_explain(ld->text, &line, why,
+	    sizeof(why))) {
+		snprintf(msg, sizeof(msg), "%s: %s", config_error_text(lc), why);
+		conf_report(ld, line, msg);
+	} else
+		conf_report(ld, line, config_error_text(lc));
 	return -1;
 }
 
