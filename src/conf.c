@@ -30,6 +30,7 @@
 #include "conf_file.h"
 #include "conf_schema.h"
 #include "conf_rinetd.h"
+#include "conf_syntax.h"
 #include "event.h"
 #include "log.h"
 #include "pidfile.h"
@@ -38,6 +39,7 @@
 #include "upstream.h"
 
 static conf_key_parser parse_path, parse_chroot, parse_pidfile, parse_workers;
+static conf_key_show show_pidfile;
 static conf_key_parser parse_user, parse_access_log, parse_syslog_ident;
 static conf_key_parser parse_stats_listen, parse_access_log_fields;
 static conf_key_parser parse_group, parse_backend;
@@ -76,7 +78,7 @@ static const struct conf_key global_keys[] = {
 	{ "user", parse_user, 0, 0, offsetof(struct conf, user), NULL, STR },
 	{ "group", parse_group, 0, 0, offsetof(struct conf, group), NULL, STR },
 	{ "pidfile", parse_pidfile, 0, 0, offsetof(struct conf, pidfile), NULL,
-	    STR },
+	    show_pidfile },
 	{ "log_file", parse_path, 0, 0, offsetof(struct conf, log_file), NULL,
 	    STR },
 	{ "log_level", conf_parse_choice, 0, 0,
@@ -163,7 +165,7 @@ static const struct conf_key global_keys[] = {
 
 const struct conf_keys conf_global_keys = {
 	global_keys, CONF_NKEYS(global_keys), "at the top level",
-	"at the top level", &conf_rule_keys
+	"at the top level", { &conf_rule_keys, &conf_item_keys }
 };
 
 /*
@@ -343,6 +345,21 @@ parse_pidfile(struct conf_loader *ld, const struct conf_key *k,
 		return 0;
 	ld->failure = CONF_FAILED_PIDFILE;
 	return -1;
+}
+
+/*
+ * -T: a pidfile not set is not "none" (that is pidfile = ""): a daemon
+ * takes -p's, else the default, which the unit and init script use.
+ */
+static void
+show_pidfile(struct conf_show *sh, const struct conf_key *k, const void *base)
+{
+	if (((const struct conf *)base)->pidfile != NULL)
+		conf_show_string(sh, k, base);
+	else
+		conf_show_comment(sh, "%s is not set: -p's, else \"%s\" as a "
+		    "daemon; none in the foreground (-f)", k->name,
+		    PIDFILE_DEFAULT);
 }
 
 /* One worker per online CPU, within 1..MAX_WORKERS. */
@@ -566,14 +583,26 @@ conf_new(const char *path)
 	return cfg;
 }
 
-/* libconfig could not parse the text: say where and why. */
+/*
+ * libconfig could not parse the text: say where and why.  It says only
+ * "syntax error", where it stopped: conf_syntax.c says what was expected,
+ * at the line of the likely cause.
+ */
 static int
 syntax_error(struct conf_loader *ld, const config_t *lc)
 {
+	char		why[CONF_ERR_MAX - 64];
+	char		msg[CONF_ERR_MAX];
+	unsigned int	line = config_error_line(lc) > 0 ?
+			    (unsigned int)config_error_line(lc) : 0;
+
 	ld->syntax_error = true;
-	conf_report(ld,
-	    config_error_line(lc) > 0 ? (unsigned int)config_error_line(lc) : 0,
-	    config_error_text(lc));
+	if (ld->text != NULL && conf_syntax_explain(ld->text, &line, why,
+	    sizeof(why))) {
+		snprintf(msg, sizeof(msg), "%s: %s", config_error_text(lc), why);
+		conf_report(ld, line, msg);
+	} else
+		conf_report(ld, line, config_error_text(lc));
 	return -1;
 }
 

@@ -119,8 +119,10 @@ out_forward(struct out *o, const struct forward *f, bool last)
 	/*
 	 * rinetd's timeout is the idle time of a UDP session (72 s unless
 	 * given), also where only one side is UDP; for TCP to TCP ferryd
-	 * takes it as the idle timeout.  Mixed lines go raw, as rinetd
-	 * carries them.
+	 * takes it as the idle timeout.  Without one, rinetd (and
+	 * rinetd-uv) never close an idle TCP connection: 0, not ferryd's
+	 * hour, or a migrated ssh or database session would drop after
+	 * it.  Mixed lines go raw, as rinetd carries them.
 	 */
 	if (f->udp)
 		conf_out_printf(&o->t, num, "    protocol = \"udp\";\n");
@@ -130,8 +132,10 @@ out_forward(struct out *o, const struct forward *f, bool last)
 	if (f->udp || f->to_udp)
 		conf_out_printf(&o->t, num, "    session_timeout = %ld;\n",
 		    f->timeout != -1 ? f->timeout : RINETD_UDP_TIMEOUT);
-	else if (f->timeout != -1)
-		conf_out_printf(&o->t, num, "    idle_timeout = %ld;\n", f->timeout);
+	else
+		conf_out_printf(&o->t, num, "    idle_timeout = %ld;%s\n",
+		    f->timeout != -1 ? f->timeout : 0, f->timeout != -1 ? "" :
+		    "  # rinetd never closes an idle connection");
 	if (f->source[0] != '\0')
 		conf_out_printf(&o->t, num, "    source = \"%s\";\n", f->source);
 	if (f->mode[0] != '\0')

@@ -67,7 +67,7 @@ static const struct conf_key route_keys[] = {
 
 static const struct conf_keys conf_route_keys = {
 	route_keys, CONF_NKEYS(route_keys), "in a route", "inside a route",
-	&conf_rule_keys, route_key_applies
+	{ &conf_rule_keys, &conf_item_keys }, route_key_applies
 };
 
 /* -T: a list of names (or patterns) as written; nothing when empty. */

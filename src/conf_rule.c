@@ -131,7 +131,7 @@ static const struct conf_key rule_keys[] = {
 
 const struct conf_keys conf_rule_keys = {
 	rule_keys, CONF_NKEYS(rule_keys), "in a rule", "inside a rule",
-	&conf_global_keys, conf_rule_key_applies
+	{ &conf_global_keys, &conf_item_keys }, conf_rule_key_applies
 };
 
 /* The four kinds of rule, by their two protocols, as bits of a mask. */

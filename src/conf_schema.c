@@ -419,12 +419,21 @@ static int
 unknown_setting(struct conf_loader *ld, const config_setting_t *s,
     const struct conf_keys *keys)
 {
-	const char	*name = config_setting_name(s), *hint;
+	const struct conf_keys	*other;
+	const char		*name = config_setting_name(s), *hint;
+	char			 places[512];
+	size_t			 i, used = 0;
 
-	if (keys->other != NULL &&
-	    key_find(keys->other->v, keys->other->n, name) != NULL)
+	/* Every place it belongs: idle_timeout, a rule's or the top's. */
+	places[0] = '\0';
+	for (i = 0; i < CONF_NKEYS(keys->other); i++)
+		if ((other = keys->other[i]) != NULL && used < sizeof(places) &&
+		    key_find(other->v, other->n, name) != NULL)
+			used += (size_t)snprintf(places + used, sizeof(places) -
+			    used, "%s%s", used > 0 ? " or " : "", other->only);
+	if (places[0] != '\0')
 		return conf_fail(ld, s, "unknown setting \"%s\" %s (it can "
-		    "only be set %s)", name, keys->where, keys->other->only);
+		    "only be set %s)", name, keys->where, places);
 	if ((hint = key_suggest(keys->v, keys->n, name)) != NULL)
 		return conf_fail(ld, s, "unknown setting \"%s\" (did you mean "
 		    "\"%s\"?)", name, hint);

@@ -130,13 +130,14 @@ struct conf_key {
 /*
  * The keys of one group of settings.  where: "in a rule"; only: where
  * they alone may be set ("inside a rule"); other: the keys of the other
- * place, to tell a misplaced setting from an unknown one.
+ * places (the top level, a rule, a backend), to tell a misplaced setting
+ * from an unknown one and say where it belongs.
  */
 struct conf_keys {
 	const struct conf_key	*v;
 	size_t			 n;
 	const char		*where, *only;
-	const struct conf_keys	*other;
+	const struct conf_keys	*other[2];
 	/* -T: whether key k means anything in the struct at base (NULL: all). */
 	bool			(*applies)(const void *base,
 				    const struct conf_key *k);

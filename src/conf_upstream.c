@@ -58,12 +58,12 @@ static const struct conf_key keepalive_keys[] = {
 
 const struct conf_keys conf_keepalive_keys = {
 	keepalive_keys, CONF_NKEYS(keepalive_keys), "in keepalive",
-	"in keepalive", NULL
+	"in keepalive", { NULL, NULL }
 };
 
 const struct conf_keys conf_check_keys = {
 	check_keys, CONF_NKEYS(check_keys), "in health_check",
-	"in health_check", NULL
+	"in health_check", { NULL, NULL }
 };
 
 static const struct conf_key item_keys[] = {
@@ -86,7 +86,8 @@ static const struct conf_key item_keys[] = {
 
 const struct conf_keys conf_item_keys = {
 	item_keys, CONF_NKEYS(item_keys), "in a connect group",
-	"in a connect group", &conf_rule_keys
+	"for a backend, in its group of connect: connect = ( { address = "
+	"\"host:port\"; ... } )", { &conf_rule_keys, &conf_global_keys }
 };
 
 /* send and expect: a string that fits its array. */

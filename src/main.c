@@ -31,6 +31,7 @@
 #include "proctitle.h"
 #include "rule.h"
 #include "sock.h"
+#include "sockowner.h"
 
 #define DEFAULT_CONFIG SYSCONFDIR "/ferryd.conf"
 
@@ -125,7 +126,9 @@ print_status(const struct options *opt)
 /*
  * The running master's pidfile: -p, else the one the configuration
  * names (read offline: only pidfile is read), else the daemon's default.
- * NULL after saying why.
+ * A file with an error (an edit not yet reloaded, a typo) names none: the
+ * default then, with a warning that the error is the file's, not the
+ * daemon's, which runs on as it was.  NULL after saying why.
  */
 static char *
 master_pidfile(const struct options *opt)
@@ -140,8 +143,12 @@ master_pidfile(const struct options *opt)
 	    err, sizeof(err));
 	lookup_live();
 	if (cfg == NULL) {
-		fprintf(stderr, "ferryd: %s (name the pidfile with -p)\n", err);
-		return NULL;
+		fprintf(stderr, "ferryd: warning: %s\nferryd: warning: the "
+		    "running daemon is unchanged by this error (a start or a "
+		    "reload would refuse the file); its pidfile is taken to be "
+		    "the default, %s (name another with -p)\n", err,
+		    PIDFILE_DEFAULT);
+		return strdup(PIDFILE_DEFAULT);
 	}
 	pidfile = strdup(cfg->pidfile != NULL ? cfg->pidfile : PIDFILE_DEFAULT);
 	if (pidfile != NULL && pidfile[0] == '\0') {
@@ -395,15 +402,66 @@ take_sslh(int *argc, char *argv[], struct sslh_cmdline *cl,
 }
 
 /*
+ * -t, an address in use: held by a running ferryd (a process named so,
+ * or, where its processes are not ours to see, the master of pidfile),
+ * it is only a note on stdout, as a reload's check or an upgrade's meets
+ * the daemon's own addresses; held by any other program it would stop
+ * the start, and is an error naming the program.  For an upgrade's
+ * check every address in use is a note: the master tells its own from
+ * others' (master_upgrade.c, which reads " is in use[ for UDP]").
+ */
+static int
+test_in_use(const char *where, const struct sockaddr_any *a, int type,
+    const char *name, const char *pidfile)
+{
+	const char	*udp = type == SOCK_DGRAM ? " for UDP" : "";
+	char		 owner[64], err[CONF_ERR_MAX];
+	pid_t		 pid, master = -1;
+
+	if (master_upgrade_probing()) {
+		printf("ferryd: note: %s: %s is in use%s (a running ferryd "
+		    "may hold it)\n", where, name, udp);
+		return 0;
+	}
+	pid = sockowner_find(a, type, owner, sizeof(owner));
+	if (pidfile != NULL && pidfile[0] != '\0')
+		master = pidfile_holder(pidfile, err, sizeof(err));
+	if (pid > 0 && strncmp(owner, "ferryd", 6) == 0) {
+		printf("ferryd: note: %s: %s is in use%s by %s (pid %ld)%s%s\n",
+		    where, name, udp, owner, (long)pid, pid == master ?
+		    ", the running master of pidfile " : "", pid == master ?
+		    pidfile : "");
+		return 0;
+	}
+	if (pid > 0) {
+		fprintf(stderr, "ferryd: %s: cannot bind %s: in use%s by %s "
+		    "(pid %ld), not a ferryd\n", where, name, udp, owner,
+		    (long)pid);
+		return -1;
+	}
+	if (master > 0) {
+		printf("ferryd: note: %s: %s is in use%s; pidfile %s names a "
+		    "running ferryd (pid %ld), which may hold it\n", where,
+		    name, udp, pidfile, (long)master);
+		return 0;
+	}
+	fprintf(stderr, "ferryd: %s: cannot bind %s: in use%s by another "
+	    "program (a process this user cannot see; no running ferryd's "
+	    "pidfile %s)\n", where, name, udp, pidfile != NULL &&
+	    pidfile[0] != '\0' ? pidfile : "is set");
+	return -1;
+}
+
+/*
  * -t: bind each listen address as a start would, but without SO_REUSEPORT
  * (which would let it share a port with anyone's socket) and without
  * listen(), and close it at once.  An address not on this host or a
  * privileged port is an error at where (FILE:LINE, or FILE: setting); an
- * address in use is only a note, as a running ferryd may be holding it.
+ * address in use is as test_in_use() says.
  */
 static int
 test_bind(const char *where, const struct sockaddr_any *a, int type,
-    bool v6only)
+    bool v6only, const char *pidfile)
 {
 	char	name[ADDR_STRLEN], host[ADDR_STRLEN];
 	int	err = sock_probe(a, type, v6only);
@@ -413,12 +471,7 @@ test_bind(const char *where, const struct sockaddr_any *a, int type,
 	case 0:
 		return 0;	/* bindable: that is all -t wants to know */
 	case EADDRINUSE:
-		/* UDP's ports are not TCP's: an upgrade's check tells them
-		 * apart by this (master_upgrade.c). */
-		printf("ferryd: note: %s: %s is in use%s (a running ferryd "
-		    "may hold it)\n", where, name, type == SOCK_DGRAM ?
-		    " for UDP" : "");
-		return 0;
+		return test_in_use(where, a, type, name, pidfile);
 	case ENOTSOCK:
 		fprintf(stderr, "ferryd: %s: cannot bind %s: a file that is "
 		    "not a socket is in the way\n", where, name);
@@ -439,7 +492,8 @@ test_bind(const char *where, const struct sockaddr_any *a, int type,
 
 /* The same for the socket file of a setting (stats_listen, control_socket). */
 static int
-test_bind_path(const struct conf *cfg, const char *setting, const char *path)
+test_bind_path(const struct conf *cfg, const char *setting, const char *path,
+    const char *pidfile)
 {
 	struct sockaddr_any	a;
 	char			spec[PATH_MAX + 8], where[PATH_MAX + 32];
@@ -451,7 +505,7 @@ test_bind_path(const struct conf *cfg, const char *setting, const char *path)
 		fprintf(stderr, "ferryd: %s: %s\n", where, err);
 		return -1;
 	}
-	return test_bind(where, &a, SOCK_STREAM, true);
+	return test_bind(where, &a, SOCK_STREAM, true, pidfile);
 }
 
 /*
@@ -489,9 +543,10 @@ test_say_addresses(const struct conf *cfg, const struct rule *first,
 /*
  * Every rule's listen address, and stats_listen's and control_socket's
  * (an upgrade's new image binds them too); -1 if any cannot be bound.
+ * pidfile is the one a start would take, NULL or "" for none.
  */
 static int
-test_binds(const struct conf *cfg)
+test_binds(const struct conf *cfg, const char *pidfile)
 {
 	const struct rule	*r;
 	char			 where[PATH_MAX + 32];
@@ -507,18 +562,19 @@ test_binds(const struct conf *cfg)
 		else
 			snprintf(where, sizeof(where), "%s", r->file);
 		if (test_bind(where, &r->listen_addr, r->protocol == RULE_UDP ?
-		    SOCK_DGRAM : SOCK_STREAM, r->ipv6_only) == -1)
+		    SOCK_DGRAM : SOCK_STREAM, r->ipv6_only, pidfile) == -1)
 			rc = -1;
 		if (r->range_first == NULL)
 			test_say_addresses(cfg, r, where);
 	}
 	snprintf(where, sizeof(where), "%s: stats_listen", cfg->path);
 	if (cfg->stats_listen != NULL && (cfg->stats_path != NULL ?
-	    test_bind_path(cfg, "stats_listen", cfg->stats_path) :
-	    test_bind(where, &cfg->stats_addr, SOCK_STREAM, true)) == -1)
+	    test_bind_path(cfg, "stats_listen", cfg->stats_path, pidfile) :
+	    test_bind(where, &cfg->stats_addr, SOCK_STREAM, true, pidfile)) ==
+	    -1)
 		rc = -1;
 	if (cfg->control_socket != NULL && test_bind_path(cfg,
-	    "control_socket", cfg->control_socket) == -1)
+	    "control_socket", cfg->control_socket, pidfile) == -1)
 		rc = -1;
 	return rc;
 }
@@ -526,14 +582,14 @@ test_binds(const struct conf *cfg)
 /*
  * -t: what the start would refuse of the files it opens as root: the
  * pidfile named (-p, pidfile; the built-in default's directory is the
- * installation's), log_file and access_log (safefile.h); and what would
- * keep status_file from being written.
+ * installation's), log_file, access_log and state_file (safefile.h); and
+ * what would keep status_file from being written.
  */
 static int
 test_files(const struct conf *cfg, const struct options *opt)
 {
-	const char	*files[4], *whats[4] = { "pidfile", "log file",
-			    "access log", "status file" };
+	const char	*files[5], *whats[5] = { "pidfile", "log file",
+			    "access log", "status file", "state file" };
 	char		 err[CONF_ERR_MAX];
 	int		 i, rc = 0;
 
@@ -542,7 +598,8 @@ test_files(const struct conf *cfg, const struct options *opt)
 	files[2] = cfg->access_log != NULL && strcmp(cfg->access_log,
 	    ACCESSLOG_SYSLOG) == 0 ? NULL : cfg->access_log;
 	files[3] = cfg->status_file;
-	for (i = 0; i < 4; i++)
+	files[4] = cfg->state_file;
+	for (i = 0; i < 5; i++)
 		if (files[i] != NULL && files[i][0] != '\0' &&
 		    safefile_check(files[i], i == 0 && pidfile_makes_dir(
 		    files[i]), whats[i], err, sizeof(err)) == -1) {
@@ -712,7 +769,9 @@ main(int argc, char *argv[])
 		return ch;
 	}
 	if (test) {
-		if ((test_binds(cfg) | test_files(cfg, &opt)) == -1) {
+		if ((test_binds(cfg, opt.pidfile != NULL ? opt.pidfile :
+		    cfg->pidfile != NULL ? cfg->pidfile : PIDFILE_DEFAULT) |
+		    test_files(cfg, &opt)) == -1) {
 			conf_free(cfg);
 			sslh_cmdline_free(&sslh);
 			return 1;

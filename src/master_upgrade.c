@@ -694,8 +694,14 @@ master_upgrade(struct master *m, const int *asked, size_t n)
 void
 master_upgrade_probe(void)
 {
-	if (getenv(UPGRADE_PROBE) != NULL)
+	if (master_upgrade_probing())
 		printf("%s\n%s\n", UPGRADE_MARK, UPGRADE_LOCK_MARK);
+}
+
+bool
+master_upgrade_probing(void)
+{
+	return getenv(UPGRADE_PROBE) != NULL;
 }
 
 const char *

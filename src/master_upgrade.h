@@ -42,6 +42,8 @@ void	master_upgrade_carry_signals(void);
  * its own ports in use).
  */
 void	master_upgrade_probe(void);
+/* Whether this -t runs for a master about to upgrade (which reads its notes). */
+bool	master_upgrade_probing(void);
 
 /*
  * Upgrade, at once or once the reload or generation under way is done:

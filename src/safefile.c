@@ -143,12 +143,32 @@ safefile_mkdir(const char *path, mode_t mode, const char *what, char *err,
 	return 0;
 }
 
+/*
+ * open(2), telling in *made whether O_CREAT made the file: an O_EXCL
+ * open first, then one of what is there.
+ */
+static int
+open_made(const char *path, int flags, mode_t mode, bool *made)
+{
+	int fd;
+
+	*made = false;
+	if (!(flags & O_CREAT) || (flags & O_EXCL))
+		return open(path, flags, mode);
+	if ((fd = open(path, flags | O_EXCL, mode)) != -1) {
+		*made = true;
+		return fd;
+	}
+	return errno == EEXIST ? open(path, flags, mode) : -1;
+}
+
 int
 safefile_open(const char *path, int flags, mode_t mode, const char *what,
     char *err, size_t errlen)
 {
 	struct stat	st;
 	int		fd, shared;
+	bool		made;
 
 	if ((shared = dir_check(path, what, err, errlen)) == -1)
 		return -1;
@@ -156,11 +176,22 @@ safefile_open(const char *path, int flags, mode_t mode, const char *what,
 	 * In a shared directory, without blocking: a FIFO someone put
 	 * there would hang the open until shared_file_check refuses it.
 	 */
-	fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC |
-	    (shared ? O_NONBLOCK : 0), mode);
+	fd = open_made(path, flags | O_NOFOLLOW | O_CLOEXEC |
+	    (shared ? O_NONBLOCK : 0), mode, &made);
 	if (fd == -1) {
 		snprintf(err, errlen, "cannot open %s %s: %s", what, path,
 		    errno == ELOOP ? "it is a symbolic link" : strerror(errno));
+		return -1;
+	}
+	/*
+	 * A file made here has the mode asked, whatever the umask
+	 * (UMask=0077 in the unit would make a log 0600 where the page
+	 * says 0640); one that was there keeps the administrator's.
+	 */
+	if (made && fchmod(fd, mode) == -1) {
+		snprintf(err, errlen, "cannot set the mode of %s %s: %s", what,
+		    path, strerror(errno));
+		close(fd);
 		return -1;
 	}
 	if (shared && (fstat(fd, &st) == -1 ||

@@ -15,8 +15,9 @@
  * last component is a symbolic link (a local user could point it at any
  * file root would then append to) or whose directory others may write to
  * (they could swap the file), unless it is sticky as /tmp is, where only
- * a regular file of ours or root's is taken.  Returns the descriptor, or
- * -1 with "cannot open WHAT PATH: reason" in err.
+ * a regular file of ours or root's is taken.  A file it makes has mode
+ * exactly, whatever the umask.  Returns the descriptor, or -1 with
+ * "cannot open WHAT PATH: reason" in err.
  */
 /*
  * Make the directory path is in if it is missing (only that one, not its

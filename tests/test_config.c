@@ -25,7 +25,9 @@
 
 #include "addr.h"
 #include "conf.h"
+#include "conf_file.h"
 #include "conf_schema.h"
+#include "conf_syntax.h"
 #include "framing.h"
 #include "log.h"
 #include "rule.h"
@@ -38,7 +40,44 @@
 
 static const struct bad_case bad_cases[] = {
 	{ "syntax error", "workers = 2;\nbacklog = ;\n" RULES,
-	    2, "syntax error" },
+	    2, "syntax error: expected a value for \"backlog\"" },
+	/* libconfig's bare "syntax error", said with what was expected. */
+	{ "syntax: ';' in a list",
+	    "rules = ( { listen = \"127.0.0.1:18080\";\n"
+	    "  connect = \"127.0.0.1:18081\"; } ;\n",
+	    2, "expected ',' or the ')' of the list opened at line 1, found ';'" },
+	{ "syntax: ',' missing between rules",
+	    "rules = ( { listen = \"127.0.0.1:18080\"; connect = \"a:1\"; }\n"
+	    "  { listen = \"127.0.0.1:18082\"; connect = \"a:1\"; } );\n",
+	    2, "expected ',' or the ')' of the list opened at line 1, found '{'" },
+	{ "syntax: a list never closed",
+	    "workers = 2;\nrules = ( { listen = \"127.0.0.1:18080\";\n"
+	    "  connect = \"127.0.0.1:18081\"; }\n",
+	    4, "the list opened at line 2, found the end of the file" },
+	{ "syntax: a '}' too many", RULES "}\n",
+	    2, "expected a setting (NAME = VALUE;), found '}' (nothing is open)" },
+	{ "syntax: a '\"' missing",
+	    "workers = 2;\nlog_file = \"/tmp/x.log;\nbacklog = 5;\n"
+	    "log_level = \"info\";\n" RULES,
+	    2, "a string runs over the end of this line: a '\"' is missing" },
+	{ "syntax: '==' for '='", "workers == 2;\n" RULES,
+	    1, "expected a value for \"workers\" (a number, true, false, a "
+	    "\"string\", [ ], ( ) or { }), found '='" },
+	{ "syntax: no '='", "\nworkers 2;\n" RULES,
+	    2, "expected '=' after \"workers\", found '2'" },
+	{ "syntax: an address not quoted",
+	    "rules = ( { listen = 127.0.0.1:18080; connect = \"a:1\"; } );\n",
+	    1, "found '127.0.0.1' (not a number; an address, a path or a name "
+	    "is a string, in double quotes)" },
+	{ "syntax: a unit", "idle_timeout = 30s;\n" RULES,
+	    1, "found '30s' (a number with a unit; numbers are bare" },
+	{ "syntax: single quotes", "log_level = 'info';\n" RULES,
+	    1, "found a single quote (strings take double quotes)" },
+	{ "syntax: a word", "workers = auto;\n" RULES,
+	    1, "found 'auto' (a word: text is a string, in double quotes)" },
+	{ "syntax: a trailing ','", "allow = [ \"::1\", ];\n" RULES,
+	    1, "expected another element after ',' in the array opened at "
+	    "line 1 (the last one takes no ',')" },
 	{ "duplicate setting", "backlog = 1;\nbacklog = 2;\n" RULES,
 	    2, "duplicate setting" },
 	{ "unknown top-level setting", "workers = 2;\n\nfoo = 1;\n" RULES,
@@ -1608,6 +1647,45 @@ test_key_writers(void)
 			    tables[i]->where);
 }
 
+/*
+ * conf_syntax.c reads only what libconfig refused, but a valid text it
+ * took for wrong would send the reader to a line that is right: every
+ * form libconfig takes, and the shipped samples, read as fine.
+ */
+static void
+test_syntax_valid(void)
+{
+	static const char *const samples[] = { "etc/ferryd.conf",
+	    "etc/routes-443.conf.example", "etc/routes-sni.conf.example" };
+	const char		*srcdir = getenv("top_srcdir");
+	struct conf_text	 t;
+	char			 path[PATH_MAX], err[CONF_ERR_MAX], why[512];
+	unsigned int		 line;
+	size_t			 i;
+
+	write_conf("syntax-forms.conf",
+	    "# a comment\n// another\n/* and a\n block */\n"
+	    "a = 1; b : -2, c = +3L; d = 0x1F; e = 1.5; f = .5; g = 1e3;\n"
+	    "h = 2.5e-3; i = TRUE; j = false; k = \"x\" \"y\";\n"
+	    "l = \"multi\nline \\\" quote\"; m = [ ]; n = ( ); o = { };\n"
+	    "p = [ 1, 2 ]; q = ( { r = 1; }, ( 2 ), [ \"s\" ] );\n"
+	    "t-u* = 1\nv = 2\n/* unclosed, as libconfig allows",
+	    path, sizeof(path));
+	check(conf_text_read(path, &t, err, sizeof(err)) == 0 &&
+	    !conf_syntax_explain(&t, &line, why, sizeof(why)),
+	    "syntax: every form libconfig takes reads as fine (%s)", why);
+	conf_text_free(&t);
+	for (i = 0; srcdir != NULL && i < sizeof(samples) / sizeof(*samples);
+	    i++) {
+		snprintf(path, sizeof(path), "%s/%s", srcdir, samples[i]);
+		why[0] = '\0';
+		check(conf_text_read(path, &t, err, sizeof(err)) == 0 &&
+		    !conf_syntax_explain(&t, &line, why, sizeof(why)),
+		    "syntax: %s reads as fine (%s)", samples[i], why);
+		conf_text_free(&t);
+	}
+}
+
 int
 main(void)
 {
@@ -1616,6 +1694,7 @@ main(void)
 	test_full();
 	test_defaults();
 	test_corners();
+	test_syntax_valid();
 	test_user_only();
 	test_epoll();
 	test_log_level_parse();

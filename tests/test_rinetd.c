@@ -186,8 +186,9 @@ check_sample_rules(const struct conf *cfg)
 	const struct rule	*r = cfg->rules;
 
 	check(rule_is(&r[0], 13, "127.0.0.1:18201", "127.0.0.1:18202") &&
-	    r[0].idle_timeout == 3600000 && r[0].ipv6_only && !r[0].upstream.backends[0].has_source &&
-	    acl_is_empty(&r[0].acl), "sample: plain rule");
+	    r[0].idle_timeout == 0 && r[0].ipv6_only && !r[0].upstream.backends[0].has_source &&
+	    acl_is_empty(&r[0].acl),
+	    "sample: plain rule, no idle timeout (rinetd closes none)");
 	check(rule_is(&r[1], 14, "0.0.0.0:18203", "127.0.0.1:http") &&
 	    port_of(&r[1].upstream.backends[0].addr) == 80 && r[1].acl.nallow == 1 &&
 	    r[1].acl.ndeny == 1, "sample: /tcp, service name, rule patterns");
