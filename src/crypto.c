@@ -59,101 +59,149 @@ static const uint8_t sbox[256] = {
 	0x41, 0x99, 0x2d, 0x0f, 0xb0, 0x54, 0xbb, 0x16
 };
 
-/* Multiplication by x (02) in GF(2^8) modulo x^8 + x^4 + x^3 + x + 1. */
-static uint8_t
-xtime(uint8_t b)
+/*
+ * A round's SubBytes and MixColumns for a byte at row 0: the column
+ * (2, 1, 1, 3) . S[b] as a big-endian word.  The other rows' are this
+ * rotated by 8, 16, 24 bits (MixColumns' matrix is circulant), so one
+ * table serves.  Computed from sbox[] above.
+ */
+static const uint32_t te0[256] = {
+	0xc66363a5, 0xf87c7c84, 0xee777799, 0xf67b7b8d, 0xfff2f20d, 0xd66b6bbd,
+	0xde6f6fb1, 0x91c5c554, 0x60303050, 0x02010103, 0xce6767a9, 0x562b2b7d,
+	0xe7fefe19, 0xb5d7d762, 0x4dababe6, 0xec76769a, 0x8fcaca45, 0x1f82829d,
+	0x89c9c940, 0xfa7d7d87, 0xeffafa15, 0xb25959eb, 0x8e4747c9, 0xfbf0f00b,
+	0x41adadec, 0xb3d4d467, 0x5fa2a2fd, 0x45afafea, 0x239c9cbf, 0x53a4a4f7,
+	0xe4727296, 0x9bc0c05b, 0x75b7b7c2, 0xe1fdfd1c, 0x3d9393ae, 0x4c26266a,
+	0x6c36365a, 0x7e3f3f41, 0xf5f7f702, 0x83cccc4f, 0x6834345c, 0x51a5a5f4,
+	0xd1e5e534, 0xf9f1f108, 0xe2717193, 0xabd8d873, 0x62313153, 0x2a15153f,
+	0x0804040c, 0x95c7c752, 0x46232365, 0x9dc3c35e, 0x30181828, 0x379696a1,
+	0x0a05050f, 0x2f9a9ab5, 0x0e070709, 0x24121236, 0x1b80809b, 0xdfe2e23d,
+	0xcdebeb26, 0x4e272769, 0x7fb2b2cd, 0xea75759f, 0x1209091b, 0x1d83839e,
+	0x582c2c74, 0x341a1a2e, 0x361b1b2d, 0xdc6e6eb2, 0xb45a5aee, 0x5ba0a0fb,
+	0xa45252f6, 0x763b3b4d, 0xb7d6d661, 0x7db3b3ce, 0x5229297b, 0xdde3e33e,
+	0x5e2f2f71, 0x13848497, 0xa65353f5, 0xb9d1d168, 0x00000000, 0xc1eded2c,
+	0x40202060, 0xe3fcfc1f, 0x79b1b1c8, 0xb65b5bed, 0xd46a6abe, 0x8dcbcb46,
+	0x67bebed9, 0x7239394b, 0x944a4ade, 0x984c4cd4, 0xb05858e8, 0x85cfcf4a,
+	0xbbd0d06b, 0xc5efef2a, 0x4faaaae5, 0xedfbfb16, 0x864343c5, 0x9a4d4dd7,
+	0x66333355, 0x11858594, 0x8a4545cf, 0xe9f9f910, 0x04020206, 0xfe7f7f81,
+	0xa05050f0, 0x783c3c44, 0x259f9fba, 0x4ba8a8e3, 0xa25151f3, 0x5da3a3fe,
+	0x804040c0, 0x058f8f8a, 0x3f9292ad, 0x219d9dbc, 0x70383848, 0xf1f5f504,
+	0x63bcbcdf, 0x77b6b6c1, 0xafdada75, 0x42212163, 0x20101030, 0xe5ffff1a,
+	0xfdf3f30e, 0xbfd2d26d, 0x81cdcd4c, 0x180c0c14, 0x26131335, 0xc3ecec2f,
+	0xbe5f5fe1, 0x359797a2, 0x884444cc, 0x2e171739, 0x93c4c457, 0x55a7a7f2,
+	0xfc7e7e82, 0x7a3d3d47, 0xc86464ac, 0xba5d5de7, 0x3219192b, 0xe6737395,
+	0xc06060a0, 0x19818198, 0x9e4f4fd1, 0xa3dcdc7f, 0x44222266, 0x542a2a7e,
+	0x3b9090ab, 0x0b888883, 0x8c4646ca, 0xc7eeee29, 0x6bb8b8d3, 0x2814143c,
+	0xa7dede79, 0xbc5e5ee2, 0x160b0b1d, 0xaddbdb76, 0xdbe0e03b, 0x64323256,
+	0x743a3a4e, 0x140a0a1e, 0x924949db, 0x0c06060a, 0x4824246c, 0xb85c5ce4,
+	0x9fc2c25d, 0xbdd3d36e, 0x43acacef, 0xc46262a6, 0x399191a8, 0x319595a4,
+	0xd3e4e437, 0xf279798b, 0xd5e7e732, 0x8bc8c843, 0x6e373759, 0xda6d6db7,
+	0x018d8d8c, 0xb1d5d564, 0x9c4e4ed2, 0x49a9a9e0, 0xd86c6cb4, 0xac5656fa,
+	0xf3f4f407, 0xcfeaea25, 0xca6565af, 0xf47a7a8e, 0x47aeaee9, 0x10080818,
+	0x6fbabad5, 0xf0787888, 0x4a25256f, 0x5c2e2e72, 0x381c1c24, 0x57a6a6f1,
+	0x73b4b4c7, 0x97c6c651, 0xcbe8e823, 0xa1dddd7c, 0xe874749c, 0x3e1f1f21,
+	0x964b4bdd, 0x61bdbddc, 0x0d8b8b86, 0x0f8a8a85, 0xe0707090, 0x7c3e3e42,
+	0x71b5b5c4, 0xcc6666aa, 0x904848d8, 0x06030305, 0xf7f6f601, 0x1c0e0e12,
+	0xc26161a3, 0x6a35355f, 0xae5757f9, 0x69b9b9d0, 0x17868691, 0x99c1c158,
+	0x3a1d1d27, 0x279e9eb9, 0xd9e1e138, 0xebf8f813, 0x2b9898b3, 0x22111133,
+	0xd26969bb, 0xa9d9d970, 0x078e8e89, 0x339494a7, 0x2d9b9bb6, 0x3c1e1e22,
+	0x15878792, 0xc9e9e920, 0x87cece49, 0xaa5555ff, 0x50282878, 0xa5dfdf7a,
+	0x038c8c8f, 0x59a1a1f8, 0x09898980, 0x1a0d0d17, 0x65bfbfda, 0xd7e6e631,
+	0x844242c6, 0xd06868b8, 0x824141c3, 0x299999b0, 0x5a2d2d77, 0x1e0f0f11,
+	0x7bb0b0cb, 0xa85454fc, 0x6dbbbbd6, 0x2c16163a
+};
+
+static uint32_t
+ror32(uint32_t x, int n)
 {
-	return (uint8_t)(b << 1 ^ (b & 0x80 ? 0x1b : 0));
+	return x >> n | x << (32 - n);
 }
 
+static uint32_t
+load32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	    (uint32_t)p[2] << 8 | p[3];
+}
+
+static void
+store32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+/* SubWord: S applied to each byte of a word. */
+static uint32_t
+sub_word(uint32_t w)
+{
+	return (uint32_t)sbox[w >> 24] << 24 | (uint32_t)sbox[w >> 16 & 0xff] <<
+	    16 | (uint32_t)sbox[w >> 8 & 0xff] << 8 | sbox[w & 0xff];
+}
+
+/* KeyExpansion (FIPS 197 5.2): 44 words. */
 void
 aes128_init(struct aes128 *aes, const uint8_t key[AES128_KEY])
 {
-	uint8_t	*w = &aes->rk[0][0];	/* 44 words of 4 bytes */
-	uint8_t	 rcon = 1, t[4];
-	int	 i;
+	uint32_t	*w = aes->rk, rcon = 0x01000000, t;
+	int		 i;
 
-	memcpy(w, key, AES128_KEY);
+	for (i = 0; i < 4; i++)
+		w[i] = load32(key + 4 * i);
 	for (i = 4; i < 44; i++) {
-		memcpy(t, w + 4 * (i - 1), 4);
+		t = w[i - 1];
 		if (i % 4 == 0) {
-			/* RotWord, SubWord, Rcon */
-			uint8_t	first = t[0];
-
-			t[0] = (uint8_t)(sbox[t[1]] ^ rcon);
-			t[1] = sbox[t[2]];
-			t[2] = sbox[t[3]];
-			t[3] = sbox[first];
-			rcon = xtime(rcon);
+			t = sub_word(t << 8 | t >> 24) ^ rcon;	/* RotWord */
+			rcon = (rcon << 1) ^ (rcon & 0x80000000 ? 0x1b000000 : 0);
 		}
-		w[4 * i + 0] = w[4 * (i - 4) + 0] ^ t[0];
-		w[4 * i + 1] = w[4 * (i - 4) + 1] ^ t[1];
-		w[4 * i + 2] = w[4 * (i - 4) + 2] ^ t[2];
-		w[4 * i + 3] = w[4 * (i - 4) + 3] ^ t[3];
+		w[i] = w[i - 4] ^ t;
 	}
 }
 
-static void
-add_round_key(uint8_t s[AES_BLOCK], const uint8_t rk[AES_BLOCK])
+/*
+ * Column c of a round's output: ShiftRows takes row r from column
+ * c + r, then SubBytes and MixColumns through te0, AddRoundKey.
+ */
+static uint32_t
+round_column(const uint32_t s[4], int c, uint32_t rk)
 {
-	int	i;
-
-	for (i = 0; i < AES_BLOCK; i++)
-		s[i] ^= rk[i];
+	return te0[s[c] >> 24] ^ ror32(te0[s[(c + 1) % 4] >> 16 & 0xff], 8) ^
+	    ror32(te0[s[(c + 2) % 4] >> 8 & 0xff], 16) ^
+	    ror32(te0[s[(c + 3) % 4] & 0xff], 24) ^ rk;
 }
 
-/* SubBytes and ShiftRows at once: byte r + 4c (row r, column c) takes
- * row r's byte of column c + r. */
-static void
-sub_shift(uint8_t s[AES_BLOCK])
+/* The last round's column: no MixColumns. */
+static uint32_t
+last_column(const uint32_t s[4], int c, uint32_t rk)
 {
-	uint8_t	t[AES_BLOCK];
-	int	r, c;
-
-	for (c = 0; c < 4; c++)
-		for (r = 0; r < 4; r++)
-			t[r + 4 * c] = sbox[s[r + 4 * ((c + r) % 4)]];
-	memcpy(s, t, AES_BLOCK);
-}
-
-static void
-mix_columns(uint8_t s[AES_BLOCK])
-{
-	uint8_t	*col, a0, a1, a2, a3, all;
-	int	 c;
-
-	for (c = 0; c < 4; c++) {
-		col = s + 4 * c;
-		a0 = col[0];
-		a1 = col[1];
-		a2 = col[2];
-		a3 = col[3];
-		all = a0 ^ a1 ^ a2 ^ a3;
-		/* 2a + 3b + c + d = a + (a + b + c + d) + 2(a + b) */
-		col[0] ^= all ^ xtime(a0 ^ a1);
-		col[1] ^= all ^ xtime(a1 ^ a2);
-		col[2] ^= all ^ xtime(a2 ^ a3);
-		col[3] ^= all ^ xtime(a3 ^ a0);
-	}
+	return ((uint32_t)sbox[s[c] >> 24] << 24 |
+	    (uint32_t)sbox[s[(c + 1) % 4] >> 16 & 0xff] << 16 |
+	    (uint32_t)sbox[s[(c + 2) % 4] >> 8 & 0xff] << 8 |
+	    sbox[s[(c + 3) % 4] & 0xff]) ^ rk;
 }
 
 void
 aes128_encrypt(const struct aes128 *aes, const uint8_t in[AES_BLOCK],
     uint8_t out[AES_BLOCK])
 {
-	uint8_t	s[AES_BLOCK];
-	int	round;
+	const uint32_t	*rk = aes->rk;
+	uint32_t	 s[4], t[4];
+	int		 round, c;
 
-	memcpy(s, in, AES_BLOCK);
-	add_round_key(s, aes->rk[0]);
+	for (c = 0; c < 4; c++)
+		s[c] = load32(in + 4 * c) ^ rk[c];
 	for (round = 1; round < 10; round++) {
-		sub_shift(s);
-		mix_columns(s);
-		add_round_key(s, aes->rk[round]);
+		/* written out, so that the column indexes are constants */
+		t[0] = round_column(s, 0, rk[4 * round]);
+		t[1] = round_column(s, 1, rk[4 * round + 1]);
+		t[2] = round_column(s, 2, rk[4 * round + 2]);
+		t[3] = round_column(s, 3, rk[4 * round + 3]);
+		memcpy(s, t, sizeof(s));
 	}
-	sub_shift(s);
-	add_round_key(s, aes->rk[10]);
-	memcpy(out, s, AES_BLOCK);
+	for (c = 0; c < 4; c++)
+		store32(out + 4 * c, last_column(s, c, rk[40 + c]));
 }
 
 /* ---- GCM (SP 800-38D) ------------------------------------------------ */
@@ -180,30 +228,74 @@ store64(uint8_t *p, uint64_t v)
 	}
 }
 
-/* GHASH's running value and its key H, as two big-endian halves. */
+/*
+ * GHASH's running value X and the multiples of its key H by the 16
+ * polynomials of 4 bits (Shoup's method): X . H is then taken 4 bits of
+ * X at a time, each step shifting the product by x^4 and folding the 4
+ * bits shifted out back in with the reduction table.  Both halves are
+ * big-endian, as the block's bytes are.
+ */
 struct ghash {
 	uint64_t	xh, xl;
-	uint64_t	hh, hl;
+	uint64_t	mh[16], ml[16];	/* nibble i . H; bit 8 is x^0 */
 };
 
-/* X = (X + block) . H in GF(2^128), bit by bit (SP 800-38D 6.3). */
+/* x^128 = x^7 + x^2 + x + 1 (R = 0xe1 || 0^120): the 4 bits shifted
+ * out at the low end, each bit j worth 0xe100 >> (3 - j), folded into
+ * the top 16 bits. */
+static const uint16_t	ghash_fold[16] = {
+	0x0000, 0x1c20, 0x3840, 0x2460, 0x7080, 0x6ca0, 0x48c0, 0x54e0,
+	0xe100, 0xfd20, 0xd940, 0xc560, 0x9180, 0x8da0, 0xa9c0, 0xb5e0
+};
+
+static void
+ghash_init(struct ghash *g, const uint8_t h[AES_BLOCK])
+{
+	uint64_t	vh = load64(h), vl = load64(h + 8);
+	int		i, j;
+
+	g->xh = g->xl = 0;
+	g->mh[0] = g->ml[0] = 0;
+	/* 8, 4, 2, 1 are H, H.x, H.x^2, H.x^3 (a right shift is . x) */
+	for (i = 8; i > 0; i >>= 1) {
+		g->mh[i] = vh;
+		g->ml[i] = vl;
+		vl = vl >> 1 | vh << 63;
+		vh = vh >> 1 ^ (g->ml[i] & 1 ? 0xe100000000000000ULL : 0);
+	}
+	for (i = 2; i < 16; i <<= 1)
+		for (j = 1; j < i; j++) {
+			g->mh[i + j] = g->mh[i] ^ g->mh[j];
+			g->ml[i + j] = g->ml[i] ^ g->ml[j];
+		}
+}
+
+/* Z = Z . x^4 + nibble . H */
+static void
+ghash_nibble(const struct ghash *g, uint64_t *zh, uint64_t *zl, int nibble)
+{
+	unsigned	out = (unsigned)(*zl & 0x0f);
+
+	*zl = *zl >> 4 | *zh << 60;
+	*zh = *zh >> 4 ^ (uint64_t)ghash_fold[out] << 48;
+	*zh ^= g->mh[nibble];
+	*zl ^= g->ml[nibble];
+}
+
+/* X = (X + block) . H in GF(2^128) (SP 800-38D 6.3, 6.4), from the
+ * last byte's low nibble (the highest powers of x) to the first's. */
 static void
 ghash_block(struct ghash *g, const uint8_t block[AES_BLOCK])
 {
-	uint64_t	xh = g->xh ^ load64(block), xl = g->xl ^ load64(block + 8);
-	uint64_t	vh = g->hh, vl = g->hl, zh = 0, zl = 0, lsb;
+	uint8_t		x[AES_BLOCK];
+	uint64_t	zh = 0, zl = 0;
 	int		i;
 
-	for (i = 0; i < 128; i++) {
-		if ((i < 64 ? xh >> (63 - i) : xl >> (127 - i)) & 1) {
-			zh ^= vh;
-			zl ^= vl;
-		}
-		lsb = vl & 1;
-		vl = vl >> 1 | vh << 63;
-		vh >>= 1;
-		if (lsb)
-			vh ^= 0xe100000000000000ULL;
+	store64(x, g->xh ^ load64(block));
+	store64(x + 8, g->xl ^ load64(block + 8));
+	for (i = AES_BLOCK - 1; i >= 0; i--) {
+		ghash_nibble(g, &zh, &zl, x[i] & 0x0f);
+		ghash_nibble(g, &zh, &zl, x[i] >> 4);
 	}
 	g->xh = zh;
 	g->xl = zl;
@@ -231,13 +323,12 @@ gcm_tag(const struct aes128 *aes, const uint8_t j0[AES_BLOCK],
     uint8_t tag[GCM_TAG])
 {
 	static const uint8_t	zero[AES_BLOCK];
-	struct ghash		g = { 0, 0, 0, 0 };
+	struct ghash		g;
 	uint8_t			h[AES_BLOCK], lens[AES_BLOCK], ej0[AES_BLOCK];
 	int			i;
 
 	aes128_encrypt(aes, zero, h);
-	g.hh = load64(h);
-	g.hl = load64(h + 8);
+	ghash_init(&g, h);
 	ghash_bytes(&g, aad, aadlen);
 	ghash_bytes(&g, c, len);
 	store64(lens, (uint64_t)aadlen * 8);
@@ -324,38 +415,47 @@ static const uint32_t sha256_k[64] = {
 	0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2
 };
 
+/* The message schedule's functions (FIPS 180-4 4.1.2). */
 static uint32_t
-ror(uint32_t x, int n)
+sigma0(uint32_t x)
 {
-	return x >> n | x << (32 - n);
+	return ror32(x, 7) ^ ror32(x, 18) ^ x >> 3;
+}
+
+static uint32_t
+sigma1(uint32_t x)
+{
+	return ror32(x, 17) ^ ror32(x, 19) ^ x >> 10;
 }
 
 static void
 sha256_block(struct sha256 *ctx, const uint8_t *p)
 {
-	uint32_t	w[64], v[8], t1, t2;
+	uint32_t	w[64], a, b, c, d, e, f, g, h, t1, t2;
 	int		i;
 
 	for (i = 0; i < 16; i++)
-		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
-		    (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+		w[i] = load32(p + 4 * i);
 	for (i = 16; i < 64; i++)
-		w[i] = (ror(w[i - 2], 17) ^ ror(w[i - 2], 19) ^ w[i - 2] >> 10) +
-		    w[i - 7] + (ror(w[i - 15], 7) ^ ror(w[i - 15], 18) ^
-		    w[i - 15] >> 3) + w[i - 16];
-	memcpy(v, ctx->h, sizeof(v));
+		w[i] = sigma1(w[i - 2]) + w[i - 7] + sigma0(w[i - 15]) + w[i - 16];
+	a = ctx->h[0], b = ctx->h[1], c = ctx->h[2], d = ctx->h[3];
+	e = ctx->h[4], f = ctx->h[5], g = ctx->h[6], h = ctx->h[7];
 	for (i = 0; i < 64; i++) {
-		/* v[0..7] are a..h */
-		t1 = v[7] + (ror(v[4], 6) ^ ror(v[4], 11) ^ ror(v[4], 25)) +
-		    ((v[4] & v[5]) ^ (~v[4] & v[6])) + sha256_k[i] + w[i];
-		t2 = (ror(v[0], 2) ^ ror(v[0], 13) ^ ror(v[0], 22)) +
-		    ((v[0] & v[1]) ^ (v[0] & v[2]) ^ (v[1] & v[2]));
-		memmove(v + 1, v, 7 * sizeof(v[0]));
-		v[4] += t1;
-		v[0] = t1 + t2;
+		t1 = h + (ror32(e, 6) ^ ror32(e, 11) ^ ror32(e, 25)) +
+		    ((e & f) ^ (~e & g)) + sha256_k[i] + w[i];
+		t2 = (ror32(a, 2) ^ ror32(a, 13) ^ ror32(a, 22)) +
+		    ((a & b) ^ (a & c) ^ (b & c));
+		h = g;
+		g = f;
+		f = e;
+		e = d + t1;
+		d = c;
+		c = b;
+		b = a;
+		a = t1 + t2;
 	}
-	for (i = 0; i < 8; i++)
-		ctx->h[i] += v[i];
+	ctx->h[0] += a, ctx->h[1] += b, ctx->h[2] += c, ctx->h[3] += d;
+	ctx->h[4] += e, ctx->h[5] += f, ctx->h[6] += g, ctx->h[7] += h;
 }
 
 void
@@ -405,12 +505,8 @@ sha256_final(struct sha256 *ctx, uint8_t out[SHA256_LEN])
 	padlen = (ctx->used < 56 ? 56 : 120) - ctx->used;
 	store64(pad + padlen, bits);
 	sha256_update(ctx, pad, padlen + 8);
-	for (i = 0; i < 8; i++) {
-		out[4 * i] = (uint8_t)(ctx->h[i] >> 24);
-		out[4 * i + 1] = (uint8_t)(ctx->h[i] >> 16);
-		out[4 * i + 2] = (uint8_t)(ctx->h[i] >> 8);
-		out[4 * i + 3] = (uint8_t)ctx->h[i];
-	}
+	for (i = 0; i < 8; i++)
+		store32(out + 4 * i, ctx->h[i]);
 }
 
 void

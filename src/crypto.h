@@ -19,9 +19,9 @@
 #define SHA256_LEN	32
 #define SHA256_BLOCK	64
 
-/* An expanded AES-128 key: 11 round keys. */
+/* An expanded AES-128 key: 11 round keys of 4 big-endian words. */
 struct aes128 {
-	uint8_t	rk[11][AES_BLOCK];
+	uint32_t	rk[44];
 };
 
 void aes128_init(struct aes128 *aes, const uint8_t key[AES128_KEY]);
