@@ -9,9 +9,9 @@
  * the Destination Connection ID that the same packet carries in clear.
  * Anyone on the path can derive them, and the protection they give is
  * against tampering by those off the path, not secrecy.  So nothing here
- * is written to resist timing or cache attacks: the AES uses a table
- * indexed by data bytes, GHASH branches on bits, the tag comparison
- * stops at the first difference.  Do not use this file for a secret key
+ * is written to resist timing or cache attacks: AES and GHASH look up
+ * tables indexed by key and data bytes, the tag comparison stops at the
+ * first difference.  Do not use this file for a secret key
  * (a TLS session, a stored password, a ticket key): it would leak it.
  * The daemon stays libc + libconfig, which is why it is not OpenSSL.
  */

@@ -10,7 +10,8 @@
  * kind bit 1, else v1; packet number kind >> 4, in (kind >> 2 & 3) + 1
  * bytes) with a fixed DCID, so that the fuzzer reaches the frame walker
  * and the CRYPTO reassembly behind the tag check; a record of kind 0xff
- * adds its packet to the previous datagram (coalesced) instead.
+ * adds an Initial of its frames (v1, packet number 0 in one byte) to the
+ * previous datagram, coalesced, instead.
  *
  * Each datagram is an exact copy (a byte read past it is caught), and
  * must come back unchanged; besides the sanitizers' checks, the outcome
