@@ -75,8 +75,9 @@ struct cursor {
 	bool		 bad;
 };
 
+/* n is a varint's width: no truncation to size_t before the check. */
 static const uint8_t *
-take(struct cursor *c, size_t n)
+take(struct cursor *c, uint64_t n)
 {
 	const uint8_t	*p = c->p;
 
@@ -85,7 +86,7 @@ take(struct cursor *c, size_t n)
 		return NULL;
 	}
 	c->p += n;
-	c->left -= n;
+	c->left -= (size_t)n;
 	return p;
 }
 
