@@ -65,6 +65,14 @@ struct probe_tls {
 
 enum probe_verdict probe_tls(struct probe_tls *st, const uint8_t *buf,
     size_t len);
+/*
+ * The same for a whole handshake message (type, 24-bit length, body)
+ * with no record around it, as QUIC's CRYPTO frames carry it: st is
+ * zeroed first; PROBE_MATCH or PROBE_NO (never PROBE_AGAIN when msg
+ * holds the message's every byte).
+ */
+enum probe_verdict probe_tls_hello(struct probe_tls *st, const uint8_t *msg,
+    size_t len);
 
 /*
  * An HTTP/1.x request: a known method, a request line, and its Host

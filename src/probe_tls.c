@@ -481,3 +481,20 @@ probe_tls(struct probe_tls *st, const uint8_t *buf, size_t len)
 		st->stage = v == PROBE_MATCH ? TLS_MATCH : TLS_NO;
 	return v;
 }
+
+/*
+ * A whole handshake message without a record layer around it: QUIC
+ * carries the ClientHello in CRYPTO frames (RFC 9001 4), not in records.
+ * It is read as the body of one record, by the same parser; a message
+ * longer than a record's body could be is refused as the peek refuses it.
+ */
+enum probe_verdict
+probe_tls_hello(struct probe_tls *st, const uint8_t *msg, size_t len)
+{
+	memset(st, 0, sizeof(*st));
+	if (len == 0 || len > TLS_RECORD_MAX)
+		return PROBE_NO;
+	st->stage = TLS_BODY;
+	st->need = (uint32_t)len;
+	return probe_tls(st, msg, len);
+}

@@ -3,6 +3,7 @@
  */
 #include "ferryd.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -179,4 +180,28 @@ int
 port_of(const struct sockaddr_any *a)
 {
 	return (int)addr_port((const struct sockaddr *)&a->ss);
+}
+
+size_t
+unhex(const char *hex, uint8_t *out, size_t size)
+{
+	size_t		n = 0;
+	unsigned	v;
+
+	for (; *hex != '\0'; hex++) {
+		if (isspace((unsigned char)*hex))
+			continue;
+		if (n >= 2 * size || !isxdigit((unsigned char)*hex)) {
+			fprintf(stderr, "unhex: bad or too long input\n");
+			exit(1);
+		}
+		v = (unsigned)(isdigit((unsigned char)*hex) ? *hex - '0' :
+		    tolower((unsigned char)*hex) - 'a' + 10);
+		if (n % 2 == 0)
+			out[n / 2] = (uint8_t)(v << 4);
+		else
+			out[n / 2] |= (uint8_t)v;
+		n++;
+	}
+	return n / 2;
 }

@@ -7,6 +7,7 @@
 #define FERRYD_TESTLIB_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "conf.h"
 
@@ -61,5 +62,8 @@ void check_bad_cases(const struct bad_case *cases, size_t n,
 
 int  streq(const char *a, const char *b);
 int  port_of(const struct sockaddr_any *a);
+
+/* Hex digits (white space between them ignored) into out: the bytes. */
+size_t unhex(const char *hex, uint8_t *out, size_t size);
 
 #endif
