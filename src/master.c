@@ -29,6 +29,7 @@
 #include "master_control.h"
 #include "master_reload.h"
 #include "master_resolve.h"
+#include "master_upgrade_check.h"
 #include "master_adopt.h"
 #include "master_state.h"
 #include "master_statefile.h"
@@ -89,6 +90,7 @@ master_reap(struct master *m)
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 		resolver_reaped(&m->resolver, pid);
+		upgrade_check_reaped(pid, status);
 		if (master_reap_checker(m, pid, status) ||
 		    (c = master_child_find(m, pid)) == NULL)
 			continue;

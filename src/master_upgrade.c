@@ -32,6 +32,7 @@
 #include "master_sessions.h"
 #include "master_state.h"
 #include "master_upgrade.h"
+#include "master_upgrade_check.h"
 #include "options.h"
 #include "pidfile.h"
 #include "rule.h"
@@ -78,6 +79,7 @@ static struct {
 	size_t  n;
 	int64_t since;
 	int64_t control_since;	/* waiting for control answers; 0: not */
+	bool    checked;	/* the binary passed -t: exec when free */
 } queued;
 
 void
@@ -239,85 +241,6 @@ describe(FILE *f, struct master *m, const int *clients, size_t nclients,
 		fprintf(f, "pidfile %d\n", pidfile_fd());
 }
 
-/*
- * Run "exe -t" on the running configuration's file: what it said (stdout
- * and stderr, at most UPGRADE_OUT_MAX; free() it) and how it ended, or
- * NULL with err.
- */
-static char *
-run_test(const struct master *m, int *status, bool *timed_out, char *err,
-    size_t errlen)
-{
-	struct pollfd pfd;
-	char         *buf, drop[4096];
-	size_t        len = 0;
-	ssize_t       n;
-	int           p[2], null, rc;
-	int64_t       end = clock_ms() + UPGRADE_TEST_MS, left;
-	pid_t         pid;
-
-	*timed_out = false;
-	if ((buf = malloc(UPGRADE_OUT_MAX + 1)) == NULL || pipe(p) == -1) {
-		snprintf(err, errlen, "cannot run %.300s -t: %s", exe,
-		    strerror(errno));
-		free(buf);
-		return NULL;
-	}
-	/* Signals are blocked (upgrade()): the child unblocks its own. */
-	if ((pid = fork()) == 0) {
-		null = open("/dev/null", O_RDWR);
-		dup2(null, 0);
-		dup2(p[1], 1);
-		dup2(p[1], 2);
-		setenv(UPGRADE_PROBE, "1", 1);
-		sig_block_all(0);
-		execl(exe, exe, "-t", "-c", m->opt->config_path,
-		    m->opt->config_syntax == CONF_SYNTAX_RINETD ? "--rinetd" :
-		    (char *)NULL, (char *)NULL);
-		fprintf(stderr, "cannot run %s: %s\n", exe, strerror(errno));
-		_exit(127);
-	}
-	close(p[1]);
-	if (pid == -1) {
-		close(p[0]);
-		free(buf);
-		snprintf(err, errlen, "cannot run %.300s -t: fork: %s", exe,
-		    strerror(errno));
-		return NULL;
-	}
-	pfd.fd = p[0];
-	pfd.events = POLLIN;
-	for (;;) {
-		left = end - clock_ms();
-		if (left <= 0 || (rc = poll(&pfd, 1, (int)left)) == 0) {
-			*timed_out = true;
-			break;
-		}
-		if (rc == -1 && errno == EINTR)
-			continue;
-		/* Past the buffer: read on and drop, so that it ends. */
-		if (rc == -1 || (n = read(p[0], len < UPGRADE_OUT_MAX ?
-		    buf + len : drop, len < UPGRADE_OUT_MAX ? UPGRADE_OUT_MAX -
-		    len : sizeof(drop))) <= 0)
-			break;
-		if (len < UPGRADE_OUT_MAX)
-			len += (size_t)n;
-	}
-	buf[len] = '\0';
-	close(p[0]);
-	if (*timed_out)
-		kill(pid, SIGKILL);
-	while (waitpid(pid, status, 0) == -1 && errno == EINTR)
-		continue;
-	if (*timed_out)
-		snprintf(buf, UPGRADE_OUT_MAX, "did not finish in %d s",
-		    UPGRADE_TEST_MS / 1000);
-	else if (!WIFEXITED(*status) || WEXITSTATUS(*status) != 0)
-		master_describe_exit(pid, *status, buf + len,
-		    UPGRADE_OUT_MAX - len);	/* after what it said */
-	return buf;
-}
-
 /* Whether path is the socket file name ("unix:PATH") names. */
 static bool
 names_path(const char *name, const char *path)
@@ -386,23 +309,22 @@ foreign_in_use(const struct conf *cfg, char *out)
 	return NULL;
 }
 
-/* "exe -t": 0, or -1 with why in err. */
+/*
+ * What "exe -t" said (out) and how it ended: 0 when the new image can
+ * take over, or -1 with why in err.
+ */
 static int
-test_binary(const struct master *m, char *err, size_t errlen)
+check_verdict(const struct master *m, char *out, int status, bool timed_out,
+    char *err, size_t errlen)
 {
-	char *out, *line, *nl;
-	int   status;
-	bool  timed_out;
+	char *line, *nl, how[256];
 
-	/* The new image would need sslh's command line, which -c cannot say. */
-	if (m->opt->sslh != NULL) {
-		snprintf(err, errlen, "an upgrade in place does not carry "
-		    "--sslh's command line: restart ferryd --sslh instead");
+	if (timed_out) {
+		snprintf(err, errlen, "%.200s -t: did not finish in %d s", exe,
+		    UPGRADE_TEST_MS / 1000);
 		return -1;
 	}
-	if ((out = run_test(m, &status, &timed_out, err, errlen)) == NULL)
-		return -1;
-	if (!timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
 		carry_lock = strstr(out, UPGRADE_LOCK_MARK) != NULL;
 		if (strstr(out, UPGRADE_MARK) == NULL)
 			snprintf(err, errlen, "%.200s cannot take over a "
@@ -411,11 +333,8 @@ test_binary(const struct master *m, char *err, size_t errlen)
 		else if ((line = foreign_in_use(m->cfg, out)) != NULL)
 			snprintf(err, errlen, "%.300s by another process: the "
 			    "new image could not bind it", line);
-		else {
-			free(out);
+		else
 			return 0;
-		}
-		free(out);
 		return -1;
 	}
 	/* Its first line that is not a note of -t's says why. */
@@ -424,9 +343,45 @@ test_binary(const struct master *m, char *err, size_t errlen)
 		continue;
 	if ((nl = strchr(line, '\n')) != NULL)
 		*nl = '\0';
-	snprintf(err, errlen, "%.200s -t: %.250s", exe, line);
-	free(out);
+	master_describe_exit(0, status, how, sizeof(how));
+	snprintf(err, errlen, "%.200s -t: %.250s", exe, line[0] != '\0' ?
+	    line : how);
 	return -1;
+}
+
+static void check_done(char *, int, bool, void *);
+
+/*
+ * Start "exe -t" on the running configuration's file, a child the loop
+ * watches (check_done takes it from there).  -1 with why in err.
+ */
+static int
+check_start(struct master *m, char *err, size_t errlen)
+{
+	char *argv[6];
+	int   n = 0;
+
+	/* The new image would need sslh's command line, which -c cannot say. */
+	if (m->opt->sslh != NULL) {
+		snprintf(err, errlen, "an upgrade in place does not carry "
+		    "--sslh's command line: restart ferryd --sslh instead");
+		return -1;
+	}
+	if (exe[0] == '\0') {
+		snprintf(err, errlen, "the path of the binary was not known "
+		    "at start");
+		return -1;
+	}
+	argv[n++] = exe;
+	argv[n++] = "-t";
+	argv[n++] = "-c";
+	argv[n++] = (char *)(uintptr_t)m->opt->config_path;
+	if (m->opt->config_syntax == CONF_SYNTAX_RINETD)
+		argv[n++] = "--rinetd";
+	argv[n] = NULL;
+	log_notice("upgrade: checking %s with -t", exe);
+	return upgrade_check_start(m->loop, argv, UPGRADE_PROBE,
+	    UPGRADE_OUT_MAX, UPGRADE_TEST_MS, check_done, m, err, errlen);
 }
 
 /* The options of this start, for the new image: exe -c FILE ... */
@@ -550,14 +505,6 @@ upgrade_blocked(struct master *m, char *err, size_t errlen)
 		if (m->control_waiting != NULL && (clients[nclients] =
 		    m->control_waiting(m, m->covered[i])) != -1)
 			nclients++;
-	if (exe[0] == '\0') {
-		snprintf(err, errlen, "the path of the binary was not known "
-		    "at start");
-		return;
-	}
-	log_notice("upgrade: checking %s with -t", exe);
-	if (test_binary(m, err, errlen) == -1)
-		return;
 #ifdef HAVE_MEMFD_CREATE
 	desc = memfd_create("ferryd-upgrade", 0);
 #else
@@ -621,16 +568,72 @@ control_waits(struct master *m)
 }
 
 /*
- * The queued upgrade, once no reload is under way and the generation
- * before serves (or it has waited too long): answers every request.
+ * The upgrade is over for those who asked (it failed: why): each is told,
+ * and the old binary goes on serving.
+ */
+static void
+upgrade_failed(struct master *m, const char *why)
+{
+	int    was[OUTCOME_COVERS_MAX];
+	size_t nwas = m->ncovered;
+
+	/* Those the reload under way, if any, answers: kept for it. */
+	memcpy(was, m->covered, nwas * sizeof(*was));
+	memcpy(m->covered, queued.asked, queued.n * sizeof(*queued.asked));
+	m->ncovered = queued.n;
+	queued.n = 0;
+	queued.checked = false;
+	queued.control_since = 0;
+	if (m->control_before_exec != NULL)
+		(void)m->control_before_exec(m, CONTROL_EXEC_RESUME);
+	master_tell(m, false, "upgrade: %s; the old binary goes on serving",
+	    why);
+	memcpy(m->covered, was, nwas * sizeof(*was));
+	m->ncovered = nwas;
+}
+
+/* -t is over: on to the exec (upgrade_queued), or told why not. */
+static void
+check_done(char *out, int status, bool timed_out, void *arg)
+{
+	struct master	*m = arg;
+	char		 err[CONF_ERR_MAX];
+
+	if (check_verdict(m, out, status, timed_out, err, sizeof(err)) == 0) {
+		queued.checked = true;
+		queued.since = clock_ms();	/* a reload since: wait anew */
+	} else
+		upgrade_failed(m, err);
+	free(out);
+}
+
+/* The exec, those who asked covered by it; told why when it fails. */
+static void
+upgrade_now(struct master *m)
+{
+	int    was[OUTCOME_COVERS_MAX];
+	size_t nwas = m->ncovered;
+	char   err[CONF_ERR_MAX];
+
+	memcpy(was, m->covered, nwas * sizeof(*was));
+	memcpy(m->covered, queued.asked, queued.n * sizeof(*queued.asked));
+	m->ncovered = queued.n;
+	upgrade(m, err, sizeof(err));	/* returns on failure */
+	memcpy(m->covered, was, nwas * sizeof(*was));
+	m->ncovered = nwas;
+	upgrade_failed(m, err);
+}
+
+/*
+ * The queued upgrade: once no reload is under way and the generation
+ * before serves (or it has waited too long), the binary is checked with
+ * -t while the loop goes on, then executed.  Answers every request.
  */
 static void
 upgrade_queued(struct master *m)
 {
 	static unsigned long seen_seq;
 	static int64_t       seen_at;
-	int                  was[OUTCOME_COVERS_MAX];
-	size_t               nwas = m->ncovered;
 	char                 err[CONF_ERR_MAX];
 	bool                 busy = master_reload_busy(m) || m->steer_pending;
 
@@ -647,30 +650,29 @@ upgrade_queued(struct master *m)
 		queued.control_since = 0;
 		(void)m->control_before_exec(m, CONTROL_EXEC_RESUME);
 	}
+	if (upgrade_check_busy()) {
+		if (m->stopping) {
+			upgrade_check_cancel();
+			upgrade_failed(m, "ferryd is stopping");
+		}
+		return;
+	}
 	if (queued.n == 0 || (!m->stopping && clock_ms() - seen_at <
 	    UPGRADE_READ_MS) || (busy && !m->stopping &&
 	    clock_ms() - queued.since < UPGRADE_WAIT_MS) ||
-	    (!busy && !m->stopping && control_waits(m)))
+	    (queued.checked && !busy && !m->stopping && control_waits(m)))
 		return;
-	queued.control_since = 0;
-	/* Those the reload under way, if any, answers: kept for it. */
-	memcpy(was, m->covered, nwas * sizeof(*was));
-	memcpy(m->covered, queued.asked, queued.n * sizeof(*queued.asked));
-	m->ncovered = queued.n;
-	queued.n = 0;
 	if (m->stopping || m->ls == NULL)
-		snprintf(err, sizeof(err), "ferryd is stopping");
-	else if (busy)
-		snprintf(err, sizeof(err), "a reload or generation %u was not "
-		    "done after %d s", m->gen, UPGRADE_WAIT_MS / 1000);
-	else
-		upgrade(m, err, sizeof(err));	/* returns on failure */
-	if (m->control_before_exec != NULL)
-		(void)m->control_before_exec(m, CONTROL_EXEC_RESUME);
-	master_tell(m, false, "upgrade: %s; the old binary goes on serving",
-	    err);
-	memcpy(m->covered, was, nwas * sizeof(*was));
-	m->ncovered = nwas;
+		upgrade_failed(m, "ferryd is stopping");
+	else if (busy) {
+		snprintf(err, sizeof(err), "a reload or generation "
+		    "%u was not done after %d s", m->gen, UPGRADE_WAIT_MS /
+		    1000);
+		upgrade_failed(m, err);
+	} else if (queued.checked)
+		upgrade_now(m);
+	else if (check_start(m, err, sizeof(err)) == -1)
+		upgrade_failed(m, err);
 }
 
 void
