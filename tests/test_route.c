@@ -352,30 +352,24 @@ test_udp(const struct conf *cfg)
 int
 main(void)
 {
-	char		 path[PATH_MAX], err[CONF_ERR_MAX];
+	char		 path[PATH_MAX];
 	struct conf	*cfg;
 
 	make_tmpdir("test_route");
-	write_conf("routes.conf", text, path, sizeof(path));
-	cfg = conf_load(path, err, sizeof(err));
-	check(cfg != NULL, "a file with routes loads%s%s", cfg == NULL ?
-	    ": " : "", cfg == NULL ? err : "");
+	cfg = load_good("routes.conf", text, path, sizeof(path),
+	    "a file with routes");
 	if (cfg != NULL)
 		test_loaded(cfg);
 	conf_free(cfg);
-	write_conf("peek.conf", peek_text, path, sizeof(path));
-	cfg = conf_load(path, err, sizeof(err));
-	check(cfg != NULL, "rules to peek with load%s%s", cfg == NULL ?
-	    ": " : "", cfg == NULL ? err : "");
+	cfg = load_good("peek.conf", peek_text, path, sizeof(path),
+	    "rules to peek with");
 	if (cfg != NULL && (peek_pool = pool_new()) != NULL) {
 		test_peek(cfg);
 		pool_free(peek_pool);
 	}
 	conf_free(cfg);
-	write_conf("udp.conf", udp_text, path, sizeof(path));
-	cfg = conf_load(path, err, sizeof(err));
-	check(cfg != NULL, "UDP rules with routes load%s%s", cfg == NULL ?
-	    ": " : "", cfg == NULL ? err : "");
+	cfg = load_good("udp.conf", udp_text, path, sizeof(path),
+	    "UDP rules with routes");
 	if (cfg != NULL)
 		test_udp(cfg);
 	conf_free(cfg);
