@@ -154,7 +154,9 @@ udp_sessions_list(const struct udp_sessions *us, struct session_list *l)
 			if ((e = session_list_add(l, s->rule)) == NULL)
 				continue;
 			e->rule = s->rule;
-			e->route = NULL;
+			/* A route's backends name it (conf_route.c). */
+			e->route = s->backend != NULL && !s->stranger ?
+			    s->backend->route : NULL;
 			/* A stranger's backend is no longer the rule's. */
 			e->backend = s->stranger ? NULL : s->backend;
 			e->state = state_names[s->state];
