@@ -10,6 +10,7 @@
         burst:SPEC,...  send them back to back, then print each reply's
                         NAME (exit 1 unless all come)
         quiet:SPEC      send it, expect no reply within 1 s
+        fire:SPEC,...   send them back to back, read no reply
         run:COMMAND     run a shell command (exit 1 if it fails)
   A SPEC is "wg" (a WireGuard handshake initiation), "ovpn" (an OpenVPN
   hard reset, tls-auth shaped), "ts3" (TeamSpeak 3's first packet), or
@@ -76,6 +77,10 @@ def client(host, port, steps):
             if name is not None:
                 raise SystemExit("a reply from %s to %s" % (name, step))
             print("none")
+            continue
+        if step.startswith("fire:"):
+            for spec in step[5:].split(","):
+                s.send(datagram(spec))
             continue
         specs = step[6:].split(",") if step.startswith("burst:") else [step]
         for spec in specs:
