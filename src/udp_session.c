@@ -425,6 +425,7 @@ session_picked(struct udp_session *s, const struct route *rt,
 	struct udp_sessions	*us = s->owner;
 	struct iovec		 held[UDP_HELD_MAX];
 	char			 client[ADDR_STRLEN];
+	int			 nheld;
 
 	if ((s->fd = session_backend(s, &rt->dest)) != -1) {
 		stats_backend(s->backend)->active++;
@@ -442,7 +443,8 @@ session_picked(struct udp_session *s, const struct route *rt,
 		return;
 	}
 	(void)event_timer_arm(us->loop, &s->timer, session_due(s));
-	session_send(s, held, udp_route_held(s, held));
+	if ((nheld = udp_route_held(s, held)) > 0)
+		session_send(s, held, nheld);
 	udp_route_release(s);
 	if (n > 0)
 		session_send(s, iov, n);
