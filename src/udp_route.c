@@ -91,8 +91,9 @@ route_verdict(const struct route *rt, uint8_t *d, size_t len, bool sslh)
  * Initial reader, issue 37) will be judged here.  ferryd's order: the
  * first route that matches, one that waits holding back those after it.
  * sslh's (probes = "sslh", sslh's probe_buffer): every route asked, the
- * first match wins; none matching and none waiting, the last route; a
- * last route that matches anything is asked last of all.
+ * first match wins; none matching and none waiting, the last route (a
+ * last route without a match key is not asked: it takes a datagram only
+ * once none waits, as sslh's last anyprot).
  */
 const struct route *
 udp_route_pick(const struct rule *rule, uint8_t *d, size_t len,
