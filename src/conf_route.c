@@ -22,7 +22,8 @@
 #include "upstream.h"
 
 const char *const route_protocol_names[] = { "any", "tls", "ssh", "http",
-    "openvpn", "socks5", "xmpp", "adb", "syslog", "msrdp", NULL };
+    "openvpn", "socks5", "xmpp", "adb", "syslog", "msrdp", "wireguard",
+    "teamspeak", NULL };
 const char *const route_probes_names[] = { "strict", "sslh", NULL };
 
 static conf_key_parser parse_route_protocol, parse_route_names,
@@ -313,6 +314,26 @@ route_name_match(const struct route_names *names, const char *name)
 	return false;
 }
 
+bool
+route_regex_match(const struct route *rt, uint8_t *look, size_t len)
+{
+	regmatch_t	m[1];
+	size_t		i;
+	int		flags = 0;
+
+	look[len] = '\0';
+#ifdef REG_STARTEND
+	/* The bytes as they are, a NUL among them included. */
+	m[0].rm_so = 0;
+	m[0].rm_eo = (regoff_t)len;
+	flags = REG_STARTEND;
+#endif
+	for (i = 0; i < rt->nregex; i++)
+		if (regexec(&rt->regex[i], (const char *)look, 1, m, flags) == 0)
+			return true;
+	return false;
+}
+
 /*
  * A name of a route: as a rule's (RULE_NAME_CHARS).  With '/' it must
  * still name one route as RULE/ROUTE: conf_check.c sees to that.
@@ -598,6 +619,68 @@ routes_warn_hidden(const struct conf_loader *ld, const struct rule *r)
 		}
 }
 
+/* Whether protocol proto reads UDP datagrams (probe_udp.c). */
+static bool
+protocol_is_udp(int proto)
+{
+	return proto == ROUTE_OPENVPN || proto == ROUTE_WIREGUARD ||
+	    proto == ROUTE_TEAMSPEAK;
+}
+
+/*
+ * A TCP route's protocol reads a byte stream, a UDP route's a session's
+ * first datagrams: each route's must be of its rule's side.  sni, alpn
+ * and no_sni on UDP await the QUIC reader (issue 37): refused until
+ * then, so that none is silently ignored.
+ */
+static int
+route_check_side(struct conf_loader *ld, const config_setting_t *g,
+    const struct rule *r, const struct route *rt)
+{
+	const char	*name = route_protocol_names[rt->protocol];
+
+	if (r->protocol == RULE_TCP) {
+		if (rt->protocol == ROUTE_WIREGUARD ||
+		    rt->protocol == ROUTE_TEAMSPEAK)
+			return conf_fail(ld, g, "route \"%s\": protocol "
+			    "\"%s\" is a UDP protocol, and this rule is TCP",
+			    rt->name, name);
+		return 0;
+	}
+	if (rt->protocol == ROUTE_TLS)
+		return conf_fail(ld, g, "route \"%s\": sni, alpn and no_sni "
+		    "are not yet for UDP (QUIC is not read yet)", rt->name);
+	if (rt->protocol != ROUTE_ANY && !protocol_is_udp(rt->protocol))
+		return conf_fail(ld, g, "route \"%s\": protocol \"%s\" is "
+		    "not a UDP protocol (a UDP route's is openvpn, wireguard, "
+		    "teamspeak or any)", rt->name, name);
+	return 0;
+}
+
+/*
+ * Routes read what a client sends first: on a TCP rule its first bytes,
+ * on a UDP rule its first datagrams (udp_route.c).  A rule from one
+ * side to the other has none yet.
+ */
+static int
+routes_check_sides(struct conf_loader *ld, const config_setting_t *m,
+    const struct rule *r)
+{
+	size_t	i;
+
+	if (r->protocol != r->connect_protocol)
+		return conf_fail(ld, m, "\"routes\" are for rules whose "
+		    "clients and backends are both TCP or both UDP (this "
+		    "rule goes from %s to %s)", r->protocol == RULE_TCP ?
+		    "TCP" : "UDP", r->connect_protocol == RULE_TCP ? "TCP" :
+		    "UDP");
+	for (i = 0; i < r->nroutes; i++)
+		if (route_check_side(ld, config_setting_get_elem(m,
+		    (unsigned)i), r, &r->routes[i]) == -1)
+			return -1;
+	return 0;
+}
+
 int
 conf_rule_routes(struct conf_loader *ld, const config_setting_t *rule,
     struct rule *r, unsigned nports)
@@ -620,10 +703,8 @@ conf_rule_routes(struct conf_loader *ld, const config_setting_t *rule,
 		return conf_fail(ld, config_setting_get_member(rule,
 		    "connect"), "a rule has either \"connect\" or \"routes\", "
 		    "not both");
-	if (r->protocol != RULE_TCP || r->connect_protocol != RULE_TCP)
-		return conf_fail(ld, m, "\"routes\" are for TCP rules: they "
-		    "look at a TCP client's first bytes (this rule has a UDP "
-		    "side)");
+	if (routes_check_sides(ld, m, r) == -1)
+		return -1;
 	if (r->peek_timeout == UNSET)
 		r->peek_timeout = DEFAULT_PEEK_TIMEOUT;
 	for (i = 0; i < r->nroutes; i++)

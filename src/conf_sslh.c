@@ -268,7 +268,6 @@ static const char *const probes[] = {
 	"anyprot", "regex", "timeout", "adb", "syslog", "msrdp", "wireguard",
 	"teamspeak", NULL
 };
-#define PROBES_TCP	14	/* the rest are UDP's (the UDP routes issue) */
 
 static int
 check_probe(struct sslh *s, const struct sslh_origin *from, const char *name)
@@ -282,9 +281,6 @@ check_probe(struct sslh *s, const struct sslh_origin *from, const char *name)
 		    "ssh, tls, openvpn, tinc, xmpp, http, socks5, adb, syslog, "
 		    "msrdp, wireguard, teamspeak, regex, anyprot, timeout)",
 		    name);
-	if (i >= PROBES_TCP)
-		return sslh_fail(s, from, "probe \"%s\": a UDP protocol, and "
-		    "ferryd has no UDP probes yet", name);
 	return 0;
 }
 

@@ -403,7 +403,87 @@ out_rule_head(struct sslh *s, struct conf_out *o, const struct sslh_listen *l,
 	conf_out_printf(o, num, ";\n");
 }
 
-/* A UDP listen address: one protocol, no probe (ferryd routes TCP). */
+/* Whether ferryd runs sslh's probe name on datagrams (udp_route.c). */
+static bool
+probe_on_udp(const char *name)
+{
+	static const char *const names[] = { "openvpn", "wireguard",
+	    "teamspeak", "regex", "anyprot" };
+	size_t	i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(names[i], name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Whether protocol p may be a route of a listen address of its kind:
+ * ferryd probes WireGuard and TeamSpeak on UDP only, and of sslh's
+ * probes only these on UDP.
+ */
+static int
+check_route_kind(struct sslh *s, const struct sslh_proto *p)
+{
+	if (p->is_udp && !probe_on_udp(p->name))
+		return sslh_fail(s, &p->from, "probe \"%s\" on UDP: ferryd's "
+		    "UDP probes are openvpn, wireguard, teamspeak, regex and "
+		    "anyprot", p->name);
+	if (!p->is_udp && (strcmp(p->name, "wireguard") == 0 ||
+	    strcmp(p->name, "teamspeak") == 0))
+		return sslh_fail(s, &p->from, "probe \"%s\": ferryd probes "
+		    "it on UDP only (is_udp: true)", p->name);
+	return 0;
+}
+
+/* The routes of l, its kind's protocols in sslh's order. */
+static int
+out_routes(struct sslh *s, struct conf_out *o, const struct sslh_listen *l)
+{
+	size_t	j, last = 0;
+
+	(void)count_kind(s, l->is_udp, &last);
+	conf_out_printf(o, l->from.line, "    routes = (\n");
+	for (j = 0; j < s->nps; j++)
+		if (s->ps[j].is_udp == l->is_udp &&
+		    (check_route_kind(s, &s->ps[j]) == -1 ||
+		    out_route(s, o, &s->ps[j], l, j == last, j != last) == -1))
+			return -1;
+	conf_out_printf(o, l->from.line, "    );\n");
+	return 0;
+}
+
+/*
+ * sslh's udp_timeout is each protocol's, ferryd's session_timeout its
+ * rule's: the longest of them.
+ */
+static void
+out_udp_timeout(struct sslh *s, struct conf_out *o, int num)
+{
+	long	t, longest = 0;
+	bool	differ = false;
+	size_t	i;
+
+	for (i = 0; i < s->nps; i++) {
+		if (!s->ps[i].is_udp)
+			continue;
+		t = s->ps[i].udp_timeout != -1 ? s->ps[i].udp_timeout :
+		    SSLH_UDP_TIMEOUT;
+		differ |= longest != 0 && t != longest;
+		if (t > longest)
+			longest = t;
+	}
+	if (differ)
+		conf_out_comment(o, num, "    ", "  note", "the protocols' "
+		    "udp_timeout differ: ferryd's session_timeout is the "
+		    "rule's, the longest of them");
+	conf_out_printf(o, num, "    session_timeout = %ld;\n", longest);
+}
+
+/*
+ * A UDP listen address: its one protocol; or several, routes that sslh's
+ * UDP probes pick from each new client's first datagram.
+ */
 static int
 out_udp_rule(struct sslh *s, struct conf_out *o, const struct sslh_listen *l,
     size_t i)
@@ -412,19 +492,25 @@ out_udp_rule(struct sslh *s, struct conf_out *o, const struct sslh_listen *l,
 	size_t			 last = 0, n = count_kind(s, true, &last);
 	int			 num = l->from.line;
 
-	if (n != 1)
-		return sslh_fail(s, n == 0 ? &l->from : &s->ps[last].from,
-		    "%s", n == 0 ? "no protocol is_udp for this UDP address" :
-		    "ferryd routes TCP only: a UDP address forwards to one "
-		    "protocol (is_udp), not several");
+	if (n == 0)
+		return sslh_fail(s, &l->from, "no protocol is_udp for this "
+		    "UDP address");
 	p = &s->ps[last];
 	out_rule_head(s, o, l, i);
 	conf_out_printf(o, num, "    protocol = \"udp\";\n");
-	out_origin(o, "    ", &p->from);
-	conf_out_printf(o, p->from.line, "    connect = ");
-	conf_out_quoted(o, p->from.line, p->hostport);
-	conf_out_printf(o, p->from.line, ";\n    session_timeout = %ld;\n",
-	    p->udp_timeout != -1 ? p->udp_timeout : SSLH_UDP_TIMEOUT);
+	if (n == 1) {	/* sslh's last protocol takes what none matched */
+		out_origin(o, "    ", &p->from);
+		conf_out_printf(o, p->from.line, "    connect = ");
+		conf_out_quoted(o, p->from.line, p->hostport);
+		conf_out_printf(o, p->from.line, ";\n");
+		num = p->from.line;
+	} else {
+		conf_out_printf(o, num, "    # sslh's UDP probes, on each new "
+		    "client's first datagram\n    probes = \"sslh\";\n");
+		if (out_routes(s, o, l) == -1)
+			return -1;
+	}
+	out_udp_timeout(s, o, num);
 	if (s->udp_max.from.text != NULL) {
 		out_origin(o, "    ", &s->udp_max.from);
 		conf_out_printf(o, s->udp_max.from.line, "    max_sessions = "
@@ -476,25 +562,19 @@ static int
 out_tcp_rule(struct sslh *s, struct conf_out *o, const struct sslh_listen *l,
     size_t i)
 {
-	size_t	j, last = 0;
+	size_t	last = 0;
 
 	if (count_kind(s, false, &last) == 0)
 		return sslh_fail(s, &l->from, "no TCP protocol for this "
 		    "address (all are is_udp)");
 	out_rule_head(s, o, l, i);
 	out_rule_settings(s, o, l);
-	conf_out_printf(o, l->from.line, "    routes = (\n");
-	for (j = 0; j < s->nps; j++)
-		if (!s->ps[j].is_udp &&
-		    out_route(s, o, &s->ps[j], l, j == last, j != last) == -1)
-			return -1;
-	conf_out_printf(o, l->from.line, "    );\n");
-	return 0;
+	return out_routes(s, o, l);
 }
 
 /*
  * Route names: sslh's protocol names, "_2" and on for the same again
- * (among the TCP ones: UDP protocols make no route).
+ * (among those of one kind, TCP or UDP: they make routes of rules apart).
  */
 static void
 name_routes(struct sslh *s)

@@ -127,6 +127,16 @@ enum probe_verdict probe_sslh_syslog(const uint8_t *buf, size_t len);
 enum probe_verdict probe_sslh_msrdp(const uint8_t *buf, size_t len);
 
 /*
+ * The UDP probes (probe_udp.c): each judges one whole datagram, so none
+ * says PROBE_AGAIN.  WireGuard's is sslh's too.
+ */
+enum probe_verdict probe_udp_openvpn(const uint8_t *buf, size_t len);
+enum probe_verdict probe_sslh_udp_openvpn(const uint8_t *buf, size_t len);
+enum probe_verdict probe_wireguard(const uint8_t *buf, size_t len);
+enum probe_verdict probe_teamspeak(const uint8_t *buf, size_t len);
+enum probe_verdict probe_sslh_teamspeak(const uint8_t *buf, size_t len);
+
+/*
  * The names a route of sslh's TLS probe wants: sni, alpn say which of
  * its lists it has; match says whether a name of the hello (a server
  * name, or a protocol offered; NUL-terminated, cut at a NUL byte as

@@ -1,9 +1,10 @@
 /*
- * route.h - content routing on a TCP rule (issue 25): an ordered list
- * of routes, each with what it matches in the client's first bytes
- * (probe.h) and where it goes.  The peek stage (tcp_peek.c) picks the
- * first route that matches; the session then connects to that route's
- * upstream as it would to a rule's.
+ * route.h - content routing on a rule (issue 25; UDP, issue 37): an
+ * ordered list of routes, each with what it matches in the client's
+ * first bytes (probe.h) and where it goes.  The peek stage (tcp_peek.c)
+ * picks the first route that matches; the session then connects to that
+ * route's upstream as it would to a rule's.  On a UDP rule, a session's
+ * first datagrams pick it (udp_route.c).
  *
  * A route's destination is a struct rule of its own (route->dest): a
  * copy of its rule's settings with the route's connect, balance,
@@ -19,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <regex.h>
 
@@ -35,10 +37,12 @@ enum route_protocol {
 	ROUTE_XMPP,
 	ROUTE_ADB,
 	ROUTE_SYSLOG,
-	ROUTE_MSRDP
+	ROUTE_MSRDP,
+	ROUTE_WIREGUARD,	/* UDP only (probe_udp.c) */
+	ROUTE_TEAMSPEAK		/* UDP only */
 };
 
-#define ROUTE_PROTOCOLS		10
+#define ROUTE_PROTOCOLS		12
 
 /*
  * A rule's probes key: how its routes judge the first bytes.  ferryd's
@@ -145,6 +149,12 @@ extern const char *const route_probes_names[];
  * pattern has ROUTE_GLOB_CHARS (a '*' matches dots too).
  */
 bool	route_glob_match(const char *pattern, const char *name);
+
+/*
+ * Whether a pattern of rt's regex matches the len bytes at look; look
+ * has room for one more byte (a NUL, where regexec needs one).
+ */
+bool	route_regex_match(const struct route *rt, uint8_t *look, size_t len);
 
 /*
  * Whether name (lower case) is one of names: equal, or under a "*.x"

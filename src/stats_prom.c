@@ -109,11 +109,13 @@ static const struct family rule_families[] = {
 	    "Clients of an accept_proxy rule closed for a bad, missing or "
 	    "late PROXY header.", RULE_AT(proxy_errors), NULL },
 	{ "ferryd_rule_unmatched_total", "counter",
-	    "Clients of a rule with routes that no route matched, closed.",
+	    "Clients (UDP: sessions) of a rule with routes that no route "
+	    "matched, closed.",
 	    RULE_AT(unmatched), NULL },
 	{ "ferryd_rule_peek_timeouts_total", "counter",
-	    "Clients of a rule with routes that picked no route within "
-	    "peek_timeout: sent to on_timeout's route, or closed.",
+	    "Clients (UDP: sessions) of a rule with routes that picked no "
+	    "route within peek_timeout: sent to on_timeout's route, or "
+	    "closed.",
 	    RULE_AT(peek_timeouts), NULL },
 	{ "ferryd_rule_peek_errors_total", "counter",
 	    "Clients of a rule with routes closed before a route was picked: "
@@ -138,8 +140,8 @@ static const struct family rule_families[] = {
 /* A route's series: its destination's counters (route.h). */
 static const struct family route_families[] = {
 	{ "ferryd_route_connections_total", "counter",
-	    "Connections the route took (its backends' series, labelled "
-	    "with route too, count bytes).", RULE_AT(routed), NULL },
+	    "Connections and UDP sessions the route took (its backends' "
+	    "series, labelled with route too, count bytes).", RULE_AT(routed), NULL },
 };
 
 static const struct hist_family route_hists[] = {

@@ -14,7 +14,6 @@
  */
 #include "ferryd.h"
 
-#include <regex.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -124,27 +123,6 @@ tls_matches(const struct route *rt, const struct probe_tls *tls)
 	return false;
 }
 
-/* Whether a pattern of rt matches the len bytes so far. */
-static bool
-regex_matches(const struct route *rt, uint8_t *look, size_t len)
-{
-	regmatch_t	m[1];
-	size_t		i;
-	int		flags = 0;
-
-	look[len] = '\0';
-#ifdef REG_STARTEND
-	/* The bytes as they are, a NUL among them included. */
-	m[0].rm_so = 0;
-	m[0].rm_eo = (regoff_t)len;
-	flags = REG_STARTEND;
-#endif
-	for (i = 0; i < rt->nregex; i++)
-		if (regexec(&rt->regex[i], (const char *)look, 1, m, flags) == 0)
-			return true;
-	return false;
-}
-
 /* Route rt's protocol and names, by ferryd's own probes. */
 static enum probe_verdict
 strict_verdict(struct tcp_peek *p, const struct route *rt, uint8_t *look,
@@ -244,7 +222,7 @@ route_verdict(struct tcp_peek *p, const struct route *rt, uint8_t *look,
 	    strict_verdict(p, rt, look, len);
 	if (v != PROBE_MATCH)
 		return v;
-	if (rt->nregex > 0 && !regex_matches(rt, look, len))
+	if (rt->nregex > 0 && !route_regex_match(rt, look, len))
 		return PROBE_NO;
 	return PROBE_MATCH;
 }

@@ -1,14 +1,18 @@
 /*
  * udp_client.c - a UDP listener's limits per client address
  * (max_sessions_per_client, session_rate): client_limit.c's tables,
- * which count TCP connections, count sessions here.
+ * which count TCP connections, count sessions here; and its allow and
+ * deny.
  */
 #include "ferryd.h"
 
 #include <string.h>
 
+#include "accesslog.h"
+#include "acl.h"
 #include "addr.h"
 #include "client_limit.h"
+#include "conf.h"
 #include "event.h"
 #include "log.h"
 #include "rule.h"
@@ -72,4 +76,33 @@ udp_client_refused(struct udp_sessions *us,
 		    seen, seen == 1 ? "" : "s", rule->connection_rate);
 	}
 	return true;
+}
+
+/*
+ * Whether a new session from from->client may be made (allow and deny):
+ * a denied client is counted and logged (rate-limited).
+ */
+bool
+udp_client_allowed(struct udp_sessions *us, const struct udp_from *from)
+{
+	static struct log_limit	limit;
+	char			client[ADDR_STRLEN];
+	int			verdict;
+	int64_t			now = event_now(us->loop);
+
+	if ((verdict = acl_verdict(&us->cfg->acl, &from->rule->acl,
+	    from->client)) == ACL_PERMITTED)
+		return true;
+	log_limited_at(&limit, LOG_LEVEL_INFO, "%s: client %s denied by "
+	    "allow/deny rules", rule_log_name(from->rule),
+	    addr_format(from->client, client, sizeof(client)));
+	stats_rule(from->rule)->denied++;
+	/* rinetd logs each datagram of a refused client: so do its lines. */
+	if (accesslog_logs_opened())
+		accesslog_session(from->rule, from->client,
+		    (const struct sockaddr *)&from->rule->upstream.backends[0].
+		    addr.ss, 0, verdict == ACL_NOT_ALLOWED ?
+		    ACCESSLOG_NOT_ALLOWED : ACCESSLOG_DENIED, 0, 0, now, now,
+		    &accesslog_no_times);
+	return false;
 }

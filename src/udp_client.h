@@ -21,5 +21,11 @@ bool	udp_client_refused(struct udp_sessions *us,
  * what client_limit_release() takes, or -1.
  */
 int	udp_client_hold(const struct udp_session *s);
+/*
+ * Whether allow and deny let from->client make a new session: if not,
+ * it is counted and logged (rate-limited).
+ */
+bool	udp_client_allowed(struct udp_sessions *us,
+    const struct udp_from *from);
 
 #endif

@@ -47,7 +47,13 @@ udp_sessions_hand_over(struct udp_sessions *us, int chan)
 	for (i = 0; i < us->cfg->nrules; i++)
 		for (s = TAILQ_FIRST(&us->rules[i].lru); s != NULL; s = next) {
 			next = TAILQ_NEXT(s, lru);
-			if (!udp_stream_movable(s))
+			/*
+			 * Undecided: it lingers here and ends, what it held
+			 * dropped (counted); the new worker judges the
+			 * client's next datagram anew.
+			 */
+			if (!udp_stream_movable(s) ||
+			    s->state == UDP_UNDECIDED)
 				continue;	/* it lingers here (linger) */
 			memset(&h, 0, sizeof(h));
 			h.rule = s->key.rule;

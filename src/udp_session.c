@@ -31,6 +31,7 @@
 #include "conf.h"
 #include "event.h"
 #include "log.h"
+#include "route.h"
 #include "rule.h"
 #include "stats.h"
 #include "tcp_connect.h"
@@ -39,6 +40,7 @@
 #include "udp_io.h"
 #include "udp_pace.h"
 #include "udp_pass.h"
+#include "udp_route.h"
 #include "udp_session.h"
 #include "udp_stream.h"
 #include "udp_table.h"
@@ -47,17 +49,21 @@
 /* The steps a session's life may take: from each state, the next ones. */
 static const unsigned state_next[] = {
 	[UDP_OPENING] = 1u << UDP_CONNECTING | 1u << UDP_ACTIVE |
-	    1u << UDP_DETACHED,
+	    1u << UDP_DETACHED | 1u << UDP_UNDECIDED,
 	[UDP_CONNECTING] = 1u << UDP_ACTIVE | 1u << UDP_DETACHED_CONNECTING,
 	[UDP_ACTIVE] = 1u << UDP_DETACHED,
 	[UDP_DETACHED] = 1u << UDP_DETACHED,
 	[UDP_DETACHED_CONNECTING] = 1u << UDP_DETACHED |
-	    1u << UDP_DETACHED_CONNECTING
+	    1u << UDP_DETACHED_CONNECTING,
+	[UDP_UNDECIDED] = 1u << UDP_ACTIVE | 1u << UDP_DETACHED
 };
 
 static void session_on_backend(struct event_loop *, int, int, void *);
 static void session_resume(void *);
 static void stream_next(struct udp_session *, int);
+static void session_undecided(struct udp_session *, const struct iovec *,
+    int);
+static void session_undecided_end(struct udp_session *);
 
 /* s goes on to state to: one of the steps state_next allows. */
 void
@@ -77,8 +83,11 @@ udp_session_free(struct udp_session *s)
 
 	BUG_ON(s->state == UDP_OPENING);
 	udp_pace_cancel(us->pacer, &s->pace);
-	event_close(us->loop, s->fd);
-	close(s->fd);
+	if (s->fd != -1) {	/* undecided: none yet */
+		event_close(us->loop, s->fd);
+		close(s->fd);
+	}
+	udp_route_release(s);
 	event_timer_cancel(us->loop, &s->timer);
 	udp_backend_release(s);
 	client_limit_release(s->client_hold);
@@ -136,6 +145,8 @@ session_due(const struct udp_session *s)
 		return s->until;
 	case UDP_CONNECTING:
 		return s->stream->attempt_end;
+	case UDP_UNDECIDED:
+		return s->started + s->rule->peek_timeout;
 	default:
 		return s->last_active + s->rule->session_timeout;
 	}
@@ -167,6 +178,10 @@ session_on_timer(struct event_timer *t, void *data)
 	if (session_due(s) > event_now(s->owner->loop) &&
 	    event_timer_arm(s->owner->loop, t, session_due(s)) == 0)
 		return;
+	if (s->state == UDP_UNDECIDED) {
+		session_undecided_end(s);	/* peek_timeout is over */
+		return;
+	}
 	if (udp_state_connecting(s->state)) {
 		/* This backend's share of connect_timeout is over. */
 		stream_next(s, ETIMEDOUT);
@@ -221,32 +236,6 @@ session_backend(struct udp_session *s, const struct rule *rule)
 	return udp_stream_start(s, rule);
 }
 
-/* Whether a new session from from->client may be made. */
-static bool
-session_allowed(struct udp_sessions *us, const struct udp_from *from)
-{
-	static struct log_limit	limit;
-	char			client[ADDR_STRLEN];
-	int			verdict;
-	int64_t			now = event_now(us->loop);
-
-	if ((verdict = acl_verdict(&us->cfg->acl, &from->rule->acl,
-	    from->client)) == ACL_PERMITTED)
-		return true;
-	log_limited_at(&limit, LOG_LEVEL_INFO, "%s: client %s denied by "
-	    "allow/deny rules", rule_log_name(from->rule),
-	    addr_format(from->client, client, sizeof(client)));
-	stats_rule(from->rule)->denied++;
-	/* rinetd logs each datagram of a refused client: so do its lines. */
-	if (accesslog_logs_opened())
-		accesslog_session(from->rule, from->client,
-		    (const struct sockaddr *)&from->rule->upstream.backends[0].
-		    addr.ss, 0, verdict == ACL_NOT_ALLOWED ?
-		    ACCESSLOG_NOT_ALLOWED : ACCESSLOG_DENIED, 0, 0, now, now,
-		    &accesslog_no_times);
-	return false;
-}
-
 /*
  * Put s (its socket, rule, addresses and times set) in the table and its
  * rule's list, watch its socket, arm its timer.  -1 (s freed, its socket
@@ -262,10 +251,10 @@ udp_session_insert(struct udp_sessions *us, struct udp_session *s,
 	s->owner = us;
 	udp_pace_init(&s->pace, session_resume, s);
 	/* Held here: udp_backend_release() lets go of it. */
-	if (s->stream == NULL && !s->stranger)
+	if (s->stream == NULL && !s->stranger && s->backend != NULL)
 		stats_backend(s->backend)->active++;
-	if (event_set(us->loop, s->fd, s->state == UDP_CONNECTING ? EV_WRITE :
-	    EV_READ, session_on_backend, s) == -1) {
+	if (s->fd != -1 && event_set(us->loop, s->fd, s->state ==
+	    UDP_CONNECTING ? EV_WRITE : EV_READ, session_on_backend, s) == -1) {
 		close(s->fd);
 		udp_backend_release(s);
 		udp_stream_free(s->stream);
@@ -318,8 +307,10 @@ session_open(struct udp_sessions *us, const struct udp_from *from,
 		memcpy(&s->client, from->client, from->client_len);
 		s->client_len = from->client_len;
 		s->key = *k;
+		s->fd = -1;	/* with routes, until one is picked */
 	}
-	if (s == NULL || (s->fd = session_backend(s, from->rule)) == -1) {
+	if (s == NULL || (from->rule->nroutes == 0 &&
+	    (s->fd = session_backend(s, from->rule)) == -1)) {
 		log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: cannot open a "
 		    "UDP session for %s: %s", rule_log_name(from->rule),
 		    addr_format(from->client, client, sizeof(client)),
@@ -329,7 +320,8 @@ session_open(struct udp_sessions *us, const struct udp_from *from,
 		free(s);
 		return NULL;
 	}
-	udp_session_enter(s, s->stream != NULL ? UDP_CONNECTING : UDP_ACTIVE);
+	udp_session_enter(s, from->rule->nroutes > 0 ? UDP_UNDECIDED :
+	    s->stream != NULL ? UDP_CONNECTING : UDP_ACTIVE);
 	s->lfd = from->lfd;
 	s->family = from->family;
 	s->ifindex = from->ifindex;
@@ -337,7 +329,7 @@ session_open(struct udp_sessions *us, const struct udp_from *from,
 	if (udp_session_insert(us, s, k, h) == -1)
 		return NULL;
 	stats_rule(s->rule)->sessions++;
-	if (s->stream == NULL)
+	if (s->stream == NULL && s->backend != NULL)
 		stats_backend(s->backend)->opened++;
 	log_debug("%s -> %s: UDP session of %s opened", rule_log_name(s->rule),
 	    s->rule->connect, addr_format(from->client, client,
@@ -347,12 +339,16 @@ session_open(struct udp_sessions *us, const struct udp_from *from,
 
 /*
  * Send n datagrams (iov) to s's backend, over its TCP or UDP leg: traffic
- * makes it the rule's most recent; a failed TCP leg ends it.
+ * makes it the rule's most recent; a failed TCP leg ends it.  While its
+ * route is undecided they go to udp_route.c, which picks it or holds
+ * them.
  */
 static void
 session_send(struct udp_session *s, const struct iovec *iov, int n)
 {
-	if (s->stream != NULL) {
+	if (s->state == UDP_UNDECIDED)
+		session_undecided(s, iov, n);
+	else if (s->stream != NULL) {
 		if (udp_stream_send(s, iov, n) == -1) {
 			stream_ended(s, errno);
 			return;
@@ -381,7 +377,7 @@ session_of(struct udp_sessions *us, const struct udp_from *from,
 		    (uint32_t)(from->rule - us->cfg->rules), from, iov, n));
 		return NULL;
 	}
-	if (session_allowed(us, from) &&
+	if (udp_client_allowed(us, from) &&
 	    (s = session_open(us, from, k, h)) != NULL && s->backend != NULL)
 		/* rinetd counts the first datagram on its "opened" line. */
 		accesslog_opened(s->rule, from->client,
@@ -415,6 +411,74 @@ udp_sessions_forward(struct udp_sessions *us, const struct udp_from *from,
 		else if (us->pass.chan == -1)
 			udp_io_dropped(from[i].rule, (uint64_t)(j - i));
 	}
+}
+
+/*
+ * Undecided s picked rt: its backend opened (or s closed), what it held
+ * sent first, then the n datagrams (iov) from the one that decided.
+ */
+static void
+session_picked(struct udp_session *s, const struct route *rt,
+    const struct iovec *iov, int n)
+{
+	static struct log_limit	 limit;
+	struct udp_sessions	*us = s->owner;
+	struct iovec		 held[UDP_HELD_MAX];
+	char			 client[ADDR_STRLEN];
+	int			 nheld;
+
+	if ((s->fd = session_backend(s, &rt->dest)) != -1) {
+		stats_backend(s->backend)->active++;
+		stats_backend(s->backend)->opened++;
+		udp_session_enter(s, UDP_ACTIVE);
+	}
+	if (s->fd == -1 || event_set(us->loop, s->fd, EV_READ,
+	    session_on_backend, s) == -1) {
+		log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: cannot open a "
+		    "UDP session for %s: %s", rule_log_name(&rt->dest),
+		    addr_format((const struct sockaddr *)&s->client, client,
+		    sizeof(client)), strerror(errno));
+		udp_io_dropped(s->rule, (uint64_t)n);
+		session_close(s, ACCESSLOG_CONNECT_FAILED);
+		return;
+	}
+	(void)event_timer_arm(us->loop, &s->timer, session_due(s));
+	if ((nheld = udp_route_held(s, held)) > 0)
+		session_send(s, held, nheld);
+	udp_route_release(s);
+	if (n > 0)
+		session_send(s, iov, n);
+}
+
+/* Datagrams of undecided s: a route picked, held, or none takes them. */
+static void
+session_undecided(struct udp_session *s, const struct iovec *iov, int n)
+{
+	const struct route	*rt;
+	int			 at;
+
+	switch (udp_route_judge(s, iov, n, &rt, &at)) {
+	case UDP_JUDGED_PICKED:
+		session_picked(s, rt, iov + at, n - at);
+		break;
+	case UDP_JUDGED_UNMATCHED:
+		session_close(s, ACCESSLOG_UNMATCHED);
+		break;
+	case UDP_JUDGED_HELD:
+		break;
+	}
+}
+
+/* Undecided s at peek_timeout: on_timeout's route, or the end. */
+static void
+session_undecided_end(struct udp_session *s)
+{
+	const struct route *rt = udp_route_timeout(s);
+
+	if (rt != NULL)
+		session_picked(s, rt, NULL, 0);
+	else
+		session_close(s, ACCESSLOG_PEEK_TIMEOUT);
 }
 
 /*
@@ -471,61 +535,6 @@ session_resume(void *data)
 	struct udp_session *s = data;
 
 	(void)event_mask(s->owner->loop, s->fd, EV_READ);
-}
-
-struct udp_sessions *
-udp_sessions_new(struct event_loop *loop, const struct conf *cfg)
-{
-	struct udp_sessions	*us = calloc(1, sizeof(*us));
-	size_t			 i;
-
-	if (us == NULL)
-		return NULL;
-	us->loop = loop;
-	us->cfg = cfg;
-	udp_pass_init(&us->pass);
-	us->nbuckets = 256;
-	us->buckets = calloc(us->nbuckets, sizeof(*us->buckets));
-	us->rules = calloc(cfg->nrules, sizeof(*us->rules));
-	us->pacer = udp_pacer_new(loop);
-	if (us->buckets == NULL || us->rules == NULL || us->pacer == NULL) {
-		free(us->pacer);
-		free(us->buckets);
-		free(us->rules);
-		free(us);
-		return NULL;
-	}
-	for (i = 0; i < cfg->nrules; i++) {
-		TAILQ_INIT(&us->rules[i].lru);
-		us->rules[i].lfd = -1;
-	}
-	return us;
-}
-
-struct udp_pacer *
-udp_sessions_pacer(struct udp_sessions *us)
-{
-	return us->pacer;
-}
-
-char *
-udp_sessions_buffers(struct udp_sessions *us)
-{
-	if (us->bufs == NULL)
-		us->bufs = malloc((size_t)UDP_BATCH * UDP_DATAGRAM_MAX);
-	return us->bufs;
-}
-
-void
-udp_sessions_set_budget(struct udp_sessions *us, int budget)
-{
-	us->budget = budget;
-}
-
-int
-udp_sessions_count(const struct udp_sessions *us)
-{
-	return us->count;
 }
 
 void

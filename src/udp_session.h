@@ -21,22 +21,14 @@
 struct backend;
 struct conf;
 struct rule;
+/* The table made, its buffers, pacer and budget: udp_table.h. */
+#include "udp_table.h"
 #include "udp_types.h"
 
 struct event_loop;
 struct udp_key;
 struct udp_session;
 struct udp_sessions;
-
-/* Sessions of cfg's rules in loop, counted in their rules' counters. */
-struct udp_sessions *udp_sessions_new(struct event_loop *loop,
-    const struct conf *cfg);
-
-/* UDP_BATCH buffers of UDP_DATAGRAM_MAX bytes, for the listener's reads. */
-char	*udp_sessions_buffers(struct udp_sessions *us);
-
-/* The worker's pacer (udp_pace.h), for its listeners and replies. */
-struct udp_pacer *udp_sessions_pacer(struct udp_sessions *us);
 
 /*
  * Send n datagrams (iov[i], received as from[i] says) to the backends of
@@ -55,16 +47,6 @@ void	udp_sessions_listener(struct udp_sessions *us, const struct rule *rule,
  * so each only carries back the replies on their way, for a moment.
  */
 void	udp_sessions_linger(struct udp_sessions *us);
-
-/*
- * At most budget sessions over all rules (0: no limit but max_sessions):
- * each takes a descriptor and one of the host's ephemeral ports
- * (fdlimit_udp_sessions).
- */
-void	udp_sessions_set_budget(struct udp_sessions *us, int budget);
-
-/* How many sessions are open. */
-int	udp_sessions_count(const struct udp_sessions *us);
 
 /* Close every session at once (stop, drain timeout). */
 void	udp_sessions_close_all(struct udp_sessions *us);

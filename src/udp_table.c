@@ -2,7 +2,8 @@
  * udp_table.c - a worker's UDP session table: a hash of (rule, client
  * address and port, local address) to the session, grown by doubling,
  * and the room a new session may have in it (max_sessions per rule, the
- * worker's budget over all rules).
+ * worker's budget over all rules); the table made, with the worker's
+ * buffers and pacer.
  */
 #include "ferryd.h"
 
@@ -17,6 +18,8 @@
 #include "stats.h"
 #include "rule.h"
 #include "session_list.h"
+#include "udp_pace.h"
+#include "udp_pass.h"
 #include "udp_table.h"
 #include "udp_types.h"
 
@@ -135,7 +138,8 @@ static const char *const state_names[] = {
 	[UDP_CONNECTING] = "connecting",
 	[UDP_ACTIVE] = "active",
 	[UDP_DETACHED] = "lingering",
-	[UDP_DETACHED_CONNECTING] = "lingering"
+	[UDP_DETACHED_CONNECTING] = "lingering",
+	[UDP_UNDECIDED] = "undecided"
 };
 
 void
@@ -150,7 +154,9 @@ udp_sessions_list(const struct udp_sessions *us, struct session_list *l)
 			if ((e = session_list_add(l, s->rule)) == NULL)
 				continue;
 			e->rule = s->rule;
-			e->route = NULL;
+			/* A route's backends name it (conf_route.c). */
+			e->route = s->backend != NULL && !s->stranger ?
+			    s->backend->route : NULL;
 			/* A stranger's backend is no longer the rule's. */
 			e->backend = s->stranger ? NULL : s->backend;
 			e->state = state_names[s->state];
@@ -161,4 +167,59 @@ udp_sessions_list(const struct udp_sessions *us, struct session_list *l)
 			e->from_backend = s->bytes_out;
 			e->started = s->started;
 		}
+}
+
+struct udp_sessions *
+udp_sessions_new(struct event_loop *loop, const struct conf *cfg)
+{
+	struct udp_sessions	*us = calloc(1, sizeof(*us));
+	size_t			 i;
+
+	if (us == NULL)
+		return NULL;
+	us->loop = loop;
+	us->cfg = cfg;
+	udp_pass_init(&us->pass);
+	us->nbuckets = 256;
+	us->buckets = calloc(us->nbuckets, sizeof(*us->buckets));
+	us->rules = calloc(cfg->nrules, sizeof(*us->rules));
+	us->pacer = udp_pacer_new(loop);
+	if (us->buckets == NULL || us->rules == NULL || us->pacer == NULL) {
+		free(us->pacer);
+		free(us->buckets);
+		free(us->rules);
+		free(us);
+		return NULL;
+	}
+	for (i = 0; i < cfg->nrules; i++) {
+		TAILQ_INIT(&us->rules[i].lru);
+		us->rules[i].lfd = -1;
+	}
+	return us;
+}
+
+struct udp_pacer *
+udp_sessions_pacer(struct udp_sessions *us)
+{
+	return us->pacer;
+}
+
+char *
+udp_sessions_buffers(struct udp_sessions *us)
+{
+	if (us->bufs == NULL)
+		us->bufs = malloc((size_t)UDP_BATCH * UDP_DATAGRAM_MAX);
+	return us->bufs;
+}
+
+void
+udp_sessions_set_budget(struct udp_sessions *us, int budget)
+{
+	us->budget = budget;
+}
+
+int
+udp_sessions_count(const struct udp_sessions *us)
+{
+	return us->count;
 }

@@ -1,13 +1,17 @@
 /*
- * udp_table.h - a worker's UDP session table (udp_table.c).
+ * udp_table.h - a worker's UDP session table (udp_table.c), and the
+ * making of it: its buffers, pacer and budget.
  */
 #ifndef FERRYD_UDP_TABLE_H
 #define FERRYD_UDP_TABLE_H
 
 #include <stdint.h>
 
+struct conf;
+struct event_loop;
 struct rule;
 struct session_list;
+struct udp_pacer;
 struct udp_from;
 struct udp_key;
 struct udp_rule;
@@ -44,5 +48,25 @@ void	udp_table_full(struct udp_sessions *us, const struct udp_from *from);
  */
 void	udp_sessions_list(const struct udp_sessions *us,
     struct session_list *l);
+
+/* Sessions of cfg's rules in loop, counted in their rules' counters. */
+struct udp_sessions *udp_sessions_new(struct event_loop *loop,
+    const struct conf *cfg);
+
+/* UDP_BATCH buffers of UDP_DATAGRAM_MAX bytes, for the listener's reads. */
+char	*udp_sessions_buffers(struct udp_sessions *us);
+
+/* The worker's pacer (udp_pace.h), for its listeners and replies. */
+struct udp_pacer *udp_sessions_pacer(struct udp_sessions *us);
+
+/*
+ * At most budget sessions over all rules (0: no limit but max_sessions):
+ * each takes a descriptor and one of the host's ephemeral ports
+ * (fdlimit_udp_sessions).
+ */
+void	udp_sessions_set_budget(struct udp_sessions *us, int budget);
+
+/* How many sessions are open. */
+int	udp_sessions_count(const struct udp_sessions *us);
 
 #endif

@@ -43,6 +43,7 @@ struct udp_from {
 };
 
 struct udp_kept;
+struct udp_held;
 
 /* A worker's side of passing (udp_pass.h). */
 struct udp_pass {
@@ -80,14 +81,18 @@ struct udp_stream {
  * at once; out of the table, DETACHED: the worker stops, or it was
  * adopted as a second session of a client; DETACHED_CONNECTING when the
  * worker stops while its TCP leg connects (it may yet connect and carry
- * replies back).  A session is freed from any state but OPENING.
+ * replies back).  On a rule with routes, UNDECIDED from OPENING until
+ * a route is picked, then CONNECTING or ACTIVE as any.  A session is freed from any state but OPENING.
  */
 enum udp_state {
 	UDP_OPENING,		/* being made: not in the table */
 	UDP_CONNECTING,		/* in the table; datagrams held */
 	UDP_ACTIVE,		/* in the table: datagrams both ways */
 	UDP_DETACHED,		/* not in the table: replies only, until */
-	UDP_DETACHED_CONNECTING	/* the same, its TCP leg still connecting */
+	UDP_DETACHED_CONNECTING, /* the same, its TCP leg still connecting */
+	UDP_UNDECIDED		/* in the table, its rule's routes not yet
+				 * picked: datagrams held (udp_route.c), no
+				 * backend socket (fd -1) */
 };
 
 struct udp_session {
@@ -97,6 +102,7 @@ struct udp_session {
 	const struct rule	*rule;
 	const struct backend	*backend;
 	struct udp_stream	*stream;	/* a TCP backend, or NULL */
+	struct udp_held		*held;		/* undecided: what waits */
 	int			 fd;		/* connected to the backend */
 	int			 lfd;		/* replies leave through it */
 	int			 family;	/* lfd's */
@@ -151,7 +157,8 @@ struct udp_sessions {
 static inline bool
 udp_state_in_table(uint8_t state)
 {
-	return state == UDP_CONNECTING || state == UDP_ACTIVE;
+	return state == UDP_CONNECTING || state == UDP_ACTIVE ||
+	    state == UDP_UNDECIDED;
 }
 
 /* Whether a session in state has a TCP leg that is still connecting. */

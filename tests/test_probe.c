@@ -4,7 +4,8 @@
  * fed whole, in every two-part split and one byte at a time, which must
  * all give the same answer; hellos built here to break every length
  * (the bug classes of sslh's, HAProxy's and nginx's readers); HTTP
- * requests with and without Host; SSH banners, OpenVPN, SOCKS5 and XMPP.
+ * requests with and without Host; SSH banners, OpenVPN, SOCKS5 and XMPP;
+ * the UDP probes' datagrams (WireGuard, OpenVPN, TeamSpeak).
  */
 #include "ferryd.h"
 
@@ -1052,6 +1053,53 @@ test_sslh_tls(void)
 	    PROBE_NO, "AN");
 }
 
+/* The UDP probes (probe_udp.c): one whole datagram each. */
+static void
+test_udp(void)
+{
+	uint8_t	d[160];
+
+	memset(d, 0, sizeof(d));
+	d[0] = 1;
+	check(probe_wireguard(d, 148) == PROBE_MATCH,
+	    "wireguard: a 148-byte initiation");
+	check(probe_wireguard(d, 147) == PROBE_NO &&
+	    probe_wireguard(d, 149) == PROBE_NO, "wireguard: 148 bytes only");
+	d[2] = 1;
+	check(probe_wireguard(d, 148) == PROBE_NO,
+	    "wireguard: reserved bytes must be zero");
+	memset(d, 0, sizeof(d));
+	d[0] = 7 << 3;		/* hard reset v2, key id 0 */
+	check(probe_udp_openvpn(d, 14) == PROBE_MATCH &&
+	    probe_udp_openvpn(d, 13) == PROBE_NO,
+	    "openvpn: a hard reset of 14 bytes or more");
+	d[29 + 3] = 1;		/* replay packet id 1 after a 20-byte HMAC */
+	d[25] = 0xff;		/* not after a 16-byte one */
+	check(probe_sslh_udp_openvpn(d, 42) == PROBE_MATCH,
+	    "sslh openvpn: packet id 1 after a 20-byte HMAC");
+	check(probe_sslh_udp_openvpn(d, 33) == PROBE_NO,
+	    "sslh openvpn: the packet id must be followed by more");
+	d[0] = 7 << 3 | 1;
+	check(probe_udp_openvpn(d, 42) == PROBE_NO &&
+	    probe_sslh_udp_openvpn(d, 42) == PROBE_MATCH,
+	    "openvpn: key id 1 is sslh's only");
+	d[0] = 4 << 3;		/* P_DATA_V1 */
+	check(probe_udp_openvpn(d, 42) == PROBE_NO &&
+	    probe_sslh_udp_openvpn(d, 42) == PROBE_NO,
+	    "openvpn: a data packet is no start");
+	memcpy(d, "TS3INIT1\0\x65\x88", 11);
+	check(probe_teamspeak(d, 11) == PROBE_MATCH &&
+	    probe_sslh_teamspeak(d, 11) == PROBE_MATCH,
+	    "teamspeak: TS3INIT1, packet id 101");
+	check(probe_teamspeak(d, 8) == PROBE_NO &&
+	    probe_sslh_teamspeak(d, 8) == PROBE_MATCH,
+	    "teamspeak: TS3INIT1 alone is sslh's only");
+	d[8] = 'x';
+	check(probe_teamspeak(d, 11) == PROBE_NO &&
+	    probe_sslh_teamspeak(d, 11) == PROBE_NO,
+	    "teamspeak: a byte not NUL after TS3INIT1");
+}
+
 int
 main(void)
 {
@@ -1065,5 +1113,6 @@ main(void)
 	test_sslh_text();
 	test_sslh_binary();
 	test_sslh_tls();
+	test_udp();
 	return test_summary();
 }

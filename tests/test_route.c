@@ -4,7 +4,8 @@
  * slice of its rule's that name it, and names match exactly or under a
  * "*." wildcard, whatever their case was in the file.  Then the peek
  * (tcp_peek.c) over a socket pair, whole and a byte at a time: the
- * route that probes = "sslh" picks as sslh would, beside ferryd's own.
+ * route that probes = "sslh" picks as sslh would, beside ferryd's own;
+ * and what a UDP rule's routes make of one datagram (udp_route.c).
  */
 #include "ferryd.h"
 
@@ -21,6 +22,7 @@
 #include "route.h"
 #include "rule.h"
 #include "tcp_peek.h"
+#include "udp_route.h"
 #include "testlib.h"
 #include "upstream.h"
 #include "xprt.h"
@@ -281,28 +283,95 @@ test_peek(const struct conf *cfg)
 	    END_WITH), "(again)"), "t1: ferryd's own wait for on_timeout");
 }
 
+/* UDP rules: ferryd's order, and sslh's (udp_route.c). */
+static const char udp_text[] = "rules = (\n"
+    "{ name = \"u\"; listen = \"127.0.0.1:18601\"; protocol = \"udp\";\n"
+    "  routes = (\n"
+    "    { name = \"vpn\"; protocol = \"openvpn\"; connect = \"127.0.0.1:1\"; },\n"
+    "    { name = \"wg\"; protocol = \"wireguard\"; connect = \"127.0.0.1:2\"; },\n"
+    "    { name = \"long\"; regex = \"^L\"; min_length = 8;\n"
+    "      connect = \"127.0.0.1:3\"; } ); },\n"
+    "{ name = \"s\"; listen = \"127.0.0.1:18602\"; protocol = \"udp\";\n"
+    "  probes = \"sslh\";\n"
+    "  routes = (\n"
+    "    { name = \"long\"; regex = \"^L\"; min_length = 8;\n"
+    "      connect = \"127.0.0.1:3\"; },\n"
+    "    { name = \"ts\"; protocol = \"teamspeak\"; connect = \"127.0.0.1:4\"; },\n"
+    "    { name = \"any\"; connect = \"127.0.0.1:5\"; } ); } );\n";
+
+/* What rule's routes make of one datagram: a name, "(again)", "(no)". */
+static const char *
+udp_pick(const struct conf *cfg, const char *rule, const char *d,
+    size_t len)
+{
+	static uint8_t		 buf[256];
+	const struct route	*rt;
+	enum probe_verdict	 v;
+
+	memcpy(buf, d, len);
+	rt = udp_route_pick(rule_named(cfg, rule), buf, len, &v);
+	return rt != NULL ? rt->name : v == PROBE_AGAIN ? "(again)" : "(no)";
+}
+
+static void
+test_udp(const struct conf *cfg)
+{
+	static const struct {
+		const char	*rule, *desc, *d;
+		size_t		 len;
+		const char	*want;
+	} cases[] = {
+		{ "u", "a hard reset", "\x38" "01234567" "\0" "\0\0\0\0", 14,
+		    "vpn" },
+		{ "u", "a hard reset of key id 1", "\x39" "01234567" "\0"
+		    "\0\0\0\0", 14, "(no)" },
+		{ "u", "not WireGuard's 148 bytes, below long's min_length",
+		    "\x01\0\0\0", 4, "(again)" },
+		{ "u", "short of min_length: undecided", "L", 1, "(again)" },
+		{ "u", "min_length reached", "LLLLLLLL", 8, "long" },
+		{ "u", "no route and no default", "xxxxxxxxxx", 10, "(no)" },
+		{ "s", "sslh: short of min_length, then any waits", "ab", 2,
+		    "(again)" },
+		{ "s", "sslh: TS3INIT1 alone", "TS3INIT1", 8, "ts" },
+		{ "s", "sslh: TS3INIT1 and more", "TS3INIT1x", 9, "any" },
+		{ "s", "sslh: what no route takes to the last", "xxxxxxxxx", 9,
+		    "any" },
+	};
+	char	wg[148] = { 1 };
+	size_t	i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check(streq(udp_pick(cfg, cases[i].rule, cases[i].d,
+		    cases[i].len), cases[i].want), "%s: %s: %s (got %s)",
+		    cases[i].rule, cases[i].desc, cases[i].want,
+		    udp_pick(cfg, cases[i].rule, cases[i].d, cases[i].len));
+	check(streq(udp_pick(cfg, "u", wg, sizeof(wg)), "wg"),
+	    "u: a WireGuard handshake initiation: wg");
+}
+
 int
 main(void)
 {
-	char		 path[PATH_MAX], err[CONF_ERR_MAX];
+	char		 path[PATH_MAX];
 	struct conf	*cfg;
 
 	make_tmpdir("test_route");
-	write_conf("routes.conf", text, path, sizeof(path));
-	cfg = conf_load(path, err, sizeof(err));
-	check(cfg != NULL, "a file with routes loads%s%s", cfg == NULL ?
-	    ": " : "", cfg == NULL ? err : "");
+	cfg = load_good("routes.conf", text, path, sizeof(path),
+	    "a file with routes");
 	if (cfg != NULL)
 		test_loaded(cfg);
 	conf_free(cfg);
-	write_conf("peek.conf", peek_text, path, sizeof(path));
-	cfg = conf_load(path, err, sizeof(err));
-	check(cfg != NULL, "rules to peek with load%s%s", cfg == NULL ?
-	    ": " : "", cfg == NULL ? err : "");
+	cfg = load_good("peek.conf", peek_text, path, sizeof(path),
+	    "rules to peek with");
 	if (cfg != NULL && (peek_pool = pool_new()) != NULL) {
 		test_peek(cfg);
 		pool_free(peek_pool);
 	}
+	conf_free(cfg);
+	cfg = load_good("udp.conf", udp_text, path, sizeof(path),
+	    "UDP rules with routes");
+	if (cfg != NULL)
+		test_udp(cfg);
 	conf_free(cfg);
 	remove_tmpdir();
 	return test_summary();

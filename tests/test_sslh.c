@@ -600,8 +600,8 @@ test_cmdline_errors(void)
 		    "connection" },
 		{ "teamspeak", { "-p", "127.0.0.1:1", "--teamspeak",
 		    "127.0.0.1:9987" }, SSLH_CMDLINE ": --teamspeak "
-		    "127.0.0.1:9987: probe \"teamspeak\": a UDP protocol, and "
-		    "ferryd has no UDP probes yet" },
+		    "127.0.0.1:9987: probe \"teamspeak\": ferryd probes it on "
+		    "UDP only (is_udp: true)" },
 		{ "argument", { "-p", "127.0.0.1:1", "ssh" },
 		    SSLH_CMDLINE ": unexpected argument \"ssh\"" },
 		{ "timeout out of range", { "-p", "127.0.0.1:1", "-t", "0" },
@@ -785,11 +785,13 @@ static const struct bad_case bad_cases[] = {
 	{ "unix, relative", "listen: ( { host: \"sslh.sock\"; is_unix: "
 	    "true; } );\n" P SSH ");\n", 1, "is_unix: host \"sslh.sock\" is "
 	    "not an absolute path" },
-	{ "two UDP protocols", "listen: ( { host: \"127.0.0.1\"; port: "
-	    "\"18609\"; is_udp: true; } );\n" P SSH ",\n"
-	    "  { name: \"anyprot\"; host: \"127.0.0.1\"; port: \"53\"; is_udp: "
+	{ "a TCP probe among UDP protocols", "listen: ( { host: "
+	    "\"127.0.0.1\"; port: \"18609\"; is_udp: true; } );\n" P SSH ",\n"
+	    "  { name: \"ssh\"; host: \"127.0.0.1\"; port: \"53\"; is_udp: "
 	    "true; },\n  { name: \"openvpn\"; host: \"127.0.0.1\"; port: "
-	    "\"1194\"; is_udp: true; }\n);\n", 5, "ferryd routes TCP only" },
+	    "\"1194\"; is_udp: true; }\n);\n", 4, "probe \"ssh\" on UDP: "
+	    "ferryd's UDP probes are openvpn, wireguard, teamspeak, regex and "
+	    "anyprot" },
 	{ "UDP without protocol", "listen: ( { host: \"127.0.0.1\"; port: "
 	    "\"18609\"; is_udp: true; } );\n" P SSH ");\n", 1, "no protocol "
 	    "is_udp for this UDP address" },
