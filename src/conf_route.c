@@ -23,7 +23,7 @@
 
 const char *const route_protocol_names[] = { "any", "tls", "ssh", "http",
     "openvpn", "socks5", "xmpp", "adb", "syslog", "msrdp", "wireguard",
-    "teamspeak", NULL };
+    "teamspeak", "quic", NULL };
 const char *const route_probes_names[] = { "strict", "sslh", NULL };
 
 static conf_key_parser parse_route_protocol, parse_route_names,
@@ -284,56 +284,6 @@ parse_route_regex(struct conf_loader *ld, const struct conf_key *k,
 	return 0;
 }
 
-bool
-route_glob_match(const char *pattern, const char *name)
-{
-	if (strpbrk(pattern, ROUTE_GLOB_CHARS) == NULL)
-		return strcmp(pattern, name) == 0;
-	return fnmatch(pattern, name, 0) == 0;
-}
-
-bool
-route_name_match(const struct route_names *names, const char *name)
-{
-	size_t	i, len = strlen(name), tail;
-
-	for (i = 0; i < names->n; i++) {
-		const char *w = names->v[i];
-
-		if (strncmp(w, "*.", 2) != 0 ||
-		    strpbrk(w + 2, ROUTE_GLOB_CHARS) != NULL) {
-			if (route_glob_match(w, name))
-				return true;
-			continue;
-		}
-		/* "*.x": a label or more, then ".x". */
-		tail = strlen(w + 1);
-		if (len > tail && strcmp(name + len - tail, w + 1) == 0)
-			return true;
-	}
-	return false;
-}
-
-bool
-route_regex_match(const struct route *rt, uint8_t *look, size_t len)
-{
-	regmatch_t	m[1];
-	size_t		i;
-	int		flags = 0;
-
-	look[len] = '\0';
-#ifdef REG_STARTEND
-	/* The bytes as they are, a NUL among them included. */
-	m[0].rm_so = 0;
-	m[0].rm_eo = (regoff_t)len;
-	flags = REG_STARTEND;
-#endif
-	for (i = 0; i < rt->nregex; i++)
-		if (regexec(&rt->regex[i], (const char *)look, 1, m, flags) == 0)
-			return true;
-	return false;
-}
-
 /*
  * A name of a route: as a rule's (RULE_NAME_CHARS).  With '/' it must
  * still name one route as RULE/ROUTE: conf_check.c sees to that.
@@ -396,6 +346,9 @@ route_check_protocol(struct conf_loader *ld, const config_setting_t *g,
 			rt->protocol = ROUTE_ANY;
 		return 0;
 	}
+	/* QUIC's Initials carry a ClientHello: its names are TLS's. */
+	if (rt->protocol == ROUTE_QUIC && implied == ROUTE_TLS)
+		return 0;
 	if (rt->protocol != PROTOCOL_UNSET && rt->protocol != implied)
 		return conf_fail(ld, config_setting_get_member(g, "protocol"),
 		    "\"%s\" is a %s match, but this route has protocol = "
@@ -624,36 +577,35 @@ static bool
 protocol_is_udp(int proto)
 {
 	return proto == ROUTE_OPENVPN || proto == ROUTE_WIREGUARD ||
-	    proto == ROUTE_TEAMSPEAK;
+	    proto == ROUTE_TEAMSPEAK || proto == ROUTE_QUIC;
 }
 
 /*
  * A TCP route's protocol reads a byte stream, a UDP route's a session's
- * first datagrams: each route's must be of its rule's side.  sni, alpn
- * and no_sni on UDP await the QUIC reader (issue 37): refused until
- * then, so that none is silently ignored.
+ * first datagrams: each route's must be of its rule's side.  On UDP, TLS
+ * (sni, alpn, no_sni) is the ClientHello in QUIC's Initial packets.
  */
 static int
 route_check_side(struct conf_loader *ld, const config_setting_t *g,
-    const struct rule *r, const struct route *rt)
+    const struct rule *r, struct route *rt)
 {
 	const char	*name = route_protocol_names[rt->protocol];
 
 	if (r->protocol == RULE_TCP) {
 		if (rt->protocol == ROUTE_WIREGUARD ||
-		    rt->protocol == ROUTE_TEAMSPEAK)
+		    rt->protocol == ROUTE_TEAMSPEAK ||
+		    rt->protocol == ROUTE_QUIC)
 			return conf_fail(ld, g, "route \"%s\": protocol "
 			    "\"%s\" is a UDP protocol, and this rule is TCP",
 			    rt->name, name);
 		return 0;
 	}
 	if (rt->protocol == ROUTE_TLS)
-		return conf_fail(ld, g, "route \"%s\": sni, alpn and no_sni "
-		    "are not yet for UDP (QUIC is not read yet)", rt->name);
+		rt->protocol = ROUTE_QUIC;
 	if (rt->protocol != ROUTE_ANY && !protocol_is_udp(rt->protocol))
 		return conf_fail(ld, g, "route \"%s\": protocol \"%s\" is "
 		    "not a UDP protocol (a UDP route's is openvpn, wireguard, "
-		    "teamspeak or any)", rt->name, name);
+		    "teamspeak, quic or any)", rt->name, name);
 	return 0;
 }
 
@@ -664,7 +616,7 @@ route_check_side(struct conf_loader *ld, const config_setting_t *g,
  */
 static int
 routes_check_sides(struct conf_loader *ld, const config_setting_t *m,
-    const struct rule *r)
+    struct rule *r)
 {
 	size_t	i;
 

@@ -39,10 +39,13 @@ enum route_protocol {
 	ROUTE_SYSLOG,
 	ROUTE_MSRDP,
 	ROUTE_WIREGUARD,	/* UDP only (probe_udp.c) */
-	ROUTE_TEAMSPEAK		/* UDP only */
+	ROUTE_TEAMSPEAK,	/* UDP only */
+	ROUTE_QUIC		/* UDP only: the ClientHello in QUIC's
+				 * Initial packets (sni, alpn, no_sni on a
+				 * UDP rule) */
 };
 
-#define ROUTE_PROTOCOLS		12
+#define ROUTE_PROTOCOLS		13
 
 /*
  * A rule's probes key: how its routes judge the first bytes.  ferryd's
@@ -136,6 +139,18 @@ rule_any_transparent(const struct rule *r)
 	return r->transparent;
 }
 
+/* Whether a route of r reads QUIC Initials (udp_route.c). */
+static inline bool
+rule_has_quic(const struct rule *r)
+{
+	size_t	i;
+
+	for (i = 0; i < r->nroutes; i++)
+		if (r->routes[i].protocol == ROUTE_QUIC)
+			return true;
+	return false;
+}
+
 /* The protocol names as in the configuration, by enum route_protocol. */
 extern const char *const route_protocol_names[];
 /* The probes key's values, by enum route_probes. */
@@ -161,5 +176,15 @@ bool	route_regex_match(const struct route *rt, uint8_t *look, size_t len);
  * entry (one label or more before x).
  */
 bool	route_name_match(const struct route_names *names, const char *name);
+
+/* Whether protocol name is one of rt's alpn (or their globs). */
+bool	route_alpn_match(const struct route *rt, const char *name);
+
+struct probe_tls;
+/*
+ * Whether a ClientHello's SNI and ALPN (tls, its parser's results) are
+ * what rt asks: sni or no_sni, and any of alpn's offered.
+ */
+bool	route_tls_match(const struct route *rt, const struct probe_tls *tls);
 
 #endif

@@ -92,6 +92,11 @@ struct stats_rule {
 						 * session could not start:
 						 * out of descriptors or
 						 * memory, or another error */
+	volatile uint64_t	quic_undecryptable; /* UDP sessions whose
+						 * Initial's tag failed */
+	volatile uint64_t	quic_unread;	/* ... whose QUIC the routes
+						 * could not read: version,
+						 * malformed, too big */
 } __attribute__((aligned(64)));		/* slots share no cache line */
 
 /* What is counted of a backend (a range's ports' count as the range's). */

@@ -135,6 +135,15 @@ static const struct family rule_families[] = {
 	    "Failed accept() calls on the rule's listening sockets: out of "
 	    "descriptors or memory (accepting pauses), or another error.",
 	    RULE_AT(accept_errors), NULL },
+	{ "ferryd_rule_quic_undecryptable_total", "counter",
+	    "UDP sessions of a rule with QUIC routes whose client's Initial "
+	    "packet failed to decrypt (its tag did not match): no QUIC route "
+	    "took them.", RULE_AT(quic_undecryptable), NULL },
+	{ "ferryd_rule_quic_unread_total", "counter",
+	    "UDP sessions of a rule with QUIC routes whose QUIC Initial "
+	    "packets could not be read for a ClientHello: another version, "
+	    "version negotiation, malformed, or too big.",
+	    RULE_AT(quic_unread), NULL },
 };
 
 /* A route's series: its destination's counters (route.h). */

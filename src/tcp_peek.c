@@ -93,36 +93,6 @@ protocol_verdict(struct tcp_peek *p, int proto, const uint8_t *look,
 	}
 }
 
-/* Whether protocol name is one of the route's alpn (or their globs). */
-static bool
-alpn_match(const struct route *rt, const char *name)
-{
-	size_t	i;
-
-	for (i = 0; i < rt->alpn.n; i++)
-		if (route_glob_match(rt->alpn.v[i], name))
-			return true;
-	return false;
-}
-
-/* A ClientHello's SNI and ALPN against the route's lists. */
-static bool
-tls_matches(const struct route *rt, const struct probe_tls *tls)
-{
-	int	j;
-
-	if ((rt->sni.n > 0 || rt->no_sni) && (!tls->has_sni ? !rt->no_sni :
-	    !route_name_match(&rt->sni, tls->sni)))
-		return false;
-	if (rt->alpn.n == 0)
-		return true;
-	/* The client offers any of them. */
-	for (j = 0; j < tls->nalpn && j < PROBE_ALPN_MAX; j++)
-		if (alpn_match(rt, tls->alpn[j]))
-			return true;
-	return false;
-}
-
 /* Route rt's protocol and names, by ferryd's own probes. */
 static enum probe_verdict
 strict_verdict(struct tcp_peek *p, const struct route *rt, uint8_t *look,
@@ -132,7 +102,7 @@ strict_verdict(struct tcp_peek *p, const struct route *rt, uint8_t *look,
 
 	if ((v = protocol_verdict(p, rt->protocol, look, len)) != PROBE_MATCH)
 		return v;
-	if (rt->protocol == ROUTE_TLS && !tls_matches(rt, &p->tls))
+	if (rt->protocol == ROUTE_TLS && !route_tls_match(rt, &p->tls))
 		return PROBE_NO;
 	if (rt->protocol == ROUTE_HTTP && rt->host.n > 0 &&
 	    (!p->http.has_host || !route_name_match(&rt->host, p->http.host)))
@@ -155,7 +125,7 @@ sslh_name_match(void *ctx, bool alpn, const char *name)
 	size_t			 i;
 
 	if (alpn)
-		return alpn_match(rt, name);
+		return route_alpn_match(rt, name);
 	/* The name noted for PROXY v2 and the access log, lower-cased. */
 	for (i = 0; name[i] != '\0'; i++)
 		p->sni[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ?

@@ -12,6 +12,13 @@
  * The held datagrams are bounded per session (UDP_HELD_MAX, and
  * UDP_HELD_BYTES), per worker (UDP_HELD_TOTAL) and in time (peek_timeout,
  * the session's timer): what goes past a bound is dropped and counted.
+ *
+ * A rule with QUIC routes (sni, alpn, no_sni on UDP) reads each
+ * undecided session's datagrams with quic_initial.c as well, until its
+ * ClientHello is whole: a QUIC route waits for it, then matches its
+ * names as a TLS route does.  The reader's state (about 20 KB) is kept
+ * for at most UDP_QUIC_MAX sessions of a worker at once; past that, and
+ * for what is not QUIC or cannot be read, QUIC routes do not match.
  */
 #include "ferryd.h"
 
@@ -23,6 +30,7 @@
 #include "addr.h"
 #include "log.h"
 #include "probe.h"
+#include "quic_initial.h"
 #include "route.h"
 #include "rule.h"
 #include "stats.h"
@@ -37,18 +45,18 @@ struct udp_held_dgram {
 	uint8_t			 data[];
 };
 
-/*
- * What an undecided session holds.  The QUIC Initial reader's state
- * (issue 37: sni, alpn and no_sni on UDP) will be kept here too.
- */
+/* What an undecided session holds, and how far its QUIC is read. */
 struct udp_held {
 	STAILQ_HEAD(, udp_held_dgram) q;
 	int			 count;
 	size_t			 bytes;
+	struct quic_initial	*quic;	/* NULL: no QUIC route, or no room */
 };
 
 /* Bytes held by this worker's sessions (a worker is one process). */
 static size_t	held_total;
+/* QUIC readers of this worker's undecided sessions. */
+static size_t	quic_readers;
 
 /* A datagram being judged, copied for regexec's NUL when need be. */
 static uint8_t	look[UDP_DATAGRAM_MAX + 1];
@@ -73,12 +81,22 @@ static udp_probe *const sslh_probes[ROUTE_PROTOCOLS] = {
  * its regex.  conf_route.c allows no other protocol on a UDP rule.
  */
 static enum probe_verdict
-route_verdict(const struct route *rt, uint8_t *d, size_t len, bool sslh)
+route_verdict(const struct route *rt, uint8_t *d, size_t len, bool sslh,
+    const struct quic_initial *q)
 {
 	udp_probe	*probe = (sslh ? sslh_probes : own_probes)[rt->protocol];
 
 	if (len < (size_t)rt->min_length)
 		return PROBE_AGAIN;
+	if (rt->protocol == ROUTE_QUIC) {
+		if (q == NULL || (q->outcome != QUIC_MORE &&
+		    q->outcome != QUIC_DECIDED))
+			return PROBE_NO;
+		if (q->outcome == QUIC_MORE)
+			return PROBE_AGAIN;
+		if (!route_tls_match(rt, &q->tls))
+			return PROBE_NO;
+	}
 	if (probe != NULL && probe(d, len) != PROBE_MATCH)
 		return PROBE_NO;
 	if (rt->nregex > 0 && !route_regex_match(rt, d, len))
@@ -87,8 +105,8 @@ route_verdict(const struct route *rt, uint8_t *d, size_t len, bool sslh)
 }
 
 /*
- * The decision, for the datagram at hand; sni, alpn and no_sni (QUIC's
- * Initial reader, issue 37) will be judged here.  ferryd's order: the
+ * The decision, for the datagram at hand (and, for QUIC routes, what q
+ * read of the session's Initials so far).  ferryd's order: the
  * first route that matches, one that waits holding back those after it.
  * sslh's (probes = "sslh", sslh's probe_buffer): every route asked, the
  * first match wins; none matching and none waiting, the last route (a
@@ -97,7 +115,7 @@ route_verdict(const struct route *rt, uint8_t *d, size_t len, bool sslh)
  */
 const struct route *
 udp_route_pick(const struct rule *rule, uint8_t *d, size_t len,
-    enum probe_verdict *v)
+    const struct quic_initial *q, enum probe_verdict *v)
 {
 	bool	sslh = rule->probes == ROUTE_PROBES_SSLH, again = false;
 	size_t	n = rule->nroutes, i;
@@ -105,7 +123,7 @@ udp_route_pick(const struct rule *rule, uint8_t *d, size_t len,
 	if (sslh && route_is_default(&rule->routes[n - 1]))
 		n--;
 	for (i = 0; i < n; i++) {
-		*v = route_verdict(&rule->routes[i], d, len, sslh);
+		*v = route_verdict(&rule->routes[i], d, len, sslh, q);
 		if (*v == PROBE_MATCH)
 			return &rule->routes[i];
 		if (*v == PROBE_AGAIN && !sslh)
@@ -128,6 +146,10 @@ udp_route_release(struct udp_session *s)
 	if (h == NULL)
 		return;
 	s->held = NULL;
+	if (h->quic != NULL) {
+		free(h->quic);
+		quic_readers--;
+	}
 	udp_io_dropped(s->rule, (uint64_t)h->count);
 	while ((g = STAILQ_FIRST(&h->q)) != NULL) {
 		STAILQ_REMOVE_HEAD(&h->q, next);
@@ -135,6 +157,56 @@ udp_route_release(struct udp_session *s)
 		free(g);
 	}
 	free(h);
+}
+
+/* What undecided s holds, made at its first datagram; NULL: no memory. */
+static struct udp_held *
+held_of(struct udp_session *s)
+{
+	static struct log_limit	 limit;
+	struct udp_held		*h = s->held;
+
+	if (h != NULL || (h = s->held = calloc(1, sizeof(*h))) == NULL)
+		return h;
+	STAILQ_INIT(&h->q);
+	if (!rule_has_quic(s->rule))
+		return h;
+	if (quic_readers < UDP_QUIC_MAX &&
+	    (h->quic = malloc(sizeof(*h->quic))) != NULL) {
+		quic_initial_init(h->quic);
+		quic_readers++;
+	} else
+		log_limited_at(&limit, LOG_LEVEL_NOTICE, "%s: %d UDP clients "
+		    "are being read for their QUIC ClientHello already: "
+		    "this one goes by its other routes",
+		    rule_log_name(s->rule), UDP_QUIC_MAX);
+	return h;
+}
+
+/*
+ * Datagram d of s read for its QUIC Initials, while they are undecided;
+ * the outcome counted once, when it is a failure.
+ */
+static const struct quic_initial *
+quic_read(struct udp_session *s, const uint8_t *d, size_t len)
+{
+	struct quic_initial	*q = s->held != NULL ? s->held->quic : NULL;
+
+	if (q == NULL || q->outcome != QUIC_MORE)
+		return q;
+	switch (quic_initial_datagram(q, d, len)) {
+	case QUIC_MORE:
+	case QUIC_DECIDED:
+	case QUIC_NOT_QUIC:
+		break;
+	case QUIC_UNDECRYPTABLE:
+		stats_rule(s->rule)->quic_undecryptable++;
+		break;
+	default:
+		stats_rule(s->rule)->quic_unread++;
+		break;
+	}
+	return q;
 }
 
 /* Hold datagram iov of undecided s, within the bounds; or drop it. */
@@ -145,8 +217,6 @@ hold(struct udp_session *s, const struct iovec *iov)
 	struct udp_held_dgram	*g = NULL;
 	char			 client[ADDR_STRLEN];
 
-	if (s->held == NULL && (s->held = calloc(1, sizeof(*s->held))) != NULL)
-		STAILQ_INIT(&s->held->q);
 	if (s->held == NULL || s->held->count == UDP_HELD_MAX ||
 	    s->held->bytes + iov->iov_len > UDP_HELD_BYTES ||
 	    held_total + iov->iov_len > UDP_HELD_TOTAL ||
@@ -201,16 +271,19 @@ enum udp_judged
 udp_route_judge(struct udp_session *s, const struct iovec *iov, int n,
     const struct route **rt, int *at)
 {
+	const struct quic_initial *q;
 	enum probe_verdict	 v;
 	size_t			 len;
 	int			 i;
 
+	(void)held_of(s);
 	for (i = 0; i < n; i++) {
 		len = iov[i].iov_len;
 		/* A copy: regexec may want a NUL after it. */
 		memcpy(look, iov[i].iov_base, len);
 		*at = i;
-		if ((*rt = udp_route_pick(s->rule, look, len, &v)) != NULL) {
+		q = quic_read(s, look, len);
+		if ((*rt = udp_route_pick(s->rule, look, len, q, &v)) != NULL) {
 			stats_rule(&(*rt)->dest)->routed++;
 			return UDP_JUDGED_PICKED;
 		}

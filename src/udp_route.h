@@ -23,15 +23,20 @@ struct udp_session;
 #define UDP_HELD_MAX		16
 #define UDP_HELD_BYTES		65536
 #define UDP_HELD_TOTAL		(4 * 1024 * 1024)
+/* Sessions of a worker whose QUIC Initials are read at once (~20 KB). */
+#define UDP_QUIC_MAX		1024
+
+struct quic_initial;
 
 /*
- * Which route of rule the datagram d (len bytes) picks: the route, or
+ * Which route of rule the datagram d (len bytes) picks, q what the
+ * session's QUIC Initials said so far (NULL: not read): the route, or
  * NULL with *v PROBE_AGAIN (undecided: wait for the next datagram) or
  * PROBE_NO (no route takes it, none waits).  d has room for one more
  * byte (regexec's NUL).  Pure: for the unit tests too.
  */
 const struct route *udp_route_pick(const struct rule *rule, uint8_t *d,
-    size_t len, enum probe_verdict *v);
+    size_t len, const struct quic_initial *q, enum probe_verdict *v);
 
 /* What the datagrams of an undecided session came to. */
 enum udp_judged {

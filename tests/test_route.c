@@ -309,7 +309,7 @@ udp_pick(const struct conf *cfg, const char *rule, const char *d,
 	enum probe_verdict	 v;
 
 	memcpy(buf, d, len);
-	rt = udp_route_pick(rule_named(cfg, rule), buf, len, &v);
+	rt = udp_route_pick(rule_named(cfg, rule), buf, len, NULL, &v);
 	return rt != NULL ? rt->name : v == PROBE_AGAIN ? "(again)" : "(no)";
 }
 
