@@ -106,8 +106,12 @@ static void
 session_close(struct udp_session *s, const char *result)
 {
 	struct udp_sessions	*us = s->owner;
+	struct accesslog_times	 times = accesslog_no_times;
 	char			 client[ADDR_STRLEN];
 
+	/* A route's backends name it (conf_route.c). */
+	if (s->backend != NULL && !s->stranger)
+		times.route = s->backend->route;
 	log_debug("%s -> %s: UDP session of %s closed (%s): %llu bytes in, "
 	    "%llu bytes out", rule_log_name(s->rule), s->rule->connect,
 	    addr_format((const struct sockaddr *)&s->client, client,
@@ -117,7 +121,7 @@ session_close(struct udp_session *s, const char *result)
 	    s->backend != NULL ? (const struct sockaddr *)&s->backend->addr.ss :
 	    NULL, s->stream != NULL ? s->stream->connect.attempts : 1, result,
 	    s->bytes_in, s->bytes_out, s->started, event_now(us->loop),
-	    &accesslog_no_times);
+	    &times);
 	udp_io_count_end(s, event_now(us->loop));
 	udp_session_free(s);
 }
