@@ -181,3 +181,35 @@ child_begin(const struct conf *cfg, int death_signal, bool net_admin)
 	(void)death_signal;
 #endif
 }
+
+void
+child_helper_begin(void)
+{
+	static const int caught[] = {
+		SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1, SIGUSR2, SIGURG,
+		SIGCHLD
+	};
+	size_t	i;
+
+#if defined(HAVE_SYS_PRCTL_H) && HAVE_DECL_PR_SET_PDEATHSIG
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+	sig_close();
+	for (i = 0; i < sizeof(caught) / sizeof(caught[0]); i++)
+		sig_default(caught[i]);
+	sig_block_all(0);
+}
+
+void
+child_close_from(int from)
+{
+	int	fd, max;
+
+#ifdef HAVE_CLOSE_RANGE
+	if (close_range((unsigned)from, ~0U, 0) == 0)
+		return;
+#endif
+	max = (int)sysconf(_SC_OPEN_MAX);
+	for (fd = from; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
+		close(fd);
+}

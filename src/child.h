@@ -17,4 +17,18 @@ struct conf;
 void	child_begin(const struct conf *cfg, int death_signal,
     bool net_admin);
 
+/*
+ * A short-lived helper of the master (the resolver, the upgrade's -t),
+ * right after the fork: killed at the master's death, its own signal
+ * pipe closed, the master's signals back to their defaults and
+ * unblocked.
+ */
+void	child_helper_begin(void);
+/*
+ * ... and then every descriptor from from on closed: the master's
+ * channels are its workers' lifelines, which must close when the master
+ * dies, whatever the helper is doing.
+ */
+void	child_close_from(int from);
+
 #endif

@@ -40,24 +40,60 @@ struct inetd {
 	const struct conf	*cfg;
 };
 
-/* Whether rule r listens at local (a wildcard address takes any). */
+/* a with its address the wildcard of its family (its port kept). */
+static void
+wildcard(struct sockaddr_any *a)
+{
+	if (a->ss.ss_family == AF_INET)
+		((struct sockaddr_in *)&a->ss)->sin_addr.s_addr =
+		    htonl(INADDR_ANY);
+	else if (a->ss.ss_family == AF_INET6)
+		((struct sockaddr_in6 *)&a->ss)->sin6_addr = in6addr_any;
+}
+
+/* An IPv4-mapped IPv6 address (a dual-stack socket's) as IPv4 in v4. */
+static bool
+unmapped(const struct sockaddr_any *a, struct sockaddr_any *v4)
+{
+	const struct sockaddr_in6	*s6 = (const void *)&a->ss;
+	struct sockaddr_in		*s4 = (void *)&v4->ss;
+
+	if (a->ss.ss_family != AF_INET6 ||
+	    !IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
+		return false;
+	memset(v4, 0, sizeof(*v4));
+	s4->sin_family = AF_INET;
+	s4->sin_port = s6->sin6_port;
+	memcpy(&s4->sin_addr, &s6->sin6_addr.s6_addr[12], 4);
+	v4->len = sizeof(*s4);
+	return true;
+}
+
+/* Whether rule r's address is a, or the wildcard of a's port. */
+static bool
+listens_on(const struct rule *r, const struct sockaddr_any *a)
+{
+	struct sockaddr_any	any = *a;
+
+	wildcard(&any);
+	return addr_equal(&r->listen_addr, a) ||
+	    addr_equal(&r->listen_addr, &any);
+}
+
+/*
+ * Whether TCP rule r listens where the connection came (local): its
+ * address, its family's wildcard, and for an IPv4 client of a
+ * dual-stack socket (systemd's ListenStream=PORT) the IPv4 ones too.
+ */
 static bool
 listens_at(const struct rule *r, const struct sockaddr_any *local)
 {
-	struct sockaddr_any	any = *local;
+	struct sockaddr_any	v4;
 
 	if (r->protocol != RULE_TCP || r->connect_protocol != RULE_TCP)
 		return false;
-	if (addr_equal(&r->listen_addr, local))
-		return true;
-	if (any.ss.ss_family == AF_INET)
-		((struct sockaddr_in *)&any.ss)->sin_addr.s_addr =
-		    htonl(INADDR_ANY);
-	else if (any.ss.ss_family == AF_INET6)
-		((struct sockaddr_in6 *)&any.ss)->sin6_addr = in6addr_any;
-	else
-		return false;
-	return addr_equal(&r->listen_addr, &any);
+	return listens_on(r, local) ||
+	    (unmapped(local, &v4) && listens_on(r, &v4));
 }
 
 /*

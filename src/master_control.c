@@ -736,8 +736,8 @@ master_covered(const struct master *m, int token)
 {
 	size_t i;
 
-	for (i = 0; i < m->ncovered; i++)
-		if (m->covered[i] == token)
+	for (i = 0; i < m->ntold_covers; i++)
+		if (m->told_covers[i] == token)
 			return true;
 	return false;
 }

@@ -70,6 +70,9 @@ master_tell(struct master *m, bool ok, const char *fmt, ...)
 	va_end(ap);
 	m->told_ok = ok;
 	snprintf(m->told, sizeof(m->told), "%s", o.text);
+	/* Whom it answers: m->covered may be another's again by then. */
+	memcpy(m->told_covers, o.covers, o.ncovers * sizeof(*o.covers));
+	m->ntold_covers = o.ncovers;
 	if (ok && m->gen > 1)	/* the first: "started ..." said it */
 		log_notice("%s", o.text);
 	else if (!ok && strncmp(o.text, "upgrade:", 8) == 0)

@@ -131,7 +131,9 @@ struct master {
 	unsigned long         outcome_seq;
 	unsigned              gen_told;	/* the last generation said to serve */
 	bool                  told_ok;	/* the last reload's outcome ... */
-	char                  told[600];	/* ... and its words */
+	char                  told[600];	/* ... and its words, */
+	int                   told_covers[OUTCOME_COVERS_MAX]; /* ... and */
+	size_t                ntold_covers;	/* whom it answered */
 	/*
 	 * Requests (sigqueue values of SIGHUP, control socket clients')
 	 * that the queued reload will answer, and those the reload under

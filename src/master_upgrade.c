@@ -79,7 +79,9 @@ static struct {
 	size_t  n;
 	int64_t since;
 	int64_t control_since;	/* waiting for control answers; 0: not */
+	unsigned checking_gen;	/* the generation -t checked the file of */
 	bool    checked;	/* the binary passed -t: exec when free */
+	char    failed[CONF_ERR_MAX];	/* -t refused it: told when free */
 } queued;
 
 void
@@ -588,22 +590,24 @@ upgrade_failed(struct master *m, const char *why)
 		(void)m->control_before_exec(m, CONTROL_EXEC_RESUME);
 	master_tell(m, false, "upgrade: %s; the old binary goes on serving",
 	    why);
+	queued.failed[0] = '\0';	/* why may be it */
 	memcpy(m->covered, was, nwas * sizeof(*was));
 	m->ncovered = nwas;
 }
 
-/* -t is over: on to the exec (upgrade_queued), or told why not. */
+/*
+ * -t is over: on to the exec, or why not; upgrade_queued says it when
+ * no reload's outcome is being read.  A reload meanwhile changed the
+ * file: the verdict is stale, -t runs again.
+ */
 static void
 check_done(char *out, int status, bool timed_out, void *arg)
 {
 	struct master	*m = arg;
-	char		 err[CONF_ERR_MAX];
 
-	if (check_verdict(m, out, status, timed_out, err, sizeof(err)) == 0) {
+	if (m->gen == queued.checking_gen && check_verdict(m, out, status,
+	    timed_out, queued.failed, sizeof(queued.failed)) == 0)
 		queued.checked = true;
-		queued.since = clock_ms();	/* a reload since: wait anew */
-	} else
-		upgrade_failed(m, err);
 	free(out);
 }
 
@@ -662,17 +666,23 @@ upgrade_queued(struct master *m)
 	    clock_ms() - queued.since < UPGRADE_WAIT_MS) ||
 	    (queued.checked && !busy && !m->stopping && control_waits(m)))
 		return;
-	if (m->stopping || m->ls == NULL)
+	if (queued.failed[0] != '\0')
+		upgrade_failed(m, queued.failed);
+	else if (m->stopping || m->ls == NULL)
 		upgrade_failed(m, "ferryd is stopping");
 	else if (busy) {
 		snprintf(err, sizeof(err), "a reload or generation "
 		    "%u was not done after %d s", m->gen, UPGRADE_WAIT_MS /
 		    1000);
 		upgrade_failed(m, err);
-	} else if (queued.checked)
+	} else if (queued.checked && queued.checking_gen == m->gen)
 		upgrade_now(m);
-	else if (check_start(m, err, sizeof(err)) == -1)
-		upgrade_failed(m, err);
+	else {
+		queued.checked = false;
+		queued.checking_gen = m->gen;
+		if (check_start(m, err, sizeof(err)) == -1)
+			upgrade_failed(m, err);
+	}
 }
 
 void

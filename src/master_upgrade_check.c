@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "event.h"
 #include "master_upgrade_check.h"
 #include "sig.h"
@@ -115,7 +116,8 @@ upgrade_check_start(struct event_loop *loop, char *const argv[],
 		snprintf(err, errlen, "a check of the binary is under way");
 		return -1;
 	}
-	if ((check.out = malloc(max + 1)) == NULL || pipe(p) == -1) {
+	if ((check.out = malloc(max + 1)) == NULL ||
+	    pipe2(p, O_CLOEXEC) == -1) {
 		snprintf(err, errlen, "cannot run %.300s -t: %s", argv[0],
 		    strerror(errno));
 		free(check.out);
@@ -124,14 +126,14 @@ upgrade_check_start(struct event_loop *loop, char *const argv[],
 	}
 	sig_block_all(1);
 	if ((pid = fork()) == 0) {
+		child_helper_begin();
 		null = open("/dev/null", O_RDWR);
 		dup2(null, 0);
 		dup2(p[1], 1);
 		dup2(p[1], 2);
+		child_close_from(3);
 		setenv(env, "1", 1);
 		(void)setpgid(0, 0);
-		sig_default(SIGCHLD);
-		sig_block_all(0);
 		execv(argv[0], argv);
 		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -141,7 +143,6 @@ upgrade_check_start(struct event_loop *loop, char *const argv[],
 	check.loop = loop;
 	event_timer_init(&check.deadline, check_on_deadline, NULL);
 	if (pid == -1 || fcntl(p[0], F_SETFL, O_NONBLOCK) == -1 ||
-	    fcntl(p[0], F_SETFD, FD_CLOEXEC) == -1 ||
 	    event_set(loop, p[0], EV_READ, check_on_output, NULL) == -1 ||
 	    event_timer_arm(loop, &check.deadline, event_now(loop) +
 	    max_ms) == -1) {

@@ -18,6 +18,7 @@
 #include <sys/prctl.h>
 #endif
 
+#include "child.h"
 #include "lookup.h"
 #include "proctitle.h"
 #include "resolver.h"
@@ -58,30 +59,6 @@ write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-/*
- * The child keeps only its pipe: the master's channels are its
- * children's lifelines, and must close when the master dies, whatever a
- * slow lookup here is doing.
- */
-static void
-child_close_others(int keep)
-{
-	int fd, max;
-
-	if (keep != 3) {
-		if (dup2(keep, 3) == -1)
-			_exit(1);
-		close(keep);
-	}
-#ifdef HAVE_CLOSE_RANGE
-	if (close_range(4, ~0U, 0) == 0)
-		return;
-#endif
-	max = (int)sysconf(_SC_OPEN_MAX);
-	for (fd = 4; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
-		close(fd);
-}
-
 static void __attribute__((noreturn))
 child_run(int fd, resolver_work_fn *work, void *arg, pid_t parent)
 {
@@ -89,23 +66,18 @@ child_run(int fd, resolver_work_fn *work, void *arg, pid_t parent)
 	uint8_t	*buf = NULL;
 	size_t	 len = 0;
 
-#if defined(HAVE_SYS_PRCTL_H) && HAVE_DECL_PR_SET_PDEATHSIG
-	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
+	child_helper_begin();
 	if (getppid() != parent)
-		_exit(1);	/* it died before the line above */
+		_exit(1);	/* it died before child_helper_begin() */
 	proctitle_set("ferryd: resolver");
-	sig_close();
-	sig_default(SIGTERM);
-	sig_default(SIGINT);
-	sig_default(SIGQUIT);
-	sig_default(SIGHUP);
-	sig_default(SIGUSR1);
-	sig_default(SIGUSR2);
-	sig_default(SIGCHLD);
-	sig_block_all(0);
-	child_close_others(fd);
-	fd = 3;
+	/* The pipe as 3, the only descriptor it keeps. */
+	if (fd != 3) {
+		if (dup2(fd, 3) == -1)
+			_exit(1);
+		close(fd);
+		fd = 3;
+	}
+	child_close_from(4);
 	lookup_record();
 	if (work(arg, err, sizeof(err)) == -1) {
 		tag = 'E';

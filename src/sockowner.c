@@ -99,13 +99,15 @@ net_inode(const char *name, bool v6, const struct sockaddr_any *a, int type)
 	return inode;
 }
 
+#define UNIX_LISTENING	0x10000UL	/* __SO_ACCEPTCON, /proc/net/unix */
+
 /* The inode of the Unix socket listening on a's name, or 0. */
 static unsigned long
 unix_inode(const struct sockaddr_any *a)
 {
 	const struct sockaddr_un *sun = (const void *)&a->ss;
 	char			  line[PATH_MAX + 128], name[PATH_MAX + 2];
-	unsigned long		  inode = 0, ino;
+	unsigned long		  inode = 0, ino, flags;
 	size_t			  len;
 	int			  at;
 	FILE			 *f;
@@ -119,10 +121,16 @@ unix_inode(const struct sockaddr_any *a)
 		snprintf(name, sizeof(name), "%s", sun->sun_path);
 	if ((f = fopen("/proc/net/unix", "re")) == NULL)
 		return 0;
+	/*
+	 * The listening socket only (__SO_ACCEPTCON in its flags): the
+	 * connections it accepted carry its name too, and one may be a
+	 * closed client's, held by no process.
+	 */
 	while (inode == 0 && fgets(line, sizeof(line), f) != NULL) {
 		line[strcspn(line, "\n")] = '\0';
-		if (sscanf(line, "%*s %*s %*s %*s %*s %*s %lu %n", &ino,
-		    &at) == 1 && strcmp(line + at, name) == 0)
+		if (sscanf(line, "%*s %*s %*s %lx %*s %*s %lu %n", &flags, &ino,
+		    &at) == 2 && (flags & UNIX_LISTENING) != 0 &&
+		    strcmp(line + at, name) == 0)
 			inode = ino;
 	}
 	fclose(f);

@@ -185,7 +185,8 @@ held_of(struct udp_session *s)
 
 /*
  * Datagram d of s read for its QUIC Initials, while they are undecided;
- * the outcome counted once, when it is a failure.
+ * a failure counted once, and the reader given back at once (no QUIC
+ * route will match: NULL), so that junk cannot hold the readers.
  */
 static const struct quic_initial *
 quic_read(struct udp_session *s, const uint8_t *d, size_t len)
@@ -197,6 +198,7 @@ quic_read(struct udp_session *s, const uint8_t *d, size_t len)
 	switch (quic_initial_datagram(q, d, len)) {
 	case QUIC_MORE:
 	case QUIC_DECIDED:
+		return q;
 	case QUIC_NOT_QUIC:
 		break;
 	case QUIC_UNDECRYPTABLE:
@@ -206,7 +208,10 @@ quic_read(struct udp_session *s, const uint8_t *d, size_t len)
 		stats_rule(s->rule)->quic_unread++;
 		break;
 	}
-	return q;
+	free(q);
+	s->held->quic = NULL;
+	quic_readers--;
+	return NULL;
 }
 
 /* Hold datagram iov of undecided s, within the bounds; or drop it. */
@@ -310,4 +315,18 @@ udp_route_timeout(const struct udp_session *s)
 	if (rt != NULL)
 		stats_rule(&rt->dest)->routed++;
 	return rt;
+}
+
+const struct route *
+udp_route_of(const struct udp_session *s)
+{
+	size_t	i;
+
+	/* A route's backends name it (conf_route.c). */
+	if (s->backend == NULL || s->stranger || s->backend->route == NULL)
+		return NULL;
+	for (i = 0; i < s->rule->nroutes; i++)
+		if (strcmp(s->rule->routes[i].name, s->backend->route) == 0)
+			return &s->rule->routes[i];
+	return NULL;
 }

@@ -74,4 +74,7 @@ const struct route *udp_route_timeout(const struct udp_session *s);
  */
 void	udp_route_release(struct udp_session *s);
 
+/* The route decided s's backend is of, or NULL (none, or no route). */
+const struct route *udp_route_of(const struct udp_session *s);
+
 #endif

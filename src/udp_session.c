@@ -107,21 +107,22 @@ session_close(struct udp_session *s, const char *result)
 {
 	struct udp_sessions	*us = s->owner;
 	struct accesslog_times	 times = accesslog_no_times;
+	const struct route	*rt = udp_route_of(s);
 	char			 client[ADDR_STRLEN];
 
-	/* A route's backends name it (conf_route.c). */
-	if (s->backend != NULL && !s->stranger)
-		times.route = s->backend->route;
+	times.route = rt != NULL ? rt->name : NULL;
 	log_debug("%s -> %s: UDP session of %s closed (%s): %llu bytes in, "
 	    "%llu bytes out", rule_log_name(s->rule), s->rule->connect,
 	    addr_format((const struct sockaddr *)&s->client, client,
 	    sizeof(client)), result, (unsigned long long)s->bytes_in,
 	    (unsigned long long)s->bytes_out);
-	accesslog_session(s->rule, (const struct sockaddr *)&s->client,
-	    s->backend != NULL ? (const struct sockaddr *)&s->backend->addr.ss :
-	    NULL, s->stream != NULL ? s->stream->connect.attempts : 1, result,
-	    s->bytes_in, s->bytes_out, s->started, event_now(us->loop),
-	    &times);
+	/* A route's no_access_log is its destination's. */
+	if (rt == NULL || !rt->dest.no_access_log)
+		accesslog_session(s->rule, (const struct sockaddr *)&s->client,
+		    s->backend != NULL ? (const struct sockaddr *)
+		    &s->backend->addr.ss : NULL, s->stream != NULL ?
+		    s->stream->connect.attempts : 1, result, s->bytes_in,
+		    s->bytes_out, s->started, event_now(us->loop), &times);
 	udp_io_count_end(s, event_now(us->loop));
 	udp_session_free(s);
 }
