@@ -1,7 +1,7 @@
 /*
  * conf.c - reading ferryd.conf: libconfig syntax in, a fully checked and
- * resolved struct conf out.  This file loads (a file, or a rinetd.conf
- * converted) and knows the top-level settings; conf_schema.c is the
+ * resolved struct conf out.  This file loads a text (conf_load.c chose
+ * and read it) and knows the top-level settings; conf_schema.c is the
  * key-table engine, conf_rule.c what a rule means, conf_file.c how the
  * text is read.
  *
@@ -29,7 +29,6 @@
 #include "conf.h"
 #include "conf_file.h"
 #include "conf_schema.h"
-#include "conf_rinetd.h"
 #include "conf_syntax.h"
 #include "event.h"
 #include "log.h"
@@ -730,47 +729,6 @@ conf_has_transparent(const struct conf *cfg)
 	return false;
 }
 
-/* Whether the file at path reads as a rinetd.conf. */
-static bool
-is_rinetd_file(const char *path)
-{
-	char	 err[CONF_ERR_MAX], *text;
-	bool	 yes;
-
-	if ((text = rinetd_read(path, err, sizeof(err))) == NULL)
-		return false;
-	yes = rinetd_detect(text);
-	free(text);
-	return yes;
-}
-
-struct conf *
-conf_load(const char *path, char *err, size_t errlen)
-{
-	return conf_load_syntax(path, CONF_SYNTAX_AUTO, err, errlen);
-}
-
-struct conf *
-conf_load_syntax(const char *path, int syntax, char *err, size_t errlen)
-{
-	struct conf_loader	 ld = { path, err, errlen, NULL, false };
-	struct conf_text text;
-	struct conf	*cfg;
-
-	if (syntax == CONF_SYNTAX_RINETD)
-		return conf_load_rinetd(path, err, errlen);
-	if (conf_text_read(path, &text, err, errlen) == -1)
-		return NULL;
-	ld.text = &text;
-	cfg = load(&ld, CONF_SYNTAX_LIBCONFIG, &text);
-	conf_text_free(&text);
-	/* Only a file libconfig cannot parse at all may be rinetd's. */
-	if (cfg == NULL && syntax == CONF_SYNTAX_AUTO && ld.syntax_error &&
-	    is_rinetd_file(path))
-		cfg = conf_load_rinetd(path, err, errlen);
-	return cfg;
-}
-
 void
 conf_warn_lines(const char *warnings)
 {
@@ -779,33 +737,6 @@ conf_warn_lines(const char *warnings)
 	for (p = warnings; p != NULL && (nl = strchr(p, '\n')) != NULL;
 	    p = nl + 1)
 		log_warn("%.*s", (int)(nl - p), p);
-}
-
-struct conf *
-conf_load_rinetd(const char *path, char *err, size_t errlen)
-{
-	struct conf_loader		 ld = { path, err, errlen, NULL,
-	    false };
-	struct rinetd_conv	 conv;
-	struct conf_text	 ctext;
-	struct conf		*cfg = NULL;
-	char			*text;
-
-	if ((text = rinetd_read(path, err, errlen)) == NULL)
-		return NULL;
-	if (rinetd_convert(path, text, &conv, err, errlen) == 0) {
-		conf_warn_lines(conv.warnings);
-		if (conf_text_from_lines(conv.files, conv.nfiles, conv.text,
-		    conv.filemap, conv.linemap, conv.nlines, &ctext) == 0) {
-			ld.text = &ctext;
-			cfg = load(&ld, CONF_SYNTAX_RINETD, &ctext);
-			conf_text_free(&ctext);
-		} else
-			snprintf(err, errlen, "%s: out of memory", path);
-		rinetd_conv_free(&conv);
-	}
-	free(text);
-	return cfg;
 }
 
 void

@@ -54,7 +54,7 @@ same_slot(const struct rule *ra, const struct backend *ba,
 {
 	return rule_dest_of(ra, ba)->upstream.balance != BALANCE_HASH &&
 	    ba->addr.ss.ss_family == bb->addr.ss.ss_family &&
-	    conf_source_same(ba->pool, bb->pool);
+	    conf_source_addr_same(ba->pool, bb->pool);
 }
 
 bool

@@ -188,12 +188,12 @@ conf_key_parser conf_parse_unix_uids, conf_parse_unix_gids;
 conf_key_parser conf_parse_rules;		/* conf_rule.c */
 conf_key_parser conf_parse_connect;		/* conf_upstream.c */
 extern const char *const conf_balance_names[];	/* enum balance's */
-conf_key_parser conf_parse_source;			/* conf_source.c */
+conf_key_parser conf_parse_source;			/* conf_source_addr.c */
 /* r's source resolved into its pools (r->source_pool), at rule's line. */
-int	conf_source_pools(struct conf_loader *ld,
+int	conf_source_addr_pools(struct conf_loader *ld,
     const config_setting_t *rule, struct rule *r);
 /* Two pools hold the same addresses in the same order (or are NULL). */
-bool	conf_source_same(const struct source_pool *a,
+bool	conf_source_addr_same(const struct source_pool *a,
     const struct source_pool *b);
 extern const char *const conf_send_proxy_names[]; /* enum proxy_version's */
 conf_key_parser conf_parse_health_check, conf_parse_keepalive;
@@ -275,7 +275,7 @@ conf_key_show conf_show_string, conf_show_bool, conf_show_choice;
 conf_key_show conf_show_text, conf_show_mode, conf_show_acl_allow;
 conf_key_show conf_show_acl_deny, conf_show_health_check;
 conf_key_show conf_show_keepalive, conf_show_rules, conf_show_connect;
-conf_key_show conf_show_source;			/* conf_source.c */
+conf_key_show conf_show_source;			/* conf_source_addr.c */
 conf_key_show conf_show_routes;				/* conf_route.c */
 /* Indent, "name = " (NULL: none), then text. */
 void	conf_show_open(struct conf_show *sh, const char *name,

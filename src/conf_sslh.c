@@ -873,17 +873,3 @@ conf_load_sslh(const struct sslh_cmdline *cl, int *status, char *err,
 	free(filemap);
 	return cfg;
 }
-
-struct conf *
-conf_load_as(const char *path, int syntax, const struct sslh_cmdline *sslh,
-    char *err, size_t errlen)
-{
-	if (sslh != NULL)
-		return conf_load_sslh(sslh, NULL, err, errlen);
-	if (syntax == CONF_SYNTAX_SSLH) {
-		snprintf(err, errlen, "%s: sslh's settings need its command "
-		    "line: give it after --sslh", path);
-		return NULL;
-	}
-	return conf_load_syntax(path, syntax, err, errlen);
-}

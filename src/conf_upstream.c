@@ -422,7 +422,7 @@ conf_rule_upstream(struct conf_loader *ld, const config_setting_t *rule,
 	if (r->nitems == 0)
 		return conf_fail(ld, rule, "rule is missing required setting "
 		    "\"connect\"");
-	if (conf_source_pools(ld, rule, r) == -1)
+	if (conf_source_addr_pools(ld, rule, r) == -1)
 		return -1;
 	/* Items say what they inherit, so that -T writes it in each. */
 	for (i = 0; i < r->nitems; i++)

@@ -18,7 +18,7 @@
 #include "conf.h"
 #include "conf_rinetd.h"
 #include "conf_sslh.h"
-#include "control.h"
+#include "ask_daemon.h"
 #include "inetd.h"
 #include "log.h"
 #include "lookup.h"
@@ -115,7 +115,7 @@ print_status(const struct options *opt)
 	cfg = conf_load_as(opt->config_path, opt->config_syntax, opt->sslh,
 	    err, sizeof(err));
 	lookup_live();
-	if (cfg == NULL || control_status(cfg, stdout, err, sizeof(err)) == -1) {
+	if (cfg == NULL || ask_status(cfg, stdout, err, sizeof(err)) == -1) {
 		fprintf(stderr, "ferryd: %s\n", err);
 		rc = 1;
 	}
@@ -199,7 +199,7 @@ reload_master(const struct options *opt, const char *pidfile)
 		return 1;
 	}
 	conf_free(cfg);
-	if (control_reload(pidfile, what, sizeof(what), err,
+	if (ask_reload(pidfile, what, sizeof(what), err,
 	    sizeof(err)) == -1) {
 		fprintf(stderr, "ferryd: reload failed: %s\n", err);
 		return 1;
@@ -217,7 +217,7 @@ upgrade_master(const char *pidfile)
 {
 	char what[OUTCOME_TEXT_MAX], err[1024];
 
-	if (control_upgrade(pidfile, what, sizeof(what), err,
+	if (ask_upgrade(pidfile, what, sizeof(what), err,
 	    sizeof(err)) == -1) {
 		fprintf(stderr, "ferryd: %s\n", err);
 		return 1;
@@ -239,7 +239,7 @@ signal_master(const struct options *opt, int signo)
 		rc = reload_master(opt, pidfile);
 	else if (signo == SIGURG)
 		rc = upgrade_master(pidfile);
-	else if (control_send(pidfile, signo, err, sizeof(err)) == -1) {
+	else if (ask_send(pidfile, signo, err, sizeof(err)) == -1) {
 		fprintf(stderr, "ferryd: %s\n", err);
 		rc = 1;
 	}
@@ -272,7 +272,7 @@ send_command(const struct options *opt, const char *command,
 			    opt->config_path);
 	}
 	if (path != NULL &&
-	    (rc = control_command(path, command, stdout, err,
+	    (rc = ask_command(path, command, stdout, err,
 	    sizeof(err))) == -1)
 		fprintf(stderr, "ferryd: %s\n", err);
 	conf_free(cfg);
@@ -683,7 +683,7 @@ main(int argc, char *argv[])
 				status = true;
 				break;
 			}
-			signo = control_signo(optarg);
+			signo = ask_signo(optarg);
 			if (signo == -1) {
 				fprintf(stderr, "ferryd: unknown action \"%s\" "
 				    "for -s (use reload, stop, quit, reopen, drain, "

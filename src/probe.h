@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* The most a peek reads: a ClientHello of 16 KiB plus its headers. */
 #define PROBE_PEEK_MAX	(16384 + 5 + 4)
@@ -98,7 +99,13 @@ struct probe_http {
 enum probe_verdict probe_http(struct probe_http *st, const uint8_t *buf,
     size_t len);
 
-/* Stateless probes: a verdict from the bytes so far. */
+/*
+ * The probes that need no state, one file each (probe_ssh.c, ...): each
+ * judges the bytes so far afresh and looks at a bounded prefix, so
+ * calling it again after every read costs little; each says PROBE_NO at
+ * the first byte that rules its protocol out, so that the probes after
+ * it in a route list are not held up.
+ */
 enum probe_verdict probe_ssh(const uint8_t *buf, size_t len);
 enum probe_verdict probe_openvpn(const uint8_t *buf, size_t len);
 enum probe_verdict probe_socks5(const uint8_t *buf, size_t len);
@@ -106,6 +113,20 @@ enum probe_verdict probe_xmpp(const uint8_t *buf, size_t len);
 enum probe_verdict probe_adb(const uint8_t *buf, size_t len);
 enum probe_verdict probe_syslog(const uint8_t *buf, size_t len);
 enum probe_verdict probe_msrdp(const uint8_t *buf, size_t len);
+
+/* Whether the len bytes at buf are a prefix of the n at want, or those
+ * a prefix of them; the same for the string s. */
+static inline bool
+probe_starts_n(const uint8_t *buf, size_t len, const void *want, size_t n)
+{
+	return memcmp(buf, want, len < n ? len : n) == 0;
+}
+
+static inline bool
+probe_starts(const uint8_t *buf, size_t len, const char *s)
+{
+	return probe_starts_n(buf, len, s, strlen(s));
+}
 
 /*
  * sslh's probes, for rules with probes = "sslh" (tcp_peek.c): each

@@ -4,7 +4,7 @@
  * sslh 2.x's probe of the same name does (its probe.c and tls.c, read
  * for their behaviour), so that a converted sslh.cfg sends a client
  * where sslh would.  They are deliberately looser than ferryd's own
- * (probe_stateless.c, probe_tls.c, probe_http.c): a protocol is told
+ * (probe_ssh.c and the others, probe_tls.c, probe_http.c): a protocol is told
  * by a few bytes, not by its grammar.  Each is stateless and asked
  * again with all the bytes at every look; what a verdict means to the
  * route loop is tcp_peek.c's.  sslh 1.20's probes of these names decide

@@ -1,5 +1,5 @@
 /*
- * conf_source.c - a rule's source: the addresses its connections and
+ * conf_source_addr.c - a rule's source: the addresses its connections and
  * sessions to backends leave from.  One address, as before, or a list of
  * addresses, host names and prefixes ("192.0.2.8/29"), taken in turn:
  * each address has the host's whole range of ephemeral ports towards a
@@ -164,7 +164,7 @@ add_host(const char *item, struct gather g[2], char *why, size_t whylen)
 }
 
 int
-conf_source_pools(struct conf_loader *ld, const config_setting_t *rule,
+conf_source_addr_pools(struct conf_loader *ld, const config_setting_t *rule,
     struct rule *r)
 {
 	const config_setting_t	*m = config_setting_get_member(rule, "source");
@@ -195,7 +195,7 @@ conf_source_pools(struct conf_loader *ld, const config_setting_t *rule,
 }
 
 bool
-conf_source_same(const struct source_pool *a, const struct source_pool *b)
+conf_source_addr_same(const struct source_pool *a, const struct source_pool *b)
 {
 	unsigned i;
 

@@ -1,5 +1,7 @@
 /*
- * control.c - "ferryd -s ACTION": send a signal to the running master.
+ * ask_daemon.c - the client side of "ferryd -s ACTION" and "ferryd -x
+ * COMMAND": signal the running master, wait for its answer, or send a
+ * command to its control socket (whose server is master_control.c).
  *
  * A pidfile on its own proves nothing: the master may have been killed
  * and its pid reused by an unrelated process.  pidfile_holder() trusts
@@ -18,7 +20,7 @@
 #include <unistd.h>
 
 #include "conf.h"
-#include "control.h"
+#include "ask_daemon.h"
 #include "outcome.h"
 #include "pidfile.h"
 
@@ -36,7 +38,7 @@ static const struct {
 };
 
 int
-control_signo(const char *action)
+ask_signo(const char *action)
 {
 	size_t i;
 
@@ -47,7 +49,7 @@ control_signo(const char *action)
 }
 
 static const char *
-control_signame(int signo)
+signal_name(int signo)
 {
 	size_t i;
 
@@ -58,7 +60,7 @@ control_signame(int signo)
 }
 
 int
-control_send(const char *pidfile, int signo, char *err, size_t errlen)
+ask_send(const char *pidfile, int signo, char *err, size_t errlen)
 {
 	pid_t pid;
 
@@ -66,7 +68,7 @@ control_send(const char *pidfile, int signo, char *err, size_t errlen)
 		return -1;
 	if (kill(pid, signo) == -1) {
 		snprintf(err, errlen, "cannot send %s to ferryd (pid %ld, "
-		    "pidfile %s): %s", control_signame(signo), (long)pid,
+		    "pidfile %s): %s", signal_name(signo), (long)pid,
 		    pidfile, strerror(errno));
 		return -1;
 	}
@@ -75,7 +77,7 @@ control_send(const char *pidfile, int signo, char *err, size_t errlen)
 
 /* Ask with signo (carrying our pid) and wait for the outcome that covers us. */
 static int
-control_ask(const char *pidfile, int signo, const char *doing, char *what,
+ask_and_wait(const char *pidfile, int signo, const char *doing, char *what,
     size_t whatlen, char *err, size_t errlen)
 {
 	struct outcome	 now;
@@ -92,11 +94,11 @@ control_ask(const char *pidfile, int signo, const char *doing, char *what,
 	me.sival_int = (int)getpid();
 	if (sigqueue(pid, signo, me) == -1) {
 		snprintf(err, errlen, "cannot send %s to ferryd (pid %ld, "
-		    "pidfile %s): %s", control_signame(signo), (long)pid,
+		    "pidfile %s): %s", signal_name(signo), (long)pid,
 		    pidfile, strerror(errno));
 		return -1;
 	}
-	for (i = 0; i < CONTROL_RELOAD_WAIT_S * 10; i++) {
+	for (i = 0; i < ASK_RELOAD_WAIT_S * 10; i++) {
 		nanosleep(&tick, NULL);
 		outcome_read(path, &now);
 		if (outcome_covers(&now, me.sival_int)) {
@@ -112,29 +114,29 @@ control_ask(const char *pidfile, int signo, const char *doing, char *what,
 	}
 	snprintf(err, errlen, "ferryd (pid %ld) did not say how the %s "
 	    "went within %d s (%s); see its log", (long)pid, doing,
-	    CONTROL_RELOAD_WAIT_S, path);
+	    ASK_RELOAD_WAIT_S, path);
 	return -1;
 }
 
 int
-control_reload(const char *pidfile, char *what, size_t whatlen, char *err,
+ask_reload(const char *pidfile, char *what, size_t whatlen, char *err,
     size_t errlen)
 {
-	return control_ask(pidfile, SIGHUP, "reload", what, whatlen, err,
+	return ask_and_wait(pidfile, SIGHUP, "reload", what, whatlen, err,
 	    errlen);
 }
 
 int
-control_upgrade(const char *pidfile, char *what, size_t whatlen, char *err,
+ask_upgrade(const char *pidfile, char *what, size_t whatlen, char *err,
     size_t errlen)
 {
-	return control_ask(pidfile, SIGURG, "upgrade", what, whatlen, err,
+	return ask_and_wait(pidfile, SIGURG, "upgrade", what, whatlen, err,
 	    errlen);
 }
 
 /* A socket connected to the control socket at path; -1 with err. */
 static int
-control_connect(const char *path, char *err, size_t errlen)
+connect_control_socket(const char *path, char *err, size_t errlen)
 {
 	struct sockaddr_un	sun;
 	int			fd;
@@ -158,15 +160,15 @@ control_connect(const char *path, char *err, size_t errlen)
 }
 
 int
-control_command(const char *path, const char *command, FILE *out,
+ask_command(const char *path, const char *command, FILE *out,
     char *err, size_t errlen)
 {
-	struct timeval	 tv = { CONTROL_COMMAND_WAIT_S, 0 };
+	struct timeval	 tv = { ASK_COMMAND_WAIT_S, 0 };
 	char		 line[4096];
 	FILE		*in;
 	int		 fd, rc = -1;
 
-	if ((fd = control_connect(path, err, errlen)) == -1)
+	if ((fd = connect_control_socket(path, err, errlen)) == -1)
 		return -1;
 	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (dprintf(fd, "%s\n", command) < 0 || (in = fdopen(fd, "r")) ==
@@ -191,7 +193,7 @@ control_command(const char *path, const char *command, FILE *out,
 	if (rc == -1)
 		snprintf(err, errlen, "%s closed or said nothing more within "
 		    "%d s before its answer's end", path,
-		    CONTROL_COMMAND_WAIT_S);
+		    ASK_COMMAND_WAIT_S);
 	fclose(in);
 	return rc;
 }
@@ -235,7 +237,7 @@ status_connect(const struct conf *cfg, char *err, size_t errlen)
 }
 
 int
-control_status(const struct conf *cfg, FILE *out, char *err, size_t errlen)
+ask_status(const struct conf *cfg, FILE *out, char *err, size_t errlen)
 {
 	static const char	 req[] = "GET /status.txt HTTP/1.0\r\n\r\n";
 	char			*buf = NULL, *p, *body;
