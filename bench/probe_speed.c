@@ -6,7 +6,7 @@
  * and run from the top of a configured tree:
  *
  *   gcc -O2 -I. -Isrc -o probe_speed bench/probe_speed.c \
- *       src/probe_tls.c src/probe_http.c
+ *       src/probe_tls.c src/probe_http.c src/bug.c src/log.c src/safefile.c
  *   ./probe_speed tests/fuzz/probe/tls-curl-h2.bin tls 200000
  *   ./probe_speed tests/fuzz/probe/tls-curl-h2.bin tls-bytes 20000
  *   ./probe_speed tests/fuzz/probe/http-curl.bin http 200000

@@ -12,6 +12,7 @@
 
 #include "addr.h"
 #include "balance.h"
+#include "bug.h"
 #include "clock.h"
 #include "conf.h"
 #include "health.h"
@@ -146,6 +147,7 @@ gather(const struct upstream *u, bool backup, enum take take,
 		c->total += c->w[c->n];
 		c->idx[c->n++] = (uint16_t)i;
 	}
+	BUG_ON(c->total < 0);	/* weights are never negative */
 }
 
 /* nginx's smooth weighted round robin: even spread, exact shares. */
@@ -257,6 +259,7 @@ static size_t
 pick_one(const struct upstream *u, const struct candidates *c,
     const struct sockaddr *client)
 {
+	BUG_ON(c->n == 0 || c->n > u->nbackends);
 	if (c->n == 1)
 		return 0;
 	switch (u->balance) {

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bug.h"
 #include "clock.h"
 #include "event.h"
 #include "event_backend.h"
@@ -211,6 +212,7 @@ event_set(struct event_loop *loop, int fd, int mask, event_handler *handler,
 	if (event_reserve(loop, fd) == -1)
 		return -1;
 	w = &loop->watch[fd];
+	BUG_ON(handler == NULL && mask != 0);
 	w->handler = handler;
 	w->data = data;
 	return event_mask(loop, fd, mask);
@@ -291,6 +293,7 @@ event_defer(struct event_loop *loop, int fd)
 	if (w->mask == 0 || w->deferred)
 		return;
 	w->deferred = true;
+	BUG_ON(loop->ndeferred >= loop->cap);	/* each fd once: cap fit */
 	loop->deferred[loop->ndeferred++] = fd;
 }
 
@@ -305,6 +308,8 @@ event_run_due(struct event_loop *loop)
 		if ((fd = loop->due[i]) == -1)
 			continue;	/* closed meanwhile */
 		w = &loop->watch[fd];
+		/* closing takes an fd off the list: still watched */
+		BUG_ON(fd >= loop->cap || w->mask == 0);
 		w->deferred = false;
 		w->handler(loop, fd, 0, w->data);
 		ran++;
@@ -382,6 +387,8 @@ event_loop_run_once(struct event_loop *loop)
 	}
 	for (i = 0; i < n; i++) {
 		fd = loop->fired[i].fd;
+		/* the kernel reports only descriptors we handed it */
+		BUG_ON(fd < 0 || fd >= loop->cap);
 		w = &loop->watch[fd];
 		/*
 		 * An earlier handler of this round may have stopped watching

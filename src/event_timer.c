@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 
+#include "bug.h"
 #include "event_timer.h"
 
 #define HEAP_FIRST_CAP	64
@@ -121,6 +122,8 @@ timer_heap_arm(struct timer_heap *h, struct event_timer *t, int64_t due)
 		h->v = v;
 		h->cap = cap;
 	}
+	/* an armed timer is where its index says, in this heap */
+	BUG_ON(t->index > h->n || (t->index != 0 && h->v[t->index - 1] != t));
 	t->due = due;
 	t->seq = h->seq++;
 	if (t->index == 0) {
@@ -139,6 +142,7 @@ timer_heap_cancel(struct timer_heap *h, struct event_timer *t)
 	if (t->index == 0)
 		return;
 	i = t->index - 1;
+	BUG_ON(i >= h->n || h->v[i] != t);
 	t->index = 0;
 	if (--h->n == i)
 		return;		/* it was the last one */
@@ -161,6 +165,7 @@ timer_heap_run(struct timer_heap *h, int64_t now)
 
 	while ((t = timer_heap_first(h)) != NULL && t->due <= now &&
 	    t->seq < armed_before) {
+		BUG_ON(t->index != 1);	/* the first is at the root */
 		timer_heap_cancel(h, t);
 		t->fn(t, t->data);
 		ran++;

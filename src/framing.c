@@ -173,6 +173,7 @@ out_hold(struct frame_out *out, const void *p, size_t len)
 		out->len -= out->off;
 		out->off = 0;
 	}
+	BUG_ON(out->off > out->len || out->len + len > FRAME_OUT_MAX);
 	memcpy(out->buf + out->len, p, len);
 	out->len += len;
 	return 0;
@@ -238,6 +239,7 @@ frame_out_write(struct frame_out *out, int fd, int framing,
 	if ((size_t)r == total)
 		return n;
 	/* Hold the rest of the frame cut short, then whole frames. */
+	BUG_ON((size_t)r > total);
 	done = (size_t)r;
 	for (i = 0; i < n; i++) {
 		size = iov[i].iov_len + (framing == FRAMING_LENGTH16 ?
@@ -274,6 +276,7 @@ frame_out_flush(struct frame_out *out, int fd)
 			return errno == EAGAIN || errno == EWOULDBLOCK ? 1 : -1;
 		}
 		out->off += (size_t)r;
+		BUG_ON(out->off > out->len);
 	}
 	frame_out_free(out);
 	return 0;

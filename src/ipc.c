@@ -14,6 +14,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "bug.h"
 #include "clock.h"
 #include "ipc.h"
 
@@ -115,6 +116,8 @@ ipc_send(int fd, int type, const void *data, size_t len, const int *fds,
 	do
 		n = sendmsg(fd, &mh, MSG_NOSIGNAL);
 	while (n == -1 && errno == EINTR);
+	/* SOCK_SEQPACKET: a message goes whole or not at all */
+	BUG_ON(n != -1 && (size_t)n != sizeof(h) + len);
 	return n == -1 ? -1 : 0;
 }
 
@@ -131,6 +134,7 @@ take_fds(struct msghdr *mh, struct ipc_msg *msg)
 			continue;
 		v = (int *)(void *)CMSG_DATA(c);
 		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		BUG_ON(c->cmsg_len < CMSG_LEN(0));
 		for (i = 0; i < n; i++)
 			if (msg->nfds < IPC_MAX_FDS)
 				msg->fds[msg->nfds++] = v[i];

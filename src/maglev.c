@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bug.h"
 #include "maglev.h"
 
 #define FNV_INIT	0xcbf29ce484222325ULL
@@ -44,6 +45,8 @@ maglev_build(uint16_t *table, const uint64_t *key, const int *weight,
 	uint32_t	 c;
 	int		 w;
 
+	/* every entry names a backend, and EMPTY none */
+	BUG_ON(n == 0 || n >= EMPTY);
 	offset = calloc(n, sizeof(*offset));
 	skip = calloc(n, sizeof(*skip));
 	next = calloc(n, sizeof(*next));
@@ -73,6 +76,7 @@ maglev_build(uint16_t *table, const uint64_t *key, const int *weight,
 					    (uint64_t)next[i]++ * skip[i]) %
 					    MAGLEV_SIZE);
 				while (table[c] != EMPTY);
+				BUG_ON(next[i] > MAGLEV_SIZE);	/* a full turn */
 				table[c] = (uint16_t)i;
 				filled++;
 			}

@@ -148,6 +148,7 @@ pool_put(struct pool *pool, void *buf, size_t size)
 		free(buf);
 		return;
 	}
+	BUG_ON(b == c->free);	/* the same buffer given back twice */
 	b->next = c->free;
 	c->free = b;
 	c->nfree++;
@@ -221,6 +222,8 @@ pool_get_pipe(struct pool *pool, int fds[2], size_t size)
 {
 	int want;
 
+	/* idle pipes are held ones: what the limits count */
+	BUG_ON(pool->npipes > pool->nheld);
 	if (pool->npipes > 0) {
 		pool->npipes--;
 		fds[0] = pool->pipes[pool->npipes][0];
@@ -278,8 +281,10 @@ pool_drop_pipe(struct pool *pool, const int fds[2])
 	BUG_ON(pool->nheld == 0);
 	close(fds[0]);
 	close(fds[1]);
-	if (pool->budget > 0)
+	if (pool->budget > 0) {
+		BUG_ON(pool->held < pipe_pages(pool));
 		pool->held -= pipe_pages(pool);
+	}
 	pool->nheld--;
 }
 
@@ -290,6 +295,7 @@ pool_put_pipe(struct pool *pool, const int fds[2])
 		pool_drop_pipe(pool, fds);
 		return;
 	}
+	BUG_ON(pool->npipes >= pool->nheld);	/* one we did not hand out */
 	pool->pipes[pool->npipes][0] = fds[0];
 	pool->pipes[pool->npipes][1] = fds[1];
 	pool->npipes++;

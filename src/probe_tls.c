@@ -35,6 +35,7 @@
 
 #include <string.h>
 
+#include "bug.h"
 #include "probe.h"
 
 /* st->stage: the record layer. */
@@ -293,6 +294,9 @@ field_done(struct probe_tls *st)
 static void
 consumed(struct probe_tls *st, size_t n)
 {
+	/* never past the part that holds it */
+	BUG_ON(n > scope_left(st) || (field_width[st->field] == 0 &&
+	    n > st->run));
 	st->hello_len += (uint32_t)n;
 	if (in_extension(st))
 		st->ext -= (uint16_t)n;
@@ -314,6 +318,7 @@ run_bytes(struct probe_tls *st, const uint8_t *p, size_t n)
 	uint8_t	ch;
 
 	if (st->field == F_SNI_NAME) {
+		BUG_ON(at + n > PROBE_NAME_MAX);	/* F_SNI_LEN's bound */
 		for (i = 0; i < n; i++) {
 			ch = p[i];
 			if (ch <= 0x20 || ch == 0x7f) {
@@ -324,6 +329,8 @@ run_bytes(struct probe_tls *st, const uint8_t *p, size_t n)
 			    ch + 32 : ch);
 		}
 	} else if (st->field == F_ALPN_NAME && st->keep) {
+		BUG_ON(st->nalpn >= PROBE_ALPN_MAX ||
+		    at + n >= PROBE_ALPN_LEN);	/* F_ALPN_LEN's keep */
 		if (memchr(p, '\0', n) != NULL)
 			st->keep = false;
 		else

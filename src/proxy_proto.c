@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/un.h>
 
+#include "bug.h"
 #include "proxy_proto.h"
 
 /* v2's first 12 bytes, which no v1 header or plain request starts with. */
@@ -108,6 +109,7 @@ header_v2(bool stream, const struct endpoint *s, const struct endpoint *d,
 		memcpy(p, s->path, UNIX_PATH_LEN);
 		memcpy(p + UNIX_PATH_LEN, d->path, UNIX_PATH_LEN);
 		len += 2 * UNIX_PATH_LEN;
+		BUG_ON(len > PROXY_HEADER_MAX);
 		buf[14] = (unsigned char)((len - 16) >> 8);
 		buf[15] = (unsigned char)((len - 16) & 0xff);
 		return len;
@@ -119,6 +121,7 @@ header_v2(bool stream, const struct endpoint *s, const struct endpoint *d,
 	memcpy(p + 2 * alen, &s->port, 2);
 	memcpy(p + 2 * alen + 2, &d->port, 2);
 	len += 2 * alen + 4;
+	BUG_ON(len > PROXY_HEADER_MAX);
 	buf[14] = (unsigned char)((len - 16) >> 8);
 	buf[15] = (unsigned char)((len - 16) & 0xff);
 	return len;

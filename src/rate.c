@@ -6,6 +6,7 @@
 
 #include <sys/mman.h>
 
+#include "bug.h"
 #include "clock.h"
 #include "rate.h"
 
@@ -211,6 +212,7 @@ void
 rate_budget_waiting(struct rate_budget *b, int delta)
 {
 	b->waiting += delta;
+	BUG_ON(b->waiting < 0);	/* a reader counted out twice */
 }
 
 /*

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "bug.h"
 #include "stats_hist.h"
 
 uint64_t
@@ -12,6 +13,7 @@ hist_bound(unsigned i)
 {
 	unsigned e;
 
+	BUG_ON(i >= HIST_FINITE);	/* the last bucket has no bound */
 	if (i < 4)
 		return i + 1;
 	e = HIST_FIRST_POW + (i - 4) / 4;

@@ -10,6 +10,7 @@
 
 #include "addr.h"
 #include "balance.h"
+#include "bug.h"
 #include "event.h"
 #include "health.h"
 #include "log.h"
@@ -177,6 +178,8 @@ tcp_connect_next(struct tcp_connect *tc, const struct rule *rule,
 		b = balance_pick(rule, tc->client, tc->tried, now, &trial);
 		if (b == NULL)
 			break;
+		/* one backend's place at a time; none once connected */
+		BUG_ON(tc->held || tc->connected);
 		tc->backend = b;
 		tc->trial = trial;
 		tc->tried |= BALANCE_TRIED((size_t)(b - rule->upstream.backends));
@@ -230,6 +233,7 @@ tcp_connect_succeeded(struct tcp_connect *tc, const struct rule *rule,
 {
 	struct stats_backend	*st = stats_backend(tc->backend);
 
+	BUG_ON(!tc->held || tc->connected);	/* the attempt's, once */
 	health_succeeded(rule, tc->backend, tc->trial);
 	tc->trial = false;
 	tc->connected = true;

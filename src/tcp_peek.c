@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bug.h"
 #include "pool.h"
 #include "probe.h"
 #include "route.h"
@@ -253,6 +254,7 @@ pick_sslh(struct tcp_peek *p, const struct rule *rule, uint8_t *look,
 	size_t	n = rule->nroutes, i;
 	bool	again = false;
 
+	BUG_ON(n == 0);	/* a rule with probes has routes */
 	if (route_is_default(&rule->routes[n - 1]))
 		n--;
 	for (i = 0; i < n; i++) {
@@ -294,6 +296,8 @@ tcp_peek_look(struct tcp_peek *p, int fd, const struct xprt_ops *xprt,
 	/* Bytes and then the end: on_timeout's route may still take them. */
 	if (p->eof)
 		return TCP_PEEK_AGAIN;
+	/* first_look is every session's: bytes that wait are in kept */
+	BUG_ON(p->len > PROBE_PEEK_MAX || (p->len > 0 && p->kept == NULL));
 	n = xprt->rcv_buf(fd, at + p->len, room);
 	if (n == -1) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
@@ -311,12 +315,16 @@ tcp_peek_look(struct tcp_peek *p, int fd, const struct xprt_ops *xprt,
 		p->drained = false;
 		return sslh_ended(p, rule, route);
 	}
+	BUG_ON((size_t)n > room);
 	p->len += (uint32_t)n;
 	/* A short read emptied the socket (as the relay's, tcp_relay.c). */
 	p->drained = (size_t)n < room;
 	*route = sslh ? pick_sslh(p, rule, at, &v) :
 	    pick_strict(p, rule, at, &v);
 	if (*route != NULL) {
+		/* a route of this rule, and a match or sslh's last resort */
+		BUG_ON(*route < rule->routes ||
+		    *route >= rule->routes + rule->nroutes);
 		peek_note(p, *route);
 		return TCP_PEEK_ROUTE;
 	}

@@ -207,6 +207,7 @@ session_queue(struct tcp_session *ss)
 		ss->queue_until = event_now(ts->env.loop) + rule->queue_timeout;
 	if (event_timer_arm(ts->env.loop, &ss->timer, ss->queue_until) == -1)
 		return false;
+	BUG_ON(ss->queued || ss->state != TCP_CONNECTING);
 	if (again)
 		TAILQ_INSERT_HEAD(&ts->queue, ss, qlink);
 	else
@@ -468,6 +469,7 @@ session_connect_done(struct tcp_session *ss, int events)
 		session_connect(ss, err);
 		return;
 	}
+	BUG_ON(ss->state != TCP_CONNECTING);
 	ss->state = TCP_RELAYING;
 	now_us = event_now_us(ts->env.loop);
 	tcp_connect_succeeded(&ss->connect, ss->dest, now_us);

@@ -10,6 +10,7 @@
 
 #include <limits.h>
 
+#include "bug.h"
 #include "event.h"
 #include "rule.h"
 #include "stats.h"
@@ -75,6 +76,8 @@ session_drain(struct tcp_session *ss)
 {
 	struct tcp_relay *r = &ss->relay;
 
+	/* once, and never after the end */
+	BUG_ON(ss->state == TCP_DRAINING || ss->state == TCP_CLOSING);
 	tcp_relay_close_gone(&ss->owner->env, r);
 	ss->state = TCP_DRAINING;
 	ss->drain_unsent = INT_MAX;

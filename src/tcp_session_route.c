@@ -11,6 +11,7 @@
 
 #include "accesslog.h"
 #include "addr.h"
+#include "bug.h"
 #include "event.h"
 #include "log.h"
 #include "pool.h"
@@ -57,6 +58,7 @@ session_route(struct tcp_session *ss, const struct route *rt, int events,
 	uint64_t		 us = (uint64_t)(stats_now_us() -
 				    ss->accepted_us);
 
+	BUG_ON(ss->state != TCP_PEEKING || rt == NULL);
 	ss->route = rt;
 	ss->dest = &rt->dest;
 	ss->state = TCP_CONNECTING;
@@ -238,6 +240,7 @@ session_peek_start(struct tcp_session *ss, const struct tcp_proxied *proxied)
 		memcpy(sp->said, proxied->header, proxied->header_len);
 		sp->said_len = (uint16_t)proxied->header_len;
 	}
+	BUG_ON(ss->state != TCP_CONNECTING);	/* as accepted, not yet on */
 	ss->state = TCP_PEEKING;
 	if (event_set(ts->env.loop, ss->relay.fd[TCP_CLIENT], EV_EDGE |
 	    EV_READ, session_io, ss) == -1)
