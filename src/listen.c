@@ -241,7 +241,8 @@ keep_shared(int fd, const struct conf *cfg, const struct rule *rule,
  * One socket shared by the slots: old's (slot 0 is never retired, and is
  * taken over once all is bound), or a new one; every other slot gets a
  * dup() of it, which takes nothing from old.  Unix listeners are always
- * shared: one name is one socket (see HACKING).
+ * shared: one name is one socket (doc/design-notes.md, "Unix
+ * listeners").
  */
 static int
 rule_open_shared(struct listen_set *ls, const struct conf *cfg, size_t r,

@@ -3,8 +3,8 @@
  * reset is closed, and the other is reset once its socket has sent what
  * came before the reset (TCP_DRAINING); a client that resets while its
  * backend connects, after sending bytes, has them delivered if the
- * connect completes soon enough (an orphan).  See HACKING, "No byte is
- * lost at the ends".
+ * connect completes soon enough (an orphan).  See doc/design-notes.md,
+ * "A session's end".
  */
 #include "ferryd.h"
 
