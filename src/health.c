@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "addr.h"
+#include "bug.h"
 #include "clock.h"
 #include "conf.h"
 #include "health.h"
@@ -76,6 +77,8 @@ health_table_new(const struct conf *cfg, const struct conf *old)
 			const struct health_check *hc =
 			    &rule_dest_of(r, b)->health_check;
 
+			/* ids are the loader's count: the table's size */
+			BUG_ON(b->id >= n);
 			if ((was = old_cell(map, r, b)) != NULL)
 				memcpy(&t[b->id], (const void *)was,
 				    sizeof(*t));

@@ -18,6 +18,7 @@
 #include "accesslog.h"
 #include "acl.h"
 #include "addr.h"
+#include "bug.h"
 #include "client_limit.h"
 #include "conf.h"
 #include "event.h"
@@ -360,12 +361,13 @@ acceptor_on_ready(struct event_loop *loop, int fd, int events, void *data)
 	(void)fd;
 	(void)events;
 	n = listener_accept(l, l->batch, &empty);
+	BUG_ON(n < 0 || n > l->batch || l->batch > ACCEPT_BATCH);
 	if (empty) {
 		l->batch = n > 0 ? n : 1;
 		l->whole = 0;
 	} else if (n == l->batch && ++l->whole == 2) {
-		if (l->batch < ACCEPT_BATCH)
-			l->batch *= 2;
+		l->batch = l->batch * 2 < ACCEPT_BATCH ? l->batch * 2 :
+		    ACCEPT_BATCH;
 		l->whole = 0;
 	}
 }

@@ -22,6 +22,7 @@
 
 #include "accesslog.h"
 #include "acl.h"
+#include "bug.h"
 #include "addr.h"
 #include "event.h"
 #include "log.h"
@@ -154,6 +155,7 @@ take(struct proxy_wait *w, size_t n)
 {
 	ssize_t	r;
 
+	BUG_ON(w->got + n > sizeof(w->buf));	/* the peek's own bound */
 	do
 		r = recv(w->fd, w->buf + w->got, n, 0);
 	while (r == -1 && errno == EINTR);
