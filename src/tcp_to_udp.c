@@ -4,8 +4,9 @@
  *
  * Either way, when the far side has no room, the near side is not read
  * until it has: datagrams the backend socket could not take wait in the
- * frame_in, replies the client could not take in the frame_out, and
- * each side's event mask follows from what is held (conn_watch).
+ * frame_in (CONN_BACKEND_FULL), replies the client could not take in the
+ * frame_out, and each side's event mask follows from the state and what
+ * is held (conn_settle).
  */
 #include "ferryd.h"
 
@@ -16,8 +17,9 @@
 #include <unistd.h>
 
 #include "accesslog.h"
-#include "balance.h"
 #include "addr.h"
+#include "balance.h"
+#include "bug.h"
 #include "client_limit.h"
 #include "event.h"
 #include "framing.h"
@@ -30,14 +32,38 @@
 #include "tcp_to_udp.h"
 #include "udp_backend.h"
 #include "udp_io.h"
+#include "udp_types.h"
 #include "upstream.h"
 
-/* Datagrams per sendmmsg or recvmmsg. */
-#define BATCH		64
-/* Room for any datagram: more than IPv6's largest payload, 65527. */
-#define DGRAM_ROOM	65536
 /* How long replies may come after the client closed its side. */
 #define LINGER_MS	2000
+
+/*
+ * A connection's life.  RELAYING and BACKEND_FULL alternate while the
+ * client sends (in BACKEND_FULL the client is not read: datagrams wait
+ * in c->in for room); LINGERING once the client closed its side, while
+ * replies may still come; CLOSING once over, c->result saying why.
+ */
+enum conn_state {
+	CONN_RELAYING,
+	CONN_BACKEND_FULL,
+	CONN_LINGERING,
+	CONN_CLOSING
+};
+
+#define TO(s)	(1u << (s))
+static const unsigned conn_next[] = {
+	[CONN_RELAYING] = TO(CONN_BACKEND_FULL) | TO(CONN_LINGERING) |
+	    TO(CONN_CLOSING),
+	[CONN_BACKEND_FULL] = TO(CONN_RELAYING) | TO(CONN_CLOSING),
+	[CONN_LINGERING] = TO(CONN_CLOSING),
+	[CONN_CLOSING] = 0
+};
+
+/* For "show sessions": a full backend is still relaying. */
+static const char *const conn_state_names[] = {
+	"relaying", "relaying", "lingering", "closing"
+};
 
 struct conn {
 	TAILQ_ENTRY(conn)	 link;
@@ -46,10 +72,9 @@ struct conn {
 	const struct backend	*backend;
 	int			 cfd;		/* the client's stream */
 	int			 bfd;		/* connected to the backend */
-	bool			 client_done;	/* it closed its side */
-	bool			 backend_full;	/* datagrams wait in in */
-	const char		*result;	/* set: to be closed */
-	int			 err;		/* why, if it failed */
+	enum conn_state		 state;
+	const char		*result;	/* CONN_CLOSING: why */
+	int			 err;		/* ... and the error, or 0 */
 	struct frame_in		 in;		/* client bytes, not yet sent */
 	struct frame_out	 out;		/* replies, not yet written */
 	int64_t			 started, last_active;
@@ -65,20 +90,28 @@ struct tcp_to_udp {
 	struct event_loop	*loop;
 	TAILQ_HEAD(, conn)	 list;
 	int			 count;
-	char			*buf;		/* BATCH datagrams, or a read */
+	char			*buf;		/* UDP_BATCH datagrams, or a read */
 };
 
 static void conn_on_client(struct event_loop *, int, int, void *);
 static void conn_on_backend(struct event_loop *, int, int, void *);
 
+static void
+conn_enter(struct conn *c, enum conn_state to)
+{
+	BUG_ON(!(conn_next[c->state] & TO(to)));
+	c->state = to;
+}
+
 /* c is to be closed with result (err: why it failed, or 0). */
 static void
 conn_end(struct conn *c, const char *result, int err)
 {
-	if (c->result == NULL) {
-		c->result = result;
-		c->err = err;
-	}
+	if (c->state == CONN_CLOSING)
+		return;		/* the first reason stands */
+	c->result = result;
+	c->err = err;
+	conn_enter(c, CONN_CLOSING);
 }
 
 /* What the counters of c's rule and backend keep of c, which ends. */
@@ -149,19 +182,20 @@ conn_settle(struct conn *c)
 {
 	struct event_loop	*loop = c->owner->loop;
 	bool			 held = frame_out_held(&c->out);
+	bool			 full = c->state == CONN_BACKEND_FULL;
 
-	if (c->result == NULL && c->client_done && !held &&
+	if (c->state == CONN_LINGERING && !held &&
 	    !frame_in_held(&c->in) && c->last_active + LINGER_MS <=
 	    event_now(loop))
 		conn_end(c, ACCESSLOG_DONE, 0);
-	if (c->result != NULL) {
+	if (c->state == CONN_CLOSING) {
 		conn_free(c);
 		return;
 	}
-	if (event_mask(loop, c->cfd, (c->client_done || c->backend_full ?
-	    0 : EV_READ) | (held ? EV_WRITE : 0)) == -1 ||
+	if (event_mask(loop, c->cfd, (c->state == CONN_RELAYING ? EV_READ :
+	    0) | (held ? EV_WRITE : 0)) == -1 ||
 	    event_mask(loop, c->bfd, (held ? 0 : EV_READ) |
-	    (c->backend_full ? EV_WRITE : 0)) == -1) {
+	    (full ? EV_WRITE : 0)) == -1) {
 		conn_end(c, ACCESSLOG_RESET, errno);
 		conn_free(c);
 	}
@@ -171,14 +205,14 @@ static void
 conn_on_timer(struct event_timer *t, void *data)
 {
 	struct conn	*c = data;
-	int64_t		 due = c->last_active + (c->client_done ? LINGER_MS :
+	bool		 lingering = c->state == CONN_LINGERING;
+	int64_t		 due = c->last_active + (lingering ? LINGER_MS :
 	    c->rule->session_timeout);
 
 	if (due > event_now(c->owner->loop) &&
 	    event_timer_arm(c->owner->loop, t, due) == 0)
 		return;
-	conn_end(c, c->client_done ? ACCESSLOG_DONE : ACCESSLOG_IDLE_TIMEOUT,
-	    0);
+	conn_end(c, lingering ? ACCESSLOG_DONE : ACCESSLOG_IDLE_TIMEOUT, 0);
 	conn_settle(c);
 }
 
@@ -205,10 +239,11 @@ conn_dropped(struct conn *c, uint64_t n)
 static void
 conn_send(struct conn *c, const struct iovec *iov, int n)
 {
-	struct mmsghdr	 m[BATCH];
-	struct iovec	 parts[2 * BATCH];
+	struct mmsghdr	 m[UDP_BATCH];
+	struct iovec	 parts[2 * UDP_BATCH];
 	int		 i, sent = 0, r, errors = 0;
 
+	BUG_ON(c->state != CONN_RELAYING || n > UDP_BATCH);
 	udp_datagrams(m, parts, iov, n, c->proxy, c->proxy_len);
 	while (sent < n) {
 		r = sendmmsg(c->bfd, m + sent, (unsigned)(n - sent), 0);
@@ -240,7 +275,8 @@ conn_send(struct conn *c, const struct iovec *iov, int n)
 			if (frame_in_unread(&c->in, c->rule->framing,
 			    iov + sent, n - sent) == -1)
 				conn_end(c, ACCESSLOG_RESET, ENOMEM);
-			c->backend_full = true;
+			else
+				conn_enter(c, CONN_BACKEND_FULL);
 			return;
 		}
 		if (errno == ENOBUFS) {
@@ -267,19 +303,22 @@ static void
 conn_read_client(struct conn *c)
 {
 	struct tcp_to_udp	*tu = c->owner;
-	struct iovec		 iov[BATCH];
+	struct iovec		 iov[UDP_BATCH];
 	uint64_t		 before = c->bytes_in;
 	int			 n, rounds;
 
-	c->backend_full = false;
+	if (c->state == CONN_BACKEND_FULL)
+		conn_enter(c, CONN_RELAYING);	/* it has room: try again */
 	for (rounds = 0; rounds < 4; rounds++) {
 		n = frame_in_read(&c->in, c->cfd, c->rule->framing, tu->buf,
-		    dgram_max(c), iov, BATCH);
+		    dgram_max(c), iov, UDP_BATCH);
+		if (n == -1 && errno != 0) {
+			conn_end(c, ACCESSLOG_RESET, errno);
+			break;
+		}
 		if (n == -1) {
-			if (errno != 0)
-				conn_end(c, ACCESSLOG_RESET, errno);
 			/* Replies may still come, for a moment. */
-			c->client_done = true;
+			conn_enter(c, CONN_LINGERING);
 			if (event_timer_arm(tu->loop, &c->timer, event_now(
 			    tu->loop) + LINGER_MS) == -1)
 				conn_end(c, ACCESSLOG_DONE, 0);
@@ -288,7 +327,7 @@ conn_read_client(struct conn *c)
 		if (n == 0)
 			break;
 		conn_send(c, iov, n);
-		if (c->backend_full || c->result != NULL)
+		if (c->state != CONN_RELAYING)
 			break;
 	}
 	if (rounds == 4)
@@ -307,7 +346,7 @@ conn_on_client(struct event_loop *loop, int fd, int events, void *data)
 	if ((events & EV_WRITE) && frame_out_flush(&c->out, c->cfd) == -1)
 		conn_end(c, ACCESSLOG_RESET, errno);
 	/* events 0: deferred, with more to read. */
-	if (c->result == NULL && !c->client_done && !c->backend_full &&
+	if (c->state == CONN_RELAYING &&
 	    (events == 0 || (events & ~EV_WRITE) != 0))
 		conn_read_client(c);
 	conn_settle(c);
@@ -319,27 +358,27 @@ conn_on_backend(struct event_loop *loop, int fd, int events, void *data)
 {
 	struct conn		*c = data;
 	struct tcp_to_udp	*tu = c->owner;
-	struct mmsghdr		 m[BATCH];
-	struct iovec		 iov[BATCH];
+	struct mmsghdr		 m[UDP_BATCH];
+	struct iovec		 iov[UDP_BATCH];
 	int			 n, i, taken;
 
 	(void)loop;
-	if ((events & EV_WRITE) && c->backend_full)
+	if ((events & EV_WRITE) && c->state == CONN_BACKEND_FULL)
 		conn_read_client(c);	/* the held datagrams first */
 	/* events 0: deferred, with more to read. */
-	if (c->result != NULL || frame_out_held(&c->out) ||
+	if (c->state == CONN_CLOSING || frame_out_held(&c->out) ||
 	    (events != 0 && (events & ~EV_WRITE) == 0)) {
 		conn_settle(c);
 		return;
 	}
 	memset(m, 0, sizeof(m));
-	for (i = 0; i < BATCH; i++) {
-		iov[i].iov_base = tu->buf + (size_t)i * DGRAM_ROOM;
-		iov[i].iov_len = DGRAM_ROOM;
+	for (i = 0; i < UDP_BATCH; i++) {
+		iov[i].iov_base = tu->buf + (size_t)i * UDP_DATAGRAM_MAX;
+		iov[i].iov_len = UDP_DATAGRAM_MAX;
 		m[i].msg_hdr.msg_iov = &iov[i];
 		m[i].msg_hdr.msg_iovlen = 1;
 	}
-	n = recvmmsg(fd, m, BATCH, MSG_DONTWAIT, NULL);
+	n = recvmmsg(fd, m, UDP_BATCH, MSG_DONTWAIT, NULL);
 	if (n == -1) {
 		if (udp_unreachable(errno))
 			backend_error(c, errno);
@@ -365,7 +404,7 @@ conn_on_backend(struct event_loop *loop, int fd, int events, void *data)
 	stats_rule(c->rule)->datagrams_out += (uint64_t)taken;
 	conn_dropped(c, (uint64_t)(n - taken));
 	c->last_active = event_now(tu->loop);
-	if (n == BATCH)
+	if (n == UDP_BATCH)
 		event_defer(tu->loop, fd);
 	conn_settle(c);
 }
@@ -380,8 +419,9 @@ tcp_to_udp_start(struct tcp_to_udp *tu, int client_fd,
 	char			 client[ADDR_STRLEN];
 	int			 err;
 
-	if ((tu->buf == NULL && (tu->buf = malloc((size_t)BATCH *
-	    DGRAM_ROOM)) == NULL) || (c = calloc(1, sizeof(*c))) == NULL) {
+	if ((tu->buf == NULL && (tu->buf = malloc((size_t)UDP_BATCH *
+	    UDP_DATAGRAM_MAX)) == NULL) || (c = calloc(1, sizeof(*c))) ==
+	    NULL) {
 		close(client_fd);
 		errno = ENOMEM;
 		return -1;
@@ -460,7 +500,7 @@ tcp_to_udp_list(const struct tcp_to_udp *tu, struct session_list *l)
 		e->rule = c->rule;
 		e->route = NULL;
 		e->backend = c->backend;
-		e->state = c->client_done ? "lingering" : "relaying";
+		e->state = conn_state_names[c->state];
 		e->client = c->peer;
 		e->from_client = c->bytes_in;
 		e->from_backend = c->bytes_out;
