@@ -17,6 +17,14 @@
  * The table is one per worker (a worker is one process), bounded at
  * UDP_CIDS_MAX; a CID that matches nothing makes a new session, as
  * any datagram from a new address does.
+ *
+ * What is not followed: a CID the server gave in a NEW_CONNECTION_ID
+ * frame (encrypted), which a client that migrates on purpose moves to;
+ * and, with several workers, a client whose new port the steering
+ * program sends to another worker, which holds no session of it.  The
+ * move is at once, with no path validation (a QUIC server's, RFC 9000
+ * 8.2, is end to end): whoever sees a CID can move the session, until
+ * the client's next datagram moves it back.
  */
 #include "ferryd.h"
 
