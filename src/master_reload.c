@@ -256,9 +256,8 @@ master_pass_session(struct master *m, const struct child *from,
 	struct child		*c;
 	int			 slot;
 
-	if (msg->nfds != 1 || msg->len != sizeof(h))
+	if (msg->nfds != 1 || !udp_handover_read(&h, msg->data, msg->len))
 		return;
-	memcpy(&h, msg->data, sizeof(h));
 	c = master_new_home(m, from, &h.rule, udp_handover_port(&h), &slot);
 	if (slot != -1 && (c == NULL || ipc_send_wait(c->chan,
 	    IPC_UDP_SESSION, &h, sizeof(h), msg->fds, 1,

@@ -97,6 +97,11 @@ struct stats_rule {
 	volatile uint64_t	quic_unread;	/* ... whose QUIC the routes
 						 * could not read: version,
 						 * malformed, too big */
+	volatile uint64_t	quic_migrations; /* UDP sessions moved to
+						 * their QUIC client's new
+						 * address (udp_cid.c) */
+	volatile uint64_t	quic_cids;	/* gauge: QUIC CIDs tracked */
+	volatile uint64_t	quic_cids_full;	/* ... not, the table full */
 } __attribute__((aligned(64)));		/* slots share no cache line */
 
 /* What is counted of a backend (a range's ports' count as the range's). */

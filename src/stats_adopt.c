@@ -96,8 +96,14 @@ stats_adopt(int fd)
 	    nb * sizeof(struct stats_backend));
 	adopted.prev = NULL;
 	adopted.prev_alive = 0;
+	/*
+	 * Counters of another size (an image before fields were added):
+	 * its rules' stride is not ours, and the backends say so.
+	 */
 	if (t->size != size || slots == 0 || nr > size || nb > size ||
-	    adopted.rules == NULL || adopted.backends == NULL) {
+	    adopted.rules == NULL || adopted.backends == NULL ||
+	    (size_t)((const char *)t->backends - (const char *)t->rules) !=
+	    stats_align_up((slots + 1) * nr * sizeof(struct stats_rule))) {
 		munmap(p, size);	/* another layout: not read */
 		return -1;
 	}

@@ -144,6 +144,17 @@ static const struct family rule_families[] = {
 	    "packets could not be read for a ClientHello: another version, "
 	    "version negotiation, malformed, or too big.",
 	    RULE_AT(quic_unread), NULL },
+	{ "ferryd_rule_quic_migrations_total", "counter",
+	    "UDP sessions that followed their QUIC client to a new address "
+	    "(NAT rebinding, migration) by a connection ID they had seen.",
+	    RULE_AT(quic_migrations), NULL },
+	{ "ferryd_rule_quic_connection_ids", "gauge",
+	    "QUIC connection IDs the rule's UDP sessions track now, to "
+	    "follow their clients to new addresses.", RULE_AT(quic_cids),
+	    NULL },
+	{ "ferryd_rule_quic_connection_ids_full_total", "counter",
+	    "QUIC connection IDs not tracked: the worker's table "
+	    "(16384) was full.", RULE_AT(quic_cids_full), NULL },
 };
 
 /* A route's series: its destination's counters (route.h). */

@@ -7,6 +7,7 @@
  */
 #include "ferryd.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include "ipc.h"
 #include "log.h"
 #include "rule.h"
+#include "udp_cid.h"
 #include "udp_handover.h"
 #include "udp_io.h"
 #include "udp_pass.h"
@@ -28,6 +30,16 @@
 
 /* How long a handover waits for room on the channel. */
 #define HANDOVER_WAIT_MS	2000
+
+bool
+udp_handover_read(struct udp_handover *h, const void *data, size_t len)
+{
+	if (len != sizeof(*h) && len != offsetof(struct udp_handover, cids))
+		return false;
+	memset(h, 0, sizeof(*h));
+	memcpy(h, data, len);
+	return true;
+}
 
 unsigned
 udp_handover_port(const struct udp_handover *h)
@@ -67,6 +79,7 @@ udp_sessions_hand_over(struct udp_sessions *us, int chan)
 			h.last_active = s->last_active;
 			h.bytes_in = s->bytes_in;
 			h.bytes_out = s->bytes_out;
+			udp_cid_pack(s, &h.cids);
 			if (ipc_send_wait(chan, IPC_UDP_SESSION, &h, sizeof(h),
 			    &s->fd, 1, HANDOVER_WAIT_MS) == -1) {
 				log_warn("cannot hand UDP sessions over: %s; "
@@ -165,7 +178,12 @@ udp_session_adopt(struct udp_sessions *us, const struct udp_handover *h,
 		s->until = event_now(us->loop) + DETACHED_MS;
 	s->bytes_in = h->bytes_in;
 	s->bytes_out = h->bytes_out;
-	return udp_session_insert(us, s, &k, hash);
+	if (udp_session_insert(us, s, &k, hash) == -1)
+		return -1;
+	/* A second session is not its client's: it follows nobody. */
+	if (s->state == UDP_ACTIVE)
+		udp_cid_unpack(s, &h->cids);
+	return 0;
 }
 
 /* from's rule, listening socket and family for rule number rule: 0, or -1. */

@@ -8,9 +8,12 @@
 #ifndef FERRYD_UDP_HANDOVER_H
 #define FERRYD_UDP_HANDOVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <netinet/in.h>
+
+#include "udp_cid.h"
 
 struct udp_sessions;
 
@@ -28,7 +31,16 @@ struct udp_handover {
 	uint32_t		backend;	/* index in the upstream */
 	int64_t			started, last_active;
 	uint64_t		bytes_in, bytes_out;
+	struct udp_cid_carry	cids;		/* its QUIC CIDs, if any */
 };
+
+/*
+ * A handover message (data, len) read into h: one of this image's, or
+ * of an image before CIDs were carried (shorter, no cids).  false: of
+ * neither length.
+ */
+bool	udp_handover_read(struct udp_handover *h, const void *data,
+    size_t len);
 
 /* The client port of a handed-over session, in host order. */
 unsigned udp_handover_port(const struct udp_handover *h);

@@ -16,6 +16,7 @@
 #include "sock.h"
 #include "stats.h"
 #include "udp_backend.h"
+#include "udp_cid.h"
 #include "udp_io.h"
 #include "udp_limit.h"
 #include "udp_pace.h"
@@ -554,6 +555,7 @@ udp_io_replies(struct udp_session *s, int fd)
 			seg[i] = size == 0 || in[i].msg_len <= size ||
 			    size > UINT16_MAX ? 0 : (uint16_t)size;
 		}
+		udp_cid_replies(s, iov, seg, n);	/* the server's CIDs */
 		if (udp_limited(s))
 			n = udp_limit(s, RATE_OUT, iov, seg, n);
 		/*

@@ -36,6 +36,7 @@
 #include "stats.h"
 #include "tcp_connect.h"
 #include "udp_backend.h"
+#include "udp_cid.h"
 #include "udp_client.h"
 #include "udp_io.h"
 #include "udp_pace.h"
@@ -88,6 +89,7 @@ udp_session_free(struct udp_session *s)
 		close(s->fd);
 	}
 	udp_route_release(s);
+	udp_cid_forget(s);
 	event_timer_cancel(us->loop, &s->timer);
 	udp_backend_release(s);
 	client_limit_release(s->client_hold);
@@ -351,6 +353,7 @@ session_open(struct udp_sessions *us, const struct udp_from *from,
 static void
 session_send(struct udp_session *s, const struct iovec *iov, int n)
 {
+	udp_cid_client(s, iov, n);
 	if (s->state == UDP_UNDECIDED)
 		session_undecided(s, iov, n);
 	else if (s->stream != NULL) {
@@ -364,9 +367,10 @@ session_send(struct udp_session *s, const struct iovec *iov, int n)
 }
 
 /*
- * The session of from (its key k), made if there is none and it may be;
- * or NULL.  An old worker passing datagrams on passes these n (iov)
- * instead of making one.
+ * The session of from (its key k): the one whose QUIC connection ID the
+ * first datagram carries (the client moved), or one made if there is
+ * none and it may be; or NULL.  An old worker passing datagrams on
+ * passes these n (iov) instead of making one.
  */
 static struct udp_session *
 session_of(struct udp_sessions *us, const struct udp_from *from,
@@ -382,12 +386,20 @@ session_of(struct udp_sessions *us, const struct udp_from *from,
 		    (uint32_t)(from->rule - us->cfg->rules), from, iov, n));
 		return NULL;
 	}
-	if (udp_client_allowed(us, from) &&
-	    (s = session_open(us, from, k, h)) != NULL && s->backend != NULL)
+	if (!udp_client_allowed(us, from))
+		return NULL;
+	/* A QUIC client that moved: its session, by a connection ID. */
+	if ((s = udp_cid_follow(from, k, h, iov[0].iov_base,
+	    iov[0].iov_len)) != NULL)
+		return s;
+	if ((s = session_open(us, from, k, h)) == NULL)
+		return NULL;
+	udp_cid_start(s, iov[0].iov_base, iov[0].iov_len);
+	if (s->backend != NULL)
 		/* rinetd counts the first datagram on its "opened" line. */
 		accesslog_opened(s->rule, from->client,
 		    (const struct sockaddr *)&s->backend->addr.ss,
-		    n > 0 ? iov[0].iov_len : 0);
+		    iov[0].iov_len);
 	return s;
 }
 

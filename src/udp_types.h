@@ -42,6 +42,7 @@ struct udp_from {
 	int			 ifindex;	/* where it came in */
 };
 
+struct udp_cids;
 struct udp_kept;
 struct udp_held;
 
@@ -103,6 +104,7 @@ struct udp_session {
 	const struct backend	*backend;
 	struct udp_stream	*stream;	/* a TCP backend, or NULL */
 	struct udp_held		*held;		/* undecided: what waits */
+	struct udp_cids		*cids;		/* QUIC: its CIDs (udp_cid.h) */
 	int			 fd;		/* connected to the backend */
 	int			 lfd;		/* replies leave through it */
 	int			 family;	/* lfd's */

@@ -265,8 +265,8 @@ worker_on_channel(struct event_loop *loop, int fd, int events, void *data)
 			worker_drain(w);
 			break;
 		case IPC_UDP_SESSION:
-			if (msg.nfds == 1 && msg.len == sizeof(h)) {
-				memcpy(&h, msg.data, sizeof(h));
+			if (msg.nfds == 1 &&
+			    udp_handover_read(&h, msg.data, msg.len)) {
 				(void)udp_session_adopt(w->udp, &h, msg.fds[0]);
 				continue;
 			}
