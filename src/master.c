@@ -28,6 +28,7 @@
 #include "master_child.h"
 #include "master_control.h"
 #include "master_reload.h"
+#include "master_request.h"
 #include "master_resolve.h"
 #include "master_upgrade_check.h"
 #include "master_adopt.h"
@@ -237,18 +238,35 @@ master_on_signal(struct event_loop *loop, int fd, int events, void *data)
 	if (sig_take(SIGUSR2))
 		master_host_drain(m, true, "SIGUSR2");
 	/*
-	 * Reloads run one at a time; one arriving meanwhile waits.  Those
-	 * sent by "ferryd -s reload" carry its pid, to be answered.
+	 * Requests, dispatched after the round (master_dispatch).  Those
+	 * sent by "ferryd -s reload" or "-s upgrade" carry its pid, to be
+	 * answered.
 	 */
 	nasked = sig_take_values(SIGHUP, asked, OUTCOME_COVERS_MAX);
 	if (sig_take(SIGHUP))
-		master_reload_queue(m, asked, nasked);
-	/*
-	 * "ferryd -s upgrade", after a reload asked with it, which it then
-	 * waits for; answered through the outcome, as reloads.
-	 */
+		master_request_put(&m->requests, REQUEST_RELOAD, asked,
+		    nasked);
 	nasked = sig_take_values(SIGURG, asked, OUTCOME_COVERS_MAX);
 	if (sig_take(SIGURG))
+		master_request_put(&m->requests, REQUEST_UPGRADE, asked,
+		    nasked);
+}
+
+/*
+ * The one door: every reload and upgrade starts here, whether a signal
+ * or a control client asked (master_request.h).  Reloads run one at a
+ * time, one arriving meanwhile waits; an upgrade asked with a reload
+ * waits for it, and is answered through the outcome, as reloads.
+ */
+static void
+master_dispatch(struct master *m)
+{
+	int    asked[OUTCOME_COVERS_MAX];
+	size_t nasked;
+
+	if (master_request_take(&m->requests, REQUEST_RELOAD, asked, &nasked))
+		master_reload_queue(m, asked, nasked);
+	if (master_request_take(&m->requests, REQUEST_UPGRADE, asked, &nasked))
 		master_upgrade(m, asked, nasked);
 }
 
@@ -343,6 +361,8 @@ master_loop(struct master *m)
 			log_err("event loop: %s", strerror(errno));
 			return 1;
 		}
+		master_reload_hear(m);
+		master_dispatch(m);
 		master_advance(m);
 		master_resolve_follow(m);
 		master_control_follow(m);
@@ -451,10 +471,7 @@ master_run(struct conf *cfg, const struct options *opt)
 	m.born = clock_ms();
 	TAILQ_INIT(&m.controls);
 	m.opt = opt;
-	m.on_channel = master_on_channel;
-	m.forget_in_child = master_adopt_forget;	/* and the control's */
-	m.control_waiting = master_control_waiting;
-	m.control_before_exec = master_control_before_exec;
+	master_own_fd(&m, master_upgrade_image());
 	TAILQ_INIT(&m.children);
 	if ((status = master_start(&m, err, sizeof(err))) == 0)
 		status = master_loop(&m);

@@ -523,6 +523,35 @@ adopt_worker(struct master *m, const char *line)
 	return 1;
 }
 
+/*
+ * The descriptors of the way back (the description, the old image, its
+ * counters and configuration, the old pidfile if we locked another one):
+ * the master's own, that no child may hold (master_own_fd).
+ */
+static void
+own_way_back(struct master *m)
+{
+	master_own_fd(m, fileno(up.in));
+	master_own_fd(m, up.image);
+	master_own_fd(m, up.stable);
+	master_own_fd(m, up.snapshot);
+	/* Not ours: a lock a child held would outlive the master. */
+	if (up.pid_fd != pidfile_fd())
+		master_own_fd(m, up.pid_fd);
+}
+
+/* *fd closed, no longer the master's own, and -1. */
+static void
+close_own(struct master *m, int *fd)
+{
+	if (*fd == -1)
+		return;
+	if (m != NULL)
+		master_disown_fd(m, *fd);
+	close(*fd);
+	*fd = -1;
+}
+
 void
 master_adopt(struct master *m)
 {
@@ -579,6 +608,7 @@ master_adopt(struct master *m)
 	for (i = 0; i < up.nclients; i++)
 		(void)fcntl(up.clients[i], F_SETFD, FD_CLOEXEC);
 	up.told_seq = m->outcome_seq;
+	own_way_back(m);
 	up.adopted = true;
 	up.adopted_at = clock_ms();
 	if (up.failed[0] != '\0')
@@ -607,15 +637,16 @@ master_adopt(struct master *m)
  * socket files of the rules the file no longer has, as at a reload.
  */
 static void
-adopt_served(const struct conf *cfg)
+adopt_served(struct master *m)
 {
 	size_t i;
+	int    in = fileno(up.in);
 
 	up.served = true;
-	master_socket_files_forget(&up.cfg, cfg);
+	master_socket_files_forget(&up.cfg, m->cfg);
 	/* The old image's pidfile, if we locked another one. */
-	if (up.pid_fd != -1 && up.pid_fd != pidfile_fd())
-		close(up.pid_fd);
+	if (up.pid_fd != pidfile_fd())
+		close_own(m, &up.pid_fd);
 	up.pid_fd = -1;
 	for (i = 0; i < up.ls.nrules * (size_t)up.ls.nsock; i++)
 		if (up.ls.fds[i] != -1)
@@ -626,17 +657,12 @@ adopt_served(const struct conf *cfg)
 	up.ls.fds = NULL;
 	up.ls.stats_fd = -1;
 	up.ls.nrules = 0;
+	master_disown_fd(m, in);
 	fclose(up.in);
 	up.in = NULL;
-	if (up.image != -1)
-		close(up.image);
-	up.image = -1;
-	if (up.stable != -1)
-		close(up.stable);	/* mapped: no way back needs it now */
-	up.stable = -1;
-	if (up.snapshot != -1)
-		close(up.snapshot);
-	up.snapshot = -1;
+	close_own(m, &up.image);
+	close_own(m, &up.stable);	/* mapped: no way back needs it now */
+	close_own(m, &up.snapshot);
 }
 
 /* Whether a worker of the old image's is left. */
@@ -651,24 +677,6 @@ old_alive(const struct master *m)
 	return false;
 }
 
-void
-master_adopt_forget(struct master *m)
-{
-	if (up.in != NULL)
-		close(fileno(up.in));
-	if (up.image != -1)
-		close(up.image);
-	if (up.stable != -1)
-		close(up.stable);
-	if (up.snapshot != -1)
-		close(up.snapshot);
-	/* Not ours: a lock a child held would outlive the master. */
-	if (up.pid_fd != -1 && up.pid_fd != pidfile_fd())
-		close(up.pid_fd);
-	master_upgrade_forget();
-	master_control_forget(m);
-}
-
 /*
  * The old image could not be executed again: we go on as an upgrade
  * did before there was a way back (our workers respawn, late is said
@@ -677,9 +685,7 @@ master_adopt_forget(struct master *m)
 static void
 no_way_back(struct master *m)
 {
-	if (up.image != -1)
-		close(up.image);
-	up.image = -1;
+	close_own(m, &up.image);
 	if (m == NULL || !up.adopted)
 		return;
 	m->started = true;
@@ -712,7 +718,7 @@ master_adopt_answer(struct master *m)
 	if (!up.on)
 		return;
 	if (!up.served && up.adopted && m->gen_told == m->gen)
-		adopt_served(m->cfg);
+		adopt_served(m);
 	else if (!up.served && up.adopted && up.image != -1 && !m->stopping &&
 	    clock_ms() - up.adopted_at >= ADOPT_LATE_MS)
 		adopt_late(m);

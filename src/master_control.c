@@ -32,10 +32,10 @@
 #include "health.h"
 #include "ipc.h"
 #include "log.h"
+#include "master_child.h"
 #include "master_control.h"
-#include "master_reload.h"
+#include "master_request.h"
 #include "master_sessions.h"
-#include "master_upgrade.h"
 #include "master_state.h"
 #include "master_statefile.h"
 #include "options.h"
@@ -344,7 +344,8 @@ cmd_reload(struct control_client *c, char *arg)
 	tokens = tokens < INT_MAX ? tokens + 1 : 1;
 	c->reload_token = -tokens;
 	c->reload_seq = c->m->outcome_seq;
-	master_reload_queue(c->m, &c->reload_token, 1);
+	master_request_put(&c->m->requests, REQUEST_RELOAD,
+	    &c->reload_token, 1);
 	return 1;	/* answered by master_control_follow() */
 }
 
@@ -428,7 +429,8 @@ cmd_upgrade(struct control_client *c, char *arg)
 	tokens = tokens < INT_MAX / 2 ? tokens + 1 : 1;
 	c->reload_token = INT_MIN / 2 - tokens;
 	c->reload_seq = c->m->outcome_seq;
-	master_upgrade(c->m, &c->reload_token, 1);
+	master_request_put(&c->m->requests, REQUEST_UPGRADE,
+	    &c->reload_token, 1);
 	return 1;	/* answered by master_control_follow() */
 }
 
@@ -686,6 +688,7 @@ client_close(struct control_client *c)
 		master_sessions_cancel(m, c->sessions);
 	event_timer_cancel(m->loop, &c->idle);
 	event_close(m->loop, c->fd);
+	master_disown_fd(m, c->fd);
 	close(c->fd);
 	TAILQ_REMOVE(&m->controls, c, link);
 	m->ncontrols--;
@@ -727,6 +730,7 @@ control_on_accept(struct event_loop *loop, int fd, int events, void *data)
 		    CONTROL_IDLE_MS);
 		TAILQ_INSERT_TAIL(&m->controls, c, link);
 		m->ncontrols++;
+		master_own_fd(m, cfd);
 	}
 }
 
@@ -818,6 +822,7 @@ master_control_adopt(struct master *m, int fd, const char *path)
 	}
 	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
 	m->control_fd = fd;
+	master_own_fd(m, fd);
 	return 0;
 }
 
@@ -833,23 +838,13 @@ master_control_waiting(const struct master *m, int token)
 }
 
 void
-master_control_forget(struct master *m)
-{
-	struct control_client *c;
-
-	TAILQ_FOREACH(c, &m->controls, link)
-		close(c->fd);
-	if (m->control_fd != -1)
-		close(m->control_fd);
-}
-
-void
 master_control_close(struct master *m)
 {
 	while (!TAILQ_EMPTY(&m->controls))
 		client_close(TAILQ_FIRST(&m->controls));
 	if (m->control_fd != -1) {
 		event_close(m->loop, m->control_fd);
+		master_disown_fd(m, m->control_fd);
 		close(m->control_fd);
 		m->control_fd = -1;
 	}
@@ -895,6 +890,7 @@ master_control_open(struct master *m, const struct conf *cfg, char *err,
 	}
 	master_control_close(m);
 	m->control_fd = fd;
+	master_own_fd(m, fd);
 	m->control_path = strdup(path);
 	return 0;
 }

@@ -766,14 +766,18 @@ master_read_channel(struct master *m, struct child *c)
 }
 
 void
-master_on_channel(struct event_loop *loop, int fd, int events, void *data)
+master_reload_hear(struct master *m)
 {
-	struct child *c = data;
+	struct child *c, *next;
 
-	(void)loop;
-	(void)events;
-	BUG_ON(c->chan != fd);
-	master_read_channel(c->master, c);
+	for (c = TAILQ_FIRST(&m->children); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, link);
+		if (!c->heard)
+			continue;
+		c->heard = false;
+		if (c->chan != -1)
+			master_read_channel(m, c);
+	}
 }
 
 void

@@ -14,6 +14,7 @@
 
 #include "conf.h"
 #include "event.h"
+#include "master_request.h"
 #include "outcome.h"
 #include "resolver.h"
 
@@ -41,6 +42,7 @@ struct child {
 	int                chan;	/* our end of its channel, or -1 */
 	int                cell;	/* its scoreboard cell, or -1 */
 	bool               accepting;	/* has not said IPC_DRAINING yet */
+	bool               heard;	/* its channel has words to read */
 	bool               terminated;	/* sent SIGTERM at drain_end */
 	bool               hung;	/* killed by the watchdog */
 	bool               udp_go;	/* told to receive UDP */
@@ -66,6 +68,18 @@ struct checker_proc {
 	struct slot respawn;
 };
 
+/*
+ * Descriptors the master holds for itself (the control socket and its
+ * clients, an upgrade's description and images): master_child.c closes
+ * them in every new child, which would otherwise keep them open.
+ */
+#define MASTER_OWN_FDS_MAX 64
+
+struct master_own_fds {
+	int    fd[MASTER_OWN_FDS_MAX];
+	size_t n;
+};
+
 struct options;
 struct listen_set;
 struct control_client;
@@ -83,21 +97,7 @@ struct master {
 	const struct options *opt;
 	struct listen_set    *ls;
 	struct event_loop    *loop;
-	/* Reads what a child says on its channel (master_reload.c's). */
-	event_handler        *on_channel;
-	/*
-	 * In a new child: closes the descriptors of the layers above
-	 * master_child.c that no child may hold (master_control.c's).
-	 */
-	void                (*forget_in_child)(struct master *);
-	/*
-	 * The descriptor of the control client waiting for the outcome of
-	 * token, or -1 (master_control.c's): an upgrade passes it on.
-	 */
-	int                 (*control_waiting)(const struct master *, int);
-	/* master_control_before_exec(), for an upgrade (NULL: none). */
-	bool                (*control_before_exec)(struct master *,
-	                        enum control_exec);
+	struct master_own_fds own;	/* no child's (master_child.h) */
 	TAILQ_HEAD(, child)   children;
 	struct slot          *slots;	/* cfg->workers of them */
 	int                   udp_budget;	/* sessions per worker */
@@ -152,6 +152,8 @@ struct master {
 	unsigned              control_gen;	/* whose settings it has */
 	TAILQ_HEAD(, control_client) controls;
 	int                   ncontrols;
+	/* Reloads and upgrades asked, for master.c to start. */
+	struct master_requests requests;
 	/* "show sessions" under way (master_sessions.c); NULL: none. */
 	struct sessions_ask  *session_asks;
 };

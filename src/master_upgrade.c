@@ -28,6 +28,7 @@
 #include "log.h"
 #include "master_carry.h"
 #include "master_child.h"
+#include "master_control.h"
 #include "master_reload.h"
 #include "master_sessions.h"
 #include "master_state.h"
@@ -104,12 +105,10 @@ master_upgrade_init(const char *argv0)
 	image = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 }
 
-void
-master_upgrade_forget(void)
+int
+master_upgrade_image(void)
 {
-	if (image != -1)
-		close(image);
-	image = -1;
+	return image;
 }
 
 /* ---- the old image ---- */
@@ -504,8 +503,8 @@ upgrade_blocked(struct master *m, char *err, size_t errlen)
 
 	/* Control clients that asked: the new image answers them. */
 	for (i = 0; i < m->ncovered; i++)
-		if (m->control_waiting != NULL && (clients[nclients] =
-		    m->control_waiting(m, m->covered[i])) != -1)
+		if ((clients[nclients] = master_control_waiting(m,
+		    m->covered[i])) != -1)
 			nclients++;
 #ifdef HAVE_MEMFD_CREATE
 	desc = memfd_create("ferryd-upgrade", 0);
@@ -536,8 +535,7 @@ upgrade_blocked(struct master *m, char *err, size_t errlen)
 	log_notice("upgrade: %s passed -t; executing it (pid %ld stays)", exe,
 	    (long)getpid());
 	/* Left after control_waits(): answered now, as far as it goes. */
-	if (m->control_before_exec != NULL)
-		(void)m->control_before_exec(m, CONTROL_EXEC_CUT);
+	(void)master_control_before_exec(m, CONTROL_EXEC_CUT);
 	cross_all(m, desc, clients, nclients, true);
 	master_upgrade_carry_signals();
 	if (setenv(MASTER_UPGRADE_ENV, env, 1) == 0)
@@ -558,8 +556,7 @@ upgrade_blocked(struct master *m, char *err, size_t errlen)
 static bool
 control_waits(struct master *m)
 {
-	if (m->control_before_exec == NULL ||
-	    !m->control_before_exec(m, CONTROL_EXEC_WAIT))
+	if (!master_control_before_exec(m, CONTROL_EXEC_WAIT))
 		return false;
 	if (queued.control_since == 0) {
 		queued.control_since = clock_ms();
@@ -586,8 +583,7 @@ upgrade_failed(struct master *m, const char *why)
 	queued.n = 0;
 	queued.checked = false;
 	queued.control_since = 0;
-	if (m->control_before_exec != NULL)
-		(void)m->control_before_exec(m, CONTROL_EXEC_RESUME);
+	(void)master_control_before_exec(m, CONTROL_EXEC_RESUME);
 	master_tell(m, false, "upgrade: %s; the old binary goes on serving",
 	    why);
 	queued.failed[0] = '\0';	/* why may be it */
@@ -652,7 +648,7 @@ upgrade_queued(struct master *m)
 	/* A reload came while it waited: control serves until it is done. */
 	if (busy && queued.control_since != 0) {
 		queued.control_since = 0;
-		(void)m->control_before_exec(m, CONTROL_EXEC_RESUME);
+		(void)master_control_before_exec(m, CONTROL_EXEC_RESUME);
 	}
 	if (upgrade_check_busy()) {
 		if (m->stopping) {

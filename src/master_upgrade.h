@@ -27,8 +27,11 @@ struct master;
 void	master_upgrade_init(const char *argv0);
 const char *master_upgrade_exe(void);
 
-/* In a new child: the descriptor of our binary is not its to hold. */
-void	master_upgrade_forget(void);
+/*
+ * The descriptor of our binary, opened at start, or -1: the master's
+ * own, no child's (master_own_fd).
+ */
+int	master_upgrade_image(void);
 
 /*
  * With every signal blocked, before an exec: those caught and not yet
