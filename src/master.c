@@ -90,7 +90,7 @@ master_reap(struct master *m)
 	char          how[256];
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		resolver_reaped(&m->resolver, pid);
+		resolver_reaped(&m->names.resolver, pid);
 		upgrade_check_reaped(pid, status);
 		if (master_reap_checker(m, pid, status) ||
 		    (c = master_child_find(m, pid)) == NULL)
@@ -167,10 +167,10 @@ master_stop(struct master *m, int signo)
 	 */
 	listen_set_close(m->ls);
 	m->ls = NULL;		/* nothing is steered from now on */
-	m->steer_pending = false;
-	event_timer_cancel(m->loop, &m->steer_end);
+	m->reload.steer_pending = false;
+	event_timer_cancel(m->loop, &m->reload.steer_end);
 	master_socket_files_forget(m->cfg, NULL);
-	resolver_cancel(&m->resolver);	/* no reload will come of it */
+	resolver_cancel(&m->names.resolver);	/* no reload will come of it */
 	master_control_close(m);
 }
 
@@ -436,7 +436,7 @@ master_start(struct master *m, char *err, size_t errlen)
 	if (pidfile_write(err, errlen) == -1)
 		return opt->exit_pidfile;
 	if (pidfile != NULL)
-		outcome_path(pidfile, m->outcome_file, sizeof(m->outcome_file));
+		outcome_path(pidfile, m->outcome.file, sizeof(m->outcome.file));
 	if (scoreboard_open() == -1 ||
 	    (client_limit_wanted(cfg) && client_limit_open() == -1) ||
 	    sandbox_open() == -1 ||
@@ -453,7 +453,7 @@ master_start(struct master *m, char *err, size_t errlen)
 	if (master_loop_setup(m, err, errlen) == -1)
 		return 1;
 	master_adopt(m);
-	m->control_gen = m->gen;
+	m->control.gen = m->gen;
 	return master_control_open(m, cfg, err, errlen) == -1;
 }
 
@@ -467,9 +467,9 @@ master_run(struct conf *cfg, const struct options *opt)
 	memset(&m, 0, sizeof(m));
 	m.cfg = cfg;
 	m.checker.chan = -1;
-	m.control_fd = -1;
+	m.control.fd = -1;
 	m.born = clock_ms();
-	TAILQ_INIT(&m.controls);
+	TAILQ_INIT(&m.control.clients);
 	m.opt = opt;
 	master_own_fd(&m, master_upgrade_image());
 	TAILQ_INIT(&m.children);
@@ -481,8 +481,8 @@ master_run(struct conf *cfg, const struct options *opt)
 		daemon_fail(err, status);
 	}
 	pidfile_remove();
-	if (m.outcome_file[0] != '\0')
-		(void)unlink(m.outcome_file);
+	if (m.outcome.file[0] != '\0')
+		(void)unlink(m.outcome.file);
 	listen_set_close(m.ls);
 	if (m.loop != NULL) {
 		master_control_close(&m);

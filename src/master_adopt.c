@@ -441,16 +441,16 @@ map_udp_rules(struct master *m)
 	const struct rule *o, *r;
 	size_t             i;
 
-	if (map == NULL || (m->udp_map = calloc(up.cfg.nrules + 1,
+	if (map == NULL || (m->reload.udp_map = calloc(up.cfg.nrules + 1,
 	    sizeof(int))) == NULL) {
 		conf_rule_map_free(map);
 		return;		/* sessions end with the old workers */
 	}
-	m->udp_nmap = up.cfg.nrules;
+	m->reload.udp_nmap = up.cfg.nrules;
 	for (i = 0; i < up.cfg.nrules; i++) {
 		o = &up.cfg.rules[i];
 		r = conf_rule_map_find(map, o);
-		m->udp_map[i] = r != NULL && o->protocol == RULE_UDP &&
+		m->reload.udp_map[i] = r != NULL && o->protocol == RULE_UDP &&
 		    r->connect_protocol == o->connect_protocol ?
 		    (int)(r - m->cfg->rules) : -1;
 	}
@@ -582,8 +582,9 @@ master_adopt(struct master *m)
 		up.control_fd = -1;
 	/* Executed again after a failure: told at master_adopt_answer(). */
 	if (up.failed[0] == '\0')
-		memcpy(m->covered, up.covers, up.ncovers * sizeof(*up.covers));
-	m->ncovered = up.failed[0] == '\0' ? up.ncovers : 0;
+		memcpy(m->outcome.covered, up.covers, up.ncovers *
+		    sizeof(*up.covers));
+	m->outcome.ncovered = up.failed[0] == '\0' ? up.ncovers : 0;
 	/* What the old workers count from now on is read at the end. */
 	if (up.stable != -1 && stats_adopt(up.stable) == -1)
 		log_warn("upgrade: cannot read the old image's counters (%s): "
@@ -607,7 +608,7 @@ master_adopt(struct master *m)
 	map_udp_rules(m);
 	for (i = 0; i < up.nclients; i++)
 		(void)fcntl(up.clients[i], F_SETFD, FD_CLOEXEC);
-	up.told_seq = m->outcome_seq;
+	up.told_seq = m->outcome.seq;
 	own_way_back(m);
 	up.adopted = true;
 	up.adopted_at = clock_ms();
@@ -625,7 +626,7 @@ master_adopt(struct master *m)
 		    m->gen);
 	/* Late with a way back: master_adopt_answer() goes back. */
 	if (up.image == -1)
-		(void)event_timer_arm(m->loop, &m->gen_late, clock_ms() +
+		(void)event_timer_arm(m->loop, &m->reload.gen_late, clock_ms() +
 		    ADOPT_LATE_MS);
 	/* The old image blocked them for the exec. */
 	sig_block_all(0);
@@ -689,7 +690,7 @@ no_way_back(struct master *m)
 	if (m == NULL || !up.adopted)
 		return;
 	m->started = true;
-	(void)event_timer_arm(m->loop, &m->gen_late, up.adopted_at +
+	(void)event_timer_arm(m->loop, &m->reload.gen_late, up.adopted_at +
 	    ADOPT_LATE_MS);
 }
 
@@ -706,7 +707,7 @@ adopt_late(struct master *m)
 	    "(its workers fail to start: see the log above)", m->gen,
 	    ADOPT_LATE_MS / 1000);
 	master_adopt_fail(m, why);	/* returns: no way back */
-	(void)event_timer_arm(m->loop, &m->gen_late, clock_ms());
+	(void)event_timer_arm(m->loop, &m->reload.gen_late, clock_ms());
 }
 
 void
@@ -717,7 +718,7 @@ master_adopt_answer(struct master *m)
 
 	if (!up.on)
 		return;
-	if (!up.served && up.adopted && m->gen_told == m->gen)
+	if (!up.served && up.adopted && m->outcome.gen_told == m->gen)
 		adopt_served(m);
 	else if (!up.served && up.adopted && up.image != -1 && !m->stopping &&
 	    clock_ms() - up.adopted_at >= ADOPT_LATE_MS)
@@ -730,13 +731,14 @@ master_adopt_answer(struct master *m)
 	if (up.failed[0] != '\0' && !up.failed_told && (up.served ||
 	    clock_ms() - up.adopted_at >= ADOPT_LATE_MS)) {
 		up.failed_told = true;
-		memcpy(m->covered, up.covers, up.ncovers * sizeof(*up.covers));
-		m->ncovered = up.ncovers;
+		memcpy(m->outcome.covered, up.covers, up.ncovers *
+		    sizeof(*up.covers));
+		m->outcome.ncovered = up.ncovers;
 		master_tell(m, false, "upgrade: %s; back to %s, which goes "
 		    "on serving", up.failed, master_upgrade_exe());
-		m->ncovered = 0;
+		m->outcome.ncovered = 0;
 	}
-	if (up.nclients == 0 || m->outcome_seq == up.told_seq)
+	if (up.nclients == 0 || m->outcome.seq == up.told_seq)
 		return;
 	/* A few hundred bytes to each client that waits: written at once. */
 	for (i = 0; i < up.nclients; i++) {
@@ -746,7 +748,8 @@ master_adopt_answer(struct master *m)
 			close(up.clients[i]);
 			continue;
 		}
-		fprintf(f, m->told_ok ? "%s\nok\n" : "error: %s\n", m->told);
+		fprintf(f, m->outcome.told_ok ? "%s\nok\n" : "error: %s\n",
+		    m->outcome.told);
 		fclose(f);
 	}
 	up.nclients = 0;

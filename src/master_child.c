@@ -139,8 +139,8 @@ master_forget_chans(struct master *m)
 			close(c->chan);
 	if (m->checker.chan != -1)
 		close(m->checker.chan);
-	if (m->resolver.fd != -1)
-		close(m->resolver.fd);	/* a lookup under way: its pipe */
+	if (m->names.resolver.fd != -1)
+		close(m->names.resolver.fd);	/* a lookup's pipe */
 	/*
 	 * Nor the control socket and its clients, who would wait forever,
 	 * nor an upgrade's descriptors.

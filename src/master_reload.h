@@ -17,7 +17,7 @@ struct master;
 /*
  * Say how a reload (or an upgrade) went, in the log and in the outcome
  * file that "ferryd -s reload" and the control socket read, to those in
- * m->covered.
+ * m->outcome.covered.
  */
 void	master_tell(struct master *m, bool ok, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

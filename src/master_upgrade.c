@@ -133,7 +133,7 @@ cross_all(struct master *m, int desc, const int *clients, size_t nclients,
 		cross_exec(m->ls->fds[i], on);
 	cross_exec(m->ls->stats_fd, on);
 	/* Clients connecting meanwhile wait in its backlog, not refused. */
-	cross_exec(m->control_fd, on);
+	cross_exec(m->control.fd, on);
 	if (carry_lock)
 		cross_exec(pidfile_fd(), on);
 	TAILQ_FOREACH(c, &m->children, link)
@@ -197,10 +197,10 @@ describe(FILE *f, struct master *m, const int *clients, size_t nclients,
 			    c->chan);
 	if (m->checker.pid > 0)
 		fprintf(f, "checker %ld\n", (long)m->checker.pid);
-	if (m->control_fd != -1 && m->control_path != NULL) {
-		fprintf(f, "control %d %zu ", m->control_fd,
-		    strlen(m->control_path));
-		master_hex_put(f, m->control_path, strlen(m->control_path));
+	if (m->control.fd != -1 && m->control.path != NULL) {
+		fprintf(f, "control %d %zu ", m->control.fd,
+		    strlen(m->control.path));
+		master_hex_put(f, m->control.path, strlen(m->control.path));
 		fputc('\n', f);
 	}
 	if ((cells = health_table(&n)) != NULL)
@@ -223,8 +223,8 @@ describe(FILE *f, struct master *m, const int *clients, size_t nclients,
 
 		fprintf(f, "host %d %lld\n", drain ? 1 : 0, (long long)since);
 	}
-	for (i = 0; i < m->ncovered; i++)
-		fprintf(f, "covers %d\n", m->covered[i]);
+	for (i = 0; i < m->outcome.ncovered; i++)
+		fprintf(f, "covers %d\n", m->outcome.covered[i]);
 	for (i = 0; i < nclients; i++)
 		fprintf(f, "client %d\n", clients[i]);
 	/* What the new image executes if it fails before it serves. */
@@ -502,9 +502,9 @@ upgrade_blocked(struct master *m, char *err, size_t errlen)
 	size_t      i, nclients = 0;
 
 	/* Control clients that asked: the new image answers them. */
-	for (i = 0; i < m->ncovered; i++)
+	for (i = 0; i < m->outcome.ncovered; i++)
 		if ((clients[nclients] = master_control_waiting(m,
-		    m->covered[i])) != -1)
+		    m->outcome.covered[i])) != -1)
 			nclients++;
 #ifdef HAVE_MEMFD_CREATE
 	desc = memfd_create("ferryd-upgrade", 0);
@@ -574,12 +574,13 @@ static void
 upgrade_failed(struct master *m, const char *why)
 {
 	int    was[OUTCOME_COVERS_MAX];
-	size_t nwas = m->ncovered;
+	size_t nwas = m->outcome.ncovered;
 
 	/* Those the reload under way, if any, answers: kept for it. */
-	memcpy(was, m->covered, nwas * sizeof(*was));
-	memcpy(m->covered, queued.asked, queued.n * sizeof(*queued.asked));
-	m->ncovered = queued.n;
+	memcpy(was, m->outcome.covered, nwas * sizeof(*was));
+	memcpy(m->outcome.covered, queued.asked, queued.n *
+	    sizeof(*queued.asked));
+	m->outcome.ncovered = queued.n;
 	queued.n = 0;
 	queued.checked = false;
 	queued.control_since = 0;
@@ -587,8 +588,8 @@ upgrade_failed(struct master *m, const char *why)
 	master_tell(m, false, "upgrade: %s; the old binary goes on serving",
 	    why);
 	queued.failed[0] = '\0';	/* why may be it */
-	memcpy(m->covered, was, nwas * sizeof(*was));
-	m->ncovered = nwas;
+	memcpy(m->outcome.covered, was, nwas * sizeof(*was));
+	m->outcome.ncovered = nwas;
 }
 
 /*
@@ -612,15 +613,16 @@ static void
 upgrade_now(struct master *m)
 {
 	int    was[OUTCOME_COVERS_MAX];
-	size_t nwas = m->ncovered;
+	size_t nwas = m->outcome.ncovered;
 	char   err[CONF_ERR_MAX];
 
-	memcpy(was, m->covered, nwas * sizeof(*was));
-	memcpy(m->covered, queued.asked, queued.n * sizeof(*queued.asked));
-	m->ncovered = queued.n;
+	memcpy(was, m->outcome.covered, nwas * sizeof(*was));
+	memcpy(m->outcome.covered, queued.asked, queued.n *
+	    sizeof(*queued.asked));
+	m->outcome.ncovered = queued.n;
 	upgrade(m, err, sizeof(err));	/* returns on failure */
-	memcpy(m->covered, was, nwas * sizeof(*was));
-	m->ncovered = nwas;
+	memcpy(m->outcome.covered, was, nwas * sizeof(*was));
+	m->outcome.ncovered = nwas;
 	upgrade_failed(m, err);
 }
 
@@ -635,14 +637,15 @@ upgrade_queued(struct master *m)
 	static unsigned long seen_seq;
 	static int64_t       seen_at;
 	char                 err[CONF_ERR_MAX];
-	bool                 busy = master_reload_busy(m) || m->steer_pending;
+	bool                 busy = master_reload_busy(m) ||
+	                         m->reload.steer_pending;
 
 	/*
 	 * The outcome file holds the last outcome only: whoever waits for
 	 * one just told (a reload asked with the upgrade) reads it first.
 	 */
-	if (m->outcome_seq != seen_seq) {
-		seen_seq = m->outcome_seq;
+	if (m->outcome.seq != seen_seq) {
+		seen_seq = m->outcome.seq;
 		seen_at = clock_ms();
 	}
 	/* A reload came while it waited: control serves until it is done. */
@@ -693,7 +696,7 @@ master_upgrade(struct master *m, const int *asked, size_t n)
 	/* A signal without a value (kill -URG) is answered to nobody. */
 	if (n == 0 && queued.n < OUTCOME_COVERS_MAX)
 		queued.asked[queued.n++] = 0;
-	if (master_reload_busy(m) || m->steer_pending)
+	if (master_reload_busy(m) || m->reload.steer_pending)
 		log_notice("upgrade: waiting for the reload or generation %u "
 		    "to be done", m->gen);
 	upgrade_queued(m);
