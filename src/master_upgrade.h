@@ -6,7 +6,7 @@
  * (master_adopt.h) drains as an old generation.
  *
  * What crosses exec is written, as lines of text, to a memfd whose
- * number is in MASTER_UPGRADE_ENV: the configuration file, the
+ * number is in MASTER_UPGRADE_ENV (upgrade_record.h, each kind of line): the configuration file, the
  * generation, each rule's address, protocol and backends, each
  * listening socket (rule, slot, descriptor), each worker (pid, slot,
  * generation, channel), the checker's pid, the health table's cells,
