@@ -256,7 +256,10 @@ master_on_signal(struct event_loop *loop, int fd, int events, void *data)
  * The one door: every reload and upgrade starts here, whether a signal
  * or a control client asked (master_request.h).  Reloads run one at a
  * time, one arriving meanwhile waits; an upgrade asked with a reload
- * waits for it, and is answered through the outcome, as reloads.
+ * waits for it, and is answered through the outcome, as reloads.  Run
+ * after the round's events, and again once a client's lines that waited
+ * were read (master_control_follow), so that a reload they ask is queued
+ * before an upgrade may exec.
  */
 static void
 master_dispatch(struct master *m)
@@ -366,6 +369,7 @@ master_loop(struct master *m)
 		master_advance(m);
 		master_resolve_follow(m);
 		master_control_follow(m);
+		master_dispatch(m);	/* ... and what they asked */
 		master_upgrade_follow(m);
 		master_adopt_answer(m);
 		master_show_title(m);
