@@ -28,6 +28,7 @@
 #include "master_child.h"
 #include "master_control.h"
 #include "master_reload.h"
+#include "master_request.h"
 #include "master_resolve.h"
 #include "master_upgrade_check.h"
 #include "master_adopt.h"
@@ -89,7 +90,7 @@ master_reap(struct master *m)
 	char          how[256];
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		resolver_reaped(&m->resolver, pid);
+		resolver_reaped(&m->names.resolver, pid);
 		upgrade_check_reaped(pid, status);
 		if (master_reap_checker(m, pid, status) ||
 		    (c = master_child_find(m, pid)) == NULL)
@@ -166,10 +167,10 @@ master_stop(struct master *m, int signo)
 	 */
 	listen_set_close(m->ls);
 	m->ls = NULL;		/* nothing is steered from now on */
-	m->steer_pending = false;
-	event_timer_cancel(m->loop, &m->steer_end);
+	m->reload.steer_pending = false;
+	event_timer_cancel(m->loop, &m->reload.steer_end);
 	master_socket_files_forget(m->cfg, NULL);
-	resolver_cancel(&m->resolver);	/* no reload will come of it */
+	resolver_cancel(&m->names.resolver);	/* no reload will come of it */
 	master_control_close(m);
 }
 
@@ -237,18 +238,38 @@ master_on_signal(struct event_loop *loop, int fd, int events, void *data)
 	if (sig_take(SIGUSR2))
 		master_host_drain(m, true, "SIGUSR2");
 	/*
-	 * Reloads run one at a time; one arriving meanwhile waits.  Those
-	 * sent by "ferryd -s reload" carry its pid, to be answered.
+	 * Requests, dispatched after the round (master_dispatch).  Those
+	 * sent by "ferryd -s reload" or "-s upgrade" carry its pid, to be
+	 * answered.
 	 */
 	nasked = sig_take_values(SIGHUP, asked, OUTCOME_COVERS_MAX);
 	if (sig_take(SIGHUP))
-		master_reload_queue(m, asked, nasked);
-	/*
-	 * "ferryd -s upgrade", after a reload asked with it, which it then
-	 * waits for; answered through the outcome, as reloads.
-	 */
+		master_request_put(&m->requests, REQUEST_RELOAD, asked,
+		    nasked);
 	nasked = sig_take_values(SIGURG, asked, OUTCOME_COVERS_MAX);
 	if (sig_take(SIGURG))
+		master_request_put(&m->requests, REQUEST_UPGRADE, asked,
+		    nasked);
+}
+
+/*
+ * The one door: every reload and upgrade starts here, whether a signal
+ * or a control client asked (master_request.h).  Reloads run one at a
+ * time, one arriving meanwhile waits; an upgrade asked with a reload
+ * waits for it, and is answered through the outcome, as reloads.  Run
+ * after the round's events, and again once a client's lines that waited
+ * were read (master_control_follow), so that a reload they ask is queued
+ * before an upgrade may exec.
+ */
+static void
+master_dispatch(struct master *m)
+{
+	int    asked[OUTCOME_COVERS_MAX];
+	size_t nasked;
+
+	if (master_request_take(&m->requests, REQUEST_RELOAD, asked, &nasked))
+		master_reload_queue(m, asked, nasked);
+	if (master_request_take(&m->requests, REQUEST_UPGRADE, asked, &nasked))
 		master_upgrade(m, asked, nasked);
 }
 
@@ -343,9 +364,12 @@ master_loop(struct master *m)
 			log_err("event loop: %s", strerror(errno));
 			return 1;
 		}
+		master_reload_hear(m);
+		master_dispatch(m);
 		master_advance(m);
 		master_resolve_follow(m);
 		master_control_follow(m);
+		master_dispatch(m);	/* ... and what they asked */
 		master_upgrade_follow(m);
 		master_adopt_answer(m);
 		master_show_title(m);
@@ -416,7 +440,7 @@ master_start(struct master *m, char *err, size_t errlen)
 	if (pidfile_write(err, errlen) == -1)
 		return opt->exit_pidfile;
 	if (pidfile != NULL)
-		outcome_path(pidfile, m->outcome_file, sizeof(m->outcome_file));
+		outcome_path(pidfile, m->outcome.file, sizeof(m->outcome.file));
 	if (scoreboard_open() == -1 ||
 	    (client_limit_wanted(cfg) && client_limit_open() == -1) ||
 	    sandbox_open() == -1 ||
@@ -433,7 +457,7 @@ master_start(struct master *m, char *err, size_t errlen)
 	if (master_loop_setup(m, err, errlen) == -1)
 		return 1;
 	master_adopt(m);
-	m->control_gen = m->gen;
+	m->control.gen = m->gen;
 	return master_control_open(m, cfg, err, errlen) == -1;
 }
 
@@ -447,14 +471,11 @@ master_run(struct conf *cfg, const struct options *opt)
 	memset(&m, 0, sizeof(m));
 	m.cfg = cfg;
 	m.checker.chan = -1;
-	m.control_fd = -1;
+	m.control.fd = -1;
 	m.born = clock_ms();
-	TAILQ_INIT(&m.controls);
+	TAILQ_INIT(&m.control.clients);
 	m.opt = opt;
-	m.on_channel = master_on_channel;
-	m.forget_in_child = master_adopt_forget;	/* and the control's */
-	m.control_waiting = master_control_waiting;
-	m.control_before_exec = master_control_before_exec;
+	master_own_fd(&m, master_upgrade_image());
 	TAILQ_INIT(&m.children);
 	if ((status = master_start(&m, err, sizeof(err))) == 0)
 		status = master_loop(&m);
@@ -464,8 +485,8 @@ master_run(struct conf *cfg, const struct options *opt)
 		daemon_fail(err, status);
 	}
 	pidfile_remove();
-	if (m.outcome_file[0] != '\0')
-		(void)unlink(m.outcome_file);
+	if (m.outcome.file[0] != '\0')
+		(void)unlink(m.outcome.file);
 	listen_set_close(m.ls);
 	if (m.loop != NULL) {
 		master_control_close(&m);

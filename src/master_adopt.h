@@ -83,11 +83,4 @@ void	master_adopt_answer(struct master *m);
  */
 void	master_adopt_fail(struct master *m, const char *why);
 
-/*
- * In a new child (m->forget_in_child): the description, the old image,
- * our binary's file (master_upgrade_forget) and the control socket's
- * descriptors (master_control_forget) are not its own.
- */
-void	master_adopt_forget(struct master *m);
-
 #endif

@@ -132,20 +132,41 @@ static void
 master_forget_chans(struct master *m)
 {
 	struct child *c;
+	size_t        i;
 
 	TAILQ_FOREACH(c, &m->children, link)
 		if (c->chan != -1)
 			close(c->chan);
 	if (m->checker.chan != -1)
 		close(m->checker.chan);
-	if (m->resolver.fd != -1)
-		close(m->resolver.fd);	/* a lookup under way: its pipe */
+	if (m->names.resolver.fd != -1)
+		close(m->names.resolver.fd);	/* a lookup's pipe */
 	/*
 	 * Nor the control socket and its clients, who would wait forever,
 	 * nor an upgrade's descriptors.
 	 */
-	if (m->forget_in_child != NULL)
-		m->forget_in_child(m);
+	for (i = 0; i < m->own.n; i++)
+		close(m->own.fd[i]);
+}
+
+void
+master_own_fd(struct master *m, int fd)
+{
+	BUG_ON(m->own.n >= MASTER_OWN_FDS_MAX);
+	if (fd != -1 && m->own.n < MASTER_OWN_FDS_MAX)
+		m->own.fd[m->own.n++] = fd;
+}
+
+void
+master_disown_fd(struct master *m, int fd)
+{
+	size_t i;
+
+	for (i = 0; i < m->own.n; i++)
+		if (m->own.fd[i] == fd) {
+			m->own.fd[i] = m->own.fd[--m->own.n];
+			return;
+		}
 }
 
 static void
@@ -163,6 +184,21 @@ child_on_drain_end(struct event_timer *t, void *data)
 	c->terminated = true;
 }
 
+/*
+ * What a worker says is read after the round, by master_reload_hear()
+ * (master.c calls it): here it is only noted that it spoke.
+ */
+static void
+child_on_channel(struct event_loop *loop, int fd, int events, void *data)
+{
+	struct child *c = data;
+
+	(void)loop;
+	(void)fd;
+	(void)events;
+	c->heard = true;
+}
+
 /* The record of a worker just forked for slot, watched on its channel. */
 static void
 child_track(struct master *m, struct child *c, pid_t pid, int slot, int chan)
@@ -177,7 +213,7 @@ child_track(struct master *m, struct child *c, pid_t pid, int slot, int chan)
 	c->started = clock_ms();
 	event_timer_init(&c->drain_end, child_on_drain_end, c);
 	TAILQ_INSERT_TAIL(&m->children, c, link);
-	if (event_set(m->loop, chan, EV_READ, m->on_channel, c) == -1)
+	if (event_set(m->loop, chan, EV_READ, child_on_channel, c) == -1)
 		log_err("cannot watch worker %d's channel: %s; it is heard "
 		    "of only when it exits", slot, strerror(errno));
 }

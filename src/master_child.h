@@ -15,6 +15,14 @@ struct conf;
 struct slot;
 
 /*
+ * fd (-1: none) is the master's own, or no longer: a new child closes
+ * every such descriptor.  Called after it is opened, before it is
+ * closed; unknown descriptors are ignored.
+ */
+void	master_own_fd(struct master *m, int fd);
+void	master_disown_fd(struct master *m, int fd);
+
+/*
  * Slots for n workers, each with its respawn timer; NULL when out of
  * memory.  master_slots_set() makes them m's, freeing the last ones
  * (NULL, 0: at the end).

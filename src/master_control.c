@@ -32,10 +32,10 @@
 #include "health.h"
 #include "ipc.h"
 #include "log.h"
+#include "master_child.h"
 #include "master_control.h"
-#include "master_reload.h"
+#include "master_request.h"
 #include "master_sessions.h"
-#include "master_upgrade.h"
 #include "master_state.h"
 #include "master_statefile.h"
 #include "options.h"
@@ -203,8 +203,8 @@ cmd_show_info(struct control_client *c, char *arg)
 	    "generation %u\nworkers %d\nold workers %d\nlast reload %s%s\n"
 	    "host %s\n", PACKAGE_VERSION, (long)getpid(),
 	    (long long)((clock_ms() - m->born) / 1000), m->opt->config_path,
-	    m->gen, m->cfg->workers, old, m->told_ok ? "" : "failed: ",
-	    m->told, scoreboard_host_drain(NULL) ? "drain" : "ready");
+	    m->gen, m->cfg->workers, old, m->outcome.told_ok ? "" : "failed: ",
+	    m->outcome.told, scoreboard_host_drain(NULL) ? "drain" : "ready");
 	return 0;
 }
 
@@ -343,8 +343,9 @@ cmd_reload(struct control_client *c, char *arg)
 	(void)arg;
 	tokens = tokens < INT_MAX ? tokens + 1 : 1;
 	c->reload_token = -tokens;
-	c->reload_seq = c->m->outcome_seq;
-	master_reload_queue(c->m, &c->reload_token, 1);
+	c->reload_seq = c->m->outcome.seq;
+	master_request_put(&c->m->requests, REQUEST_RELOAD,
+	    &c->reload_token, 1);
 	return 1;	/* answered by master_control_follow() */
 }
 
@@ -427,8 +428,9 @@ cmd_upgrade(struct control_client *c, char *arg)
 	/* Below reload's tokens: -1, -2, ... */
 	tokens = tokens < INT_MAX / 2 ? tokens + 1 : 1;
 	c->reload_token = INT_MIN / 2 - tokens;
-	c->reload_seq = c->m->outcome_seq;
-	master_upgrade(c->m, &c->reload_token, 1);
+	c->reload_seq = c->m->outcome.seq;
+	master_request_put(&c->m->requests, REQUEST_UPGRADE,
+	    &c->reload_token, 1);
 	return 1;	/* answered by master_control_follow() */
 }
 
@@ -686,9 +688,10 @@ client_close(struct control_client *c)
 		master_sessions_cancel(m, c->sessions);
 	event_timer_cancel(m->loop, &c->idle);
 	event_close(m->loop, c->fd);
+	master_disown_fd(m, c->fd);
 	close(c->fd);
-	TAILQ_REMOVE(&m->controls, c, link);
-	m->ncontrols--;
+	TAILQ_REMOVE(&m->control.clients, c, link);
+	m->control.nclients--;
 	free(c->out);
 	free(c);
 }
@@ -705,7 +708,7 @@ control_on_accept(struct event_loop *loop, int fd, int events, void *data)
 	(void)events;
 
 	while ((cfd = sock_accept(fd, &peer)) != -1) {
-		if (m->ncontrols >= CONTROL_CLIENTS_MAX ||
+		if (m->control.nclients >= CONTROL_CLIENTS_MAX ||
 		    (c = calloc(1, sizeof(*c))) == NULL) {
 			(void)write(cfd, "error: too many control connections\n",
 			    36);
@@ -725,8 +728,9 @@ control_on_accept(struct event_loop *loop, int fd, int events, void *data)
 		}
 		(void)event_timer_arm(m->loop, &c->idle, clock_ms() +
 		    CONTROL_IDLE_MS);
-		TAILQ_INSERT_TAIL(&m->controls, c, link);
-		m->ncontrols++;
+		TAILQ_INSERT_TAIL(&m->control.clients, c, link);
+		m->control.nclients++;
+		master_own_fd(m, cfd);
 	}
 }
 
@@ -736,8 +740,8 @@ master_covered(const struct master *m, int token)
 {
 	size_t i;
 
-	for (i = 0; i < m->ntold_covers; i++)
-		if (m->told_covers[i] == token)
+	for (i = 0; i < m->outcome.ntold_covers; i++)
+		if (m->outcome.told_covers[i] == token)
 			return true;
 	return false;
 }
@@ -753,20 +757,21 @@ master_control_follow(struct master *m)
 	 * state file as it stands with the new rules (the cells carried
 	 * over, those of backends gone dropped).
 	 */
-	if (m->control_gen != m->gen && !m->stopping) {
-		m->control_gen = m->gen;
+	if (m->control.gen != m->gen && !m->stopping) {
+		m->control.gen = m->gen;
 		if (master_control_open(m, m->cfg, err, sizeof(err)) == -1)
 			log_err("%s; the control socket stays as it was", err);
 		if (master_statefile_save(m->cfg, err, sizeof(err)) == -1)
 			log_warn("%s", err);
 	}
-	for (c = TAILQ_FIRST(&m->controls); c != NULL; c = next) {
+	for (c = TAILQ_FIRST(&m->control.clients); c != NULL; c = next) {
 		next = TAILQ_NEXT(c, link);
-		if (c->reload_token == 0 || m->outcome_seq == c->reload_seq ||
+		if (c->reload_token == 0 || m->outcome.seq == c->reload_seq ||
 		    !master_covered(m, c->reload_token))
 			continue;
 		c->reload_token = 0;
-		say(c, m->told_ok ? "%s\nok\n" : "error: %s\n", m->told);
+		say(c, m->outcome.told_ok ? "%s\nok\n" : "error: %s\n",
+		    m->outcome.told);
 		client_lines(c);	/* the lines that waited, then flush */
 	}
 }
@@ -778,15 +783,15 @@ master_control_before_exec(struct master *m, enum control_exec what)
 	size_t				 n = 0;
 	int64_t				 now = clock_ms();
 
-	if (m->control_fd != -1)
-		(void)event_mask(m->loop, m->control_fd,
+	if (m->control.fd != -1)
+		(void)event_mask(m->loop, m->control.fd,
 		    what == CONTROL_EXEC_RESUME ? EV_READ : 0);
 	if (what == CONTROL_EXEC_RESUME)
 		return false;
 	if (what == CONTROL_EXEC_CUT)
 		master_sessions_cut(m);	/* answered and written, if it can */
 	/* An answer under way, or a first command that may be. */
-	TAILQ_FOREACH(c, &m->controls, link)
+	TAILQ_FOREACH(c, &m->control.clients, link)
 		n += c->sessions != NULL || c->outoff < c->outlen ||
 		    (!c->spoke && !c->closing &&
 		    now - c->accepted < SESSIONS_WAIT_MS);
@@ -809,15 +814,16 @@ master_control_adopt(struct master *m, int fd, const char *path)
 	/* The file names another one or none: closed (made anew, or not). */
 	if (m->cfg->control_socket == NULL ||
 	    strcmp(m->cfg->control_socket, path) != 0 ||
-	    (m->control_path = strdup(path)) == NULL ||
+	    (m->control.path = strdup(path)) == NULL ||
 	    event_set(m->loop, fd, EV_READ, control_on_accept, m) == -1) {
-		free(m->control_path);
-		m->control_path = NULL;
+		free(m->control.path);
+		m->control.path = NULL;
 		close(fd);
 		return -1;
 	}
 	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
-	m->control_fd = fd;
+	m->control.fd = fd;
+	master_own_fd(m, fd);
 	return 0;
 }
 
@@ -826,37 +832,27 @@ master_control_waiting(const struct master *m, int token)
 {
 	const struct control_client *c;
 
-	TAILQ_FOREACH(c, &m->controls, link)
+	TAILQ_FOREACH(c, &m->control.clients, link)
 		if (token != 0 && c->reload_token == token && !c->closing)
 			return c->fd;
 	return -1;
 }
 
 void
-master_control_forget(struct master *m)
-{
-	struct control_client *c;
-
-	TAILQ_FOREACH(c, &m->controls, link)
-		close(c->fd);
-	if (m->control_fd != -1)
-		close(m->control_fd);
-}
-
-void
 master_control_close(struct master *m)
 {
-	while (!TAILQ_EMPTY(&m->controls))
-		client_close(TAILQ_FIRST(&m->controls));
-	if (m->control_fd != -1) {
-		event_close(m->loop, m->control_fd);
-		close(m->control_fd);
-		m->control_fd = -1;
+	while (!TAILQ_EMPTY(&m->control.clients))
+		client_close(TAILQ_FIRST(&m->control.clients));
+	if (m->control.fd != -1) {
+		event_close(m->loop, m->control.fd);
+		master_disown_fd(m, m->control.fd);
+		close(m->control.fd);
+		m->control.fd = -1;
 	}
-	if (m->control_path != NULL) {
-		(void)unlink(m->control_path);
-		free(m->control_path);
-		m->control_path = NULL;
+	if (m->control.path != NULL) {
+		(void)unlink(m->control.path);
+		free(m->control.path);
+		m->control.path = NULL;
 	}
 }
 
@@ -876,8 +872,8 @@ master_control_open(struct master *m, const struct conf *cfg, char *err,
 	file.mode = cfg->control_mode;
 	file.uid = (uid_t)-1;
 	file.gid = cfg->control_group != NULL ? cfg->control_gid : (gid_t)-1;
-	if (path != NULL && m->control_path != NULL &&
-	    strcmp(path, m->control_path) == 0 && m->control_fd != -1)
+	if (path != NULL && m->control.path != NULL &&
+	    strcmp(path, m->control.path) == 0 && m->control.fd != -1)
 		/* The same socket: its mode and group may have changed. */
 		return sock_unix_file_set(path, &file, err, errlen);
 	if (path == NULL) {
@@ -894,7 +890,8 @@ master_control_open(struct master *m, const struct conf *cfg, char *err,
 		return -1;
 	}
 	master_control_close(m);
-	m->control_fd = fd;
-	m->control_path = strdup(path);
+	m->control.fd = fd;
+	master_own_fd(m, fd);
+	m->control.path = strdup(path);
 	return 0;
 }

@@ -20,12 +20,6 @@ struct master;
  */
 int	master_control_open(struct master *m, const struct conf *cfg,
     char *err, size_t errlen);
-/*
- * In a new child of the master: close its copies of the socket and of
- * every client's connection (a client would otherwise never see its
- * end), touching nothing of the master's.
- */
-void	master_control_forget(struct master *m);
 /* Close it and every client, and remove its file (a stop). */
 void	master_control_close(struct master *m);
 /*

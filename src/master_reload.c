@@ -61,18 +61,19 @@ master_tell(struct master *m, bool ok, const char *fmt, ...)
 
 	memset(&o, 0, sizeof(o));
 	o.ok = ok;
-	memcpy(o.covers, m->covered, m->ncovered * sizeof(*m->covered));
-	o.ncovers = m->ncovered;
+	memcpy(o.covers, m->outcome.covered, m->outcome.ncovered *
+	    sizeof(*o.covers));
+	o.ncovers = m->outcome.ncovered;
 	o.syntax = m->opt->config_syntax;
 	snprintf(o.config, sizeof(o.config), "%s", m->opt->config_path);
 	va_start(ap, fmt);
 	vsnprintf(o.text, sizeof(o.text), fmt, ap);
 	va_end(ap);
-	m->told_ok = ok;
-	snprintf(m->told, sizeof(m->told), "%s", o.text);
-	/* Whom it answers: m->covered may be another's again by then. */
-	memcpy(m->told_covers, o.covers, o.ncovers * sizeof(*o.covers));
-	m->ntold_covers = o.ncovers;
+	m->outcome.told_ok = ok;
+	snprintf(m->outcome.told, sizeof(m->outcome.told), "%s", o.text);
+	/* Whom it answers: covered may be another's again by then. */
+	memcpy(m->outcome.told_covers, o.covers, o.ncovers * sizeof(*o.covers));
+	m->outcome.ntold_covers = o.ncovers;
 	if (ok && m->gen > 1)	/* the first: "started ..." said it */
 		log_notice("%s", o.text);
 	else if (!ok && strncmp(o.text, "upgrade:", 8) == 0)
@@ -80,12 +81,12 @@ master_tell(struct master *m, bool ok, const char *fmt, ...)
 	else if (!ok)
 		log_err("reload failed: %s; keeping the running configuration",
 		    o.text);
-	o.seq = ++m->outcome_seq;
-	if (m->outcome_file[0] == '\0')
+	o.seq = ++m->outcome.seq;
+	if (m->outcome.file[0] == '\0')
 		return;
-	if (outcome_write(m->outcome_file, &o) == -1)
+	if (outcome_write(m->outcome.file, &o) == -1)
 		log_warn("cannot write %s: %s; ferryd -s reload will not "
-		    "know how the reload went", m->outcome_file,
+		    "know how the reload went", m->outcome.file,
 		    strerror(errno));
 }
 
@@ -93,10 +94,10 @@ master_tell(struct master *m, bool ok, const char *fmt, ...)
 static void
 master_tell_ready(struct master *m)
 {
-	if (m->gen_told == m->gen)
+	if (m->outcome.gen_told == m->gen)
 		return;
-	m->gen_told = m->gen;
-	event_timer_cancel(m->loop, &m->gen_late);
+	m->outcome.gen_told = m->gen;
+	event_timer_cancel(m->loop, &m->reload.gen_late);
 	master_tell(m, true, "generation %u serves: %zu rule(s), %d "
 	    "worker(s)", m->gen, m->cfg->nrules, m->cfg->workers);
 }
@@ -108,7 +109,7 @@ master_on_gen_late(struct event_timer *t, void *data)
 	struct master *m = data;
 
 	(void)t;
-	if (m->stopping || m->gen_told == m->gen)
+	if (m->stopping || m->outcome.gen_told == m->gen)
 		return;
 	master_tell(m, false, "generation %u is not ready after %d s (its "
 	    "workers fail to start: see the log above); the old generation "
@@ -200,20 +201,21 @@ master_map_udp_rules(struct master *m, const struct conf *cfg)
 	const struct rule	*r;
 	size_t			 i;
 
-	free(m->udp_map);
-	m->udp_map = NULL;
-	m->udp_nmap = 0;
+	free(m->reload.udp_map);
+	m->reload.udp_map = NULL;
+	m->reload.udp_nmap = 0;
 	map = conf_rule_map_new(cfg);
 	if (map == NULL ||
-	    (m->udp_map = calloc(m->cfg->nrules, sizeof(int))) == NULL) {
+	    (m->reload.udp_map = calloc(m->cfg->nrules, sizeof(int))) == NULL) {
 		conf_rule_map_free(map);
 		return;
 	}
-	m->udp_nmap = m->cfg->nrules;
+	m->reload.udp_nmap = m->cfg->nrules;
 	for (i = 0; i < m->cfg->nrules; i++) {
 		r = conf_rule_map_find(map, &m->cfg->rules[i]);
-		m->udp_map[i] = r != NULL && same_udp_rule(&m->cfg->rules[i],
-		    r) ? (int)(r - cfg->rules) : -1;
+		m->reload.udp_map[i] = r != NULL &&
+		    same_udp_rule(&m->cfg->rules[i], r) ?
+		    (int)(r - cfg->rules) : -1;
 	}
 	conf_rule_map_free(map);
 }
@@ -232,10 +234,10 @@ master_new_home(struct master *m, const struct child *from, uint32_t *rule,
 	struct child *c;
 
 	*slot = -1;
-	if (m->stopping || from->gen + 1 != m->gen || *rule >= m->udp_nmap ||
-	    m->udp_map[*rule] == -1)
+	if (m->stopping || from->gen + 1 != m->gen ||
+	    *rule >= m->reload.udp_nmap || m->reload.udp_map[*rule] == -1)
 		return NULL;
-	*rule = (uint32_t)m->udp_map[*rule];
+	*rule = (uint32_t)m->reload.udp_map[*rule];
 	if ((*slot = listen_slot_of_port(m->ls, port, m->skip)) == -1)
 		*slot = from->slot % m->cfg->workers;
 	TAILQ_FOREACH(c, &m->children, link)
@@ -298,8 +300,8 @@ master_steer(struct master *m)
 {
 	char err[CONF_ERR_MAX];
 
-	m->steer_pending = false;
-	event_timer_cancel(m->loop, &m->steer_end);
+	m->reload.steer_pending = false;
+	event_timer_cancel(m->loop, &m->reload.steer_end);
 	if (m->ls == NULL)
 		return;		/* stopping: the sockets are closed */
 	if (listen_set_steer(m->ls, m->cfg, m->skip, err, sizeof(err)) == -1)
@@ -314,7 +316,7 @@ master_on_steer_end(struct event_timer *t, void *data)
 	struct master *m = data;
 
 	(void)t;
-	if (m->stopping || !m->steer_pending)
+	if (m->stopping || !m->reload.steer_pending)
 		return;
 	log_warn("old workers did not stop making UDP sessions in %d s; "
 	    "steering to the new ones anyway", PASS_ACK_MS / 1000);
@@ -331,7 +333,7 @@ master_pass_answered(struct master *m, struct child *c)
 	if (!c->pass_asked)
 		return;
 	c->pass_asked = false;
-	if (m->steer_pending && --m->pass_waiting <= 0)
+	if (m->reload.steer_pending && --m->reload.pass_waiting <= 0)
 		master_steer(m);
 }
 
@@ -348,21 +350,21 @@ master_pass_first(struct master *m, const struct conf *cfg)
 
 	if (m->cfg->workers == cfg->workers || !conf_has_udp(m->cfg))
 		return false;
-	m->pass_waiting = 0;
+	m->reload.pass_waiting = 0;
 	/* Older ones receive no datagram any more: they handed over. */
 	TAILQ_FOREACH(c, &m->children, link)
 		if (c->gen == m->gen && c->chan != -1 && ipc_send(c->chan,
 		    IPC_UDP_PASS, NULL, 0, NULL, 0) == 0) {
 			c->pass_asked = true;
-			m->pass_waiting++;
+			m->reload.pass_waiting++;
 		}
-	if (m->pass_waiting == 0)
+	if (m->reload.pass_waiting == 0)
 		return false;
-	m->steer_pending = true;
-	if (event_timer_arm(m->loop, &m->steer_end, clock_ms() +
+	m->reload.steer_pending = true;
+	if (event_timer_arm(m->loop, &m->reload.steer_end, clock_ms() +
 	    PASS_ACK_MS) == -1)
 		master_steer(m);	/* no timer to wait with: now */
-	return m->steer_pending;
+	return m->reload.steer_pending;
 }
 
 /*
@@ -441,7 +443,7 @@ master_apply(struct master *m, struct conf *cfg)
 		goto fail;
 	}
 	master_map_tables(m, cfg);
-	if (m->steer_pending)
+	if (m->reload.steer_pending)
 		master_steer(m);	/* the reload before this one's */
 	if (!master_pass_first(m, cfg) &&
 	    listen_set_steer(ls, cfg, NULL, err, sizeof(err)) == -1)
@@ -476,7 +478,7 @@ master_apply(struct master *m, struct conf *cfg)
 	log_notice("configuration reloaded: %zu rule(s), %d worker(s), "
 	    "generation %u", cfg->nrules, cfg->workers, m->gen);
 	master_status_start(m);
-	(void)event_timer_arm(m->loop, &m->gen_late, m->gen_started +
+	(void)event_timer_arm(m->loop, &m->reload.gen_late, m->gen_started +
 	    RELOAD_STUCK_MS);
 	return;
 fail:
@@ -528,14 +530,15 @@ master_reload(struct master *m)
 {
 	char err[CONF_ERR_MAX];
 
-	event_timer_cancel(m->loop, &m->reload_stuck);
+	event_timer_cancel(m->loop, &m->reload.stuck);
 	/* This reload answers every request made until now. */
-	memcpy(m->covered, m->asked, m->nasked * sizeof(*m->asked));
-	m->ncovered = m->nasked;
-	m->nasked = 0;
+	memcpy(m->outcome.covered, m->outcome.asked, m->outcome.nasked *
+	    sizeof(*m->outcome.asked));
+	m->outcome.ncovered = m->outcome.nasked;
+	m->outcome.nasked = 0;
 	log_notice("reloading %s", m->opt->config_path);
-	if (resolver_start(&m->resolver, master_load_work, master_load_done, m,
-	    RESOLVE_MAX_MS, err, sizeof(err)) == -1)
+	if (resolver_start(&m->names.resolver, master_load_work,
+	    master_load_done, m, RESOLVE_MAX_MS, err, sizeof(err)) == -1)
 		master_tell(m, false, "%s", err);
 }
 
@@ -567,7 +570,7 @@ master_old_accepting(const struct master *m)
 bool
 master_reload_busy(const struct master *m)
 {
-	return m->reload_pending || resolver_busy(&m->resolver) ||
+	return m->reload.pending || resolver_busy(&m->names.resolver) ||
 	    !master_generation_ready(m) || master_old_accepting(m);
 }
 
@@ -582,27 +585,27 @@ master_on_reload_stuck(struct event_timer *t, void *data)
 	struct master *m = data;
 
 	(void)t;
-	if (m->stopping || !m->reload_pending)
+	if (m->stopping || !m->reload.pending)
 		return;
-	if (master_generation_ready(m) || resolver_busy(&m->resolver)) {
+	if (master_generation_ready(m) || resolver_busy(&m->names.resolver)) {
 		/* Waiting for old workers, which always end: look again. */
-		(void)event_timer_arm(m->loop, &m->reload_stuck, clock_ms() +
+		(void)event_timer_arm(m->loop, &m->reload.stuck, clock_ms() +
 		    RELOAD_RETRY_MS);
 		return;
 	}
 	log_warn("generation %u is not ready after %d s; reloading anyway",
 	    m->gen, RELOAD_STUCK_MS / 1000);
-	m->reload_pending = false;
+	m->reload.pending = false;
 	master_reload(m);
 }
 
 void
 master_reload_init(struct master *m)
 {
-	resolver_init(&m->resolver, m->loop);
-	event_timer_init(&m->reload_stuck, master_on_reload_stuck, m);
-	event_timer_init(&m->steer_end, master_on_steer_end, m);
-	event_timer_init(&m->gen_late, master_on_gen_late, m);
+	resolver_init(&m->names.resolver, m->loop);
+	event_timer_init(&m->reload.stuck, master_on_reload_stuck, m);
+	event_timer_init(&m->reload.steer_end, master_on_steer_end, m);
+	event_timer_init(&m->reload.gen_late, master_on_gen_late, m);
 }
 
 void
@@ -612,19 +615,20 @@ master_reload_queue(struct master *m, const int *asked, size_t n)
 
 	if (m->stopping) {
 		/* Whoever waits for these is told at once. */
-		memcpy(m->covered, asked, (n < OUTCOME_COVERS_MAX ? n :
+		memcpy(m->outcome.covered, asked, (n < OUTCOME_COVERS_MAX ? n :
 		    OUTCOME_COVERS_MAX) * sizeof(*asked));
-		m->ncovered = n < OUTCOME_COVERS_MAX ? n : OUTCOME_COVERS_MAX;
+		m->outcome.ncovered = n < OUTCOME_COVERS_MAX ? n :
+		    OUTCOME_COVERS_MAX;
 		if (n > 0)
 			master_tell(m, false, "ferryd is stopping");
 		return;
 	}
-	for (i = 0; i < n && m->nasked < OUTCOME_COVERS_MAX; i++)
-		m->asked[m->nasked++] = asked[i];
+	for (i = 0; i < n && m->outcome.nasked < OUTCOME_COVERS_MAX; i++)
+		m->outcome.asked[m->outcome.nasked++] = asked[i];
 	log_debug("SIGHUP: reload queued");
-	m->reload_pending = true;
-	if (!event_timer_armed(&m->reload_stuck))
-		(void)event_timer_arm(m->loop, &m->reload_stuck,
+	m->reload.pending = true;
+	if (!event_timer_armed(&m->reload.stuck))
+		(void)event_timer_arm(m->loop, &m->reload.stuck,
 		    m->gen_started + RELOAD_STUCK_MS);
 }
 
@@ -669,7 +673,7 @@ master_advance(struct master *m)
 	if (m->stopping)
 		return;
 	if (!master_generation_ready(m)) {
-		if (m->reload_pending)
+		if (m->reload.pending)
 			log_debug("reload waits for generation %u to be ready",
 			    m->gen);
 		return;
@@ -687,34 +691,34 @@ master_advance(struct master *m)
 		 * steers anew would leave datagrams on its socket that the
 		 * old steering put there for another worker's clients.
 		 */
-		if (c->state != CHILD_DRAINING && m->steer_pending) {
+		if (c->state != CHILD_DRAINING && m->reload.steer_pending) {
 			old_accepting = true;
 			continue;
 		}
 		if (c->state != CHILD_DRAINING)
 			master_drain_child(m, c);
 		if (c->accepting) {
-			if (m->reload_pending)
+			if (m->reload.pending)
 				log_debug("reload waits for worker %d (pid %ld, "
 				    "generation %u) to stop accepting", c->slot,
 				    (long)c->pid, c->gen);
 			old_accepting = true;
 		}
 	}
-	if (!old_accepting && !m->steer_pending)
+	if (!old_accepting && !m->reload.steer_pending)
 		master_udp_go(m);
 	/*
 	 * One at a time.  A reload looks every name up itself, so the
 	 * periodic lookups under way (maybe of a name server that does not
 	 * answer) give way to it rather than hold it up.
 	 */
-	if (m->reload_pending && m->resolving) {
-		resolver_cancel(&m->resolver);
-		m->resolving = false;
+	if (m->reload.pending && m->names.periodic) {
+		resolver_cancel(&m->names.resolver);
+		m->names.periodic = false;
 	}
-	if (m->reload_pending && !old_accepting &&
-	    !resolver_busy(&m->resolver)) {
-		m->reload_pending = false;
+	if (m->reload.pending && !old_accepting &&
+	    !resolver_busy(&m->names.resolver)) {
+		m->reload.pending = false;
 		master_reload(m);
 	}
 }
@@ -765,14 +769,18 @@ master_read_channel(struct master *m, struct child *c)
 }
 
 void
-master_on_channel(struct event_loop *loop, int fd, int events, void *data)
+master_reload_hear(struct master *m)
 {
-	struct child *c = data;
+	struct child *c, *next;
 
-	(void)loop;
-	(void)events;
-	BUG_ON(c->chan != fd);
-	master_read_channel(c->master, c);
+	for (c = TAILQ_FIRST(&m->children); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, link);
+		if (!c->heard)
+			continue;
+		c->heard = false;
+		if (c->chan != -1)
+			master_read_channel(m, c);
+	}
 }
 
 void
@@ -791,8 +799,8 @@ master_reload_child_gone(struct master *m, struct child *c)
 void
 master_reload_free(struct master *m)
 {
-	resolver_cancel(&m->resolver);
-	free(m->udp_map);
-	m->udp_map = NULL;
-	m->udp_nmap = 0;
+	resolver_cancel(&m->names.resolver);
+	free(m->reload.udp_map);
+	m->reload.udp_map = NULL;
+	m->reload.udp_nmap = 0;
 }

@@ -9,8 +9,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "event.h"
-
 struct child;
 struct conf;
 struct master;
@@ -19,7 +17,7 @@ struct master;
 /*
  * Say how a reload (or an upgrade) went, in the log and in the outcome
  * file that "ferryd -s reload" and the control socket read, to those in
- * m->covered.
+ * m->outcome.covered.
  */
 void	master_tell(struct master *m, bool ok, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -56,11 +54,11 @@ void	master_reload_queue(struct master *m, const int *asked, size_t n);
  */
 void	master_advance(struct master *m);
 /*
- * The channel handler of every worker (struct master's on_channel):
- * IPC_READY, IPC_DRAINING and the UDP sessions and datagrams an old
- * worker hands over; end of file when it exited.
+ * After every round of the loop, what the workers that spoke said on
+ * their channels: IPC_READY, IPC_DRAINING and the UDP sessions and
+ * datagrams an old worker hands over; end of file when it exited.
  */
-event_handler master_on_channel;
+void	master_reload_hear(struct master *m);
 /* A worker exited: read what it said before, and count its answer. */
 void	master_reload_child_gone(struct master *m, struct child *c);
 

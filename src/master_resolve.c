@@ -41,8 +41,9 @@ static void
 master_resolve_later(struct master *m, int ms)
 {
 	if (m->cfg->resolve_interval <= 0)
-		event_timer_cancel(m->loop, &m->resolve);
-	else if (event_timer_arm(m->loop, &m->resolve, clock_ms() + ms) == -1)
+		event_timer_cancel(m->loop, &m->names.again);
+	else if (event_timer_arm(m->loop, &m->names.again,
+	    clock_ms() + ms) == -1)
 		log_err("cannot schedule the next lookup of names: out of "
 		    "memory");
 }
@@ -53,8 +54,8 @@ master_resolve_follow(struct master *m)
 	if (m->stopping)
 		return;
 	if (m->cfg->resolve_interval <= 0)
-		event_timer_cancel(m->loop, &m->resolve);
-	else if (!event_timer_armed(&m->resolve))
+		event_timer_cancel(m->loop, &m->names.again);
+	else if (!event_timer_armed(&m->names.again))
 		master_resolve_later(m, m->cfg->resolve_interval);
 }
 
@@ -181,7 +182,7 @@ master_resolve_done(const char *lookup_err, void *arg)
 	struct conf		*cfg = NULL;
 	char			 err[CONF_ERR_MAX];
 
-	m->resolving = false;
+	m->names.periodic = false;
 	if (m->stopping)
 		return;
 	if (lookup_err != NULL)
@@ -205,7 +206,7 @@ master_resolve_done(const char *lookup_err, void *arg)
 	}
 	log_notice("backend names resolve to more or fewer addresses; "
 	    "applying them as a reload");
-	m->ncovered = 0;	/* nobody asked for it */
+	m->outcome.ncovered = 0;	/* nobody asked for it */
 	master_apply(m, cfg);
 }
 
@@ -225,17 +226,17 @@ master_on_resolve(struct event_timer *t, void *data)
 		return;
 	}
 	master_resolve_later(m, m->cfg->resolve_interval);
-	if (resolver_start(&m->resolver, master_resolve_work,
+	if (resolver_start(&m->names.resolver, master_resolve_work,
 	    master_resolve_done, m, RESOLVE_MAX_MS, err, sizeof(err)) == -1)
 		log_limited_at(&limit, LOG_LEVEL_WARNING, "cannot resolve "
 		    "backend names again: %s", err);
 	else
-		m->resolving = true;
+		m->names.periodic = true;
 }
 
 void
 master_resolve_init(struct master *m)
 {
-	event_timer_init(&m->resolve, master_on_resolve, m);
+	event_timer_init(&m->names.again, master_on_resolve, m);
 	master_resolve_follow(m);
 }

@@ -1,8 +1,9 @@
 /*
- * master_state.h - what the master knows, shared by its three files:
- * master.c (the process's life and signals), master_child.c (children,
- * slots, respawn) and master_reload.c (reloads and generations).  Types
- * only; each file's functions are in its own header.
+ * master_state.h - what the master knows: struct master, whose parts
+ * are grouped by the file that writes them (master_reload.c,
+ * master_resolve.c, master_status.c, master_control.c, outcome.h's
+ * state for the outcome, master_request.h's requests).  Types only;
+ * each file's functions are in its own header.
  */
 #ifndef FERRYD_MASTER_STATE_H
 #define FERRYD_MASTER_STATE_H
@@ -14,6 +15,7 @@
 
 #include "conf.h"
 #include "event.h"
+#include "master_request.h"
 #include "outcome.h"
 #include "resolver.h"
 
@@ -41,6 +43,7 @@ struct child {
 	int                chan;	/* our end of its channel, or -1 */
 	int                cell;	/* its scoreboard cell, or -1 */
 	bool               accepting;	/* has not said IPC_DRAINING yet */
+	bool               heard;	/* its channel has words to read */
 	bool               terminated;	/* sent SIGTERM at drain_end */
 	bool               hung;	/* killed by the watchdog */
 	bool               udp_go;	/* told to receive UDP */
@@ -66,6 +69,18 @@ struct checker_proc {
 	struct slot respawn;
 };
 
+/*
+ * Descriptors the master holds for itself (the control socket and its
+ * clients, an upgrade's description and images): master_child.c closes
+ * them in every new child, which would otherwise keep them open.
+ */
+#define MASTER_OWN_FDS_MAX 64
+
+struct master_own_fds {
+	int    fd[MASTER_OWN_FDS_MAX];
+	size_t n;
+};
+
 struct options;
 struct listen_set;
 struct control_client;
@@ -78,41 +93,17 @@ enum control_exec {
 	CONTROL_EXEC_RESUME	/* no exec after all: accept again */
 };
 
-struct master {
-	struct conf          *cfg;
-	const struct options *opt;
-	struct listen_set    *ls;
-	struct event_loop    *loop;
-	/* Reads what a child says on its channel (master_reload.c's). */
-	event_handler        *on_channel;
-	/*
-	 * In a new child: closes the descriptors of the layers above
-	 * master_child.c that no child may hold (master_control.c's).
-	 */
-	void                (*forget_in_child)(struct master *);
-	/*
-	 * The descriptor of the control client waiting for the outcome of
-	 * token, or -1 (master_control.c's): an upgrade passes it on.
-	 */
-	int                 (*control_waiting)(const struct master *, int);
-	/* master_control_before_exec(), for an upgrade (NULL: none). */
-	bool                (*control_before_exec)(struct master *,
-	                        enum control_exec);
-	TAILQ_HEAD(, child)   children;
-	struct slot          *slots;	/* cfg->workers of them */
-	int                   udp_budget;	/* sessions per worker */
-	int                   nslots;
-	unsigned              gen;
-	int64_t               gen_started;
-	bool                  reload_pending;
-	struct event_timer    reload_stuck;	/* the new generation is late */
-	int                   stopping;	/* 0, or the signal that stops us */
-	struct event_timer    stop_end;	/* then SIGKILL the stragglers */
-	struct event_timer    tick;	/* watchdog and rates, each second */
-	struct event_timer    status_due;	/* status_file written */
-	struct event_timer    stats_log_due;	/* stats_log_interval's line */
-	bool                  skip[MAX_WORKERS];	/* hung: steered around */
-	bool                  started;	/* the first generation accepted */
+/*
+ * The master's state, by job: each sub-struct is written by the one file
+ * named beside it; what several files read (the configuration, the loop,
+ * the children and the generation) is struct master's own.
+ */
+
+/* Reloads and generations (master_reload.c). */
+struct master_reload_state {
+	bool                  pending;	/* a reload queued */
+	struct event_timer    stuck;	/* the new generation is late */
+	struct event_timer    gen_late;	/* ... not ready in time */
 	int                  *udp_map;	/* old gen's rule -> ours, or -1 */
 	size_t                udp_nmap;
 	/*
@@ -122,38 +113,61 @@ struct master {
 	bool                  steer_pending;
 	int                   pass_waiting;	/* acknowledgements to come */
 	struct event_timer    steer_end;
-	struct checker_proc   checker;
-	struct event_timer    resolve;	/* names resolved again */
+};
+
+/* Names looked up again (master_resolve.c), and a reload's lookups. */
+struct master_names {
+	struct event_timer    again;	/* resolve_interval's next round */
 	struct resolver       resolver;	/* a reload's or resolve's lookups */
-	bool                  resolving;	/* ... resolve_interval's */
-	/* How reloads went, for "ferryd -s reload" (outcome.h). */
-	char                  outcome_file[4096];	/* "": none */
-	unsigned long         outcome_seq;
-	unsigned              gen_told;	/* the last generation said to serve */
-	bool                  told_ok;	/* the last reload's outcome ... */
-	char                  told[600];	/* ... and its words, */
-	int                   told_covers[OUTCOME_COVERS_MAX]; /* ... and */
-	size_t                ntold_covers;	/* whom it answered */
-	/*
-	 * Requests (sigqueue values of SIGHUP, control socket clients')
-	 * that the queued reload will answer, and those the reload under
-	 * way or last done answers (outcome.h).
-	 */
-	int                   asked[OUTCOME_COVERS_MAX];
-	size_t                nasked;
-	int                   covered[OUTCOME_COVERS_MAX];
-	size_t                ncovered;
-	struct event_timer    gen_late;	/* ... not ready in time */
+	bool                  periodic;	/* ... resolve_interval's */
+};
+
+/* What the master writes out on its own (master_status.c). */
+struct master_report {
+	struct event_timer    status_due;	/* status_file written */
+	struct event_timer    stats_log_due;	/* stats_log_interval's line */
+};
+
+/* The control socket (master_control.c). */
+struct master_control_state {
+	int                   fd;	/* -1: none */
+	char                 *path;	/* its file, removed at the end */
+	unsigned              gen;	/* whose settings it has */
+	TAILQ_HEAD(, control_client) clients;
+	int                   nclients;
+};
+
+struct master {
+	struct conf          *cfg;
+	const struct options *opt;
+	struct listen_set    *ls;
+	struct event_loop    *loop;
+	TAILQ_HEAD(, child)   children;
+	struct slot          *slots;	/* cfg->workers of them */
+	int                   udp_budget;	/* sessions per worker */
+	int                   nslots;
+	bool                  skip[MAX_WORKERS];	/* hung: not steered to */
+	struct checker_proc   checker;
+	unsigned              gen;
+	int64_t               gen_started;
+	bool                  started;	/* the first generation accepted */
+	int                   stopping;	/* 0, or the signal that stops us */
 	int                   status;	/* exit status */
 	int64_t               born;	/* clock_ms() at start */
-	/* The control socket (master_control.c). */
-	int                   control_fd;	/* -1: none */
-	char                 *control_path;	/* its file, removed at the end */
-	unsigned              control_gen;	/* whose settings it has */
-	TAILQ_HEAD(, control_client) controls;
-	int                   ncontrols;
+	/* master.c's timers. */
+	struct event_timer    stop_end;	/* then SIGKILL the stragglers */
+	struct event_timer    tick;	/* watchdog and rates, each second */
+	/* Reloads and upgrades asked, for master.c to start. */
+	struct master_requests requests;
+	struct master_reload_state reload;
+	struct master_names   names;
+	/* How reloads went, for "ferryd -s reload" (outcome.h). */
+	struct outcome_state  outcome;
+	struct master_report  report;
+	struct master_control_state control;
 	/* "show sessions" under way (master_sessions.c); NULL: none. */
 	struct sessions_ask  *session_asks;
+	struct master_own_fds own;	/* no child's (master_child.h) */
 };
 
 #endif

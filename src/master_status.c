@@ -304,16 +304,17 @@ master_status_start(struct master *m)
 {
 	int64_t	ms;
 
-	event_timer_cancel(m->loop, &m->status_due);
-	event_timer_cancel(m->loop, &m->stats_log_due);
-	event_timer_init(&m->status_due, on_status_due, m);
-	event_timer_init(&m->stats_log_due, on_stats_log_due, m);
+	event_timer_cancel(m->loop, &m->report.status_due);
+	event_timer_cancel(m->loop, &m->report.stats_log_due);
+	event_timer_init(&m->report.status_due, on_status_due, m);
+	event_timer_init(&m->report.stats_log_due, on_stats_log_due, m);
 	(void)log_episode_end(&unwritten, &ms);	/* a new file: said anew */
 	/* As rinetd-uv: the first write one interval from now. */
 	if (m->cfg->status_file != NULL)
-		arm(m, &m->status_due, m->cfg->status_interval, "status_file");
+		arm(m, &m->report.status_due, m->cfg->status_interval,
+		    "status_file");
 	if (m->cfg->stats_log_interval > 0)
-		arm(m, &m->stats_log_due, m->cfg->stats_log_interval,
+		arm(m, &m->report.stats_log_due, m->cfg->stats_log_interval,
 		    "stats_log_interval");
 }
 

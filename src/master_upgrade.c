@@ -28,6 +28,7 @@
 #include "log.h"
 #include "master_carry.h"
 #include "master_child.h"
+#include "master_control.h"
 #include "master_reload.h"
 #include "master_sessions.h"
 #include "master_state.h"
@@ -39,6 +40,7 @@
 #include "sig.h"
 #include "scoreboard.h"
 #include "stats.h"
+#include "upgrade_record.h"
 #include "upstream.h"
 
 #define UPGRADE_PROBE    "FERRYD_UPGRADE_PROBE"
@@ -104,12 +106,10 @@ master_upgrade_init(const char *argv0)
 	image = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 }
 
-void
-master_upgrade_forget(void)
+int
+master_upgrade_image(void)
 {
-	if (image != -1)
-		close(image);
-	image = -1;
+	return image;
 }
 
 /* ---- the old image ---- */
@@ -134,7 +134,7 @@ cross_all(struct master *m, int desc, const int *clients, size_t nclients,
 		cross_exec(m->ls->fds[i], on);
 	cross_exec(m->ls->stats_fd, on);
 	/* Clients connecting meanwhile wait in its backlog, not refused. */
-	cross_exec(m->control_fd, on);
+	cross_exec(m->control.fd, on);
 	if (carry_lock)
 		cross_exec(pidfile_fd(), on);
 	TAILQ_FOREACH(c, &m->children, link)
@@ -147,100 +147,62 @@ cross_all(struct master *m, int desc, const int *clients, size_t nclients,
 	cross_exec(stats_table_fd(), on);
 }
 
-static void
+/* The workers that can be handed over (with a channel), or NULL. */
+static struct upgrade_worker *
+workers_of(const struct master *m, size_t *n)
+{
+	struct upgrade_worker *w;
+	const struct child    *c;
+	size_t                 max = 0;
+
+	TAILQ_FOREACH(c, &m->children, link)
+		max++;
+	if ((w = calloc(max + 1, sizeof(*w))) == NULL)
+		return NULL;
+	*n = 0;
+	TAILQ_FOREACH(c, &m->children, link)
+		if (c->chan != -1)
+			w[(*n)++] = (struct upgrade_worker){
+				.pid = (long)c->pid, .slot = c->slot,
+				.gen = c->gen, .state = (int)c->state,
+				.accepting = (int)c->accepting,
+				.chan = c->chan
+			};
+	return w;
+}
+
+/*
+ * What the new image takes over (upgrade_record.h), written to f: -1
+ * if it could not be.
+ */
+static int
 describe(FILE *f, struct master *m, const int *clients, size_t nclients,
     const char *const *argv)
 {
-	const struct conf  *cfg = m->cfg;
-	const struct rule  *r;
-	const struct child *c;
-	const unsigned char *cells;
-	struct stats_rule   life;
-	size_t              i, j, n;
-	int                 s;
+	struct upgrade_source src = {
+		.cfg = m->cfg, .config = m->opt->config_path,
+		.syntax = m->opt->config_syntax, .gen = m->gen, .ls = m->ls,
+		.checker = m->checker.pid > 0 ? (long)m->checker.pid : 0,
+		.control_fd = m->control.fd, .control_path = m->control.path,
+		.covers = m->outcome.covered, .ncovers = m->outcome.ncovered,
+		.clients = clients, .nclients = nclients,
+		.image = image, .snapshot = snapshot, .argv = argv,
+		.pid_fd = carry_lock ? pidfile_fd() : -1
+	};
+	struct stats_rule life;
+	int               rc;
 
-	fprintf(f, "config %d %s\n", m->opt->config_syntax,
-	    m->opt->config_path);
-	fprintf(f, "gen %u\nset %zu %d %d\n", m->gen, m->ls->nrules,
-	    m->ls->nsock, (int)m->ls->mode);
-	for (i = 0; i < cfg->nrules; i++) {
-		r = &cfg->rules[i];
-		fprintf(f, "rule %zu %d %d %d %u ", i, r->protocol,
-		    r->connect_protocol, (int)r->ipv6_only,
-		    (unsigned)r->listen_addr.len);
-		master_hex_put(f, &r->listen_addr.ss, r->listen_addr.len);
-		fputc('\n', f);
-		for (s = 0; s < m->ls->nsock; s++)
-			if (LISTEN_FD(m->ls, i, s) != -1)
-				fprintf(f, "fd %zu %d %d\n", i, s,
-				    LISTEN_FD(m->ls, i, s));
-		for (j = 0; j < r->upstream.nbackends; j++) {
-			const struct sockaddr_any *a =
-			    &r->upstream.backends[j].addr;
-
-			fprintf(f, "backend %zu %u %u ", i,
-			    r->upstream.backends[j].id, (unsigned)a->len);
-			master_hex_put(f, &a->ss, a->len);
-			fputc('\n', f);
-		}
-	}
-	if (m->ls->stats_fd != -1) {
-		fprintf(f, "stats %d %u ", m->ls->stats_fd,
-		    (unsigned)cfg->stats_addr.len);
-		master_hex_put(f, &cfg->stats_addr.ss, cfg->stats_addr.len);
-		fprintf(f, " %s\n", cfg->stats_path != NULL ? cfg->stats_path :
-		    "-");
-	}
-	TAILQ_FOREACH(c, &m->children, link)
-		if (c->chan != -1)
-			fprintf(f, "worker %ld %d %u %d %d %d\n", (long)c->pid,
-			    c->slot, c->gen, (int)c->state, (int)c->accepting,
-			    c->chan);
-	if (m->checker.pid > 0)
-		fprintf(f, "checker %ld\n", (long)m->checker.pid);
-	if (m->control_fd != -1 && m->control_path != NULL) {
-		fprintf(f, "control %d %zu ", m->control_fd,
-		    strlen(m->control_path));
-		master_hex_put(f, m->control_path, strlen(m->control_path));
-		fputc('\n', f);
-	}
-	if ((cells = health_table(&n)) != NULL)
-		for (i = 0; i < n; i++) {
-			fprintf(f, "cell %zu %zu ", i,
-			    sizeof(struct health_cell));
-			master_hex_put(f, cells + i *
-			    sizeof(struct health_cell),
-			    sizeof(struct health_cell));
-			fputc('\n', f);
-		}
+	if ((src.workers = workers_of(m, &src.nworkers)) == NULL)
+		return -1;
+	src.cells = health_table(&src.ncells);
+	if (src.cells == NULL)
+		src.ncells = 0;
 	stats_read_life(&life);
-	fprintf(f, "life %zu ", sizeof(life));
-	master_hex_put(f, &life, sizeof(life));
-	fputc('\n', f);
-	master_carry_describe(f, cfg);
-	{
-		int64_t	since;
-		bool	drain = scoreboard_host_drain(&since);
-
-		fprintf(f, "host %d %lld\n", drain ? 1 : 0, (long long)since);
-	}
-	for (i = 0; i < m->ncovered; i++)
-		fprintf(f, "covers %d\n", m->covered[i]);
-	for (i = 0; i < nclients; i++)
-		fprintf(f, "client %d\n", clients[i]);
-	/* What the new image executes if it fails before it serves. */
-	if (image != -1)
-		fprintf(f, "image %d\n", image);
-	if (image != -1 && snapshot != -1)
-		fprintf(f, "snapshot %d\n", snapshot);
-	for (i = 0; argv[i] != NULL; i++) {
-		fputs("arg ", f);
-		master_hex_put(f, argv[i], strlen(argv[i]));
-		fputc('\n', f);
-	}
-	/* Its lock with it: "ferryd -s" and status never see it free. */
-	if (carry_lock && pidfile_fd() != -1)
-		fprintf(f, "pidfile %d\n", pidfile_fd());
+	src.life = &life;
+	src.host_drain = scoreboard_host_drain(&src.host_since);
+	rc = upgrade_record_write(f, &src, UPGRADE_PART_IMAGE);
+	free((void *)src.workers);
+	return rc;
 }
 
 /* Whether path is the socket file name ("unix:PATH") names. */
@@ -503,9 +465,9 @@ upgrade_blocked(struct master *m, char *err, size_t errlen)
 	size_t      i, nclients = 0;
 
 	/* Control clients that asked: the new image answers them. */
-	for (i = 0; i < m->ncovered; i++)
-		if (m->control_waiting != NULL && (clients[nclients] =
-		    m->control_waiting(m, m->covered[i])) != -1)
+	for (i = 0; i < m->outcome.ncovered; i++)
+		if ((clients[nclients] = master_control_waiting(m,
+		    m->outcome.covered[i])) != -1)
 			nclients++;
 #ifdef HAVE_MEMFD_CREATE
 	desc = memfd_create("ferryd-upgrade", 0);
@@ -522,8 +484,7 @@ upgrade_blocked(struct master *m, char *err, size_t errlen)
 	exec_args(m, argv);
 	/* Only with a way back to hand it to: else it would only leak. */
 	snapshot = image != -1 ? snapshot_open(m->cfg) : -1;
-	describe(f, m, clients, nclients, argv);
-	if (fflush(f) == EOF || ferror(f)) {
+	if (describe(f, m, clients, nclients, argv) == -1) {
 		snprintf(err, errlen, "cannot describe the sockets and "
 		    "workers: %s", strerror(errno));
 		fclose(f);
@@ -536,8 +497,7 @@ upgrade_blocked(struct master *m, char *err, size_t errlen)
 	log_notice("upgrade: %s passed -t; executing it (pid %ld stays)", exe,
 	    (long)getpid());
 	/* Left after control_waits(): answered now, as far as it goes. */
-	if (m->control_before_exec != NULL)
-		(void)m->control_before_exec(m, CONTROL_EXEC_CUT);
+	(void)master_control_before_exec(m, CONTROL_EXEC_CUT);
 	cross_all(m, desc, clients, nclients, true);
 	master_upgrade_carry_signals();
 	if (setenv(MASTER_UPGRADE_ENV, env, 1) == 0)
@@ -558,8 +518,7 @@ upgrade_blocked(struct master *m, char *err, size_t errlen)
 static bool
 control_waits(struct master *m)
 {
-	if (m->control_before_exec == NULL ||
-	    !m->control_before_exec(m, CONTROL_EXEC_WAIT))
+	if (!master_control_before_exec(m, CONTROL_EXEC_WAIT))
 		return false;
 	if (queued.control_since == 0) {
 		queued.control_since = clock_ms();
@@ -577,22 +536,22 @@ static void
 upgrade_failed(struct master *m, const char *why)
 {
 	int    was[OUTCOME_COVERS_MAX];
-	size_t nwas = m->ncovered;
+	size_t nwas = m->outcome.ncovered;
 
 	/* Those the reload under way, if any, answers: kept for it. */
-	memcpy(was, m->covered, nwas * sizeof(*was));
-	memcpy(m->covered, queued.asked, queued.n * sizeof(*queued.asked));
-	m->ncovered = queued.n;
+	memcpy(was, m->outcome.covered, nwas * sizeof(*was));
+	memcpy(m->outcome.covered, queued.asked, queued.n *
+	    sizeof(*queued.asked));
+	m->outcome.ncovered = queued.n;
 	queued.n = 0;
 	queued.checked = false;
 	queued.control_since = 0;
-	if (m->control_before_exec != NULL)
-		(void)m->control_before_exec(m, CONTROL_EXEC_RESUME);
+	(void)master_control_before_exec(m, CONTROL_EXEC_RESUME);
 	master_tell(m, false, "upgrade: %s; the old binary goes on serving",
 	    why);
 	queued.failed[0] = '\0';	/* why may be it */
-	memcpy(m->covered, was, nwas * sizeof(*was));
-	m->ncovered = nwas;
+	memcpy(m->outcome.covered, was, nwas * sizeof(*was));
+	m->outcome.ncovered = nwas;
 }
 
 /*
@@ -616,15 +575,16 @@ static void
 upgrade_now(struct master *m)
 {
 	int    was[OUTCOME_COVERS_MAX];
-	size_t nwas = m->ncovered;
+	size_t nwas = m->outcome.ncovered;
 	char   err[CONF_ERR_MAX];
 
-	memcpy(was, m->covered, nwas * sizeof(*was));
-	memcpy(m->covered, queued.asked, queued.n * sizeof(*queued.asked));
-	m->ncovered = queued.n;
+	memcpy(was, m->outcome.covered, nwas * sizeof(*was));
+	memcpy(m->outcome.covered, queued.asked, queued.n *
+	    sizeof(*queued.asked));
+	m->outcome.ncovered = queued.n;
 	upgrade(m, err, sizeof(err));	/* returns on failure */
-	memcpy(m->covered, was, nwas * sizeof(*was));
-	m->ncovered = nwas;
+	memcpy(m->outcome.covered, was, nwas * sizeof(*was));
+	m->outcome.ncovered = nwas;
 	upgrade_failed(m, err);
 }
 
@@ -639,20 +599,21 @@ upgrade_queued(struct master *m)
 	static unsigned long seen_seq;
 	static int64_t       seen_at;
 	char                 err[CONF_ERR_MAX];
-	bool                 busy = master_reload_busy(m) || m->steer_pending;
+	bool                 busy = master_reload_busy(m) ||
+	                         m->reload.steer_pending;
 
 	/*
 	 * The outcome file holds the last outcome only: whoever waits for
 	 * one just told (a reload asked with the upgrade) reads it first.
 	 */
-	if (m->outcome_seq != seen_seq) {
-		seen_seq = m->outcome_seq;
+	if (m->outcome.seq != seen_seq) {
+		seen_seq = m->outcome.seq;
 		seen_at = clock_ms();
 	}
 	/* A reload came while it waited: control serves until it is done. */
 	if (busy && queued.control_since != 0) {
 		queued.control_since = 0;
-		(void)m->control_before_exec(m, CONTROL_EXEC_RESUME);
+		(void)master_control_before_exec(m, CONTROL_EXEC_RESUME);
 	}
 	if (upgrade_check_busy()) {
 		if (m->stopping) {
@@ -697,7 +658,7 @@ master_upgrade(struct master *m, const int *asked, size_t n)
 	/* A signal without a value (kill -URG) is answered to nobody. */
 	if (n == 0 && queued.n < OUTCOME_COVERS_MAX)
 		queued.asked[queued.n++] = 0;
-	if (master_reload_busy(m) || m->steer_pending)
+	if (master_reload_busy(m) || m->reload.steer_pending)
 		log_notice("upgrade: waiting for the reload or generation %u "
 		    "to be done", m->gen);
 	upgrade_queued(m);

@@ -6,7 +6,7 @@
  * (master_adopt.h) drains as an old generation.
  *
  * What crosses exec is written, as lines of text, to a memfd whose
- * number is in MASTER_UPGRADE_ENV: the configuration file, the
+ * number is in MASTER_UPGRADE_ENV (upgrade_record.h, each kind of line): the configuration file, the
  * generation, each rule's address, protocol and backends, each
  * listening socket (rule, slot, descriptor), each worker (pid, slot,
  * generation, channel), the checker's pid, the health table's cells,
@@ -27,8 +27,11 @@ struct master;
 void	master_upgrade_init(const char *argv0);
 const char *master_upgrade_exe(void);
 
-/* In a new child: the descriptor of our binary is not its to hold. */
-void	master_upgrade_forget(void);
+/*
+ * The descriptor of our binary, opened at start, or -1: the master's
+ * own, no child's (master_own_fd).
+ */
+int	master_upgrade_image(void);
 
 /*
  * With every signal blocked, before an exec: those caught and not yet

@@ -33,6 +33,25 @@ struct outcome {
 	size_t		ncovers;
 };
 
+/*
+ * The master's side: where it writes the outcome, what it told last and
+ * whom it answered, whom the queued reload answers (asked) and whom the
+ * reload under way or last done answers (covered): tokens, as covers.
+ */
+struct outcome_state {
+	char		file[4096];	/* "": none */
+	unsigned long	seq;
+	unsigned	gen_told;	/* the last generation said to serve */
+	bool		told_ok;	/* the last outcome ... */
+	char		told[OUTCOME_TEXT_MAX];	/* ... its words, */
+	int		told_covers[OUTCOME_COVERS_MAX];	/* ... and */
+	size_t		ntold_covers;	/* whom it answered */
+	int		asked[OUTCOME_COVERS_MAX];
+	size_t		nasked;
+	int		covered[OUTCOME_COVERS_MAX];
+	size_t		ncovered;
+};
+
 /* Whether o answers request token. */
 bool	outcome_covers(const struct outcome *o, int token);
 
