@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "addr.h"
+#include "bug.h"
 #include "client_limit.h"
 #include "log.h"
 #include "quic_initial.h"
@@ -99,8 +100,12 @@ cid_drop(struct udp_cid *c)
 {
 	struct udp_cid **pp = &buckets[c->hash & (CID_BUCKETS - 1)];
 
-	while (*pp != c)
+	/* a CID in use is in the table, and counted */
+	BUG_ON(c->len == 0 || cids_count == 0 || cids_of_len[c->len] == 0);
+	while (*pp != c) {
+		BUG_ON(*pp == NULL);
 		pp = &(*pp)->next;
+	}
 	*pp = c->next;
 	cids_count--;
 	cids_of_len[c->len]--;
@@ -142,6 +147,7 @@ cid_learn(struct udp_session *s, const uint8_t *id, size_t len)
 		    rule_log_name(s->rule), UDP_CIDS_MAX);
 		return;
 	}
+	BUG_ON(cids_count >= UDP_CIDS_MAX);	/* the bound, kept */
 	c->s = s;
 	c->len = (uint8_t)len;
 	memcpy(c->id, id, len);

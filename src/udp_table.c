@@ -13,6 +13,7 @@
 #include <netinet/in.h>
 
 #include "addr.h"
+#include "bug.h"
 #include "conf.h"
 #include "log.h"
 #include "stats.h"
@@ -75,6 +76,7 @@ udp_table_grow(struct udp_sessions *us)
 	struct udp_session	**b, *s, *next;
 	size_t			  n = us->nbuckets * 2, i;
 
+	BUG_ON(us->nbuckets == 0 || (us->nbuckets & (us->nbuckets - 1)));
 	if ((b = calloc(n, sizeof(*b))) == NULL)
 		return;		/* longer chains, still correct */
 	for (i = 0; i < us->nbuckets; i++)
@@ -93,14 +95,20 @@ udp_table_remove(struct udp_sessions *us, struct udp_session *s)
 {
 	struct udp_session **pp = &us->buckets[s->hash & (us->nbuckets - 1)];
 
-	while (*pp != s)
+	/* a session leaves the table it is in, once */
+	while (*pp != s) {
+		BUG_ON(*pp == NULL);
 		pp = &(*pp)->next;
+	}
 	*pp = s->next;
 }
 
 void
 udp_table_add(struct udp_sessions *us, struct udp_session *s)
 {
+	/* its key's hash, and not there already */
+	BUG_ON(s->hash != udp_key_hash(&s->key) ||
+	    udp_session_find(us, &s->key, s->hash) != NULL);
 	s->next = us->buckets[s->hash & (us->nbuckets - 1)];
 	us->buckets[s->hash & (us->nbuckets - 1)] = s;
 }
