@@ -14,6 +14,7 @@
 #endif
 
 #include "addr.h"
+#include "bug.h"
 #include "conf.h"
 #include "listen.h"
 #include "rule.h"
@@ -417,6 +418,8 @@ listen_slot_of_port(const struct listen_set *ls, unsigned port,
 	for (s = 0; skip != NULL && s < ls->nslots; s++)
 		if (skip[s] && a >= (uint32_t)s)
 			a++;
+	/* the slot the kernel's program picks: a live one */
+	BUG_ON(a >= (uint32_t)ls->nslots || (skip != NULL && skip[a]));
 	return (int)a;
 }
 
@@ -471,6 +474,7 @@ steer_group(int fd, int nslots, const bool *skip, bool by_cpu)
 	struct sock_fprog  prog;
 	int                n = 0, s, active = steer_active(nslots, &skip);
 
+	BUG_ON(nslots < 1 || nslots > MAX_WORKERS);	/* code's room */
 	/* The kernel copies the whole of both: nothing uninitialised. */
 	memset(code, 0, sizeof(code));
 	memset(&prog, 0, sizeof(prog));
@@ -490,6 +494,7 @@ steer_group(int fd, int nslots, const bool *skip, bool by_cpu)
 			    BPF_ADD | BPF_K, 1);
 		}
 	code[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_A, 0);
+	BUG_ON((size_t)n > sizeof(code) / sizeof(code[0]));
 	memset(&prog, 0, sizeof(prog));		/* its padding too */
 	prog.len = (unsigned short)n;
 	prog.filter = code;

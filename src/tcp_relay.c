@@ -473,6 +473,7 @@ dir_flush(const struct tcp_relay_env *env, struct tcp_relay *r, int s)
 				return relay_retry(env, r);
 			return relay_gone(env, r, TCP_OTHER(s), errno, false);
 		}
+		BUG_ON((size_t)n > len);	/* never more than offered */
 		d->off += (uint32_t)n;
 		r->last_active = event_now(env->loop);
 		if ((size_t)n < len) {
@@ -525,6 +526,8 @@ dir_pump(const struct tcp_relay_env *env, struct tcp_relay *r, int s,
 	struct tcp_dir *d = &r->dir[s];
 	ssize_t         n;
 
+	/* a read only into a direction that holds nothing */
+	BUG_ON(pending(d));
 	n = dir_read(env, r, s, want);
 	if (n > 0) {
 		if (r->budget[s] != NULL)
