@@ -13,6 +13,7 @@
 #include "event.h"
 #include "log.h"
 #include "proxy_proto.h"
+#include "route.h"
 #include "sock.h"
 #include "stats.h"
 #include "udp_backend.h"
@@ -32,6 +33,17 @@ udp_io_stats_backend(const struct udp_session *s)
 	if (s->backend == NULL || s->stranger)
 		return NULL;
 	return stats_backend(s->backend);
+}
+
+/*
+ * The counters of the route s's backend is of (its destination's,
+ * route.h), or a sink: no route, or a backend the rule lost.
+ */
+static struct stats_rule *
+udp_io_stats_route(const struct udp_session *s)
+{
+	return s->rule->nroutes == 0 || udp_io_stats_backend(s) == NULL ?
+	    &stats_sink_rule : stats_rule(rule_dest_of(s->rule, s->backend));
 }
 
 /* n datagrams of rule were not sent on. */
@@ -222,6 +234,7 @@ udp_io_sent(struct udp_session *s, const struct iovec *iov, int k)
 		bytes += iov[i].iov_len;
 	s->bytes_in += bytes;
 	sr->datagrams_in += (uint64_t)k;
+	udp_io_stats_route(s)->datagrams_in += (uint64_t)k;
 	sr->bytes_in += bytes;
 	if (sb != NULL)
 		sb->bytes_in += bytes;
@@ -431,6 +444,7 @@ count_replies(struct udp_session *s, uint64_t k, uint64_t bytes)
 	struct stats_backend	*sb = udp_io_stats_backend(s);
 
 	sr->datagrams_out += k;
+	udp_io_stats_route(s)->datagrams_out += k;
 	sr->bytes_out += bytes;
 	if (sb != NULL)
 		sb->bytes_out += bytes;

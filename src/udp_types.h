@@ -103,6 +103,8 @@ struct udp_session {
 	const struct backend	*backend;
 	struct udp_stream	*stream;	/* a TCP backend, or NULL */
 	struct udp_held		*held;		/* undecided: what waits */
+	char			*sni;		/* the server name its QUIC
+						 * Initials named, or NULL */
 	int			 fd;		/* connected to the backend */
 	int			 lfd;		/* replies leave through it */
 	int			 family;	/* lfd's */
