@@ -219,6 +219,25 @@ check_unix_listener(struct conf_loader *ld, const config_setting_t *rule,
 	return 0;
 }
 
+/*
+ * The "connect" setting that names backend b of r: the rule's, or its
+ * route's (a route's backends are a slice of its rule's), for the line.
+ */
+static const config_setting_t *
+connect_setting(const config_setting_t *rule, const struct rule *r,
+    const struct backend *b)
+{
+	const struct rule	*d = rule_dest_of(r, b);
+	unsigned		 i;
+
+	for (i = 0; i < r->nroutes; i++)
+		if (d == &r->routes[i].dest)
+			return config_setting_get_member(config_setting_get_elem(
+			    config_setting_get_member(rule, "routes"), i),
+			    "connect");
+	return config_setting_get_member(rule, "connect");
+}
+
 int
 conf_rule_unix(struct conf_loader *ld, const config_setting_t *rule,
     struct rule *r)
@@ -241,8 +260,8 @@ conf_rule_unix(struct conf_loader *ld, const config_setting_t *rule,
 		    "stream backends only");
 	if (b != NULL && (r->protocol == RULE_UDP ||
 	    r->connect_protocol == RULE_UDP))
-		return conf_fail(ld, config_setting_get_member(rule,
-		    "connect"), "\"connect\": %s is a Unix stream socket; "
+		return conf_fail(ld, connect_setting(rule, r, b), "\"connect\": "
+		    "%s is a Unix stream socket; "
 		    "UDP datagrams cannot be forwarded to one",
 		    addr_format((const void *)&b->addr.ss, addr, sizeof(addr)));
 	if (b != NULL && refuse_key(ld, rule, "tcp_fastopen_connect", "is "

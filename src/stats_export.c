@@ -420,8 +420,15 @@ json_routes(struct text *t, const struct view_rule *vr)
 		(void)stats_read_rule(r->routes[i].dest.stat, &rs);
 		text_put(t, "%s{\"name\":", i > 0 ? "," : "");
 		put_json_string(t, r->routes[i].name);
-		text_put(t, ",\"connections\":%llu,",
-		    (unsigned long long)rs.routed);
+		text_put(t, ",\"connections\":%llu,\"datagrams_in\":%llu,"
+		    "\"datagrams_out\":%llu,\"peek_timeouts\":%llu,"
+		    "\"quic_undecryptable\":%llu,\"quic_unread\":%llu,",
+		    (unsigned long long)rs.routed,
+		    (unsigned long long)rs.datagrams_in,
+		    (unsigned long long)rs.datagrams_out,
+		    (unsigned long long)rs.peek_timeouts,
+		    (unsigned long long)rs.quic_undecryptable,
+		    (unsigned long long)rs.quic_unread);
 		put_json_hist(t, "peek", &rs.peek);
 		text_put(t, "}");
 	}

@@ -162,6 +162,23 @@ static const struct family route_families[] = {
 	{ "ferryd_route_connections_total", "counter",
 	    "Connections and UDP sessions the route took (its backends' "
 	    "series, labelled with route too, count bytes).", RULE_AT(routed), NULL },
+	{ "ferryd_route_received_datagrams_total", "counter",
+	    "Datagrams from clients sent on to the UDP route's backends.",
+	    RULE_AT(datagrams_in), NULL },
+	{ "ferryd_route_sent_datagrams_total", "counter",
+	    "Datagrams from the UDP route's backends sent to its clients.",
+	    RULE_AT(datagrams_out), NULL },
+	{ "ferryd_route_peek_timeouts_total", "counter",
+	    "Clients (UDP: sessions) the route took as on_timeout's, no route "
+	    "picked within peek_timeout.", RULE_AT(peek_timeouts), NULL },
+	{ "ferryd_route_quic_undecryptable_total", "counter",
+	    "UDP sessions the route took whose client's QUIC Initial packet "
+	    "failed to decrypt (ferryd_rule_quic_undecryptable_total).",
+	    RULE_AT(quic_undecryptable), NULL },
+	{ "ferryd_route_quic_unread_total", "counter",
+	    "UDP sessions the route took whose QUIC Initial packets could not "
+	    "be read (ferryd_rule_quic_unread_total).", RULE_AT(quic_unread),
+	    NULL },
 };
 
 static const struct hist_family route_hists[] = {

@@ -197,6 +197,7 @@ session_peek_timeout(struct tcp_session *ss)
 		return;
 	}
 	stats_rule(rule)->peek_timeouts++;
+	stats_rule(&rule->routes[rule->on_timeout].dest)->peek_timeouts++;
 	/*
 	 * Edge-triggered: what the client sent since the last look, and
 	 * its end, are not reported again: the relay reads on.

@@ -13,6 +13,7 @@
 #include "event.h"
 #include "log.h"
 #include "proxy_proto.h"
+#include "route.h"
 #include "sock.h"
 #include "stats.h"
 #include "udp_backend.h"
@@ -35,6 +36,17 @@ udp_io_stats_backend(const struct udp_session *s)
 	return stats_backend(s->backend);
 }
 
+/*
+ * The counters of the route s's backend is of (its destination's,
+ * route.h), or a sink: no route, or a backend the rule lost.
+ */
+static struct stats_rule *
+udp_io_stats_route(const struct udp_session *s)
+{
+	return s->rule->nroutes == 0 || udp_io_stats_backend(s) == NULL ?
+	    &stats_sink_rule : stats_rule(rule_dest_of(s->rule, s->backend));
+}
+
 /* n datagrams of rule were not sent on. */
 void
 udp_io_dropped(const struct rule *rule, uint64_t n)
@@ -54,19 +66,6 @@ udp_io_count_end(const struct udp_session *s, int64_t now)
 	if ((sb = udp_io_stats_backend(s)) != NULL && (s->stream == NULL ||
 	    s->stream->connect.connected))
 		hist_add(&sb->duration, us);
-}
-
-/* A datagram the kernel cut (no room for it): counted, logged, dropped. */
-void
-udp_io_truncated(const struct udp_from *from)
-{
-	static struct log_limit	limit;
-	char			client[ADDR_STRLEN];
-
-	stats_rule(from->rule)->truncated++;
-	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: a datagram from %s "
-	    "was cut by the kernel: dropped", rule_log_name(from->rule),
-	    addr_format(from->client, client, sizeof(client)));
 }
 
 #ifdef UDP_SEGMENT
@@ -223,6 +222,7 @@ udp_io_sent(struct udp_session *s, const struct iovec *iov, int k)
 		bytes += iov[i].iov_len;
 	s->bytes_in += bytes;
 	sr->datagrams_in += (uint64_t)k;
+	udp_io_stats_route(s)->datagrams_in += (uint64_t)k;
 	sr->bytes_in += bytes;
 	if (sb != NULL)
 		sb->bytes_in += bytes;
@@ -432,6 +432,7 @@ count_replies(struct udp_session *s, uint64_t k, uint64_t bytes)
 	struct stats_backend	*sb = udp_io_stats_backend(s);
 
 	sr->datagrams_out += k;
+	udp_io_stats_route(s)->datagrams_out += k;
 	sr->bytes_out += bytes;
 	if (sb != NULL)
 		sb->bytes_out += bytes;

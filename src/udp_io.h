@@ -62,9 +62,6 @@ void	udp_io_dropped(const struct rule *rule, uint64_t n);
 /* What the counters of s's rule and backend keep of s, which ends. */
 void	udp_io_count_end(const struct udp_session *s, int64_t now);
 
-/* A datagram the kernel cut (no room for it): counted, logged, dropped. */
-void	udp_io_truncated(const struct udp_from *from);
-
 /* The counters of s's backend, or NULL (a backend its rule lost). */
 struct stats_backend *udp_io_stats_backend(const struct udp_session *s);
 

@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "addr.h"
 #include "event.h"
 #include "log.h"
 #include "rule.h"
@@ -77,6 +78,19 @@ dest_of(struct msghdr *mh, struct udp_from *from)
 	}
 }
 
+/* A datagram the kernel cut (no room for it): counted, logged, dropped. */
+static void
+truncated(const struct udp_from *from)
+{
+	static struct log_limit	limit;
+	char			client[ADDR_STRLEN];
+
+	stats_rule(from->rule)->truncated++;
+	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: a datagram from %s "
+	    "was cut by the kernel: dropped", rule_log_name(from->rule),
+	    addr_format(from->client, client, sizeof(client)));
+}
+
 /*
  * Receive up to rounds batches from l and forward them, pausing after a
  * full one where paced says so (then l's socket is not watched until the
@@ -130,7 +144,7 @@ listener_receive(struct udp_listener *l, int rounds, bool paced)
 			from[k].client = (const struct sockaddr *)&src[i];
 			from[k].client_len = m[i].msg_hdr.msg_namelen;
 			if (m[i].msg_hdr.msg_flags & MSG_TRUNC) {
-				udp_io_truncated(&from[k]);
+				truncated(&from[k]);
 				continue;
 			}
 			dest_of(&m[i].msg_hdr, &from[k]);

@@ -51,6 +51,8 @@ struct udp_held {
 	int			 count;
 	size_t			 bytes;
 	struct quic_initial	*quic;	/* NULL: no QUIC route, or no room */
+	enum quic_outcome	 quic_failed; /* why it went: counted again
+					 * on the route that takes s */
 };
 
 /* Bytes held by this worker's sessions (a worker is one process). */
@@ -203,9 +205,11 @@ quic_read(struct udp_session *s, const uint8_t *d, size_t len)
 		break;
 	case QUIC_UNDECRYPTABLE:
 		stats_rule(s->rule)->quic_undecryptable++;
+		s->held->quic_failed = q->outcome;
 		break;
 	default:
 		stats_rule(s->rule)->quic_unread++;
+		s->held->quic_failed = q->outcome;
 		break;
 	}
 	free(q);
@@ -272,6 +276,32 @@ unmatched(struct udp_session *s, int n)
 	    sizeof(client)));
 }
 
+/*
+ * Undecided s goes to route rt (timed_out: at peek_timeout), counted
+ * there as on its rule; the server name its QUIC Initials named is kept
+ * for its access log line, whichever route took it (as a TCP session's
+ * TLS server name).
+ */
+static void
+taken(struct udp_session *s, const struct route *rt, bool timed_out)
+{
+	struct stats_rule	*sd = stats_rule(&rt->dest);
+	const struct udp_held	*h = s->held;
+
+	sd->routed++;
+	if (timed_out)
+		sd->peek_timeouts++;
+	if (h == NULL)
+		return;
+	if (h->quic_failed == QUIC_UNDECRYPTABLE)
+		sd->quic_undecryptable++;
+	else if (h->quic_failed != QUIC_MORE)
+		sd->quic_unread++;
+	if (h->quic != NULL && h->quic->outcome == QUIC_DECIDED &&
+	    h->quic->tls.sni[0] != '\0')
+		s->sni = strdup(h->quic->tls.sni);	/* NULL: none logged */
+}
+
 enum udp_judged
 udp_route_judge(struct udp_session *s, const struct iovec *iov, int n,
     const struct route **rt, int *at)
@@ -289,7 +319,7 @@ udp_route_judge(struct udp_session *s, const struct iovec *iov, int n,
 		*at = i;
 		q = quic_read(s, look, len);
 		if ((*rt = udp_route_pick(s->rule, look, len, q, &v)) != NULL) {
-			stats_rule(&(*rt)->dest)->routed++;
+			taken(s, *rt, false);
 			return UDP_JUDGED_PICKED;
 		}
 		if (v == PROBE_NO) {
@@ -302,7 +332,7 @@ udp_route_judge(struct udp_session *s, const struct iovec *iov, int n,
 }
 
 const struct route *
-udp_route_timeout(const struct udp_session *s)
+udp_route_timeout(struct udp_session *s)
 {
 	const struct rule	*r = s->rule;
 	const struct route	*rt = NULL;
@@ -313,7 +343,7 @@ udp_route_timeout(const struct udp_session *s)
 	else if (r->probes == ROUTE_PROBES_SSLH)
 		rt = &r->routes[r->nroutes - 1];
 	if (rt != NULL)
-		stats_rule(&rt->dest)->routed++;
+		taken(s, rt, true);
 	return rt;
 }
 

@@ -63,10 +63,11 @@ enum udp_judged udp_route_judge(struct udp_session *s,
 int	udp_route_held(struct udp_session *s, struct iovec *iov);
 
 /*
- * s stayed undecided for peek_timeout (counted): on_timeout's route
- * (with probes = "sslh", the last route, as sslh), or NULL: it ends.
+ * s stayed undecided for peek_timeout (counted, on the route too):
+ * on_timeout's route (with probes = "sslh", the last route, as sslh),
+ * or NULL: it ends.
  */
-const struct route *udp_route_timeout(const struct udp_session *s);
+const struct route *udp_route_timeout(struct udp_session *s);
 
 /*
  * s is decided or ends: what it holds goes, and what was not sent

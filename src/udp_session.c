@@ -90,6 +90,7 @@ udp_session_free(struct udp_session *s)
 	}
 	udp_route_release(s);
 	udp_cid_forget(s);
+	free(s->sni);
 	event_timer_cancel(us->loop, &s->timer);
 	udp_backend_release(s);
 	client_limit_release(s->client_hold);
@@ -113,6 +114,9 @@ session_close(struct udp_session *s, const char *result)
 	char			 client[ADDR_STRLEN];
 
 	times.route = rt != NULL ? rt->name : NULL;
+	/* What the route matched, as a TCP session's line says it. */
+	times.matched = s->sni != NULL ? s->sni : rt != NULL ?
+	    route_protocol_names[rt->protocol] : NULL;
 	log_debug("%s -> %s: UDP session of %s closed (%s): %llu bytes in, "
 	    "%llu bytes out", rule_log_name(s->rule), s->rule->connect,
 	    addr_format((const struct sockaddr *)&s->client, client,

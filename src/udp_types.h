@@ -105,6 +105,8 @@ struct udp_session {
 	struct udp_stream	*stream;	/* a TCP backend, or NULL */
 	struct udp_held		*held;		/* undecided: what waits */
 	struct udp_cids		*cids;		/* QUIC: its CIDs (udp_cid.h) */
+	char			*sni;		/* the server name its QUIC
+						 * Initials named, or NULL */
 	int			 fd;		/* connected to the backend */
 	int			 lfd;		/* replies leave through it */
 	int			 family;	/* lfd's */

@@ -14,11 +14,22 @@
         run:COMMAND     run a shell command (exit 1 if it fails)
   A SPEC is "wg" (a WireGuard handshake initiation), "ovpn" (an OpenVPN
   hard reset, tls-auth shaped), "ts3" (TeamSpeak 3's first packet), or
-  "t:TEXT" (those bytes).
+  "t:TEXT" (those bytes), or "q:SCENARIO:SNI" (a QUIC client's first
+  datagrams, several, as tests/quiccraft.py makes them).
 """
+import os
 import socket
 import subprocess
 import sys
+
+
+def datagrams(spec):
+    """The datagrams of a SPEC: one, but for q:SCENARIO:SNI."""
+    if spec.startswith("q:"):
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import quiccraft
+        return quiccraft.scenario(*spec[2:].split(":", 1))
+    return [datagram(spec)]
 
 
 def datagram(spec):
@@ -45,7 +56,6 @@ def backend(name, portfile, logfile):
     log = open(logfile, "a")
     with open(portfile + ".tmp", "w") as f:
         f.write("%d\n" % s.getsockname()[1])
-    import os
     os.rename(portfile + ".tmp", portfile)
     while True:
         data, peer = s.recvfrom(65536)
@@ -72,7 +82,8 @@ def client(host, port, steps):
                 raise SystemExit("step %s failed" % step)
             continue
         if step.startswith("quiet:"):
-            s.send(datagram(step[6:]))
+            for d in datagrams(step[6:]):
+                s.send(d)
             name = reply_name(s, 1)
             if name is not None:
                 raise SystemExit("a reply from %s to %s" % (name, step))
@@ -80,12 +91,14 @@ def client(host, port, steps):
             continue
         if step.startswith("fire:"):
             for spec in step[5:].split(","):
-                s.send(datagram(spec))
+                for d in datagrams(spec):
+                    s.send(d)
             continue
         specs = step[6:].split(",") if step.startswith("burst:") else [step]
-        for spec in specs:
-            s.send(datagram(spec))
-        for spec in specs:
+        sent = [(spec, d) for spec in specs for d in datagrams(spec)]
+        for spec, d in sent:
+            s.send(d)
+        for spec, d in sent:
             name = reply_name(s, 10)
             if name is None:
                 raise SystemExit("no reply to %s" % spec)
