@@ -162,8 +162,9 @@ keep_backlog(int fd, const struct conf *cfg, const struct rule *rule,
 {
 	bool known = oldcfg->backlog > 0;
 
-	if (rule->protocol == RULE_TCP && (!known ||
-	    oldcfg->backlog != cfg->backlog) && listen(fd, cfg->backlog) == -1) {
+	if (rule->protocol == RULE_TCP &&
+	    (!known || oldcfg->backlog != cfg->backlog) &&
+	    listen(fd, cfg->backlog) == -1) {
 		snprintf(err, errlen, "cannot listen on %s with backlog %d: %s",
 		    rule->listen, cfg->backlog, strerror(errno));
 		return -1;

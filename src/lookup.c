@@ -120,9 +120,10 @@ static bool
 answer_is(const struct answer *a, const char *node, const char *service,
     const struct addrinfo *hints)
 {
-	return same_string(a->node, node) && same_string(a->service, service) &&
-	    a->family == hints->ai_family && a->socktype == hints->ai_socktype &&
-	    a->flags == hints->ai_flags;
+	return same_string(a->node, node) &&
+	    same_string(a->service, service) &&
+	    a->family == hints->ai_family &&
+	    a->socktype == hints->ai_socktype && a->flags == hints->ai_flags;
 }
 
 /*
