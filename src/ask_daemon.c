@@ -81,7 +81,11 @@ ask_and_wait(const char *pidfile, int signo, const char *doing, char *what,
     size_t whatlen, char *err, size_t errlen)
 {
 	struct outcome	 now;
-	struct timespec	 tick = { 0, 100 * 1000 * 1000 };
+	/*
+	 * A reload of thousands of rules is over in a few tenths of a
+	 * second: a tick of 100 ms made the answer wait 50 ms on average.
+	 */
+	struct timespec	 tick = { 0, 10 * 1000 * 1000 };
 	union sigval	 me;
 	char		 path[4096];
 	pid_t		 pid;
@@ -98,7 +102,7 @@ ask_and_wait(const char *pidfile, int signo, const char *doing, char *what,
 		    pidfile, strerror(errno));
 		return -1;
 	}
-	for (i = 0; i < ASK_RELOAD_WAIT_S * 10; i++) {
+	for (i = 0; i < ASK_RELOAD_WAIT_S * 100; i++) {
 		nanosleep(&tick, NULL);
 		outcome_read(path, &now);
 		if (outcome_covers(&now, me.sival_int)) {

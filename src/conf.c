@@ -124,6 +124,8 @@ static const struct conf_key global_keys[] = {
 	{ "steer", conf_parse_choice, 0, 0, offsetof(struct conf, steer),
 	    steer_names },
 	{ "seccomp", conf_parse_bool, 0, 0, offsetof(struct conf, seccomp) },
+	{ "stats_histograms", conf_parse_bool, 0, 0,
+	    offsetof(struct conf, stats_histograms) },
 	{ "chroot", parse_chroot, 0, 0, offsetof(struct conf, chroot_dir),
 	    NULL, STR },
 	{ "allow", conf_parse_allow, 0, 0, offsetof(struct conf, acl) },

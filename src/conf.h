@@ -108,6 +108,8 @@ struct conf {
 	bool           cpu_affinity;     /* pin worker i to CPU i */
 	int            steer;            /* enum steer_mode */
 	bool           seccomp;          /* children filter system calls */
+	bool           stats_histograms; /* /metrics has every rule's
+					  * latency histograms */
 	char          *chroot_dir;       /* NULL = children keep "/" */
 	char          *access_log;       /* NULL = no access log; a path or
 					  * ACCESSLOG_SYSLOG */

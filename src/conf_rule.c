@@ -87,6 +87,8 @@ static const struct conf_key rule_keys[] = {
 	    offsetof(struct rule, transparent) },
 	{ "no_access_log", conf_parse_bool, 0, 0,
 	    offsetof(struct rule, no_access_log) },
+	{ "stats_histograms", conf_parse_bool, 0, 0,
+	    offsetof(struct rule, stats_histograms) },
 	{ "proxy_timeout", conf_parse_duration, PROXY_TIMEOUT_MIN,
 	    PROXY_TIMEOUT_MAX, offsetof(struct rule, proxy_timeout) },
 	{ "accept_proxy_from", conf_parse_allow, 0, 0,

@@ -28,6 +28,16 @@ static enum lookup_mode	 mode;
 static struct answer	*answers;
 static size_t		 nanswers;
 
+/*
+ * The answers loaded for replaying, indexed by their question: a reload
+ * of 5,000 rules asks some 10,000 questions of as many answers, and a
+ * walk of them all for each took half a second of the master's time.
+ * Open addressing; a slot holds an answer's index + 1 (0: empty).
+ * Without it (no memory), answer_find walks the answers.
+ */
+static uint32_t		*slots;
+static size_t		 nslots;	/* a power of two, or 0 */
+
 static void
 answer_free(struct answer *a)
 {
@@ -49,6 +59,9 @@ answers_free(void)
 	free(answers);
 	answers = NULL;
 	nanswers = 0;
+	free(slots);
+	slots = NULL;
+	nslots = 0;
 }
 
 void
@@ -78,6 +91,74 @@ same_string(const char *a, const char *b)
 	return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
 }
 
+/* FNV-1a of n bytes at p, going on from h. */
+static uint64_t
+hash_bytes(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	while (n-- > 0)
+		h = (h ^ *c++) * 0x100000001b3ULL;
+	return h;
+}
+
+/* A question's hash: a NULL string hashes as nothing, "" as its NUL. */
+static uint64_t
+question_hash(const char *node, const char *service, int family,
+    int socktype, int flags)
+{
+	int		v[3] = { family, socktype, flags };
+	uint64_t	h = 0xcbf29ce484222325ULL;
+
+	h = hash_bytes(h, node, node != NULL ? strlen(node) + 1 : 0);
+	h = hash_bytes(h, service, service != NULL ? strlen(service) + 1 : 0);
+	return hash_bytes(h, v, sizeof(v));
+}
+
+/* Whether a answers this question. */
+static bool
+answer_is(const struct answer *a, const char *node, const char *service,
+    const struct addrinfo *hints)
+{
+	return same_string(a->node, node) &&
+	    same_string(a->service, service) &&
+	    a->family == hints->ai_family &&
+	    a->socktype == hints->ai_socktype && a->flags == hints->ai_flags;
+}
+
+/*
+ * Index the answers (after lookup_load).  A question asked again (5,000
+ * rules with one backend ask it 5,000 times) is indexed once, with its
+ * first answer, as a walk would find it: its runs of slots stay short.
+ */
+static void
+index_build(void)
+{
+	const struct answer	*a;
+	struct addrinfo		 q;
+	size_t			 n = 16, i, j;
+
+	while (n < 2 * nanswers)
+		n *= 2;
+	if ((slots = calloc(n, sizeof(*slots))) == NULL)
+		return;
+	nslots = n;
+	memset(&q, 0, sizeof(q));
+	for (i = 0; i < nanswers; i++) {
+		a = &answers[i];
+		q.ai_family = a->family;
+		q.ai_socktype = a->socktype;
+		q.ai_flags = a->flags;
+		j = question_hash(a->node, a->service, a->family, a->socktype,
+		    a->flags) & (n - 1);
+		while (slots[j] != 0 &&
+		    !answer_is(&answers[slots[j] - 1], a->node, a->service, &q))
+			j = (j + 1) & (n - 1);
+		if (slots[j] == 0)
+			slots[j] = (uint32_t)i + 1;
+	}
+}
+
 /* The answer kept for this question, or NULL. */
 static const struct answer *
 answer_find(const char *node, const char *service,
@@ -85,13 +166,17 @@ answer_find(const char *node, const char *service,
 {
 	size_t i;
 
-	for (i = 0; i < nanswers; i++)
-		if (same_string(answers[i].node, node) &&
-		    same_string(answers[i].service, service) &&
-		    answers[i].family == hints->ai_family &&
-		    answers[i].socktype == hints->ai_socktype &&
-		    answers[i].flags == hints->ai_flags)
-			return &answers[i];
+	if (nslots == 0) {
+		for (i = 0; i < nanswers; i++)
+			if (answer_is(&answers[i], node, service, hints))
+				return &answers[i];
+		return NULL;
+	}
+	i = question_hash(node, service, hints->ai_family, hints->ai_socktype,
+	    hints->ai_flags) & (nslots - 1);
+	for (; slots[i] != 0; i = (i + 1) & (nslots - 1))
+		if (answer_is(&answers[slots[i] - 1], node, service, hints))
+			return &answers[slots[i] - 1];
 	return NULL;
 }
 
@@ -436,5 +521,8 @@ lookup_load(const uint8_t *buf, size_t len)
 	/* Each one counted as soon as it holds anything to free. */
 	while (nanswers < n && answer_get(&r, &answers[nanswers++]))
 		continue;
-	return r.failed || r.left != 0 ? -1 : 0;
+	if (r.failed || r.left != 0)
+		return -1;
+	index_build();
+	return 0;
 }

@@ -136,6 +136,8 @@ struct rule {
 	int                 queue_max;       /* clients waiting, per worker */
 	struct acl          accept_proxy_from; /* who may send one; empty: all */
 	bool                transparent;     /* backends see the client's address */
+	bool                stats_histograms; /* /metrics has its latency
+					      * histograms (stats_prom.c) */
 	bool                no_access_log;   /* its connections write no
 					      * access log line (sslh's
 					      * log_level: 0) */

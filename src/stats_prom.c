@@ -36,11 +36,28 @@ put_label(struct text *t, const char *s)
 			text_put(t, "%c", *s);
 }
 
+/*
+ * When a rule's or a backend's sample is written.  Most counters count
+ * rare events (refusals, errors, the other protocol's traffic): at
+ * 5,000 idle rules their zeros made four fifths of a scrape.  A sample
+ * of those is written once it is not 0 (a counter never goes back to
+ * 0); a rule's and a backend's main series, and every gauge where it
+ * can move, are written from 0 (ferryd.conf(5), "Prometheus").
+ */
+enum shown {
+	SHOWN_COUNTED = 0,	/* once not 0 (the default) */
+	SHOWN_ALWAYS,		/* from 0 */
+	SHOWN_TCP,		/* from 0 on a rule that listens on TCP */
+	SHOWN_UDP,		/* from 0 on a rule with a UDP side */
+	SHOWN_QUEUE		/* from 0 on a rule with queue_timeout */
+};
+
 /* A family of samples: a counter or gauge at off in a view. */
 struct family {
 	const char	*name, *type, *help;
 	size_t		 off;		/* a uint64_t in the view */
 	const char	*extra;		/* another label, or NULL */
+	enum shown	 shown;
 };
 
 #define RULE_AT(f)	offsetof(struct view_rule, st.f)
@@ -48,137 +65,150 @@ struct family {
 
 static const struct family rule_families[] = {
 	{ "ferryd_rule_connections_accepted_total", "counter",
-	    "TCP connections the rule accepted.", RULE_AT(accepted), NULL },
+	    "TCP connections the rule accepted.", RULE_AT(accepted),
+	    NULL, SHOWN_TCP },
 	{ "ferryd_rule_connections_closed_total", "counter",
-	    "TCP connections of the rule that ended.", RULE_AT(closed), NULL },
+	    "TCP connections of the rule that ended.", RULE_AT(closed),
+	    NULL, SHOWN_TCP },
 	{ "ferryd_rule_connections_active", "gauge",
-	    "TCP connections of the rule open now.", RULE_AT(active), NULL },
+	    "TCP connections of the rule open now.", RULE_AT(active),
+	    NULL, SHOWN_TCP },
 	{ "ferryd_rule_refused_total", "counter",
 	    "Clients refused: by allow and deny (UDP: each run of datagrams "
 	    "of a client), at max_connections, at max_connections_per_client "
 	    "or max_sessions_per_client (per_client), over connection_rate "
 	    "or session_rate (rate), or for want of a backend.",
-	    RULE_AT(denied), "reason=\"denied\"" },
+	    RULE_AT(denied), "reason=\"denied\"", SHOWN_COUNTED },
 	{ "ferryd_rule_refused_total", NULL, NULL, RULE_AT(refused_max),
-	    "reason=\"max_connections\"" },
+	    "reason=\"max_connections\"", SHOWN_COUNTED },
 	{ "ferryd_rule_refused_total", NULL, NULL,
-	    RULE_AT(refused_per_client), "reason=\"per_client\"" },
+	    RULE_AT(refused_per_client),
+	    "reason=\"per_client\"", SHOWN_COUNTED },
 	{ "ferryd_rule_refused_total", NULL, NULL, RULE_AT(refused_rate),
-	    "reason=\"rate\"" },
+	    "reason=\"rate\"", SHOWN_COUNTED },
 	{ "ferryd_rule_refused_total", NULL, NULL, RULE_AT(no_backend),
-	    "reason=\"no_backend\"" },
+	    "reason=\"no_backend\"", SHOWN_COUNTED },
 	{ "ferryd_rule_received_bytes_total", "counter",
 	    "Bytes from the rule's clients: TCP counted as each connection "
-	    "ends, UDP as datagrams pass.", RULE_AT(bytes_in), NULL },
+	    "ends, UDP as datagrams pass.", RULE_AT(bytes_in),
+	    NULL, SHOWN_ALWAYS },
 	{ "ferryd_rule_sent_bytes_total", "counter",
 	    "Bytes to the rule's clients: TCP counted as each connection "
-	    "ends, UDP as datagrams pass.", RULE_AT(bytes_out), NULL },
+	    "ends, UDP as datagrams pass.", RULE_AT(bytes_out),
+	    NULL, SHOWN_ALWAYS },
 	{ "ferryd_rule_udp_sessions_total", "counter",
-	    "UDP sessions the rule opened.", RULE_AT(sessions), NULL },
+	    "UDP sessions the rule opened.", RULE_AT(sessions),
+	    NULL, SHOWN_UDP },
 	{ "ferryd_rule_udp_sessions_active", "gauge",
 	    "UDP sessions of the rule open now.", RULE_AT(active_sessions),
-	    NULL },
+	    NULL, SHOWN_UDP },
 	{ "ferryd_rule_received_datagrams_total", "counter",
 	    "Datagrams from the rule's clients sent on to a backend.",
-	    RULE_AT(datagrams_in), NULL },
+	    RULE_AT(datagrams_in), NULL, SHOWN_UDP },
 	{ "ferryd_rule_sent_datagrams_total", "counter",
 	    "Datagrams sent to the rule's clients.", RULE_AT(datagrams_out),
-	    NULL },
+	    NULL, SHOWN_UDP },
 	{ "ferryd_rule_truncated_datagrams_total", "counter",
 	    "Datagrams the kernel cut for want of room, dropped.",
-	    RULE_AT(truncated), NULL },
+	    RULE_AT(truncated), NULL, SHOWN_COUNTED },
 	{ "ferryd_rule_dropped_datagrams_total", "counter",
-	    "Datagrams that could not be sent on.", RULE_AT(dropped), NULL },
+	    "Datagrams that could not be sent on.", RULE_AT(dropped),
+	    NULL, SHOWN_COUNTED },
 	{ "ferryd_rule_udp_paced_total", "counter",
 	    "Pauses taken after a full batch of a backlog of the rule's "
-	    "datagrams, so that it leaves paced.", RULE_AT(paced), NULL },
+	    "datagrams, so that it leaves paced.", RULE_AT(paced),
+	    NULL, SHOWN_COUNTED },
 	{ "ferryd_rule_rate_limited_datagrams_total", "counter",
 	    "Datagrams dropped over rate_limit (the session's) or "
 	    "rule_rate_limit (the rule's), both ways.",
-	    RULE_AT(rate_dropped), NULL },
+	    RULE_AT(rate_dropped), NULL, SHOWN_COUNTED },
 	{ "ferryd_rule_rate_limit_waits_total", "counter",
 	    "Times a TCP connection stopped reading until rule_rate_limit's "
-	    "budget had room again.", RULE_AT(rate_waits), NULL },
+	    "budget had room again.", RULE_AT(rate_waits),
+	    NULL, SHOWN_COUNTED },
 	{ "ferryd_rule_queued_connections", "gauge",
 	    "TCP clients waiting for a backend at its max_connections "
-	    "(queue_timeout).", RULE_AT(queued), NULL },
+	    "(queue_timeout).", RULE_AT(queued), NULL, SHOWN_QUEUE },
 	{ "ferryd_rule_queue_timeouts_total", "counter",
 	    "TCP clients closed after waiting queue_timeout for a backend.",
-	    RULE_AT(queue_timeouts), NULL },
+	    RULE_AT(queue_timeouts), NULL, SHOWN_COUNTED },
 	{ "ferryd_rule_proxy_header_errors_total", "counter",
 	    "Clients of an accept_proxy rule closed for a bad, missing or "
-	    "late PROXY header.", RULE_AT(proxy_errors), NULL },
+	    "late PROXY header.", RULE_AT(proxy_errors), NULL, SHOWN_COUNTED },
 	{ "ferryd_rule_unmatched_total", "counter",
 	    "Clients (UDP: sessions) of a rule with routes that no route "
 	    "matched, closed.",
-	    RULE_AT(unmatched), NULL },
+	    RULE_AT(unmatched), NULL, SHOWN_COUNTED },
 	{ "ferryd_rule_peek_timeouts_total", "counter",
 	    "Clients (UDP: sessions) of a rule with routes that picked no "
 	    "route within peek_timeout: sent to on_timeout's route, or "
 	    "closed.",
-	    RULE_AT(peek_timeouts), NULL },
+	    RULE_AT(peek_timeouts), NULL, SHOWN_COUNTED },
 	{ "ferryd_rule_peek_errors_total", "counter",
 	    "Clients of a rule with routes closed before a route was picked: "
 	    "gone, failed, or a first message too long to decide on.",
-	    RULE_AT(peek_bad), NULL },
+	    RULE_AT(peek_bad), NULL, SHOWN_COUNTED },
 	{ "ferryd_rule_resets_total", "counter",
 	    "TCP connections that a side ended with a reset, passed on to "
 	    "the other side after the bytes sent before it.",
-	    RULE_AT(resets_client), "side=\"client\"" },
+	    RULE_AT(resets_client), "side=\"client\"", SHOWN_COUNTED },
 	{ "ferryd_rule_resets_total", NULL, NULL, RULE_AT(resets_backend),
-	    "side=\"backend\"" },
+	    "side=\"backend\"", SHOWN_COUNTED },
 	{ "ferryd_rule_reset_drains_cut_total", "counter",
 	    "Resets passed on before the other side had taken the bytes sent "
 	    "before them: it took nothing for 10 s (or idle_timeout).",
-	    RULE_AT(reset_drains_cut), NULL },
+	    RULE_AT(reset_drains_cut), NULL, SHOWN_COUNTED },
 	{ "ferryd_rule_accept_errors_total", "counter",
 	    "Failed accept() calls on the rule's listening sockets: out of "
 	    "descriptors or memory (accepting pauses), or another error.",
-	    RULE_AT(accept_errors), NULL },
+	    RULE_AT(accept_errors), NULL, SHOWN_COUNTED },
 	{ "ferryd_rule_quic_undecryptable_total", "counter",
 	    "UDP sessions of a rule with QUIC routes whose client's Initial "
 	    "packet failed to decrypt (its tag did not match): no QUIC route "
-	    "took them.", RULE_AT(quic_undecryptable), NULL },
+	    "took them.", RULE_AT(quic_undecryptable), NULL, SHOWN_COUNTED },
 	{ "ferryd_rule_quic_unread_total", "counter",
 	    "UDP sessions of a rule with QUIC routes whose QUIC Initial "
 	    "packets could not be read for a ClientHello: another version, "
 	    "version negotiation, malformed, or too big.",
-	    RULE_AT(quic_unread), NULL },
+	    RULE_AT(quic_unread), NULL, SHOWN_COUNTED },
 	{ "ferryd_rule_quic_migrations_total", "counter",
 	    "UDP sessions that followed their QUIC client to a new address "
 	    "(NAT rebinding, migration) by a connection ID they had seen.",
-	    RULE_AT(quic_migrations), NULL },
+	    RULE_AT(quic_migrations), NULL, SHOWN_COUNTED },
 	{ "ferryd_rule_quic_connection_ids", "gauge",
 	    "QUIC connection IDs the rule's UDP sessions track now, to "
 	    "follow their clients to new addresses.", RULE_AT(quic_cids),
-	    NULL },
+	    NULL, SHOWN_COUNTED },
 	{ "ferryd_rule_quic_connection_ids_full_total", "counter",
 	    "QUIC connection IDs not tracked: the worker's table "
-	    "(16384) was full.", RULE_AT(quic_cids_full), NULL },
+	    "(16384) was full.", RULE_AT(quic_cids_full), NULL,
+	    SHOWN_COUNTED },
 };
 
 /* A route's series: its destination's counters (route.h). */
 static const struct family route_families[] = {
 	{ "ferryd_route_connections_total", "counter",
 	    "Connections and UDP sessions the route took (its backends' "
-	    "series, labelled with route too, count bytes).", RULE_AT(routed), NULL },
+	    "series, labelled with route too, count bytes).", RULE_AT(routed),
+	    NULL, SHOWN_ALWAYS },
 	{ "ferryd_route_received_datagrams_total", "counter",
 	    "Datagrams from clients sent on to the UDP route's backends.",
-	    RULE_AT(datagrams_in), NULL },
+	    RULE_AT(datagrams_in), NULL, SHOWN_UDP },
 	{ "ferryd_route_sent_datagrams_total", "counter",
 	    "Datagrams from the UDP route's backends sent to its clients.",
-	    RULE_AT(datagrams_out), NULL },
+	    RULE_AT(datagrams_out), NULL, SHOWN_UDP },
 	{ "ferryd_route_peek_timeouts_total", "counter",
 	    "Clients (UDP: sessions) the route took as on_timeout's, no route "
-	    "picked within peek_timeout.", RULE_AT(peek_timeouts), NULL },
+	    "picked within peek_timeout.", RULE_AT(peek_timeouts), NULL,
+	    SHOWN_COUNTED },
 	{ "ferryd_route_quic_undecryptable_total", "counter",
 	    "UDP sessions the route took whose client's QUIC Initial packet "
 	    "failed to decrypt (ferryd_rule_quic_undecryptable_total).",
-	    RULE_AT(quic_undecryptable), NULL },
+	    RULE_AT(quic_undecryptable), NULL, SHOWN_COUNTED },
 	{ "ferryd_route_quic_unread_total", "counter",
 	    "UDP sessions the route took whose QUIC Initial packets could not "
 	    "be read (ferryd_rule_quic_unread_total).", RULE_AT(quic_unread),
-	    NULL },
+	    NULL, SHOWN_COUNTED },
 };
 
 static const struct hist_family route_hists[] = {
@@ -189,38 +219,41 @@ static const struct hist_family route_hists[] = {
 static const struct family backend_families[] = {
 	{ "ferryd_backend_connect_attempts_total", "counter",
 	    "TCP connects started to the backend.", BACKEND_AT(attempts),
-	    NULL },
+	    NULL, SHOWN_COUNTED },
 	{ "ferryd_backend_connect_failures_total", "counter",
 	    "TCP connects to the backend that failed: refused, timed out, or "
-	    "otherwise.", BACKEND_AT(refused), "reason=\"refused\"" },
+	    "otherwise.", BACKEND_AT(refused),
+	    "reason=\"refused\"", SHOWN_COUNTED },
 	{ "ferryd_backend_connect_failures_total", NULL, NULL,
-	    BACKEND_AT(timeouts), "reason=\"timeout\"" },
+	    BACKEND_AT(timeouts), "reason=\"timeout\"", SHOWN_COUNTED },
 	{ "ferryd_backend_connect_failures_total", NULL, NULL,
-	    BACKEND_AT(failed), "reason=\"other\"" },
+	    BACKEND_AT(failed), "reason=\"other\"", SHOWN_COUNTED },
 	{ "ferryd_backend_connections_total", "counter",
 	    "Connections and UDP sessions made to the backend.",
-	    BACKEND_AT(opened), NULL },
+	    BACKEND_AT(opened), NULL, SHOWN_ALWAYS },
 	{ "ferryd_backend_connections_active", "gauge",
 	    "Connections and UDP sessions to the backend open now.",
-	    BACKEND_AT(active), NULL },
+	    BACKEND_AT(active), NULL, SHOWN_ALWAYS },
 	{ "ferryd_backend_sent_bytes_total", "counter",
 	    "Bytes sent to the backend: TCP counted as each connection ends, "
-	    "UDP as datagrams pass.", BACKEND_AT(bytes_in), NULL },
+	    "UDP as datagrams pass.", BACKEND_AT(bytes_in),
+	    NULL, SHOWN_COUNTED },
 	{ "ferryd_backend_received_bytes_total", "counter",
 	    "Bytes from the backend: TCP counted as each connection ends, UDP "
-	    "as datagrams pass.", BACKEND_AT(bytes_out), NULL },
+	    "as datagrams pass.", BACKEND_AT(bytes_out), NULL, SHOWN_COUNTED },
 	{ "ferryd_backend_icmp_errors_total", "counter",
 	    "ICMP unreachable errors the backend's UDP sockets got; each also "
-	    "counts against its health.", BACKEND_AT(icmp_errors), NULL },
+	    "counts against its health.", BACKEND_AT(icmp_errors),
+	    NULL, SHOWN_COUNTED },
 	{ "ferryd_backend_up", "gauge",
 	    "1 while the backend takes new connections, 0 while it is down.",
-	    offsetof(struct view_backend, up), NULL },
+	    offsetof(struct view_backend, up), NULL, SHOWN_ALWAYS },
 	{ "ferryd_backend_state_changes_total", "counter",
 	    "Times the backend went down or came back up.",
-	    offsetof(struct view_backend, changes), NULL },
+	    offsetof(struct view_backend, changes), NULL, SHOWN_COUNTED },
 	{ "ferryd_backend_last_change_timestamp_seconds", "gauge",
 	    "When the backend last went down or came back up (0: never).",
-	    offsetof(struct view_backend, changed), NULL },
+	    offsetof(struct view_backend, changed), NULL, SHOWN_COUNTED },
 };
 
 /*
@@ -402,18 +435,53 @@ prom_family(struct stats_stream *s, const struct series *what, bool hists,
 	return !end;
 }
 
+/* Whether f's sample of rule r (or of its backend), v, is written. */
+static bool
+sample_shown(const struct family *f, const struct rule *r, uint64_t v)
+{
+	switch (f->shown) {
+	case SHOWN_ALWAYS:
+		return true;
+	case SHOWN_TCP:
+		return v != 0 || r->protocol == RULE_TCP;
+	case SHOWN_UDP:
+		return v != 0 || r->protocol == RULE_UDP ||
+		    r->connect_protocol == RULE_UDP;
+	case SHOWN_QUEUE:
+		return v != 0 || r->queue_timeout > 0;
+	default:
+		return v != 0;
+	}
+}
+
+/*
+ * Whether the histograms of rule r (its routes', its backends') are
+ * written: where the operator asked, as they are most of a busy rule's
+ * series (40 lines each).
+ */
+static bool
+hists_shown(const struct stats_stream *s, const struct rule *r)
+{
+	return s->cfg->stats_histograms || r->stats_histograms;
+}
+
 /* The sample of f, or the series of h, at off in view. */
 static void
 prom_put(struct stats_stream *s, const struct family *f,
     const struct hist_family *h, const void *view, const struct rule *r,
     const char *route, const char *backend)
 {
-	if (h != NULL)
-		put_hist(&s->t, h->name, view_hist_at(view, h->off), r, route,
-		    backend);
-	else
-		put_sample(&s->t, f->name, r, route, backend, f->extra,
-		    view_word_at(view, f->off));
+	uint64_t	v;
+
+	if (h != NULL) {
+		if (hists_shown(s, r))
+			put_hist(&s->t, h->name, view_hist_at(view, h->off), r,
+			    route, backend);
+		return;
+	}
+	v = view_word_at(view, f->off);
+	if (sample_shown(f, r, v))
+		put_sample(&s->t, f->name, r, route, backend, f->extra, v);
 }
 
 /*
