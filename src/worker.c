@@ -426,7 +426,7 @@ worker_run(const struct worker_start *ws)
 	w.loop = event_loop_new(cfg->event_backend, worker_max_fds(), err,
 	    sizeof(err));
 	w.pool = pool_new();
-	balance_init(cfg);
+	balance_init(cfg->rules, cfg->nrules);
 	if (w.loop == NULL || w.pool == NULL ||
 	    (w.sessions = tcp_sessions_new(w.loop, w.pool)) == NULL ||
 	    (w.acceptor = tcp_acceptor_new(w.loop, w.sessions, cfg)) == NULL ||
