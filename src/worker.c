@@ -430,10 +430,11 @@ worker_run(const struct worker_start *ws)
 	if (w.loop == NULL || w.pool == NULL ||
 	    (w.sessions = tcp_sessions_new(w.loop, w.pool)) == NULL ||
 	    (w.acceptor = tcp_acceptor_new(w.loop, w.sessions, cfg)) == NULL ||
-	    (w.udp = udp_sessions_new(w.loop, cfg)) == NULL ||
+	    (w.udp = udp_sessions_new(w.loop, cfg->rules, cfg->nrules,
+	    &cfg->acl)) == NULL ||
 	    (w.udp_listeners = udp_listeners_new(w.loop, w.udp)) == NULL ||
-	    (w.asked = worker_sessions_new(w.loop, cfg, w.generation, w.slot,
-	    w.sessions, w.udp)) == NULL) {
+	    (w.asked = worker_sessions_new(w.loop, cfg->rules, cfg->nrules,
+	    w.generation, w.slot, w.sessions, w.udp)) == NULL) {
 		log_err("%s", w.loop == NULL ? err : "out of memory");
 		_exit(2);
 	}
