@@ -13,6 +13,7 @@
 
 #include "addr.h"
 #include "stats.h"
+#include "stats_export.h"
 
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -43,11 +44,11 @@ struct view_backend {
 
 /* Where a document stands, and the buffer of its next piece. */
 struct stats_stream {
-	const struct conf	*cfg;
+	struct stats_source	 src;
 	int			 format;	/* enum stats_format */
 	int			 phase;		/* enum phase */
 	size_t			 k;		/* the family (Prometheus) */
-	size_t			 i;		/* the rule, in cfg->rules */
+	size_t			 i;		/* the rule, in src.rules */
 	size_t			 j;		/* its backend, or route */
 	bool			 headed;	/* family k's header is out */
 	bool			 first;		/* no rule written yet */

@@ -30,6 +30,7 @@
 #include "rule.h"
 #include "scoreboard.h"
 #include "stats.h"
+#include "stats_export.h"
 #include "stats_http.h"
 #include "sandbox.h"
 #include "sig.h"
@@ -119,9 +120,10 @@ worker_close_listeners(struct worker *w)
 static int
 worker_take_listeners(struct worker *w, struct listen_set *ls)
 {
-	const struct rule *rule;
-	size_t             r;
-	int                s, fd;
+	const struct rule  *rule;
+	struct stats_source src;
+	size_t              r;
+	int                 s, fd;
 
 	for (r = 0; r < ls->nrules; r++)
 		for (s = 0; s < ls->nsock; s++) {
@@ -141,8 +143,11 @@ worker_take_listeners(struct worker *w, struct listen_set *ls)
 			}
 		}
 	/* stats_listen's one socket: every worker serves it. */
-	if ((w->stats = stats_http_new(w->loop, w->cfg, ls->stats_fd)) ==
-	    NULL) {
+	src.rules = w->cfg->rules;
+	src.nrules = w->cfg->nrules;
+	src.histograms = w->cfg->stats_histograms;
+	if ((w->stats = stats_http_new(w->loop, &src, &w->cfg->acl,
+	    ls->stats_fd)) == NULL) {
 		log_err("cannot watch the stats socket: %s", strerror(errno));
 		return -1;
 	}
