@@ -409,6 +409,8 @@ void
 worker_run(const struct worker_start *ws)
 {
 	const struct conf *cfg = ws->cfg;
+	const struct tcp_accept_settings accept_set = { .acl = &cfg->acl,
+	    .backlog = cfg->backlog, .max_connections = cfg->max_connections };
 	struct worker      w;
 	char               role[32], err[CONF_ERR_MAX];
 
@@ -434,7 +436,8 @@ worker_run(const struct worker_start *ws)
 	balance_init(cfg->rules, cfg->nrules);
 	if (w.loop == NULL || w.pool == NULL ||
 	    (w.sessions = tcp_sessions_new(w.loop, w.pool)) == NULL ||
-	    (w.acceptor = tcp_acceptor_new(w.loop, w.sessions, cfg)) == NULL ||
+	    (w.acceptor = tcp_acceptor_new(w.loop, w.sessions,
+	    &accept_set)) == NULL ||
 	    (w.udp = udp_sessions_new(w.loop, cfg->rules, cfg->nrules,
 	    &cfg->acl)) == NULL ||
 	    (w.udp_listeners = udp_listeners_new(w.loop, w.udp)) == NULL ||
