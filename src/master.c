@@ -450,7 +450,7 @@ master_start(struct master *m, char *err, size_t errlen)
 		    strerror(errno));
 		return 1;
 	}
-	master_statefile_load(cfg);
+	master_statefile_load(cfg->state_file, cfg->rules, cfg->nrules);
 	m->gen = master_adopt_gen();
 	m->gen_started = clock_ms();
 	master_set_budgets(m, m->cfg);
