@@ -191,9 +191,9 @@ stream_view_rule(struct view_rule *v, const struct rule *r, size_t off,
 const struct rule *
 stream_rule(struct stats_stream *s)
 {
-	while (s->i < s->src.nrules && s->src.rules[s->i].range_first != NULL)
+	while (s->i < s->nrules && s->rules[s->i].range_first != NULL)
 		s->i++;
-	return s->i < s->src.nrules ? &s->src.rules[s->i] : NULL;
+	return s->i < s->nrules ? &s->rules[s->i] : NULL;
 }
 
 /* The backend at the cursor or after it, and its rule: NULL past the last. */
@@ -703,7 +703,7 @@ walk_step(struct stats_stream *s, const struct walk *w)
 		s->phase = PH_RULE_BACKENDS;
 		break;
 	default:
-		r = &s->src.rules[s->i];
+		r = &s->rules[s->i];
 		if (s->j == r->upstream.nbackends) {
 			if (w->rule_end != NULL)
 				w->rule_end(s);
@@ -725,7 +725,9 @@ stats_stream_new(const struct stats_source *src, enum stats_format format)
 
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return NULL;
-	s->src = *src;
+	s->rules = src->rules;
+	s->nrules = src->nrules;
+	s->histograms = src->histograms;
 	s->format = format;
 	s->phase = PH_HEAD;
 	s->first = true;

@@ -461,7 +461,7 @@ sample_shown(const struct family *f, const struct rule *r, uint64_t v)
 static bool
 hists_shown(const struct stats_stream *s, const struct rule *r)
 {
-	return s->src.histograms || r->stats_histograms;
+	return s->histograms || r->stats_histograms;
 }
 
 /* The sample of f, or the series of h, at off in view. */
