@@ -21,8 +21,9 @@ struct rule;
 
 /*
  * A worker starts balancing the upstreams of its configuration's nrules
- * rules afresh: no connection counted, its own random sequence.  Without it (unit tests) the
- * counts start at 0 and the random choices are always the first.
+ * rules afresh: no connection counted, its own random sequence.
+ * Without it (unit tests) the counts start at 0 and the random choices
+ * are always the first.
  */
 void	balance_init(const struct rule *rules, size_t nrules);
 

@@ -442,8 +442,8 @@ master_start(struct master *m, char *err, size_t errlen)
 	if (pidfile != NULL)
 		outcome_path(pidfile, m->outcome.file, sizeof(m->outcome.file));
 	if (scoreboard_open() == -1 ||
-	    (client_limit_wanted(cfg->rules, cfg->nrules) && client_limit_open() == -1) ||
-	    sandbox_open() == -1 ||
+	    (client_limit_wanted(cfg->rules, cfg->nrules) &&
+	    client_limit_open() == -1) || sandbox_open() == -1 ||
 	    master_adopt_health(cfg) == -1 ||
 	    stats_table_new(cfg, NULL, master_adopt_gen()) == -1) {
 		snprintf(err, errlen, "cannot set up the master: %s",

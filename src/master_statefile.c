@@ -161,7 +161,8 @@ entry_apply(const struct statefile *sf, const struct entry *e)
  * why when it cannot be read.
  */
 static int
-line_take(const struct statefile *sf, char *line, int lineno, const char **why)
+line_take(const struct statefile *sf, char *line, int lineno,
+    const char **why)
 {
 	struct entry	 e = { NULL, NULL, -1, -1, -1 };
 	char		*w[8], *save = NULL, *p;
@@ -272,7 +273,8 @@ void
 master_statefile_load(const char *path, const struct rule *rules,
     size_t nrules)
 {
-	const struct statefile	 file = { path, rules, nrules }, *sf = &file;
+	const struct statefile	 file = { path, rules, nrules };
+	const struct statefile	*sf = &file;
 	char			 err[512];
 	FILE			*f;
 

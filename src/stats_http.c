@@ -59,7 +59,7 @@ struct client {
 
 struct stats_http {
 	struct event_loop	*loop;
-	struct stats_source	 src;		/* what documents show */
+	struct stats_source	 src;	/* what the documents show */
 	const struct acl	*acl;		/* who may ask, over TCP */
 	int			 fd;		/* listening, or -1 */
 	int			 count;

@@ -49,7 +49,7 @@ struct stats_stream {
 	int			 format;	/* enum stats_format */
 	int			 phase;		/* enum phase */
 	size_t			 k;		/* the family (Prometheus) */
-	size_t			 i;		/* the rule, in rules */
+	size_t			 i;		/* the rule, in rules[] */
 	size_t			 j;		/* its backend, or route */
 	bool			 headed;	/* family k's header is out */
 	bool			 first;		/* no rule written yet */

@@ -15,7 +15,7 @@ struct tcp_sessions;
 
 /* The settings an acceptor follows, its configuration's. */
 struct tcp_accept_settings {
-	const struct acl	*acl;		/* the top level's allow, deny */
+	const struct acl	*acl;		/* global allow, deny */
 	int			 backlog;
 	int			 max_connections; /* per worker */
 };

@@ -153,7 +153,7 @@ struct udp_sessions {
 	size_t			 nbuckets;	/* a power of two */
 	int			 count;
 	int			 budget;	/* sessions at most, all rules */
-	struct udp_rule		*rules;		/* per conf_rules[i] */
+	struct udp_rule		*rules;		/* per rule, of conf_rules */
 	char			*bufs;		/* UDP_BATCH datagrams */
 	struct udp_pacer	*pacer;		/* listeners' and replies' */
 	struct udp_pass		 pass;		/* at a reload (udp_pass.h) */

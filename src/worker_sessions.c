@@ -49,7 +49,7 @@ struct answer {
 
 struct worker_sessions {
 	struct event_loop		*loop;
-	const struct rule		*rules;		/* the config's */
+	const struct rule		*rules;	/* the config's */
 	size_t				 nrules;
 	unsigned			 gen;
 	int				 slot;
