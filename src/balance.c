@@ -14,7 +14,6 @@
 #include "balance.h"
 #include "bug.h"
 #include "clock.h"
-#include "conf.h"
 #include "health.h"
 #include "log.h"
 #include "maglev.h"
@@ -52,7 +51,7 @@ weight_now(const struct backend *b, int64_t now)
 }
 
 void
-balance_init(const struct conf *cfg)
+balance_init(const struct rule *rules, size_t nrules)
 {
 	const struct upstream	*u;
 	struct upstream_state	*st;
@@ -61,9 +60,9 @@ balance_init(const struct conf *cfg)
 
 	seed = (uint64_t)getpid() * 0x9e3779b97f4a7c15ULL ^
 	    (uint64_t)clock_ms();
-	for (i = 0; i < cfg->nrules; i++)
-		for (d = 0; d < rule_ndests(&cfg->rules[i]); d++) {
-			u = &rule_dest(&cfg->rules[i], d)->upstream;
+	for (i = 0; i < nrules; i++)
+		for (d = 0; d < rule_ndests(&rules[i]); d++) {
+			u = &rule_dest(&rules[i], d)->upstream;
 			st = u->state;
 			memset(st->load, 0, u->nbackends * sizeof(st->load[0]));
 			st->turn = 0;

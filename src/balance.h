@@ -12,19 +12,20 @@
 #ifndef FERRYD_BALANCE_H
 #define FERRYD_BALANCE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
 struct backend;
-struct conf;
 struct rule;
 
 /*
- * A worker starts balancing cfg's upstreams afresh: no connection
- * counted, its own random sequence.  Without it (unit tests) the
- * counts start at 0 and the random choices are always the first.
+ * A worker starts balancing the upstreams of its configuration's nrules
+ * rules afresh: no connection counted, its own random sequence.
+ * Without it (unit tests) the counts start at 0 and the random choices
+ * are always the first.
  */
-void	balance_init(const struct conf *cfg);
+void	balance_init(const struct rule *rules, size_t nrules);
 
 /*
  * Bit of backend i of an upstream in a "tried" mask.  Past 64 backends

@@ -26,7 +26,6 @@
 
 #include "addr.h"
 #include "client_limit.h"
-#include "conf.h"
 #include "log.h"
 #include "rule.h"
 #include "scoreboard.h"
@@ -69,12 +68,12 @@ static struct client_table	*mine;		/* this worker's */
 static int			 mine_cell = -1;
 
 bool
-client_limit_wanted(const struct conf *cfg)
+client_limit_wanted(const struct rule *rules, size_t nrules)
 {
 	size_t i;
 
-	for (i = 0; i < cfg->nrules; i++)
-		if (client_limited(&cfg->rules[i]))
+	for (i = 0; i < nrules; i++)
+		if (client_limited(&rules[i]))
 			return true;
 	return false;
 }

@@ -21,8 +21,6 @@
 #include "addr.h"
 #include "rule.h"
 
-struct conf;
-
 /* (rule, client) pairs a worker can count at once; a power of two. */
 #define CLIENT_LIMIT_ENTRIES	2048
 /* How far from its home a pair may sit: the longest lookup. */
@@ -42,8 +40,8 @@ client_limited(const struct rule *r)
 	return r->max_connections_per_client > 0 || r->connection_rate > 0;
 }
 
-/* Whether a rule of cfg limits its clients (the region is wanted). */
-bool	client_limit_wanted(const struct conf *cfg);
+/* Whether one of nrules rules limits its clients (the region is wanted). */
+bool	client_limit_wanted(const struct rule *rules, size_t nrules);
 /*
  * Master: map the region (once) before forking the first generation
  * that limits clients; -1 with errno.  Workers forked before it count

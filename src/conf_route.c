@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf.h"
 #include "conf_file.h"
 #include "conf_schema.h"
 #include "log.h"
@@ -720,7 +719,7 @@ route_dest_inherit(const struct rule *r, struct route *rt, unsigned stat)
 }
 
 void
-conf_routes_inherit(struct conf *cfg, struct rule *r)
+conf_routes_inherit(size_t *nrule_stats, struct rule *r)
 {
 	size_t	i;
 
@@ -728,7 +727,7 @@ conf_routes_inherit(struct conf *cfg, struct rule *r)
 	for (i = 0; i < r->nroutes; i++)
 		route_dest_inherit(r, &r->routes[i], r->range_first != NULL ?
 		    r->range_first->routes[i].dest.stat :
-		    (unsigned)cfg->nrule_stats++);
+		    (unsigned)(*nrule_stats)++);
 }
 
 int

@@ -854,6 +854,6 @@ conf_rules_inherit(struct conf *cfg)
 			r->health_check = cfg->health_check;
 		if (!r->keepalive.enabled)
 			r->keepalive = cfg->keepalive;
-		conf_routes_inherit(cfg, r);
+		conf_routes_inherit(&cfg->nrule_stats, r);
 	}
 }

@@ -222,12 +222,13 @@ int	conf_check_pass(struct conf_loader *ld, const config_setting_t *g,
  * r's upstream: its connect's, or, with routes, every route's (and
  * checks what goes with routes); conf_routes_inherit() gives each
  * route's destination what it did not set, once r has inherited, and
- * its counters' index; conf_routes_free() frees r's routes.
+ * its counters' index (the next of *nrule_stats, the config's count);
+ * conf_routes_free() frees r's routes.
  */
 conf_key_parser conf_parse_routes;
 int	conf_rule_routes(struct conf_loader *ld,
     const config_setting_t *rule, struct rule *r, unsigned nports);
-void	conf_routes_inherit(struct conf *cfg, struct rule *r);
+void	conf_routes_inherit(size_t *nrule_stats, struct rule *r);
 /*
  * A port range's later port dst (a copy of first, with backends of its
  * own): first's routes, each with its slice of dst's backends and a

@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "addr.h"
-#include "conf.h"
 #include "conf_schema.h"
 #include "rule.h"
 #include "sock.h"

@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "addr.h"
-#include "conf.h"
 #include "conf_schema.h"
 #include "proxy_proto.h"
 #include "route.h"

@@ -254,7 +254,7 @@ inetd_serve(const struct conf *cfg, bool foreground)
 	(void)fcntl(INETD_FD, F_SETFL, fcntl(INETD_FD, F_GETFL) | O_NONBLOCK);
 	log_set_role("inetd");
 	child_begin(cfg, 0, conf_has_transparent(cfg));
-	balance_init(cfg);
+	balance_init(cfg->rules, cfg->nrules);
 	memset(&in, 0, sizeof(in));
 	in.cfg = cfg;
 	rc = inetd_run(&in, rule, &peer);

@@ -442,15 +442,15 @@ master_start(struct master *m, char *err, size_t errlen)
 	if (pidfile != NULL)
 		outcome_path(pidfile, m->outcome.file, sizeof(m->outcome.file));
 	if (scoreboard_open() == -1 ||
-	    (client_limit_wanted(cfg) && client_limit_open() == -1) ||
-	    sandbox_open() == -1 ||
+	    (client_limit_wanted(cfg->rules, cfg->nrules) &&
+	    client_limit_open() == -1) || sandbox_open() == -1 ||
 	    master_adopt_health(cfg) == -1 ||
 	    stats_table_new(cfg, NULL, master_adopt_gen()) == -1) {
 		snprintf(err, errlen, "cannot set up the master: %s",
 		    strerror(errno));
 		return 1;
 	}
-	master_statefile_load(cfg);
+	master_statefile_load(cfg->state_file, cfg->rules, cfg->nrules);
 	m->gen = master_adopt_gen();
 	m->gen_started = clock_ms();
 	master_set_budgets(m, m->cfg);

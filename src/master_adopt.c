@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "conf.h"
 #include "health.h"
 #include "scoreboard.h"
 #include "listen.h"

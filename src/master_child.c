@@ -110,7 +110,8 @@ master_set_budgets(struct master *m, struct conf *cfg)
 		    "UDP sessions: at most %d per worker, %s", budget, why);
 	m->udp_budget = budget;
 	/* Before the fork: the old generation's cells are alive still. */
-	rate_table_assign(cfg, m->gen, master_generation_alive, m);
+	rate_table_assign(cfg->rules, cfg->nrules, m->gen,
+	    master_generation_alive, m);
 }
 
 void

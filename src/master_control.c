@@ -28,7 +28,6 @@
 
 #include "addr.h"
 #include "clock.h"
-#include "conf.h"
 #include "health.h"
 #include "ipc.h"
 #include "log.h"
@@ -370,7 +369,8 @@ master_host_drain(struct master *m, bool drain, const char *who)
 	char err[512];
 
 	if (host_change(drain, who) &&
-	    master_statefile_save(m->cfg, err, sizeof(err)) == -1)
+	    master_statefile_save(m->cfg->state_file, m->cfg->rules,
+	    m->cfg->nrules, err, sizeof(err)) == -1)
 		log_warn("%s", err);
 }
 
@@ -577,7 +577,8 @@ client_run(struct control_client *c, char *line)
 	}
 	/* A change is kept for a restart (a reload's, once it serves). */
 	if (rc == 0 && commands[i].changes &&
-	    master_statefile_save(c->m->cfg, why, sizeof(why)) == -1) {
+	    master_statefile_save(c->m->cfg->state_file, c->m->cfg->rules,
+	    c->m->cfg->nrules, why, sizeof(why)) == -1) {
 		log_warn("%s", why);
 		say(c, "warning: %s\n", why);
 	}
@@ -761,7 +762,8 @@ master_control_follow(struct master *m)
 		m->control.gen = m->gen;
 		if (master_control_open(m, m->cfg, err, sizeof(err)) == -1)
 			log_err("%s; the control socket stays as it was", err);
-		if (master_statefile_save(m->cfg, err, sizeof(err)) == -1)
+		if (master_statefile_save(m->cfg->state_file, m->cfg->rules,
+		    m->cfg->nrules, err, sizeof(err)) == -1)
 			log_warn("%s", err);
 	}
 	for (c = TAILQ_FIRST(&m->control.clients); c != NULL; c = next) {

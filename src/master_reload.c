@@ -402,7 +402,8 @@ master_map_tables(struct master *m, const struct conf *cfg)
 		log_err("cannot map the counters of generation %u: %s; they "
 		    "go uncounted", m->gen + 1, strerror(errno));
 	/* Mapped by the first configuration that limits clients. */
-	if (client_limit_wanted(cfg) && client_limit_open() == -1)
+	if (client_limit_wanted(cfg->rules, cfg->nrules) &&
+	    client_limit_open() == -1)
 		log_err("cannot map the tables of clients: %s; "
 		    "max_connections_per_client and connection_rate do "
 		    "not apply", strerror(errno));

@@ -21,7 +21,6 @@
 
 #include "addr.h"
 #include "clock.h"
-#include "conf.h"
 #include "health.h"
 #include "ipc.h"
 #include "log.h"

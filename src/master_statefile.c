@@ -28,7 +28,6 @@
 #include <unistd.h>
 
 #include "addr.h"
-#include "conf.h"
 #include "health.h"
 #include "log.h"
 #include "master_statefile.h"
@@ -40,6 +39,15 @@
 #define STATEFILE_LINE_MAX	1024
 
 static const char *const admin_words[] = { "ready", "drain", "disabled" };
+
+/* The file (state_file; NULL: none) and the rules whose backends it keeps. */
+struct statefile {
+	const char		*path;
+	const struct rule	*rules;
+	size_t			 nrules;
+};
+
+static int	file_save(const struct statefile *, char *, size_t);
 
 /* One entry read: what it says of a backend. */
 struct entry {
@@ -110,9 +118,9 @@ entry_key(struct entry *e, const char *kv, const char **why)
 	return -1;
 }
 
-/* e given to every backend of cfg it names: how many. */
+/* e given to every backend of sf it names: how many. */
 static int
-entry_apply(const struct conf *cfg, const struct entry *e)
+entry_apply(const struct statefile *sf, const struct entry *e)
 {
 	const struct rule	*r;
 	const struct backend	*b;
@@ -121,8 +129,8 @@ entry_apply(const struct conf *cfg, const struct entry *e)
 	size_t			 i, j;
 	int			 n = 0;
 
-	for (i = 0; i < cfg->nrules; i++) {
-		r = &cfg->rules[i];
+	for (i = 0; i < sf->nrules; i++) {
+		r = &sf->rules[i];
 		if (strcmp(rule_log_name(r), e->rule) != 0)
 			continue;
 		for (j = 0; j < r->upstream.nbackends; j++) {
@@ -153,7 +161,8 @@ entry_apply(const struct conf *cfg, const struct entry *e)
  * why when it cannot be read.
  */
 static int
-line_take(const struct conf *cfg, char *line, int lineno, const char **why)
+line_take(const struct statefile *sf, char *line, int lineno,
+    const char **why)
 {
 	struct entry	 e = { NULL, NULL, -1, -1, -1 };
 	char		*w[8], *save = NULL, *p;
@@ -192,16 +201,16 @@ line_take(const struct conf *cfg, char *line, int lineno, const char **why)
 	for (i = 3; i < n; i++)
 		if (entry_key(&e, w[i], why) == -1)
 			return -1;
-	if (entry_apply(cfg, &e) == 0)
+	if (entry_apply(sf, &e) == 0)
 		log_info("%s:%d: no backend %s/%s in the configuration: its "
-		    "state is dropped", cfg->state_file, lineno, e.rule,
+		    "state is dropped", sf->path, lineno, e.rule,
 		    e.addr);
 	return 0;
 }
 
 /* Read what f holds: each line taken, or a warning. */
 static void
-file_read(const struct conf *cfg, FILE *f)
+file_read(const struct statefile *sf, FILE *f)
 {
 	char		 line[STATEFILE_LINE_MAX];
 	const char	*why;
@@ -219,18 +228,18 @@ file_read(const struct conf *cfg, FILE *f)
 			while ((c = getc(f)) != EOF && c != '\n')
 				continue;
 		}
-		if (why != NULL || line_take(cfg, line, lineno, &why) == -1)
+		if (why != NULL || line_take(sf, line, lineno, &why) == -1)
 			log_warn("%s:%d: %s; the line is ignored",
-			    cfg->state_file, lineno, why);
+			    sf->path, lineno, why);
 	}
 	if (ferror(f))
 		log_warn("cannot read state file %s: %s; what was not read "
-		    "is as configured", cfg->state_file, strerror(errno));
+		    "is as configured", sf->path, strerror(errno));
 }
 
-/* cfg's state file open for reading, NULL (and a warning) if it is not. */
+/* sf's file open for reading, NULL (and a warning) if it is not. */
 static FILE *
-file_open(const struct conf *cfg)
+file_open(const struct statefile *sf)
 {
 	char		 err[512];
 	const char	*why;
@@ -239,7 +248,7 @@ file_open(const struct conf *cfg)
 	int		 fd;
 
 	errno = 0;	/* a directory refused leaves it so: said */
-	fd = safefile_open(cfg->state_file, O_RDONLY, 0, "state file", err,
+	fd = safefile_open(sf->path, O_RDONLY, 0, "state file", err,
 	    sizeof(err));
 	if (fd == -1) {
 		if (errno != ENOENT)	/* none yet: nothing was said */
@@ -255,27 +264,30 @@ file_open(const struct conf *cfg)
 	else
 		return f;
 	log_warn("cannot read state file %s: %s; every backend starts as "
-	    "configured", cfg->state_file, why);
+	    "configured", sf->path, why);
 	close(fd);
 	return NULL;
 }
 
 void
-master_statefile_load(const struct conf *cfg)
+master_statefile_load(const char *path, const struct rule *rules,
+    size_t nrules)
 {
-	char	 err[512];
-	FILE	*f;
+	const struct statefile	 file = { path, rules, nrules };
+	const struct statefile	*sf = &file;
+	char			 err[512];
+	FILE			*f;
 
-	if (cfg->state_file == NULL)
+	if (sf->path == NULL)
 		return;
-	if ((f = file_open(cfg)) != NULL) {
-		file_read(cfg, f);
+	if ((f = file_open(sf)) != NULL) {
+		file_read(sf, f);
 		fclose(f);
 	}
 	if (scoreboard_host_drain(NULL))
 		log_notice("the host is drained (state file %s): /ready "
-		    "answers 503 until \"ready host\"", cfg->state_file);
-	if (master_statefile_save(cfg, err, sizeof(err)) == -1)
+		    "answers 503 until \"ready host\"", sf->path);
+	if (file_save(sf, err, sizeof(err)) == -1)
 		log_warn("%s", err);
 }
 
@@ -297,7 +309,7 @@ range_said(const struct rule *r, size_t j)
 
 /* The state of each backend with something said of it, into f. */
 static void
-file_backends(const struct conf *cfg, FILE *f)
+file_backends(const struct statefile *sf, FILE *f)
 {
 	const struct rule		*r;
 	const struct backend		*b;
@@ -305,8 +317,8 @@ file_backends(const struct conf *cfg, FILE *f)
 	char				 a[ADDR_STRLEN];
 	size_t				 i, j;
 
-	for (i = 0; i < cfg->nrules; i++) {
-		r = &cfg->rules[i];
+	for (i = 0; i < sf->nrules; i++) {
+		r = &sf->rules[i];
 		for (j = 0; j < r->upstream.nbackends; j++) {
 			b = &r->upstream.backends[j];
 			if (range_said(r, j) ||
@@ -334,7 +346,7 @@ static struct log_episode dir_unsynced;
 
 /* What safefile_replace said (rc, err): a directory not synced is no error. */
 static int
-save_result(const struct conf *cfg, int rc, const char *err)
+save_result(const struct statefile *sf, int rc, const char *err)
 {
 	uint64_t	n;
 	int64_t		ms;
@@ -344,13 +356,13 @@ save_result(const struct conf *cfg, int rc, const char *err)
 		    "again)", err);
 	else if (rc == 0 && (n = log_episode_end(&dir_unsynced, &ms)) > 0)
 		log_notice("state file %s: its directory is synced again, "
-		    "after %llu writes not synced in %lld ms", cfg->state_file,
+		    "after %llu writes not synced in %lld ms", sf->path,
 		    (unsigned long long)n, (long long)ms);
 	return rc == -1 ? -1 : 0;
 }
 
-int
-master_statefile_save(const struct conf *cfg, char *err, size_t errlen)
+static int
+file_save(const struct statefile *sf, char *err, size_t errlen)
 {
 	char	*text = NULL;
 	size_t	 len = 0;
@@ -359,11 +371,11 @@ master_statefile_save(const struct conf *cfg, char *err, size_t errlen)
 	bool	 drain;
 	int	 rc;
 
-	if (cfg->state_file == NULL)
+	if (sf->path == NULL)
 		return 0;
 	if ((f = open_memstream(&text, &len)) == NULL) {
 		snprintf(err, errlen, "cannot write state file %s: %s",
-		    cfg->state_file, strerror(errno));
+		    sf->path, strerror(errno));
 		return -1;
 	}
 	drain = scoreboard_host_drain(&since);
@@ -373,15 +385,24 @@ master_statefile_save(const struct conf *cfg, char *err, size_t errlen)
 	if (drain && since > 0)
 		fprintf(f, " since=%lld", (long long)since);
 	fputc('\n', f);
-	file_backends(cfg, f);
+	file_backends(sf, f);
 	if (fclose(f) != 0) {
 		free(text);
 		snprintf(err, errlen, "cannot write state file %s: out of "
-		    "memory", cfg->state_file);
+		    "memory", sf->path);
 		return -1;
 	}
-	rc = safefile_replace(cfg->state_file, text, len, 0644, "state file",
+	rc = safefile_replace(sf->path, text, len, 0644, "state file",
 	    err, errlen);
 	free(text);
-	return save_result(cfg, rc, err);
+	return save_result(sf, rc, err);
+}
+
+int
+master_statefile_save(const char *path, const struct rule *rules,
+    size_t nrules, char *err, size_t errlen)
+{
+	const struct statefile file = { path, rules, nrules };
+
+	return file_save(&file, err, errlen);
 }

@@ -24,7 +24,6 @@
 #include <time.h>
 
 #include "clock.h"
-#include "conf.h"
 #include "event.h"
 #include "log.h"
 #include "master_state.h"

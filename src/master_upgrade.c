@@ -22,7 +22,6 @@
 
 #include "addr.h"
 #include "clock.h"
-#include "conf.h"
 #include "health.h"
 #include "listen.h"
 #include "log.h"

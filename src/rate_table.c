@@ -11,7 +11,6 @@
  */
 #include "ferryd.h"
 
-#include "conf.h"
 #include "log.h"
 #include "rate.h"
 #include "rate_table.h"
@@ -64,15 +63,15 @@ cell_for(const struct rule *r, unsigned gen,
 }
 
 void
-rate_table_assign(struct conf *cfg, unsigned gen,
+rate_table_assign(struct rule *rules, size_t nrules, unsigned gen,
     bool (*alive)(unsigned, void *), void *arg)
 {
 	struct rule	*r;
 	size_t		 i;
 	bool		 opened = false;
 
-	for (i = 0; i < cfg->nrules; i++) {
-		r = &cfg->rules[i];
+	for (i = 0; i < nrules; i++) {
+		r = &rules[i];
 		r->rate_cell = 0;
 		if (r->rule_rate_limit <= 0)
 			continue;

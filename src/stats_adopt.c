@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "conf.h"
 #include "stats.h"
 #include "stats_int.h"
 

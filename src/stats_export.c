@@ -22,7 +22,6 @@
 
 #include "addr.h"
 #include "clock.h"
-#include "conf.h"
 #include "health.h"
 #include "route.h"
 #include "rule.h"
@@ -192,9 +191,9 @@ stream_view_rule(struct view_rule *v, const struct rule *r, size_t off,
 const struct rule *
 stream_rule(struct stats_stream *s)
 {
-	while (s->i < s->cfg->nrules && s->cfg->rules[s->i].range_first != NULL)
+	while (s->i < s->nrules && s->rules[s->i].range_first != NULL)
 		s->i++;
-	return s->i < s->cfg->nrules ? &s->cfg->rules[s->i] : NULL;
+	return s->i < s->nrules ? &s->rules[s->i] : NULL;
 }
 
 /* The backend at the cursor or after it, and its rule: NULL past the last. */
@@ -704,7 +703,7 @@ walk_step(struct stats_stream *s, const struct walk *w)
 		s->phase = PH_RULE_BACKENDS;
 		break;
 	default:
-		r = &s->cfg->rules[s->i];
+		r = &s->rules[s->i];
 		if (s->j == r->upstream.nbackends) {
 			if (w->rule_end != NULL)
 				w->rule_end(s);
@@ -720,13 +719,15 @@ walk_step(struct stats_stream *s, const struct walk *w)
 }
 
 struct stats_stream *
-stats_stream_new(const struct conf *cfg, enum stats_format format)
+stats_stream_new(const struct stats_source *src, enum stats_format format)
 {
 	struct stats_stream *s;
 
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return NULL;
-	s->cfg = cfg;
+	s->rules = src->rules;
+	s->nrules = src->nrules;
+	s->histograms = src->histograms;
 	s->format = format;
 	s->phase = PH_HEAD;
 	s->first = true;

@@ -7,9 +7,20 @@
 #ifndef FERRYD_STATS_EXPORT_H
 #define FERRYD_STATS_EXPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
-struct conf;
+struct rule;
+
+/*
+ * What the documents are made of: the configuration's rules, and its
+ * stats_histograms (every rule's latency histograms in /metrics).
+ */
+struct stats_source {
+	const struct rule	*rules;
+	size_t			 nrules;
+	bool			 histograms;
+};
 
 enum stats_format {
 	STATS_PROMETHEUS,	/* text exposition format 0.0.4 */
@@ -35,8 +46,8 @@ struct stats_stream;
  */
 #define STATS_STREAM_STEPS	64
 
-/* cfg's counters in format, from the start: NULL when out of memory. */
-struct stats_stream *stats_stream_new(const struct conf *cfg,
+/* src's counters in format, from the start: NULL when out of memory. */
+struct stats_stream *stats_stream_new(const struct stats_source *src,
     enum stats_format format);
 /*
  * The next piece: 1 with *p and *len (about STATS_STREAM_PIECE bytes,

@@ -27,7 +27,6 @@
 
 #include "acl.h"
 #include "addr.h"
-#include "conf.h"
 #include "event.h"
 #include "log.h"
 #include "scoreboard.h"
@@ -60,7 +59,8 @@ struct client {
 
 struct stats_http {
 	struct event_loop	*loop;
-	const struct conf	*cfg;
+	struct stats_source	 src;	/* what the documents show */
+	const struct acl	*acl;		/* who may ask, over TCP */
 	int			 fd;		/* listening, or -1 */
 	int			 count;
 	TAILQ_HEAD(, client)	 clients;
@@ -205,7 +205,7 @@ client_serve(struct client *c)
 	}
 	if (doc->format == STATS_READY)
 		return client_ready(c, doc, head);
-	if ((s = stats_stream_new(c->owner->cfg, doc->format)) == NULL)
+	if ((s = stats_stream_new(&c->owner->src, doc->format)) == NULL)
 		return client_error(c, "503 Service Unavailable", "", head);
 	return client_answer(c, "200 OK", doc->type, "", NULL, 0, s, head);
 }
@@ -420,7 +420,7 @@ stats_accept(struct event_loop *loop, int fd, int events, void *data)
 	for (n = 0; n < 16; n++) {
 		if ((cfd = sock_accept(fd, &peer)) == -1)
 			return;		/* none left, or another took it */
-		if (peer.ss.ss_family != AF_UNIX && !acl_permits(&sh->cfg->acl,
+		if (peer.ss.ss_family != AF_UNIX && !acl_permits(sh->acl,
 		    &none, (const struct sockaddr *)&peer.ss)) {
 			log_limited_at(&limit, LOG_LEVEL_INFO, "stats: client "
 			    "%s denied by allow/deny rules", addr_format(
@@ -452,14 +452,16 @@ stats_accept(struct event_loop *loop, int fd, int events, void *data)
 }
 
 struct stats_http *
-stats_http_new(struct event_loop *loop, const struct conf *cfg, int fd)
+stats_http_new(struct event_loop *loop, const struct stats_source *src,
+    const struct acl *acl, int fd)
 {
 	struct stats_http *sh = calloc(1, sizeof(*sh));
 
 	if (sh == NULL)
 		return NULL;
 	sh->loop = loop;
-	sh->cfg = cfg;
+	sh->src = *src;
+	sh->acl = acl;
 	sh->fd = fd;
 	TAILQ_INIT(&sh->clients);
 	if (fd != -1 && event_set(loop, fd, EV_READ, stats_accept, sh) == -1) {

@@ -14,7 +14,8 @@
 #ifndef FERRYD_STATS_HTTP_H
 #define FERRYD_STATS_HTTP_H
 
-struct conf;
+struct acl;
+struct stats_source;
 
 /* From the accept to the request's blank line, however it trickles. */
 #define STATS_HTTP_HEADER_TIMEOUT_MS	3000
@@ -35,9 +36,12 @@ struct conf;
 struct event_loop;
 struct stats_http;
 
-/* Serve cfg's counters on the listening socket fd (-1: none) in loop. */
+/*
+ * Serve src's counters on the listening socket fd (-1: none) in loop,
+ * to the TCP clients acl (the top level's allow and deny) permits.
+ */
 struct stats_http *stats_http_new(struct event_loop *loop,
-    const struct conf *cfg, int fd);
+    const struct stats_source *src, const struct acl *acl, int fd);
 /* Stop accepting (the worker drains): requests in hand are finished. */
 void	stats_http_stop(struct stats_http *sh);
 /* Close everything (the worker exits). */

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "clock.h"
-#include "conf.h"
 #include "health.h"
 #include "route.h"
 #include "rule.h"
@@ -462,7 +461,7 @@ sample_shown(const struct family *f, const struct rule *r, uint64_t v)
 static bool
 hists_shown(const struct stats_stream *s, const struct rule *r)
 {
-	return s->cfg->stats_histograms || r->stats_histograms;
+	return s->histograms || r->stats_histograms;
 }
 
 /* The sample of f, or the series of h, at off in view. */

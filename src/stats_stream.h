@@ -43,11 +43,13 @@ struct view_backend {
 
 /* Where a document stands, and the buffer of its next piece. */
 struct stats_stream {
-	const struct conf	*cfg;
+	const struct rule	*rules;		/* its stats_source's */
+	size_t			 nrules;
+	bool			 histograms;
 	int			 format;	/* enum stats_format */
 	int			 phase;		/* enum phase */
 	size_t			 k;		/* the family (Prometheus) */
-	size_t			 i;		/* the rule, in cfg->rules */
+	size_t			 i;		/* the rule, in rules[] */
 	size_t			 j;		/* its backend, or route */
 	bool			 headed;	/* family k's header is out */
 	bool			 first;		/* no rule written yet */

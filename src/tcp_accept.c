@@ -20,7 +20,6 @@
 #include "addr.h"
 #include "bug.h"
 #include "client_limit.h"
-#include "conf.h"
 #include "event.h"
 #include "log.h"
 #include "rule.h"
@@ -47,7 +46,7 @@ struct tcp_acceptor {
 	struct event_loop	*loop;
 	struct tcp_sessions	*sessions;
 	struct proxy_waits	*waits;		/* accept_proxy: headers due */
-	const struct conf	*cfg;
+	struct tcp_accept_settings set;
 	STAILQ_HEAD(, tcp_listener) listeners;
 	bool			 closed;	/* for good */
 	struct log_episode	 starved;	/* out of descriptors, memory */
@@ -116,7 +115,7 @@ acceptor_refuse_max(struct tcp_acceptor *acc, int fd,
 
 	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: max_connections (%d) "
 	    "reached, refusing new connections", rule_log_name(rule),
-	    acc->cfg->max_connections);
+	    acc->set.max_connections);
 	tcp_session_refuse(acc->sessions, fd, rule, peer,
 	    ACCESSLOG_REFUSED_MAX);
 }
@@ -253,7 +252,7 @@ acceptor_admit(struct tcp_acceptor *acc, int fd, const struct rule *rule,
 
 	/* Unix clients have no address: allow_uid judged them at accept. */
 	if (rule->listen_addr.ss.ss_family != AF_UNIX &&
-	    (acl = acl_verdict(&acc->cfg->acl, &rule->acl,
+	    (acl = acl_verdict(acc->set.acl, &rule->acl,
 	    (const struct sockaddr *)&peer->ss)) != ACL_PERMITTED)
 		acceptor_deny(acc, fd, rule, peer, acl);
 	else if (client_limited(rule) && (verdict = client_limit_check(rule,
@@ -325,7 +324,7 @@ listener_accept(struct tcp_listener *l, int max, bool *empty)
 		    !acceptor_unix_client(acc, cfd, l->rule, &peer))
 			continue;
 		if (tcp_sessions_count(acc->sessions) +
-		    proxy_waits_count(acc->waits) >= acc->cfg->max_connections)
+		    proxy_waits_count(acc->waits) >= acc->set.max_connections)
 			acceptor_refuse_max(acc, cfd, l->rule, &peer);
 		else if (l->rule->accept_proxy) {
 			/* allow/deny wait for the client the header names. */
@@ -374,7 +373,7 @@ acceptor_on_ready(struct event_loop *loop, int fd, int events, void *data)
 
 struct tcp_acceptor *
 tcp_acceptor_new(struct event_loop *loop, struct tcp_sessions *sessions,
-    const struct conf *cfg)
+    const struct tcp_accept_settings *set)
 {
 	struct tcp_acceptor *acc = calloc(1, sizeof(*acc));
 
@@ -382,7 +381,7 @@ tcp_acceptor_new(struct event_loop *loop, struct tcp_sessions *sessions,
 		return NULL;
 	acc->loop = loop;
 	acc->sessions = sessions;
-	acc->cfg = cfg;
+	acc->set = *set;
 	if ((acc->waits = proxy_waits_new(loop, acceptor_admit_proxied,
 	    acc)) == NULL) {
 		free(acc);
@@ -443,7 +442,7 @@ tcp_acceptor_close(struct tcp_acceptor *acc)
 		 * after running out of descriptors once: a failure now only
 		 * ends the loop early.
 		 */
-		(void)listener_accept(l, acc->cfg->backlog, &empty);
+		(void)listener_accept(l, acc->set.backlog, &empty);
 		event_close(acc->loop, l->fd);
 		close(l->fd);
 		STAILQ_REMOVE_HEAD(&acc->listeners, link);

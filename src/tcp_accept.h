@@ -6,16 +6,23 @@
 #ifndef FERRYD_TCP_ACCEPT_H
 #define FERRYD_TCP_ACCEPT_H
 
-struct conf;
+struct acl;
 struct rule;
 
 struct event_loop;
 struct tcp_acceptor;
 struct tcp_sessions;
 
-/* Accepting in loop, for sessions, up to cfg's max_connections. */
+/* The settings an acceptor follows, its configuration's. */
+struct tcp_accept_settings {
+	const struct acl	*acl;		/* global allow, deny */
+	int			 backlog;
+	int			 max_connections; /* per worker */
+};
+
+/* Accepting in loop, for sessions, as set says. */
 struct tcp_acceptor *tcp_acceptor_new(struct event_loop *loop,
-    struct tcp_sessions *sessions, const struct conf *cfg);
+    struct tcp_sessions *sessions, const struct tcp_accept_settings *set);
 
 /*
  * Accept from the listening socket fd (non-blocking) for rule, from now

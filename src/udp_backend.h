@@ -10,7 +10,6 @@
 #include <sys/socket.h>
 
 struct backend;
-struct conf;
 struct rule;
 
 struct udp_session;

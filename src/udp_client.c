@@ -12,7 +12,6 @@
 #include "acl.h"
 #include "addr.h"
 #include "client_limit.h"
-#include "conf.h"
 #include "event.h"
 #include "log.h"
 #include "rule.h"
@@ -90,7 +89,7 @@ udp_client_allowed(struct udp_sessions *us, const struct udp_from *from)
 	int			verdict;
 	int64_t			now = event_now(us->loop);
 
-	if ((verdict = acl_verdict(&us->cfg->acl, &from->rule->acl,
+	if ((verdict = acl_verdict(us->acl, &from->rule->acl,
 	    from->client)) == ACL_PERMITTED)
 		return true;
 	log_limited_at(&limit, LOG_LEVEL_INFO, "%s: client %s denied by "

@@ -14,7 +14,6 @@
 
 #include "addr.h"
 #include "balance.h"
-#include "conf.h"
 #include "event.h"
 #include "ipc.h"
 #include "log.h"
@@ -56,7 +55,7 @@ udp_sessions_hand_over(struct udp_sessions *us, int chan)
 	size_t			 i;
 	int			 n = 0;
 
-	for (i = 0; i < us->cfg->nrules; i++)
+	for (i = 0; i < us->nrules; i++)
 		for (s = TAILQ_FIRST(&us->rules[i].lru); s != NULL; s = next) {
 			next = TAILQ_NEXT(s, lru);
 			/*
@@ -125,20 +124,20 @@ udp_session_adopt(struct udp_sessions *us, const struct udp_handover *h,
 	struct udp_rule		*ur;
 	uint32_t		 hash;
 
-	if (h->rule >= us->cfg->nrules || us->rules[h->rule].lfd == -1 ||
+	if (h->rule >= us->nrules || us->rules[h->rule].lfd == -1 ||
 	    h->client_len > sizeof(h->client) ||
 	    (s = calloc(1, sizeof(*s))) == NULL) {
 		close(fd);
 		return -1;
 	}
-	if (us->cfg->rules[h->rule].connect_protocol == RULE_TCP &&
+	if (us->conf_rules[h->rule].connect_protocol == RULE_TCP &&
 	    (s->stream = calloc(1, sizeof(*s->stream))) == NULL) {
 		free(s);
 		close(fd);
 		return -1;
 	}
 	ur = &us->rules[h->rule];
-	from.rule = &us->cfg->rules[h->rule];
+	from.rule = &us->conf_rules[h->rule];
 	from.client = (const struct sockaddr *)&h->client;
 	from.client_len = h->client_len;
 	from.local = h->local;
@@ -191,10 +190,10 @@ static int
 udp_sessions_source(struct udp_sessions *us, uint32_t rule,
     struct udp_from *from)
 {
-	if (rule >= us->cfg->nrules || us->rules[rule].lfd == -1)
+	if (rule >= us->nrules || us->rules[rule].lfd == -1)
 		return -1;
 	memset(from, 0, sizeof(*from));
-	from->rule = &us->cfg->rules[rule];
+	from->rule = &us->conf_rules[rule];
 	from->lfd = us->rules[rule].lfd;
 	from->family = us->rules[rule].family;
 	return 0;
@@ -244,8 +243,8 @@ passed_lost(struct udp_sessions *us, const char *msg, size_t len)
 	if (len < sizeof(h))
 		return;
 	memcpy(&h, msg, sizeof(h));
-	if (h.rule < us->cfg->nrules)
-		udp_io_dropped(&us->cfg->rules[h.rule], 1);
+	if (h.rule < us->nrules)
+		udp_io_dropped(&us->conf_rules[h.rule], 1);
 }
 
 /* deliver, for what was kept: what is lost is counted here. */

@@ -17,7 +17,6 @@
 #include <sys/uio.h>
 
 struct backend;
-struct conf;
 struct rule;
 
 struct stats_backend;

@@ -28,7 +28,6 @@
 #include "balance.h"
 #include "bug.h"
 #include "client_limit.h"
-#include "conf.h"
 #include "event.h"
 #include "log.h"
 #include "route.h"
@@ -387,7 +386,7 @@ session_of(struct udp_sessions *us, const struct udp_from *from,
 		return s;
 	if (us->pass.chan != -1) {
 		udp_io_dropped(from->rule, (uint64_t)udp_pass_run(&us->pass,
-		    (uint32_t)(from->rule - us->cfg->rules), from, iov, n));
+		    (uint32_t)(from->rule - us->conf_rules), from, iov, n));
 		return NULL;
 	}
 	if (!udp_client_allowed(us, from))
@@ -563,7 +562,7 @@ udp_sessions_close_all(struct udp_sessions *us)
 {
 	size_t i;
 
-	for (i = 0; i < us->cfg->nrules; i++)
+	for (i = 0; i < us->nrules; i++)
 		while (!TAILQ_EMPTY(&us->rules[i].lru))
 			session_close(TAILQ_FIRST(&us->rules[i].lru),
 			    ACCESSLOG_SHUTDOWN);
@@ -573,7 +572,7 @@ void
 udp_sessions_listener(struct udp_sessions *us, const struct rule *rule,
     int lfd)
 {
-	struct udp_rule *ur = &us->rules[rule - us->cfg->rules];
+	struct udp_rule *ur = &us->rules[rule - us->conf_rules];
 
 	ur->lfd = lfd;
 	ur->family = rule->listen_addr.ss.ss_family;
@@ -586,7 +585,7 @@ udp_sessions_linger(struct udp_sessions *us)
 	size_t			 i;
 	int64_t			 end = event_now(us->loop) + DETACHED_MS;
 
-	for (i = 0; i < us->cfg->nrules; i++)
+	for (i = 0; i < us->nrules; i++)
 		TAILQ_FOREACH(s, &us->rules[i].lru, lru) {
 			if (udp_state_in_table(s->state))
 				udp_table_remove(us, s);

@@ -19,7 +19,6 @@
 #include <sys/socket.h>
 
 struct backend;
-struct conf;
 struct rule;
 /* The table made, its buffers, pacer and budget: udp_table.h. */
 #include "udp_table.h"

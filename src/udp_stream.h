@@ -11,7 +11,6 @@
 #include <sys/uio.h>
 
 struct backend;
-struct conf;
 struct rule;
 
 struct udp_session;

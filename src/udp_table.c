@@ -14,7 +14,6 @@
 
 #include "addr.h"
 #include "bug.h"
-#include "conf.h"
 #include "log.h"
 #include "stats.h"
 #include "rule.h"
@@ -45,7 +44,7 @@ udp_key_make(const struct udp_sessions *us, const struct udp_from *from,
 	const struct sockaddr_in6	*sin6 = (const void *)from->client;
 
 	memset(k, 0, sizeof(*k));
-	k->rule = (uint32_t)(from->rule - us->cfg->rules);
+	k->rule = (uint32_t)(from->rule - us->conf_rules);
 	k->local = from->local;
 	if (from->client->sa_family == AF_INET) {
 		k->client.s6_addr[10] = k->client.s6_addr[11] = 0xff;
@@ -157,7 +156,7 @@ udp_sessions_list(const struct udp_sessions *us, struct session_list *l)
 	struct session_entry		*e;
 	size_t				 i;
 
-	for (i = 0; i < us->cfg->nrules; i++)
+	for (i = 0; i < us->nrules; i++)
 		TAILQ_FOREACH(s, &us->rules[i].lru, lru) {
 			if ((e = session_list_add(l, s->rule)) == NULL)
 				continue;
@@ -178,7 +177,8 @@ udp_sessions_list(const struct udp_sessions *us, struct session_list *l)
 }
 
 struct udp_sessions *
-udp_sessions_new(struct event_loop *loop, const struct conf *cfg)
+udp_sessions_new(struct event_loop *loop, const struct rule *rules,
+    size_t nrules, const struct acl *acl)
 {
 	struct udp_sessions	*us = calloc(1, sizeof(*us));
 	size_t			 i;
@@ -186,11 +186,13 @@ udp_sessions_new(struct event_loop *loop, const struct conf *cfg)
 	if (us == NULL)
 		return NULL;
 	us->loop = loop;
-	us->cfg = cfg;
+	us->conf_rules = rules;
+	us->nrules = nrules;
+	us->acl = acl;
 	udp_pass_init(&us->pass);
 	us->nbuckets = 256;
 	us->buckets = calloc(us->nbuckets, sizeof(*us->buckets));
-	us->rules = calloc(cfg->nrules, sizeof(*us->rules));
+	us->rules = calloc(nrules, sizeof(*us->rules));
 	us->pacer = udp_pacer_new(loop);
 	if (us->buckets == NULL || us->rules == NULL || us->pacer == NULL) {
 		free(us->pacer);
@@ -199,7 +201,7 @@ udp_sessions_new(struct event_loop *loop, const struct conf *cfg)
 		free(us);
 		return NULL;
 	}
-	for (i = 0; i < cfg->nrules; i++) {
+	for (i = 0; i < nrules; i++) {
 		TAILQ_INIT(&us->rules[i].lru);
 		us->rules[i].lfd = -1;
 	}

@@ -5,9 +5,10 @@
 #ifndef FERRYD_UDP_TABLE_H
 #define FERRYD_UDP_TABLE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-struct conf;
+struct acl;
 struct event_loop;
 struct rule;
 struct session_list;
@@ -49,9 +50,12 @@ void	udp_table_full(struct udp_sessions *us, const struct udp_from *from);
 void	udp_sessions_list(const struct udp_sessions *us,
     struct session_list *l);
 
-/* Sessions of cfg's rules in loop, counted in their rules' counters. */
+/*
+ * Sessions of a configuration's nrules rules in loop, counted in their
+ * rules' counters; acl is its global allow and deny.
+ */
 struct udp_sessions *udp_sessions_new(struct event_loop *loop,
-    const struct conf *cfg);
+    const struct rule *rules, size_t nrules, const struct acl *acl);
 
 /* UDP_BATCH buffers of UDP_DATAGRAM_MAX bytes, for the listener's reads. */
 char	*udp_sessions_buffers(struct udp_sessions *us);

@@ -17,8 +17,8 @@
 #include <sys/queue.h>
 #include <sys/socket.h>
 
+struct acl;
 struct backend;
-struct conf;
 struct rule;
 #include "event_timer.h"
 #include "framing.h"
@@ -58,7 +58,7 @@ struct udp_pass {
 struct udp_key {
 	struct in6_addr	client;		/* IPv4 as mapped IPv6 */
 	struct in6_addr	local;
-	uint32_t	rule;		/* index in cfg->rules */
+	uint32_t	rule;		/* index in conf_rules */
 	uint16_t	port;		/* the client's */
 	uint16_t	pad;
 };
@@ -146,12 +146,14 @@ struct udp_rule {
 
 struct udp_sessions {
 	struct event_loop	*loop;
-	const struct conf	*cfg;
+	const struct rule	*conf_rules;	/* the configuration's */
+	size_t			 nrules;
+	const struct acl	*acl;		/* its global allow, deny */
 	struct udp_session	**buckets;
 	size_t			 nbuckets;	/* a power of two */
 	int			 count;
 	int			 budget;	/* sessions at most, all rules */
-	struct udp_rule		*rules;		/* per rule of cfg */
+	struct udp_rule		*rules;		/* per rule, of conf_rules */
 	char			*bufs;		/* UDP_BATCH datagrams */
 	struct udp_pacer	*pacer;		/* listeners' and replies' */
 	struct udp_pass		 pass;		/* at a reload (udp_pass.h) */

@@ -30,6 +30,7 @@
 #include "rule.h"
 #include "scoreboard.h"
 #include "stats.h"
+#include "stats_export.h"
 #include "stats_http.h"
 #include "sandbox.h"
 #include "sig.h"
@@ -119,9 +120,10 @@ worker_close_listeners(struct worker *w)
 static int
 worker_take_listeners(struct worker *w, struct listen_set *ls)
 {
-	const struct rule *rule;
-	size_t             r;
-	int                s, fd;
+	const struct rule  *rule;
+	struct stats_source src;
+	size_t              r;
+	int                 s, fd;
 
 	for (r = 0; r < ls->nrules; r++)
 		for (s = 0; s < ls->nsock; s++) {
@@ -141,8 +143,11 @@ worker_take_listeners(struct worker *w, struct listen_set *ls)
 			}
 		}
 	/* stats_listen's one socket: every worker serves it. */
-	if ((w->stats = stats_http_new(w->loop, w->cfg, ls->stats_fd)) ==
-	    NULL) {
+	src.rules = w->cfg->rules;
+	src.nrules = w->cfg->nrules;
+	src.histograms = w->cfg->stats_histograms;
+	if ((w->stats = stats_http_new(w->loop, &src, &w->cfg->acl,
+	    ls->stats_fd)) == NULL) {
 		log_err("cannot watch the stats socket: %s", strerror(errno));
 		return -1;
 	}
@@ -404,6 +409,8 @@ void
 worker_run(const struct worker_start *ws)
 {
 	const struct conf *cfg = ws->cfg;
+	const struct tcp_accept_settings accept_set = { .acl = &cfg->acl,
+	    .backlog = cfg->backlog, .max_connections = cfg->max_connections };
 	struct worker      w;
 	char               role[32], err[CONF_ERR_MAX];
 
@@ -426,14 +433,16 @@ worker_run(const struct worker_start *ws)
 	w.loop = event_loop_new(cfg->event_backend, worker_max_fds(), err,
 	    sizeof(err));
 	w.pool = pool_new();
-	balance_init(cfg);
+	balance_init(cfg->rules, cfg->nrules);
 	if (w.loop == NULL || w.pool == NULL ||
 	    (w.sessions = tcp_sessions_new(w.loop, w.pool)) == NULL ||
-	    (w.acceptor = tcp_acceptor_new(w.loop, w.sessions, cfg)) == NULL ||
-	    (w.udp = udp_sessions_new(w.loop, cfg)) == NULL ||
+	    (w.acceptor = tcp_acceptor_new(w.loop, w.sessions,
+	    &accept_set)) == NULL ||
+	    (w.udp = udp_sessions_new(w.loop, cfg->rules, cfg->nrules,
+	    &cfg->acl)) == NULL ||
 	    (w.udp_listeners = udp_listeners_new(w.loop, w.udp)) == NULL ||
-	    (w.asked = worker_sessions_new(w.loop, cfg, w.generation, w.slot,
-	    w.sessions, w.udp)) == NULL) {
+	    (w.asked = worker_sessions_new(w.loop, cfg->rules, cfg->nrules,
+	    w.generation, w.slot, w.sessions, w.udp)) == NULL) {
 		log_err("%s", w.loop == NULL ? err : "out of memory");
 		_exit(2);
 	}

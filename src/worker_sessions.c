@@ -18,7 +18,6 @@
 #include <sys/queue.h>
 
 #include "addr.h"
-#include "conf.h"
 #include "event.h"
 #include "ipc.h"
 #include "log.h"
@@ -50,7 +49,8 @@ struct answer {
 
 struct worker_sessions {
 	struct event_loop		*loop;
-	const struct conf		*cfg;
+	const struct rule		*rules;	/* the config's */
+	size_t				 nrules;
 	unsigned			 gen;
 	int				 slot;
 	const struct tcp_sessions	*ts;
@@ -61,8 +61,8 @@ struct worker_sessions {
 };
 
 struct worker_sessions *
-worker_sessions_new(struct event_loop *loop, const struct conf *cfg,
-    unsigned gen, int slot, const struct tcp_sessions *ts,
+worker_sessions_new(struct event_loop *loop, const struct rule *rules,
+    size_t nrules, unsigned gen, int slot, const struct tcp_sessions *ts,
     const struct udp_sessions *us)
 {
 	struct worker_sessions *ws = calloc(1, sizeof(*ws));
@@ -70,7 +70,8 @@ worker_sessions_new(struct event_loop *loop, const struct conf *cfg,
 	if (ws == NULL)
 		return NULL;
 	ws->loop = loop;
-	ws->cfg = cfg;
+	ws->rules = rules;
+	ws->nrules = nrules;
 	ws->gen = gen;
 	ws->slot = slot;
 	ws->ts = ts;
@@ -110,10 +111,10 @@ answer_want(struct worker_sessions *ws, struct answer *a, const char *name,
 	size_t			 i;
 	bool			 any = false;
 
-	if ((a->want = calloc(ws->cfg->nrules, sizeof(*a->want))) == NULL)
+	if ((a->want = calloc(ws->nrules, sizeof(*a->want))) == NULL)
 		return false;
-	for (i = 0; i < ws->cfg->nrules; i++) {
-		r = &ws->cfg->rules[i];
+	for (i = 0; i < ws->nrules; i++) {
+		r = &ws->rules[i];
 		a->want[i] = strlen(rule_log_name(r)) == len &&
 		    memcmp(rule_log_name(r), name, len) == 0;
 		any |= a->want[i];
@@ -129,8 +130,8 @@ answer_take(struct worker_sessions *ws, struct answer *a, size_t limit)
 	size_t	open = (size_t)tcp_sessions_count(ws->ts) +
 		    (size_t)udp_sessions_count(ws->us);
 
-	a->list.rules = ws->cfg->rules;
-	a->list.nrules = ws->cfg->nrules;
+	a->list.rules = ws->rules;
+	a->list.nrules = ws->nrules;
 	a->list.max = limit < open ? limit : open;
 	if (a->list.max > 0 && (a->list.e = calloc(a->list.max,
 	    sizeof(*a->list.e))) == NULL)

@@ -5,20 +5,22 @@
 #ifndef FERRYD_WORKER_SESSIONS_H
 #define FERRYD_WORKER_SESSIONS_H
 
-struct conf;
+#include <stddef.h>
+
 struct event_loop;
 struct ipc_msg;
+struct rule;
 struct tcp_sessions;
 struct udp_sessions;
 struct worker_sessions;
 
 /*
  * Answers for the worker of slot in generation gen (said in each line),
- * whose connections are ts's and whose UDP sessions are us's.  NULL: no
- * memory.
+ * whose configuration has nrules rules, whose connections are ts's and
+ * whose UDP sessions are us's.  NULL: no memory.
  */
 struct worker_sessions *worker_sessions_new(struct event_loop *loop,
-    const struct conf *cfg, unsigned gen, int slot,
+    const struct rule *rules, size_t nrules, unsigned gen, int slot,
     const struct tcp_sessions *ts, const struct udp_sessions *us);
 
 /*

@@ -35,7 +35,7 @@ load(const char *text, const char *desc)
 		perror("health_table_new");
 		exit(2);
 	}
-	balance_init(cfg);
+	balance_init(cfg->rules, cfg->nrules);
 	return cfg;
 }
 

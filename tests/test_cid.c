@@ -338,8 +338,8 @@ main(void)
 	cfg = load_good("cid.conf", text, path, sizeof(path),
 	    "two UDP rules");
 	if (cfg == NULL || (loop = event_loop_new("auto", 1024, err,
-	    sizeof(err))) == NULL || (us = udp_sessions_new(loop, cfg)) ==
-	    NULL) {
+	    sizeof(err))) == NULL || (us = udp_sessions_new(loop, cfg->rules,
+	    cfg->nrules, &cfg->acl)) == NULL) {
 		check(0, "a session table");
 		return test_summary();
 	}
