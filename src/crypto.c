@@ -19,6 +19,7 @@
 
 #include <string.h>
 
+#include "bug.h"
 #include "crypto.h"
 
 /* ---- AES-128 encryption (FIPS 197) ---------------------------------- */
@@ -574,8 +575,9 @@ hkdf_expand(const uint8_t prk[SHA256_LEN], const uint8_t *info,
 	size_t	tlen = 0, k;
 	uint8_t	i;
 
-	if (infolen + 1 > sizeof(tail))
-		infolen = sizeof(tail) - 1;	/* no caller has so long */
+	/* RFC 5869: at most 255 blocks (i is a byte); no caller has a
+	 * longer info than hkdf_expand_label's */
+	BUG_ON(outlen > 255 * SHA256_LEN || infolen + 1 > sizeof(tail));
 	memcpy(tail, info, infolen);
 	for (i = 1; outlen > 0; i++) {
 		tail[infolen] = i;

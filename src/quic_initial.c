@@ -34,6 +34,7 @@
 
 #include <string.h>
 
+#include "bug.h"
 #include "crypto.h"
 #include "quic_initial.h"
 
@@ -275,11 +276,12 @@ read_initial(struct quic_initial *q, const uint8_t *p, size_t pn_off,
 		plain[pn_off + i] ^= mask[1 + i];
 		truncated = truncated << 8 | plain[pn_off + i];
 	}
+	/* The sample's room leaves at least a tag after the header. */
+	BUG_ON(hdr + GCM_TAG > end);
 	pn = decode_pn(q->largest_pn, truncated, (int)(8 * pn_len));
 	memcpy(nonce, q->keys.iv, GCM_IV);
 	for (i = 0; i < 8; i++)
 		nonce[GCM_IV - 1 - i] ^= (uint8_t)(pn >> (8 * i));
-	/* The sample's room leaves at least a tag after the header. */
 	if (!aes128_gcm_decrypt(&q->keys.aead, nonce, plain, hdr, p + hdr,
 	    end - hdr - GCM_TAG, p + end - GCM_TAG, plain + hdr))
 		return QUIC_UNDECRYPTABLE;

@@ -28,6 +28,7 @@
 
 #include "accesslog.h"
 #include "addr.h"
+#include "bug.h"
 #include "log.h"
 #include "probe.h"
 #include "quic_initial.h"
@@ -288,6 +289,9 @@ taken(struct udp_session *s, const struct route *rt, bool timed_out)
 	struct stats_rule	*sd = stats_rule(&rt->dest);
 	const struct udp_held	*h = s->held;
 
+	/* a route of the session's own rule */
+	BUG_ON(rt < s->rule->routes ||
+	    rt >= s->rule->routes + s->rule->nroutes);
 	sd->routed++;
 	if (timed_out)
 		sd->peek_timeouts++;
@@ -314,6 +318,7 @@ udp_route_judge(struct udp_session *s, const struct iovec *iov, int n,
 	(void)held_of(s);
 	for (i = 0; i < n; i++) {
 		len = iov[i].iov_len;
+		BUG_ON(len > UDP_DATAGRAM_MAX);	/* look's room */
 		/* A copy: regexec may want a NUL after it. */
 		memcpy(look, iov[i].iov_base, len);
 		*at = i;
