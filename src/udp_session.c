@@ -98,6 +98,7 @@ udp_session_free(struct udp_session *s)
 	if (udp_state_in_table(s->state))
 		udp_table_remove(us, s);
 	TAILQ_REMOVE(&ur->lru, s, lru);
+	BUG_ON(ur->count <= 0 || us->count < ur->count);
 	ur->count--;
 	us->count--;
 	free(s);
