@@ -487,6 +487,19 @@ fail:
 	master_tell(m, false, "%s", err);
 }
 
+void
+master_apply_resolved(struct master *m, struct conf *cfg)
+{
+	if (m->stopping) {
+		conf_free(cfg);
+		return;
+	}
+	log_notice("backend names resolve to more or fewer addresses; "
+	    "applying them as a reload");
+	m->outcome.ncovered = 0;	/* nobody asked for it */
+	master_apply(m, cfg);
+}
+
 /*
  * Loading a configuration looks its names up: the resolver does that in
  * a child (resolver.h), and the master loads it again with the answers,
