@@ -36,6 +36,19 @@ enum listen_mode {
  * shuffled places.  Spares get nothing (listen_set_steer) until a reload
  * makes their slots active again.
  */
+/*
+ * The program listen_set_steer() gave the kernel: the active slots, the
+ * steer mode and the slots skipped.  Attaching it costs the kernel a
+ * compilation per group, so a reload gives it again only to groups
+ * whose program changes.
+ */
+#define LISTEN_SKIP_WORDS	4	/* MAX_WORKERS bits */
+struct listen_steer {
+	int      nslots;		/* 0: none given, or not known */
+	int      mode;			/* enum steer_mode */
+	uint64_t skip[LISTEN_SKIP_WORDS];	/* a bit per slot */
+};
+
 struct listen_set {
 	size_t           nrules;
 	int              nslots;	/* active: one per worker */
@@ -43,6 +56,8 @@ struct listen_set {
 	enum listen_mode mode;
 	int             *fds;	/* fds[rule * nsock + slot] */
 	int              stats_fd;	/* stats_listen's, shared; or -1 */
+	struct listen_steer steered;	/* the last program given */
+	bool            *has_steer;	/* per rule: its group has it; or NULL */
 };
 
 #define LISTEN_FD(ls, rule, slot) ((ls)->fds[(rule) * (ls)->nsock + (slot)])
@@ -65,10 +80,11 @@ struct listen_set *listen_set_open(const struct conf *cfg,
  * in slot order.  Sockets of slots that a reload retires sit after them,
  * so they get no new connection while their old worker drains their
  * queue.  skip (NULL, or nslots flags) names slots that get no new
- * connection either: a hung worker's, until it is replaced.  Returns -1
- * with the reason in err where this is not supported.
+ * connection either: a hung worker's, until it is replaced.  Groups that
+ * have that program already (ls->steered) are left as they are.  Returns
+ * -1 with the reason in err where this is not supported.
  */
-int  listen_set_steer(const struct listen_set *ls, const struct conf *cfg,
+int  listen_set_steer(struct listen_set *ls, const struct conf *cfg,
     const bool *skip, char *err, size_t errlen);
 
 /*

@@ -214,8 +214,6 @@ static void
 master_on_signal(struct event_loop *loop, int fd, int events, void *data)
 {
 	struct master	*m = data;
-	int		 asked[OUTCOME_COVERS_MAX];
-	size_t		 nasked;
 
 	(void)loop;
 	(void)fd;
@@ -237,24 +235,13 @@ master_on_signal(struct event_loop *loop, int fd, int events, void *data)
 		master_reopen_logs(m);
 	if (sig_take(SIGUSR2))
 		master_host_drain(m, true, "SIGUSR2");
-	/*
-	 * Requests, dispatched after the round (master_dispatch).  Those
-	 * sent by "ferryd -s reload" or "-s upgrade" carry its pid, to be
-	 * answered.
-	 */
-	nasked = sig_take_values(SIGHUP, asked, OUTCOME_COVERS_MAX);
-	if (sig_take(SIGHUP))
-		master_request_put(&m->requests, REQUEST_RELOAD, asked,
-		    nasked);
-	nasked = sig_take_values(SIGURG, asked, OUTCOME_COVERS_MAX);
-	if (sig_take(SIGURG))
-		master_request_put(&m->requests, REQUEST_UPGRADE, asked,
-		    nasked);
+	/* Requests, dispatched after the round (master_dispatch). */
+	master_request_signals(&m->requests);
 }
 
 /*
- * The one door: every reload and upgrade starts here, whether a signal
- * or a control client asked (master_request.h).  Reloads run one at a
+ * The one door: every reload and upgrade starts here, whether a signal,
+ * a control client or the periodic lookups asked (master_request.h).  Reloads run one at a
  * time, one arriving meanwhile waits; an upgrade asked with a reload
  * waits for it, and is answered through the outcome, as reloads.  Run
  * after the round's events, and again once a client's lines that waited
@@ -264,9 +251,13 @@ master_on_signal(struct event_loop *loop, int fd, int events, void *data)
 static void
 master_dispatch(struct master *m)
 {
-	int    asked[OUTCOME_COVERS_MAX];
-	size_t nasked;
+	struct conf *cfg;
+	int          asked[OUTCOME_COVERS_MAX];
+	size_t       nasked;
 
+	/* First: it was resolved from the running configuration. */
+	if ((cfg = master_request_take_apply(&m->requests)) != NULL)
+		master_apply_resolved(m, cfg);
 	if (master_request_take(&m->requests, REQUEST_RELOAD, asked, &nasked))
 		master_reload_queue(m, asked, nasked);
 	if (master_request_take(&m->requests, REQUEST_UPGRADE, asked, &nasked))

@@ -437,6 +437,9 @@ master_apply(struct master *m, struct conf *cfg)
 		snprintf(err, sizeof(err), "out of memory");
 		goto fail;
 	}
+	/* The reload before this one's, while the set has its sockets. */
+	if (m->reload.steer_pending)
+		master_steer(m);
 	if (master_fit_fdlimit(cfg, err, sizeof(err)) == -1 ||
 	    (ls = listen_set_open(cfg, m->ls, m->cfg, m->ls->mode, err,
 	    sizeof(err))) == NULL) {
@@ -444,8 +447,6 @@ master_apply(struct master *m, struct conf *cfg)
 		goto fail;
 	}
 	master_map_tables(m, cfg);
-	if (m->reload.steer_pending)
-		master_steer(m);	/* the reload before this one's */
 	if (!master_pass_first(m, cfg) &&
 	    listen_set_steer(ls, cfg, NULL, err, sizeof(err)) == -1)
 		log_warn("%s; connections queued on sockets of retired worker "
@@ -485,6 +486,19 @@ master_apply(struct master *m, struct conf *cfg)
 fail:
 	conf_free(cfg);
 	master_tell(m, false, "%s", err);
+}
+
+void
+master_apply_resolved(struct master *m, struct conf *cfg)
+{
+	if (m->stopping) {
+		conf_free(cfg);
+		return;
+	}
+	log_notice("backend names resolve to more or fewer addresses; "
+	    "applying them as a reload");
+	m->outcome.ncovered = 0;	/* nobody asked for it */
+	master_apply(m, cfg);
 }
 
 /*

@@ -28,6 +28,12 @@ void	master_reload_init(struct master *m);
  * exactly as it is, and master_tell says why.
  */
 void	master_apply(struct master *m, struct conf *cfg);
+/*
+ * cfg, the running configuration whose backend names resolve to more or
+ * fewer addresses now, applied as a reload that nobody asked for (freed
+ * alone if we are stopping).  master_dispatch's, from master_resolve.c.
+ */
+void	master_apply_resolved(struct master *m, struct conf *cfg);
 
 /*
  * The descriptor limit raised for cfg (fdlimit_raise), or cfg's

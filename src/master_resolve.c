@@ -203,10 +203,8 @@ master_resolve_done(const char *lookup_err, void *arg)
 		conf_free(cfg);
 		return;
 	}
-	log_notice("backend names resolve to more or fewer addresses; "
-	    "applying them as a reload");
-	m->outcome.ncovered = 0;	/* nobody asked for it */
-	master_apply(m, cfg);
+	/* A reload: master.c starts it (master_dispatch). */
+	conf_free(master_request_apply(&m->requests, cfg));
 }
 
 /* Names looked up again, unless a reload is on its way: then after it. */
