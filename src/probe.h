@@ -36,7 +36,8 @@ enum probe_verdict {
  * not a copy of it (under 1 KiB in all, most of it the results).
  */
 struct probe_tls {
-	/* parser's own state: zero it before the first call */
+	/* parser's own state: probe_tls_start (or zero it) before the
+	 * first call */
 	size_t		pos;		/* bytes of buf consumed */
 	uint32_t	need;		/* bytes left of the record's body */
 	uint32_t	hello_len;	/* bytes of the handshake consumed */
@@ -57,13 +58,20 @@ struct probe_tls {
 	bool		seen_sni, seen_alpn;
 	bool		host_name;	/* the server name read is one */
 	bool		keep;		/* the ALPN name read is kept */
-	/* results, valid after PROBE_MATCH */
+	/* results, valid after PROBE_MATCH; the names are written (with
+	 * their NUL) before has_sni or nalpn says they are there */
 	bool		has_sni;
 	char		sni[PROBE_NAME_MAX + 1];
 	int		nalpn;
 	char		alpn[PROBE_ALPN_MAX][PROBE_ALPN_LEN];
 };
 
+/*
+ * Ready for a first call: the state and the results' flags zeroed, not
+ * the names' buffers (a tenth of the size), which are written before
+ * they are read: what a peek per connection costs.
+ */
+void	probe_tls_start(struct probe_tls *st);
 enum probe_verdict probe_tls(struct probe_tls *st, const uint8_t *buf,
     size_t len);
 /*
@@ -86,7 +94,8 @@ enum probe_verdict probe_tls_hello(struct probe_tls *st, const uint8_t *msg,
  * knowledge) is a match without a host: the host is in its HPACK frames.
  */
 struct probe_http {
-	/* parser's own state: zero it before the first call */
+	/* parser's own state: probe_http_start (or zero it) before the
+	 * first call */
 	size_t		pos;		/* bytes of buf looked at */
 	size_t		line;		/* where the current line starts */
 	uint32_t	stage;
@@ -96,6 +105,8 @@ struct probe_http {
 	char		host[PROBE_NAME_MAX + 1];
 };
 
+/* Ready for a first call, as probe_tls_start: host is not zeroed. */
+void	probe_http_start(struct probe_http *st);
 enum probe_verdict probe_http(struct probe_http *st, const uint8_t *buf,
     size_t len);
 

@@ -17,6 +17,7 @@
  */
 #include "ferryd.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "probe.h"
@@ -278,6 +279,13 @@ http_scan(struct probe_http *st, const uint8_t *buf, size_t len)
 		return PROBE_MATCH;
 	}
 	return v;
+}
+
+void
+probe_http_start(struct probe_http *st)
+{
+	/* Everything before host: the state, host_seen and has_host. */
+	memset(st, 0, offsetof(struct probe_http, host));
 }
 
 enum probe_verdict

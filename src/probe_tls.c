@@ -33,6 +33,7 @@
  */
 #include "ferryd.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "bug.h"
@@ -461,6 +462,14 @@ tls_body(struct probe_tls *st, const uint8_t *buf, size_t len)
 	if (st->need == 0)
 		st->stage = TLS_RECORD;
 	return PROBE_AGAIN;
+}
+
+void
+probe_tls_start(struct probe_tls *st)
+{
+	/* Everything before sni: the state, and has_sni. */
+	memset(st, 0, offsetof(struct probe_tls, sni));
+	st->nalpn = 0;
 }
 
 enum probe_verdict

@@ -27,6 +27,7 @@ struct xprt_ops;
  * TLS state was while it held a 16 KiB copy of the hello, and small
  * beside the 16 KiB of bytes an undecided client keeps.
  */
+/* tcp_peek_init sets every field by name: a new one needs its line. */
 struct tcp_peek {
 	struct probe_tls	 tls;
 	struct probe_http	 http;

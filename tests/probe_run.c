@@ -29,8 +29,9 @@ describe_tls(const void *vst, char *out, size_t size)
 	size_t			 n;
 	int			 i;
 
-	if (!terminated(st->sni, sizeof(st->sni)) || st->nalpn < 0 ||
-	    st->nalpn > PROBE_ALPN_MAX || (st->has_sni && st->sni[0] == '\0'))
+	/* The names are read only where has_sni and nalpn say. */
+	if ((st->has_sni && (!terminated(st->sni, sizeof(st->sni)) ||
+	    st->sni[0] == '\0')) || st->nalpn < 0 || st->nalpn > PROBE_ALPN_MAX)
 		return false;
 	n = (size_t)snprintf(out, size, "%s ", st->has_sni ? st->sni : "-");
 	for (i = 0; i < st->nalpn && n < size; i++) {
@@ -45,6 +46,12 @@ describe_tls(const void *vst, char *out, size_t size)
 	return true;
 }
 
+static void
+start_tls(void *st)
+{
+	probe_tls_start(st);
+}
+
 static enum probe_verdict
 run_http(void *st, const uint8_t *buf, size_t len)
 {
@@ -56,11 +63,17 @@ describe_http(const void *vst, char *out, size_t size)
 {
 	const struct probe_http	*st = vst;
 
-	if (!terminated(st->host, sizeof(st->host)) ||
-	    (st->has_host && st->host[0] == '\0'))
+	if (st->has_host && (!terminated(st->host, sizeof(st->host)) ||
+	    st->host[0] == '\0'))
 		return false;
 	snprintf(out, size, "%s", st->has_host ? st->host : "-");
 	return true;
+}
+
+static void
+start_http(void *st)
+{
+	probe_http_start(st);
 }
 
 static bool
@@ -72,15 +85,17 @@ describe_none(const void *st, char *out, size_t size)
 }
 
 const struct probe_kind probe_kinds[] = {
-	{ "tls", sizeof(struct probe_tls), run_tls, NULL, describe_tls },
-	{ "http", sizeof(struct probe_http), run_http, NULL, describe_http },
-	{ "ssh", 0, NULL, probe_ssh, describe_none },
-	{ "openvpn", 0, NULL, probe_openvpn, describe_none },
-	{ "socks5", 0, NULL, probe_socks5, describe_none },
-	{ "xmpp", 0, NULL, probe_xmpp, describe_none },
-	{ "adb", 0, NULL, probe_adb, describe_none },
-	{ "syslog", 0, NULL, probe_syslog, describe_none },
-	{ "msrdp", 0, NULL, probe_msrdp, describe_none },
+	{ "tls", sizeof(struct probe_tls), run_tls, NULL, describe_tls,
+	    start_tls },
+	{ "http", sizeof(struct probe_http), run_http, NULL, describe_http,
+	    start_http },
+	{ "ssh", 0, NULL, probe_ssh, describe_none, NULL },
+	{ "openvpn", 0, NULL, probe_openvpn, describe_none, NULL },
+	{ "socks5", 0, NULL, probe_socks5, describe_none, NULL },
+	{ "xmpp", 0, NULL, probe_xmpp, describe_none, NULL },
+	{ "adb", 0, NULL, probe_adb, describe_none, NULL },
+	{ "syslog", 0, NULL, probe_syslog, describe_none, NULL },
+	{ "msrdp", 0, NULL, probe_msrdp, describe_none, NULL },
 };
 const size_t nprobe_kinds = sizeof(probe_kinds) / sizeof(probe_kinds[0]);
 
@@ -145,7 +160,7 @@ sslh_tls_both(const uint8_t *buf, size_t len)
 	return sslh_tls_with(buf, len, true, true);
 }
 
-#define SSLH(name, fn)	{ "sslh-" name, 0, NULL, fn, describe_none }
+#define SSLH(name, fn)	{ "sslh-" name, 0, NULL, fn, describe_none, NULL }
 const struct probe_kind sslh_probe_kinds[] = {
 	SSLH("ssh", probe_sslh_ssh), SSLH("openvpn", probe_sslh_openvpn),
 	SSLH("xmpp", probe_sslh_xmpp), SSLH("http", probe_sslh_http),
@@ -173,8 +188,14 @@ probe_run(const struct probe_kind *k, void *st, const uint8_t *buf,
 	enum probe_verdict	v = PROBE_AGAIN;
 	size_t			i;
 
-	if (st != NULL)
-		memset(st, 0, k->state_size);
+	/*
+	 * Over what an earlier client left, as the peek's pool hands it
+	 * out: only what start sets may be read before it is written.
+	 */
+	if (st != NULL && k->start != NULL) {
+		memset(st, 0xa5, k->state_size);
+		k->start(st);
+	}
 	for (i = 0; i <= ncuts && v == PROBE_AGAIN; i++)
 		v = probe_call(k, st, buf, i < ncuts ? cuts[i] : len);
 	return v;

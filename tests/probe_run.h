@@ -19,6 +19,8 @@ struct probe_kind {
 	 * they break the contract (a string not NUL-terminated, a count
 	 * out of range). */
 	bool	(*describe)(const void *st, char *out, size_t size);
+	/* The state made ready for a first call (the stateful ones). */
+	void	(*start)(void *st);
 };
 
 extern const struct probe_kind	probe_kinds[];
