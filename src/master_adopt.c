@@ -367,7 +367,8 @@ master_adopt(struct master *m)
 	if (up.d.stable != -1 && stats_adopt(up.d.stable) == -1)
 		log_warn("upgrade: cannot read the old image's counters (%s): "
 		    "what its workers count from now on is not counted",
-		    strerror(errno));
+		    errno == EPROTO ? "another layout: an image of another "
+		    "ferryd version" : strerror(errno));
 	/* What the old image counted, for the last log line. */
 	if (up.d.has_life)
 		stats_retire_life(&up.d.life);

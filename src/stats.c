@@ -359,6 +359,7 @@ stats_no_gauges_rule(struct stats_rule *r)
 	r->active = 0;
 	r->active_sessions = 0;
 	r->queued = 0;
+	r->quic_cids = 0;
 }
 
 void
@@ -627,6 +628,8 @@ stats_worker_gone(unsigned gen, int slot)
 			r->active_sessions = 0;
 		if (shm_word(t->shm, &r->queued) != 0)
 			r->queued = 0;
+		if (shm_word(t->shm, &r->quic_cids) != 0)
+			r->quic_cids = 0;
 	}
 	for (i = 0; i < t->nbackends; i++) {
 		b = &t->backends[(size_t)slot * t->nbackends + i];

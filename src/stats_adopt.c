@@ -104,6 +104,7 @@ stats_adopt(int fd)
 	    (size_t)((const char *)t->backends - (const char *)t->rules) !=
 	    stats_align_up((slots + 1) * nr * sizeof(struct stats_rule))) {
 		munmap(p, size);	/* another layout: not read */
+		errno = EPROTO;		/* told as such by the caller */
 		return -1;
 	}
 	adopted_map = p;

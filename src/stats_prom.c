@@ -177,7 +177,7 @@ static const struct family rule_families[] = {
 	{ "ferryd_rule_quic_connection_ids", "gauge",
 	    "QUIC connection IDs the rule's UDP sessions track now, to "
 	    "follow their clients to new addresses.", RULE_AT(quic_cids),
-	    NULL, SHOWN_COUNTED },
+	    NULL, SHOWN_UDP },
 	{ "ferryd_rule_quic_connection_ids_full_total", "counter",
 	    "QUIC connection IDs not tracked: the worker's table "
 	    "(16384) was full.", RULE_AT(quic_cids_full), NULL,

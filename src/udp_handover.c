@@ -211,7 +211,8 @@ deliver(void *arg, const char *msg, size_t len)
 	if (len < sizeof(h))
 		return false;
 	memcpy(&h, msg, sizeof(h));
-	if (h.len != len - sizeof(h) || h.client_len > sizeof(h.client) ||
+	if (h.len != len - sizeof(h) || h.len > UDP_DATAGRAM_MAX ||
+	    h.client_len > sizeof(h.client) ||
 	    udp_sessions_source(us, h.rule, &from) == -1)
 		return false;
 	from.client = (const struct sockaddr *)&h.client;
