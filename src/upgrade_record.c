@@ -650,6 +650,25 @@ upgrade_desc_init(struct upgrade_desc *d)
 	d->pid_fd = -1;
 }
 
+void
+upgrade_desc_free(struct upgrade_desc *d)
+{
+	size_t	i;
+
+	for (i = 0; d->cfg.rules != NULL && i < d->cfg.nrules; i++)
+		free(d->cfg.rules[i].upstream.backends);
+	free(d->cfg.rules);
+	free(d->ls.fds);
+	free(d->stats_path);
+	free(d->workers);
+	free(d->cells);
+	for (i = 0; d->argv != NULL && i < d->nargv; i++)
+		free(d->argv[i]);
+	free(d->argv);
+	free(d->gone);
+	upgrade_desc_init(d);
+}
+
 int
 upgrade_record_read(char *line, struct upgrade_desc *d)
 {

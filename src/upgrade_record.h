@@ -116,6 +116,9 @@ int	upgrade_record_write(FILE *f, const struct upgrade_source *src,
 
 /* An empty description: every descriptor -1. */
 void	upgrade_desc_init(struct upgrade_desc *d);
+/* Free what the reader allocated in d (not its descriptors), for a
+ * reader that took none of it. */
+void	upgrade_desc_free(struct upgrade_desc *d);
 /*
  * One line of a description into d: 0, or -1 if it makes no sense.  A
  * kind this image does not know is skipped (an older image wrote it).

@@ -221,6 +221,7 @@ test_image(const struct conf *cfg, const char *path)
 	check(strstr(seen, " config ") == NULL && strstr(seen, " failed ") &&
 	    strstr(seen, " gone ") && strstr(seen, " checker-gone ") &&
 	    strstr(seen, " answered "), "the way back writes its part only");
+	upgrade_desc_free(&d);
 }
 
 /* Lines the reader does not know, or that make no sense. */
@@ -239,6 +240,7 @@ test_refused(void)
 	    "a socket before its set makes no sense");
 	check(upgrade_record_read(set, &d) == -1,
 	    "a set of no sockets makes no sense");
+	upgrade_desc_free(&d);
 }
 
 int
