@@ -50,6 +50,14 @@
  *       1 s without one after the first.  Prints "got N dropped D
  *       reordered R": D is what this socket's buffer refused
  *       (SO_RXQ_OVFL), R datagrams came after a later-numbered one.
+ *   benchkit udprelay ADDR PORT TO_ADDR TO_PORT SECS
+ *       A plain batching UDP relay of one flow: one process, blocking,
+ *       recvmmsg of up to 64 datagrams from ADDR:PORT and one sendmmsg
+ *       of them to a socket connected to TO_ADDR:TO_PORT (no replies,
+ *       no sessions, no event loop, no pacing), for SECS seconds, with
+ *       a 4 MiB receive buffer as ferryd's UDP listeners have.
+ *       Prints "relayed N calls C".  bench/udp-floor's reference: what
+ *       the kernel alone costs a forwarder per datagram.
  *   benchkit http ADDR PORT [WORKERS]
  *       A tiny HTTP/1.1 responder (keep-alive, and "Connection: close"
  *       honoured), WORKERS processes on SO_REUSEPORT sockets.  The backend
@@ -413,6 +421,54 @@ cmd_udppace(const char *addr, const char *port, double rate, double secs,
 	return 0;
 }
 
+#define RELAY_BATCH	64
+
+static int
+cmd_udprelay(const char *addr, const char *port, const char *to_addr,
+    const char *to_port, double secs)
+{
+	static char bufs[RELAY_BATCH][2048];
+	struct mmsghdr msgs[RELAY_BATCH];
+	struct iovec iovs[RELAY_BATCH];
+	struct sockaddr_in sin, to;
+	struct timeval tv = { 0, 200000 };
+	uint64_t relayed = 0, calls = 0;
+	double end = now() + secs;
+	int in, out, n, i, rcvbuf = 4 * 1024 * 1024;
+
+	make_addr(&sin, addr, port);
+	make_addr(&to, to_addr, to_port);
+	if ((in = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1 ||
+	    setsockopt(in, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+	    sizeof(rcvbuf)) == -1 ||
+	    setsockopt(in, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == -1 ||
+	    bind(in, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
+	    (out = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1 ||
+	    connect(out, (struct sockaddr *)&to, sizeof(to)) == -1)
+		die("udprelay: socket");
+	while (now() < end) {
+		memset(msgs, 0, sizeof(msgs));
+		for (i = 0; i < RELAY_BATCH; i++) {
+			iovs[i].iov_base = bufs[i];
+			iovs[i].iov_len = sizeof(bufs[i]);
+			msgs[i].msg_hdr.msg_iov = &iovs[i];
+			msgs[i].msg_hdr.msg_iovlen = 1;
+		}
+		/* The timeout only lets the deadline be seen when idle. */
+		if ((n = recvmmsg(in, msgs, RELAY_BATCH, MSG_WAITFORONE,
+		    NULL)) <= 0)
+			continue;
+		for (i = 0; i < n; i++)
+			iovs[i].iov_len = msgs[i].msg_len;
+		calls += 2;
+		if (sendmmsg(out, msgs, (unsigned)n, 0) > 0)
+			relayed += (uint64_t)n;
+	}
+	printf("relayed %llu calls %llu\n", (unsigned long long)relayed,
+	    (unsigned long long)calls);
+	return 0;
+}
+
 static int
 cmd_udpsink(const char *addr, const char *port, double secs)
 {
@@ -708,6 +764,7 @@ usage(void)
 	    "       benchkit udprr ADDR PORT CLIENTS SECS\n"
 	    "       benchkit udppace ADDR PORT RATE SECS [SIZE]\n"
 	    "       benchkit udpsink ADDR PORT SECS\n"
+	    "       benchkit udprelay ADDR PORT TO_ADDR TO_PORT SECS\n"
 	    "       benchkit http ADDR PORT [WORKERS]\n");
 	exit(2);
 }
@@ -742,6 +799,9 @@ main(int argc, char **argv)
 		    atof(argv[5]), argc >= 7 ? (size_t)atol(argv[6]) : 64);
 	if (argc >= 5 && strcmp(argv[1], "udpsink") == 0)
 		return cmd_udpsink(argv[2], argv[3], atof(argv[4]));
+	if (argc >= 7 && strcmp(argv[1], "udprelay") == 0)
+		return cmd_udprelay(argv[2], argv[3], argv[4], argv[5],
+		    atof(argv[6]));
 	if (argc >= 4 && strcmp(argv[1], "http") == 0)
 		return cmd_http(argv[2], argv[3],
 		    argc >= 5 ? atoi(argv[4]) : 1);
