@@ -18,6 +18,10 @@
 #include "rule.h"
 #include "upstream.h"
 
+const char *const health_admin_names[HEALTH_ADMINS] = {
+	"ready", "drain", "disabled"
+};
+
 #ifndef MAP_ANONYMOUS
 #define MAP_ANONYMOUS MAP_ANON
 #endif

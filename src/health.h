@@ -57,6 +57,9 @@ enum health_admin {
 	HEALTH_DRAIN,		/* none while another is up; open ones finish */
 	HEALTH_DISABLED		/* no new ones, not even as a last resort */
 };
+/* Their words, in the control socket and the state file. */
+#define HEALTH_ADMINS	3
+extern const char *const health_admin_names[HEALTH_ADMINS];
 
 /*
  * b's admin state (enum health_admin), and the weight it has now; the

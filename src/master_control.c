@@ -124,8 +124,6 @@ rule_named(const struct rule *r, const char *name)
 	return name == NULL || strcmp(rule_log_name(r), name) == 0;
 }
 
-static const char *const admin_names[] = { "ready", "drain", "disabled" };
-
 static void
 say_backend(struct control_client *c, const struct rule *r,
     const struct backend *b, int64_t now)
@@ -140,7 +138,7 @@ say_backend(struct control_client *c, const struct rule *r,
 	say(c, "%s/%s state=%s admin=%s weight=%d%s active=%llu",
 	    rule_log_name(rule_dest_of(r, b)), addr_format((const void *)&b->addr.ss, a,
 	    sizeof(a)), health_names[health_state(b, now)],
-	    admin_names[health_admin(b)], health_weight(b),
+	    health_admin_names[health_admin(b)], health_weight(b),
 	    b->backup ? " backup" : "", (unsigned long long)st.active);
 	/* Drained or disabled: since when (kept by state_file). */
 	if (health_admin(b) != HEALTH_READY && health_admin_since(b) > 0)
@@ -277,7 +275,7 @@ set_admin(struct control_client *c, const struct rule *r,
 	health_changed(cell);
 	log_notice("%s: backend %s is %s now (control, uid %d)",
 	    rule_log_name(rule_dest_of(r, b)), addr_format((const void *)&b->addr.ss, a,
-	    sizeof(a)), admin_names[admin], (int)c->uid);
+	    sizeof(a)), health_admin_names[admin], (int)c->uid);
 }
 
 static void

@@ -38,8 +38,6 @@
 
 #define STATEFILE_LINE_MAX	1024
 
-static const char *const admin_words[] = { "ready", "drain", "disabled" };
-
 /* The file (state_file; NULL: none) and the rules whose backends it keeps. */
 struct statefile {
 	const char		*path;
@@ -100,7 +98,8 @@ entry_key(struct entry *e, const char *kv, const char **why)
 	if (strncmp(kv, "since=", 6) == 0)
 		return since_key(kv, &e->since, why);
 	if (strncmp(kv, "admin=", 6) == 0) {
-		if ((e->admin = word_index(kv + 6, admin_words, 3)) == -1)
+		if ((e->admin = word_index(kv + 6, health_admin_names,
+		    HEALTH_ADMINS)) == -1)
 			*why = "admin is ready, drain or disabled";
 		return e->admin == -1 ? -1 : 0;
 	}
@@ -178,7 +177,7 @@ line_take(const struct statefile *sf, char *line, int lineno,
 		return 0;
 	if (strcmp(w[0], "host") == 0) {
 		if (n < 2 || n > 3 ||
-		    (i = word_index(w[1], admin_words, 2)) == -1) {
+		    (i = word_index(w[1], health_admin_names, 2)) == -1) {
 			*why = "expected \"host ready\" or \"host drain\", "
 			    "and since=SECONDS";
 			return -1;
@@ -328,7 +327,7 @@ file_backends(const struct statefile *sf, FILE *f)
 			fprintf(f, "backend %s %s admin=%s weight=%d",
 			    rule_log_name(r), addr_format((const void *)
 			    &b->addr.ss, a, sizeof(a)),
-			    admin_words[cell->admin], (int)cell->weight);
+			    health_admin_names[cell->admin], (int)cell->weight);
 			if (cell->admin != HEALTH_READY &&
 			    cell->admin_since > 0)
 				fprintf(f, " since=%lld",
