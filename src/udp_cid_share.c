@@ -30,8 +30,11 @@
 
 #define SHARE_BUCKETS	65536	/* a power of two, 4 per CID at most */
 #define SHARE_RULES	64
-#define SHORT_HEADER_MASK 0xc0	/* a short header: 01 (the fixed bit) */
-#define SHORT_HEADER	0x40
+/*
+ * A short header's first bit is 0.  Its second, the fixed bit, may be
+ * 0 too: a peer that allows it greases it (RFC 9287; ngtcp2 does).
+ */
+#define LONG_HEADER	0x80
 
 struct share_part {
 	volatile pid_t		owner;		/* 0: no worker writes it */
@@ -181,8 +184,7 @@ udp_cid_share_holder(uint32_t rule, const uint8_t *d, size_t len,
 {
 	int slot;
 
-	if (parts == NULL || len == 0 ||
-	    (d[0] & SHORT_HEADER_MASK) != SHORT_HEADER)
+	if (parts == NULL || len == 0 || (d[0] & LONG_HEADER) != 0)
 		return -1;
 	for (slot = 0; slot < nslots && slot < nparts; slot++)
 		if (slot != my_slot &&

@@ -29,6 +29,8 @@
                         DCID ("#0" to "#N-1" at their ends) back to back,
                         print SOCK and each reply's NAME (exit 1 unless
                         each echoes its datagram, in the order sent)
+        SOCK:greased:SCENARIO:SNI:N
+                        the same, their fixed bit greased (0, RFC 9287)
         run:COMMAND     as above
       With SENT set in the environment, each datagram sent is appended
       to that file as "SOCK HEX".
@@ -190,6 +192,8 @@ def moving(port, workers, steps):
             dcid = quic().dcid_of(scen, sni)
             sent = [quic().short_header(dcid) + b"#%d" % i
                     for i in range(int(n))]
+            if kind == "greased":   # the fixed bit 0 (RFC 9287)
+                sent = [bytes([d[0] & ~0x40]) + d[1:] for d in sent]
         for d in sent:
             s.sendto(d, to)
         if "SENT" in os.environ:
