@@ -57,7 +57,16 @@ enum ipc_type {
 	 * Added last: a worker of an older binary ignores the question.
 	 */
 	IPC_SESSIONS,		/* master -> worker */
-	IPC_SESSIONS_PART	/* worker -> master */
+	IPC_SESSIONS_PART,	/* worker -> master */
+	/*
+	 * A QUIC client moved to an address another worker of the
+	 * generation receives (udp_follow.h): that worker asks the one
+	 * whose session the datagram's CID may be (IPC_UDP_FOLLOW, a
+	 * struct udp_follow_ask, then the datagram), which answers with
+	 * the session and its socket, or refuses (IPC_UDP_FOLLOWED).
+	 */
+	IPC_UDP_FOLLOW,		/* worker -> master -> worker */
+	IPC_UDP_FOLLOWED	/* worker -> master -> worker */
 };
 
 /* Lines a worker writes for one question, at most. */

@@ -43,6 +43,7 @@
 #include "scoreboard.h"
 #include "sig.h"
 #include "stats.h"
+#include "udp_cid_share.h"
 
 #define STOP_GRACE_MS     5000	/* TERM: then SIGKILL the stragglers */
 #define TICK_MS           1000	/* watchdog and rates looked at */
@@ -433,6 +434,7 @@ master_start(struct master *m, char *err, size_t errlen)
 	if (pidfile != NULL)
 		outcome_path(pidfile, m->outcome.file, sizeof(m->outcome.file));
 	if (scoreboard_open() == -1 ||
+	    udp_cid_share_open(MAX_WORKERS) == -1 ||
 	    (client_limit_wanted(cfg->rules, cfg->nrules) &&
 	    client_limit_open() == -1) || sandbox_open() == -1 ||
 	    master_adopt_health(cfg) == -1 ||

@@ -30,6 +30,7 @@
 #include "scoreboard.h"
 #include "sig.h"
 #include "stats.h"
+#include "udp_cid_share.h"
 #include "worker.h"
 
 #define RESPAWN_FAST_MS   1000	/* dying sooner than this is "crashing" */
@@ -260,6 +261,8 @@ master_spawn(struct master *m, int slot)
 	}
 	c->cell = scoreboard_take();
 	client_limit_table_start(c->cell);
+	/* The slot's CIDs are its new worker's to publish. */
+	udp_cid_share_reset(slot);
 	/* No signal may reach the child before it has its own pipe. */
 	sig_block_all(1);
 	pid = fork();
@@ -457,6 +460,7 @@ master_child_remove(struct master *m, struct child *c)
 	client_limit_table_gone(c->cell);
 	scoreboard_give(c->cell);
 	stats_worker_gone(c->gen, c->slot);
+	udp_cid_share_gone(c->slot, c->pid);
 }
 
 void

@@ -102,6 +102,10 @@ struct stats_rule {
 						 * address (udp_cid.c) */
 	volatile uint64_t	quic_cids;	/* gauge: QUIC CIDs tracked */
 	volatile uint64_t	quic_cids_full;	/* ... not, the table full */
+	volatile uint64_t	quic_followed;	/* moved: from another
+						 * worker (udp_follow.c) */
+	volatile uint64_t	quic_follow_refused; /* ... asked, it had none */
+	volatile uint64_t	quic_follow_timeouts; /* ... no answer in time */
 } __attribute__((aligned(64)));		/* slots share no cache line */
 
 /* What is counted of a backend (a range's ports' count as the range's). */

@@ -182,6 +182,21 @@ static const struct family rule_families[] = {
 	    "QUIC connection IDs not tracked: the worker's table "
 	    "(16384) was full.", RULE_AT(quic_cids_full), NULL,
 	    SHOWN_COUNTED },
+	{ "ferryd_rule_quic_followed_total", "counter",
+	    "UDP sessions that followed their QUIC client from another "
+	    "worker, which handed them over (counted in "
+	    "ferryd_rule_quic_migrations_total too).", RULE_AT(quic_followed),
+	    NULL, SHOWN_COUNTED },
+	{ "ferryd_rule_quic_follow_refused_total", "counter",
+	    "QUIC clients at a new address whose connection ID another "
+	    "worker was asked for, which had no session of it: their "
+	    "datagrams made a new session.", RULE_AT(quic_follow_refused),
+	    NULL, SHOWN_COUNTED },
+	{ "ferryd_rule_quic_follow_timeouts_total", "counter",
+	    "QUIC clients at a new address whose connection ID another "
+	    "worker was asked for, which did not answer within 1 s (or "
+	    "peek_timeout): their datagrams made a new session.",
+	    RULE_AT(quic_follow_timeouts), NULL, SHOWN_COUNTED },
 };
 
 /* A route's series: its destination's counters (route.h). */

@@ -18,11 +18,14 @@
  * UDP_CIDS_MAX; a CID that matches nothing makes a new session, as
  * any datagram from a new address does.
  *
+ * With several workers, a client's new port may steer it to another
+ * worker, which holds no session of it: each CID learned here is also
+ * published in the workers' shared directory (udp_cid_share.h), where
+ * that worker finds whom to ask for the session (udp_follow.h).
+ *
  * What is not followed: a CID the server gave in a NEW_CONNECTION_ID
- * frame (encrypted), which a client that migrates on purpose moves to;
- * and, with several workers, a client whose new port the steering
- * program sends to another worker, which holds no session of it.  The
- * move is at once, with no path validation (a QUIC server's, RFC 9000
+ * frame (encrypted), which a client that migrates on purpose moves to.
+ * The move is at once, with no path validation (a QUIC server's, RFC 9000
  * 8.2, is end to end): whoever sees a CID can move the session, until
  * the client's next datagram moves it back.
  */
@@ -39,6 +42,7 @@
 #include "rule.h"
 #include "stats.h"
 #include "udp_cid.h"
+#include "udp_cid_share.h"
 #include "udp_client.h"
 #include "udp_table.h"
 #include "udp_types.h"
@@ -67,24 +71,11 @@ static size_t		 cids_count;
 /* How many CIDs of each length the table holds. */
 static size_t		 cids_of_len[QUIC_CID_MAX + 1];
 
-static uint32_t
-cid_hash(uint32_t rule, const uint8_t *id, size_t len)
-{
-	uint32_t	h = 2166136261u;	/* FNV-1a */
-	size_t		i;
-
-	for (i = 0; i < sizeof(rule); i++)
-		h = (h ^ (uint8_t)(rule >> (8 * i))) * 16777619u;
-	for (i = 0; i < len; i++)
-		h = (h ^ id[i]) * 16777619u;
-	return (h ^ (uint32_t)len) * 16777619u;
-}
-
 /* The learned CID id (len bytes) of a session of rule, or NULL. */
 static struct udp_cid *
 cid_find(uint32_t rule, const uint8_t *id, size_t len)
 {
-	uint32_t	 h = cid_hash(rule, id, len);
+	uint32_t	 h = udp_cid_hash(rule, id, len);
 	struct udp_cid	*c;
 
 	for (c = buckets[h & (CID_BUCKETS - 1)]; c != NULL; c = c->next)
@@ -110,6 +101,7 @@ cid_drop(struct udp_cid *c)
 	cids_count--;
 	cids_of_len[c->len]--;
 	stats_rule(c->s->rule)->quic_cids--;
+	udp_cid_share_remove(c->s->key.rule, c->hash, c->len);
 	c->len = 0;
 }
 
@@ -151,13 +143,14 @@ cid_learn(struct udp_session *s, const uint8_t *id, size_t len)
 	c->s = s;
 	c->len = (uint8_t)len;
 	memcpy(c->id, id, len);
-	c->hash = cid_hash(s->key.rule, id, len);
+	c->hash = udp_cid_hash(s->key.rule, id, len);
 	c->next = buckets[c->hash & (CID_BUCKETS - 1)];
 	buckets[c->hash & (CID_BUCKETS - 1)] = c;
 	t->newest = (uint8_t)slot;
 	cids_count++;
 	cids_of_len[len]++;
 	stats_rule(s->rule)->quic_cids++;
+	udp_cid_share_add(s->key.rule, c->hash, len);
 }
 
 /*
@@ -304,18 +297,27 @@ session_move(struct udp_session *s, const struct udp_from *from,
 }
 
 struct udp_session *
-udp_cid_follow(const struct udp_from *from, const struct udp_key *k,
-    uint32_t h, const uint8_t *d, size_t len)
+udp_cid_session(uint32_t rule, const uint8_t *d, size_t len)
 {
 	struct udp_cid	*c;
 
-	if (cids_count == 0 || (c = cid_of_datagram(k->rule, d, len)) == NULL)
+	if (cids_count == 0 || (c = cid_of_datagram(rule, d, len)) == NULL)
 		return NULL;
 	/* Only a session that has its backend socket, and is its client's. */
 	if (c->s->state != UDP_ACTIVE || c->s->stream != NULL || c->s->fd == -1)
 		return NULL;
-	session_move(c->s, from, k, h);
 	return c->s;
+}
+
+struct udp_session *
+udp_cid_follow(const struct udp_from *from, const struct udp_key *k,
+    uint32_t h, const uint8_t *d, size_t len)
+{
+	struct udp_session *s = udp_cid_session(k->rule, d, len);
+
+	if (s != NULL)
+		session_move(s, from, k, h);
+	return s;
 }
 
 void

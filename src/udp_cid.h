@@ -58,6 +58,13 @@ void	udp_cid_replies(struct udp_session *s, const struct iovec *iov,
 struct udp_session *udp_cid_follow(const struct udp_from *from,
     const struct udp_key *k, uint32_t h, const uint8_t *d, size_t len);
 
+/*
+ * The active UDP-to-UDP session of rule number rule whose CID the DCID
+ * of datagram d (len bytes) is, or NULL: another worker asks for it.
+ */
+struct udp_session *udp_cid_session(uint32_t rule, const uint8_t *d,
+    size_t len);
+
 /* s ends, or leaves this worker: its CIDs go. */
 void	udp_cid_forget(struct udp_session *s);
 

@@ -3,7 +3,8 @@
  * worker hands each over with its backend socket, the new worker adopts
  * it; while the number of workers changes, datagrams without a session
  * are passed between them (udp_pass.c) and delivered here once the new
- * worker may receive.
+ * worker may receive.  A QUIC client that moved to another worker's
+ * port has its session handed over the same way (udp_follow.h).
  */
 #include "ferryd.h"
 
@@ -19,6 +20,7 @@
 #include "log.h"
 #include "rule.h"
 #include "udp_cid.h"
+#include "udp_follow.h"
 #include "udp_handover.h"
 #include "udp_io.h"
 #include "udp_pass.h"
@@ -47,6 +49,23 @@ udp_handover_port(const struct udp_handover *h)
 	return ntohs(h->client.sin6_port);
 }
 
+void
+udp_handover_pack(const struct udp_session *s, struct udp_handover *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->rule = s->key.rule;
+	h->client_len = s->client_len;
+	h->client = s->client;
+	h->local = s->key.local;
+	h->ifindex = s->ifindex;
+	h->backend = (uint32_t)(s->backend - s->rule->upstream.backends);
+	h->started = s->started;
+	h->last_active = s->last_active;
+	h->bytes_in = s->bytes_in;
+	h->bytes_out = s->bytes_out;
+	udp_cid_pack(s, &h->cids);
+}
+
 int
 udp_sessions_hand_over(struct udp_sessions *us, int chan)
 {
@@ -66,19 +85,7 @@ udp_sessions_hand_over(struct udp_sessions *us, int chan)
 			if (!udp_stream_movable(s) ||
 			    s->state == UDP_UNDECIDED)
 				continue;	/* it lingers here (linger) */
-			memset(&h, 0, sizeof(h));
-			h.rule = s->key.rule;
-			h.client_len = s->client_len;
-			h.client = s->client;
-			h.local = s->key.local;
-			h.ifindex = s->ifindex;
-			h.backend = (uint32_t)(s->backend -
-			    s->rule->upstream.backends);
-			h.started = s->started;
-			h.last_active = s->last_active;
-			h.bytes_in = s->bytes_in;
-			h.bytes_out = s->bytes_out;
-			udp_cid_pack(s, &h.cids);
+			udp_handover_pack(s, &h);
 			if (ipc_send_wait(chan, IPC_UDP_SESSION, &h, sizeof(h),
 			    &s->fd, 1, HANDOVER_WAIT_MS) == -1) {
 				log_warn("cannot hand UDP sessions over: %s; "
@@ -199,9 +206,8 @@ udp_sessions_source(struct udp_sessions *us, uint32_t rule,
 	return 0;
 }
 
-/* Forward one passed datagram as if this worker had received it. */
-static bool
-deliver(void *arg, const char *msg, size_t len)
+bool
+udp_sessions_deliver(void *arg, const char *msg, size_t len)
 {
 	struct udp_sessions	*us = arg;
 	struct udp_passed	 h;
@@ -248,11 +254,11 @@ passed_lost(struct udp_sessions *us, const char *msg, size_t len)
 		udp_io_dropped(&us->conf_rules[h.rule], 1);
 }
 
-/* deliver, for what was kept: what is lost is counted here. */
+/* udp_sessions_deliver, for what was kept: what is lost is counted here. */
 static bool
 deliver_kept(void *arg, const char *msg, size_t len)
 {
-	if (deliver(arg, msg, len))
+	if (udp_sessions_deliver(arg, msg, len))
 		return true;
 	passed_lost(arg, msg, len);
 	return false;
@@ -261,7 +267,7 @@ deliver_kept(void *arg, const char *msg, size_t len)
 void
 udp_sessions_take(struct udp_sessions *us, const void *msg, size_t len)
 {
-	if (!udp_pass_take(&us->pass, deliver, us, msg, len))
+	if (!udp_pass_take(&us->pass, udp_sessions_deliver, us, msg, len))
 		passed_lost(us, msg, len);
 }
 
@@ -272,3 +278,85 @@ udp_sessions_go(struct udp_sessions *us)
 	(void)udp_pass_go(&us->pass, deliver_kept, us);
 }
 
+
+/*
+ * Answer q over chan: with h and the session's socket fd, or refused
+ * (h NULL).  0, or -1 (the channel is full: the session stays here).
+ */
+static int
+follow_answer(int chan, const struct udp_follow_ask *q,
+    const struct udp_handover *h, int fd)
+{
+	static struct log_limit	limit;
+	char			msg[sizeof(*q) + sizeof(*h)];
+
+	memcpy(msg, q, sizeof(*q));
+	if (h != NULL)
+		memcpy(msg + sizeof(*q), h, sizeof(*h));
+	if (ipc_send(chan, IPC_UDP_FOLLOWED, msg, sizeof(*q) + (h != NULL ?
+	    sizeof(*h) : 0), &fd, h != NULL ? 1 : 0) == 0)
+		return 0;
+	log_limited_at(&limit, LOG_LEVEL_WARNING, "cannot answer worker %d "
+	    "for a moved QUIC client's UDP session: %s", q->asker,
+	    strerror(errno));
+	return -1;
+}
+
+void
+udp_sessions_follow_asked(struct udp_sessions *us, int chan,
+    const void *msg, size_t len)
+{
+	const char		*m = msg;
+	struct udp_follow_ask	 q;
+	struct udp_passed	 p;
+	struct udp_handover	 h;
+	struct udp_session	*s = NULL;
+	struct iovec		 iov;
+
+	if (len < sizeof(q) + sizeof(p))
+		return;
+	memcpy(&q, m, sizeof(q));
+	memcpy(&p, m + sizeof(q), sizeof(p));
+	iov.iov_base = (void *)(uintptr_t)(m + sizeof(q) + sizeof(p));
+	iov.iov_len = p.len;
+	if (p.len == len - sizeof(q) - sizeof(p) && p.len > 0 &&
+	    p.client_len <= sizeof(p.client) && p.rule < us->nrules)
+		s = udp_cid_session(p.rule, iov.iov_base, iov.iov_len);
+	if (s == NULL) {
+		(void)follow_answer(chan, &q, NULL, -1);
+		return;
+	}
+	/* On at once: the asker holds only what came after it. */
+	(void)udp_io_send(s, &iov, 1);
+	udp_handover_pack(s, &h);
+	memset(&h.client, 0, sizeof(h.client));
+	memcpy(&h.client, &p.client, p.client_len);
+	h.client_len = p.client_len;
+	h.local = p.local;
+	h.ifindex = p.ifindex;
+	if (follow_answer(chan, &q, &h, s->fd) == 0)
+		udp_session_free(s);	/* it goes on there */
+}
+
+void
+udp_sessions_follow_answered(struct udp_sessions *us, const void *msg,
+    size_t len, int fd)
+{
+	struct udp_follow_ask	q;
+	struct udp_handover	h;
+	bool			adopted = false;
+
+	if (len < sizeof(q)) {
+		if (fd != -1)
+			close(fd);
+		return;
+	}
+	memcpy(&q, msg, sizeof(q));
+	if (fd != -1 && udp_handover_read(&h, (const char *)msg + sizeof(q),
+	    len - sizeof(q)))
+		adopted = udp_session_adopt(us, &h, fd) == 0;
+	else if (fd != -1)
+		close(fd);
+	udp_follow_done(q.id, q.holder, adopted ? (const struct sockaddr *)
+	    &h.client : NULL, fd != -1);
+}

@@ -42,6 +42,10 @@ struct udp_handover {
 bool	udp_handover_read(struct udp_handover *h, const void *data,
     size_t len);
 
+struct udp_session;
+/* Session s as handed over (its CIDs too) into h. */
+void	udp_handover_pack(const struct udp_session *s, struct udp_handover *h);
+
 /* The client port of a handed-over session, in host order. */
 unsigned udp_handover_port(const struct udp_handover *h);
 
@@ -68,8 +72,28 @@ int	udp_session_adopt(struct udp_sessions *us,
  * (udp_sessions_go).
  */
 void	udp_sessions_pass(struct udp_sessions *us, int chan);
+/*
+ * Forward a passed datagram (msg, len: struct udp_passed, then its
+ * bytes) for us (arg) as if this worker had received it; false if it
+ * cannot be (malformed, its rule has no listener here).
+ */
+bool	udp_sessions_deliver(void *arg, const char *msg, size_t len);
 void	udp_sessions_take(struct udp_sessions *us, const void *msg,
     size_t len);
 void	udp_sessions_go(struct udp_sessions *us);
+
+/*
+ * A moved QUIC client's session asked for by another worker (udp_follow.h;
+ * IPC_UDP_FOLLOW's len bytes at msg): the datagram sent on, the session
+ * handed over at its client's new address over chan, or refused.
+ */
+void	udp_sessions_follow_asked(struct udp_sessions *us, int chan,
+    const void *msg, size_t len);
+/*
+ * The answer to this worker's question (IPC_UDP_FOLLOWED's len bytes at
+ * msg), with the session's socket fd (taken), or -1: refused.
+ */
+void	udp_sessions_follow_answered(struct udp_sessions *us,
+    const void *msg, size_t len, int fd);
 
 #endif

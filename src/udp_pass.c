@@ -30,17 +30,15 @@ udp_pass_init(struct udp_pass *p)
 	p->kept_bytes = 0;
 }
 
-int
-udp_pass_send(struct udp_pass *p, uint32_t rule, const struct udp_from *from,
+size_t
+udp_passed_make(char *msg, uint32_t rule, const struct udp_from *from,
     const struct iovec *iov)
 {
-	static char		 msg[sizeof(struct udp_passed) +
-				     UDP_DATAGRAM_MAX];
 	struct udp_passed	 h;
 
 	if (from->client_len > sizeof(h.client) ||
 	    iov->iov_len > UDP_DATAGRAM_MAX)
-		return -1;
+		return 0;
 	memset(&h, 0, sizeof(h));
 	h.rule = rule;
 	h.client_len = (uint32_t)from->client_len;
@@ -50,8 +48,18 @@ udp_pass_send(struct udp_pass *p, uint32_t rule, const struct udp_from *from,
 	h.len = (uint32_t)iov->iov_len;
 	memcpy(msg, &h, sizeof(h));
 	memcpy(msg + sizeof(h), iov->iov_base, iov->iov_len);
-	return ipc_send_wait(p->chan, IPC_UDP_DATAGRAM, msg, sizeof(h) +
-	    iov->iov_len, NULL, 0, PASS_WAIT_MS);
+	return sizeof(h) + iov->iov_len;
+}
+
+int
+udp_pass_send(struct udp_pass *p, uint32_t rule, const struct udp_from *from,
+    const struct iovec *iov)
+{
+	static char	msg[UDP_PASSED_MAX];
+	size_t		len = udp_passed_make(msg, rule, from, iov);
+
+	return len == 0 ? -1 : ipc_send_wait(p->chan, IPC_UDP_DATAGRAM, msg,
+	    len, NULL, 0, PASS_WAIT_MS);
 }
 
 int

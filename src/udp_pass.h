@@ -33,6 +33,17 @@ struct udp_passed {
 	uint32_t		len;		/* bytes that follow */
 };
 
+/* A passed datagram's message, at most (its header, the bytes). */
+#define UDP_PASSED_MAX	(sizeof(struct udp_passed) + 65536)
+
+/*
+ * The message (into msg, UDP_PASSED_MAX bytes) that passes datagram
+ * iov, received as from says, of rule number rule: its length, or 0
+ * (too big).
+ */
+size_t	udp_passed_make(char *msg, uint32_t rule, const struct udp_from *from,
+    const struct iovec *iov);
+
 /* The most a new worker keeps before it may receive: past it, dropped. */
 #define UDP_PASS_KEPT_MAX	(16 * 1024 * 1024)
 

@@ -37,6 +37,7 @@
 #include "udp_backend.h"
 #include "udp_cid.h"
 #include "udp_client.h"
+#include "udp_follow.h"
 #include "udp_io.h"
 #include "udp_pace.h"
 #include "udp_pass.h"
@@ -247,11 +248,7 @@ session_backend(struct udp_session *s, const struct rule *rule)
 	return udp_stream_start(s, rule);
 }
 
-/*
- * Put s (its socket, rule, addresses and times set) in the table and its
- * rule's list, watch its socket, arm its timer.  -1 (s freed, its socket
- * closed) if its socket cannot be watched.
- */
+/* udp_session.h */
 int
 udp_session_insert(struct udp_sessions *us, struct udp_session *s,
     const struct udp_key *k, uint32_t h)
@@ -373,8 +370,9 @@ session_send(struct udp_session *s, const struct iovec *iov, int n)
 /*
  * The session of from (its key k): the one whose QUIC connection ID the
  * first datagram carries (the client moved), or one made if there is
- * none and it may be; or NULL.  An old worker passing datagrams on
- * passes these n (iov) instead of making one.
+ * none and it may be; or NULL: the n datagrams (iov) are dropped
+ * (counted), passed on by an old worker, or held while another worker
+ * is asked for their session (udp_follow.h).
  */
 static struct udp_session *
 session_of(struct udp_sessions *us, const struct udp_from *from,
@@ -391,19 +389,19 @@ session_of(struct udp_sessions *us, const struct udp_from *from,
 		return NULL;
 	}
 	if (!udp_client_allowed(us, from))
-		return NULL;
-	/* A QUIC client that moved: its session, by a connection ID. */
-	if ((s = udp_cid_follow(from, k, h, iov[0].iov_base,
-	    iov[0].iov_len)) != NULL)
+		s = NULL;
+	else if (udp_follow(us, from, k, h, iov, n, &s) != UDP_FOLLOW_NONE)
 		return s;
-	if ((s = session_open(us, from, k, h)) == NULL)
-		return NULL;
-	udp_cid_start(s, iov[0].iov_base, iov[0].iov_len);
-	if (s->backend != NULL)
-		/* rinetd counts the first datagram on its "opened" line. */
-		accesslog_opened(s->rule, from->client,
-		    (const struct sockaddr *)&s->backend->addr.ss,
-		    iov[0].iov_len);
+	else if ((s = session_open(us, from, k, h)) != NULL) {
+		udp_cid_start(s, iov[0].iov_base, iov[0].iov_len);
+		if (s->backend != NULL)
+			/* rinetd counts the first datagram on its "opened" line. */
+			accesslog_opened(s->rule, from->client,
+			    (const struct sockaddr *)&s->backend->addr.ss,
+			    iov[0].iov_len);
+	}
+	if (s == NULL)
+		udp_io_dropped(from->rule, (uint64_t)n);
 	return s;
 }
 
@@ -429,8 +427,6 @@ udp_sessions_forward(struct udp_sessions *us, const struct udp_from *from,
 		s = session_of(us, &from[i], &k[i], iov + i, j - i);
 		if (s != NULL)
 			session_send(s, iov + i, j - i);
-		else if (us->pass.chan == -1)
-			udp_io_dropped(from[i].rule, (uint64_t)(j - i));
 	}
 }
 

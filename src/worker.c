@@ -37,6 +37,7 @@
 #include "sock.h"
 #include "tcp_accept.h"
 #include "tcp_session.h"
+#include "udp_follow.h"
 #include "udp_handover.h"
 #include "udp_listener.h"
 #include "udp_session.h"
@@ -213,6 +214,7 @@ worker_orphaned(struct worker *w, const char *how)
 	    "%d UDP session(s)", how, tcp_sessions_count(w->sessions),
 	    udp_sessions_count(w->udp));
 	worker_sessions_drop(w->asked);
+	udp_follow_stop();
 	if (w->chan != -1) {
 		event_close(w->loop, w->chan);
 		close(w->chan);
@@ -292,6 +294,16 @@ worker_on_channel(struct event_loop *loop, int fd, int events, void *data)
 		case IPC_SESSIONS:
 			worker_sessions_ask(w->asked, fd, &msg);
 			break;
+		case IPC_UDP_FOLLOW:
+			udp_sessions_follow_asked(w->udp, fd, msg.data,
+			    msg.len);
+			break;
+		case IPC_UDP_FOLLOWED:
+			if (msg.nfds > 1)
+				break;
+			udp_sessions_follow_answered(w->udp, msg.data,
+			    msg.len, msg.nfds == 1 ? msg.fds[0] : -1);
+			continue;	/* its socket taken */
 		case IPC_UDP_GO:
 			/* Every session is here: the datagrams kept first. */
 			udp_sessions_go(w->udp);
@@ -448,6 +460,8 @@ worker_run(const struct worker_start *ws)
 	}
 	if (worker_take_listeners(&w, ws->ls) == -1)
 		_exit(2);
+	udp_follow_begin(w.udp, w.chan, w.slot, cfg->workers,
+	    udp_sessions_deliver);
 	pool_fit_user_pipes(w.pool, cfg->workers);
 	udp_sessions_set_budget(w.udp, ws->udp_budget);
 	pool_limit_pipes(w.pool, fdlimit_pipe_share(cfg, ws->udp_budget));

@@ -143,9 +143,17 @@ def short_header(dcid):
     return b"\x41" + dcid + b"after the handshake"
 
 
+def seed_of(name, sni):
+    return hashlib.sha256((name + "/" + sni).encode()).digest()
+
+
+def dcid_of(name, sni):
+    """The DCID of the scenario's client (its Initials' and after)."""
+    return seed_of(name, sni)[:8]
+
+
 def scenario(name, sni):
-    seed = hashlib.sha256((name + "/" + sni).encode()).digest()
-    dcid, scid = seed[:8], seed[8:12]
+    dcid, scid = dcid_of(name, sni), seed_of(name, sni)[8:12]
     if name in ("split3", "partial"):
         hello = client_hello(sni, 3000)
         parts = [initial(V1, dcid, scid, i, crypto(hello, i * 1000, 1000))
