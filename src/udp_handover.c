@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -35,10 +36,12 @@
 bool
 udp_handover_read(struct udp_handover *h, const void *data, size_t len)
 {
-	if (len != sizeof(*h) && len != offsetof(struct udp_handover, cids))
+	if (len != sizeof(*h) && len != offsetof(struct udp_handover, sni) &&
+	    len != offsetof(struct udp_handover, cids))
 		return false;
 	memset(h, 0, sizeof(*h));
 	memcpy(h, data, len);
+	h->sni[sizeof(h->sni) - 1] = '\0';
 	return true;
 }
 
@@ -64,6 +67,8 @@ udp_handover_pack(const struct udp_session *s, struct udp_handover *h)
 	h->bytes_in = s->bytes_in;
 	h->bytes_out = s->bytes_out;
 	udp_cid_pack(s, &h->cids);
+	if (s->sni != NULL)
+		(void)snprintf(h->sni, sizeof(h->sni), "%s", s->sni);
 }
 
 int
@@ -186,6 +191,8 @@ udp_session_adopt(struct udp_sessions *us, const struct udp_handover *h,
 	s->bytes_out = h->bytes_out;
 	if (udp_session_insert(us, s, &k, hash) == -1)
 		return -1;
+	if (h->sni[0] != '\0')
+		s->sni = strdup(h->sni);	/* NULL: none logged */
 	/* A second session is not its client's: it follows nobody. */
 	if (s->state == UDP_ACTIVE)
 		udp_cid_unpack(s, &h->cids);

@@ -17,6 +17,9 @@
 
 struct udp_sessions;
 
+/* A server name's longest (probe.h's PROBE_NAME_MAX: a DNS name). */
+#define UDP_HANDOVER_SNI_MAX	255
+
 /*
  * A session as one worker hands it to another at a reload, with its
  * backend socket beside it (IPC_UDP_SESSION).  rule is an index in the
@@ -32,12 +35,15 @@ struct udp_handover {
 	int64_t			started, last_active;
 	uint64_t		bytes_in, bytes_out;
 	struct udp_cid_carry	cids;		/* its QUIC CIDs, if any */
+	char			sni[UDP_HANDOVER_SNI_MAX + 1];	/* its QUIC
+						 * Initials' server name,
+						 * for the access log; or "" */
 };
 
 /*
  * A handover message (data, len) read into h: one of this image's, or
- * of an image before CIDs were carried (shorter, no cids).  false: of
- * neither length.
+ * of an image before the server name was carried (shorter, no sni), or
+ * before CIDs were (no cids either).  false: of none of these lengths.
  */
 bool	udp_handover_read(struct udp_handover *h, const void *data,
     size_t len);
