@@ -47,14 +47,6 @@ static const char kind_letters[STATS_KINDS + 1] = "rbRB";
 #define OLD_BACKEND_SIZE	4672
 #define OLD_BACKEND_COUNTERS	9
 
-/* Room for a record of any kind. */
-union record {
-	struct stats_rule		r;
-	struct stats_backend		b;
-	struct stats_rule_hist		rh;
-	struct stats_backend_hist	bh;
-};
-
 void
 master_hex_put(FILE *f, const void *p, size_t len)
 {
@@ -125,7 +117,7 @@ describe_count(FILE *f, const char *what, unsigned kind, size_t id,
 void
 master_carry_describe(FILE *f, const struct conf *cfg)
 {
-	union record	rec;
+	union stats_record	rec;
 	size_t		i, n;
 	unsigned	k;
 
@@ -194,15 +186,29 @@ put_record(struct stats_records *recs, size_t id, void *c)
 	recs->by_id[id] = c;
 }
 
+/*
+ * Room for a record of size bytes, aligned as the counters' structs
+ * are (their gauges are written in place), or NULL (and in.broken).
+ */
+static void *
+new_record(size_t size)
+{
+	void *c;
+
+	if (posix_memalign(&c, _Alignof(union stats_record), size) != 0) {
+		in.broken = true;
+		return NULL;
+	}
+	return c;
+}
+
 /* A copy of size bytes at from, or NULL (and in.broken). */
 static void *
 dup_record(const void *from, size_t size)
 {
-	void *c = malloc(size);
+	void *c = new_record(size);
 
-	if (c == NULL)
-		in.broken = true;
-	else
+	if (c != NULL)
 		memcpy(c, from, size);
 	return c;
 }
@@ -215,7 +221,7 @@ static void
 put_old_record(struct stats_records *recs, bool rule, size_t id,
     const uint64_t *old)
 {
-	union record	c, h;
+	union stats_record	c, h;
 	size_t		head = rule ? OLD_RULE_HEAD : OLD_BACKEND_COUNTERS;
 	size_t		counters = rule ? OLD_RULE_COUNTERS :
 	    OLD_BACKEND_COUNTERS;
@@ -244,10 +250,8 @@ take_record(struct stats_records *recs, unsigned k, size_t id, size_t size,
 
 	if (size != stats_record_size(k) && !old)
 		return;		/* another layout: not carried */
-	if ((c = malloc(size)) == NULL) {
-		in.broken = true;
+	if ((c = new_record(size)) == NULL)
 		return;
-	}
 	if (master_hex_get(hex, c, size) == -1)
 		free(c);
 	else if (!old)

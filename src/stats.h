@@ -270,7 +270,17 @@ enum stats_kind {
 size_t	stats_record_size(enum stats_kind kind);
 /* Readers: the totals of kind's record of stat id, as those above. */
 bool	stats_read(enum stats_kind kind, unsigned id, void *out);
-/* An upgrade's records of a kind: by_id[id], NULL where none. */
+/* Room for a record of any kind, aligned as each. */
+union stats_record {
+	struct stats_rule		r;
+	struct stats_backend		b;
+	struct stats_rule_hist		rh;
+	struct stats_backend_hist	bh;
+};
+/*
+ * An upgrade's records of a kind: by_id[id], NULL where none, each
+ * aligned as a union stats_record.
+ */
 struct stats_records {
 	void		**by_id;
 	size_t		  n;

@@ -175,14 +175,15 @@ stats_carried(void)
 static bool
 since_description(enum stats_kind kind, unsigned id, void *rec)
 {
-	uint64_t	now[WORDS_MAX];
-	size_t		words = stats_record_size(kind) / sizeof(uint64_t);
+	union stats_record	now;
+	size_t			words = stats_record_size(kind) /
+	    sizeof(uint64_t);
 
-	if (!stats_read_own(kind, id, now, true))
+	if (!stats_read_own(kind, id, &now, true))
 		return false;
-	stats_sub_words(now, rec, words);
-	no_gauges(kind, now);
-	memcpy(rec, now, words * sizeof(uint64_t));
+	stats_sub_words((volatile uint64_t *)&now, rec, words);
+	no_gauges(kind, &now);
+	memcpy(rec, &now, words * sizeof(uint64_t));
 	return true;
 }
 
