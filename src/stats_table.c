@@ -6,7 +6,6 @@
  */
 #include "ferryd.h"
 
-
 #include "stats.h"
 #include "stats_shm.h"
 #include "stats_int.h"
