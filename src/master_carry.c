@@ -17,20 +17,35 @@
 #include "stats.h"
 #include "upstream.h"
 
-/* What the new image read: the stand-in and the counts by old id. */
+/*
+ * What the new image read: the stand-in, and the records of each kind
+ * by old id: the totals a reader saw ("scount") and the old newest
+ * table's own sums ("sown"), at the description.
+ */
 static struct {
 	struct conf            cfg;
-	struct stats_rule    **rules;
-	size_t                 nrules;
-	struct stats_backend **backends;
-	size_t                 nbackends;
-	/* The old newest table's own sums at the description ("sown"). */
-	struct stats_rule    **own_rules;
-	size_t                 nown_rules;
-	struct stats_backend **own_backends;
-	size_t                 nown_backends;
+	struct stats_records   counts[STATS_KINDS];
+	struct stats_records   own[STATS_KINDS];
 	bool                   broken;	/* out of memory: nothing carried */
 } in;
+
+/*
+ * A kind's letter in the description: a rule's counters, a backend's,
+ * then their histograms (records of their own since issue 40).
+ */
+static const char kind_letters[STATS_KINDS + 1] = "rbRB";
+
+/*
+ * The layout before the histograms were apart (the build before this
+ * one): a rule's record was its first 28 counters, its five histograms,
+ * then 9 more counters; a backend's, its 9 counters then its four
+ * histograms.  Its records are split into ours.
+ */
+#define OLD_RULE_SIZE		6016
+#define OLD_RULE_HEAD		28
+#define OLD_RULE_COUNTERS	37
+#define OLD_BACKEND_SIZE	4672
+#define OLD_BACKEND_COUNTERS	9
 
 void
 master_hex_put(FILE *f, const void *p, size_t len)
@@ -90,35 +105,34 @@ describe_rule(FILE *f, const struct rule *r)
 }
 
 static void
-describe_count(FILE *f, const char *what, size_t id, const void *c,
-    size_t size)
+describe_count(FILE *f, const char *what, unsigned kind, size_t id,
+    const void *c)
 {
-	fprintf(f, "%s %zu %zu ", what, id, size);
-	master_hex_put(f, c, size);
+	fprintf(f, "%s %c %zu %zu ", what, kind_letters[kind], id,
+	    stats_record_size(kind));
+	master_hex_put(f, c, stats_record_size(kind));
 	fputc('\n', f);
 }
 
 void
 master_carry_describe(FILE *f, const struct conf *cfg)
 {
-	struct stats_rule    rc;
-	struct stats_backend bc;
-	size_t               i;
+	union stats_record	rec;
+	size_t		i, n;
+	unsigned	k;
 
 	for (i = 0; i < cfg->nrules; i++)
 		if (cfg->rules[i].range_first == NULL)	/* a range: once */
 			describe_rule(f, &cfg->rules[i]);
-	for (i = 0; i < cfg->nrule_stats; i++) {
-		if (stats_read_rule((unsigned)i, &rc))
-			describe_count(f, "scount r", i, &rc, sizeof(rc));
-		if (stats_read_own(true, (unsigned)i, &rc, false))
-			describe_count(f, "sown r", i, &rc, sizeof(rc));
-	}
-	for (i = 0; i < cfg->nbackend_stats; i++) {
-		if (stats_read_backend((unsigned)i, &bc))
-			describe_count(f, "scount b", i, &bc, sizeof(bc));
-		if (stats_read_own(false, (unsigned)i, &bc, false))
-			describe_count(f, "sown b", i, &bc, sizeof(bc));
+	for (k = 0; k < STATS_KINDS; k++) {
+		n = k == STATS_RULES || k == STATS_RULE_HISTS ?
+		    cfg->nrule_stats : cfg->nbackend_stats;
+		for (i = 0; i < n; i++) {
+			if (stats_read(k, (unsigned)i, &rec))
+				describe_count(f, "scount", k, i, &rec);
+			if (stats_read_own(k, (unsigned)i, &rec, false))
+				describe_count(f, "sown", k, i, &rec);
+		}
 	}
 	/* The table itself: what its workers count after the exec. */
 	if (stats_table_fd() != -1)
@@ -157,23 +171,95 @@ grow(void *v, size_t *n, size_t size)
 	return p + (*n)++ * size;
 }
 
-/* A count of id (out of *n ids at *v) of size bytes in hex. */
+/* Record id of recs, of size bytes at c (taken: freed by free_counts). */
 static void
-take_count(void *v, size_t *n, size_t id, size_t size, const char *hex)
+put_record(struct stats_records *recs, size_t id, void *c)
 {
-	void  ***slots = v;
-	void    *c;
-
-	while (*n <= id && !in.broken)
-		if (grow(slots, n, sizeof(void *)) == NULL)
-			return;
-	if (in.broken || (c = malloc(size)) == NULL ||
-	    master_hex_get(hex, c, size) == -1) {
-		free(in.broken ? NULL : c);
-		return;	/* another layout, or no memory: not carried */
+	while (recs->n <= id && !in.broken)
+		if (grow(&recs->by_id, &recs->n, sizeof(void *)) == NULL)
+			break;
+	if (in.broken) {
+		free(c);
+		return;
 	}
-	free((*slots)[id]);
-	(*slots)[id] = c;
+	free(recs->by_id[id]);
+	recs->by_id[id] = c;
+}
+
+/*
+ * Room for a record of size bytes, aligned as the counters' structs
+ * are (their gauges are written in place), or NULL (and in.broken).
+ */
+static void *
+new_record(size_t size)
+{
+	void *c;
+
+	if (posix_memalign(&c, _Alignof(union stats_record), size) != 0) {
+		in.broken = true;
+		return NULL;
+	}
+	return c;
+}
+
+/* A copy of size bytes at from, or NULL (and in.broken). */
+static void *
+dup_record(const void *from, size_t size)
+{
+	void *c = new_record(size);
+
+	if (c != NULL)
+		memcpy(c, from, size);
+	return c;
+}
+
+/*
+ * A record of the layout before (OLD_*), of a rule or a backend: its
+ * counters and its histograms as two records of ours.
+ */
+static void
+put_old_record(struct stats_records *recs, bool rule, size_t id,
+    const uint64_t *old)
+{
+	union stats_record	c, h;
+	size_t		head = rule ? OLD_RULE_HEAD : OLD_BACKEND_COUNTERS;
+	size_t		counters = rule ? OLD_RULE_COUNTERS :
+	    OLD_BACKEND_COUNTERS;
+	size_t		hists = (rule ? 5 : 4) * sizeof(struct hist);
+	unsigned	k = rule ? STATS_RULES : STATS_BACKENDS;
+	unsigned	hk = rule ? STATS_RULE_HISTS : STATS_BACKEND_HISTS;
+
+	memset(&c, 0, sizeof(c));
+	memset(&h, 0, sizeof(h));
+	memcpy(&c, old, head * sizeof(uint64_t));
+	memcpy(&h, old + head, hists);
+	memcpy((uint64_t *)(void *)&c + head, (const char *)(old + head) +
+	    hists, (counters - head) * sizeof(uint64_t));
+	put_record(&recs[k], id, dup_record(&c, stats_record_size(k)));
+	put_record(&recs[hk], id, dup_record(&h, stats_record_size(hk)));
+}
+
+/* A record of kind k for id, of size bytes in hex: ours, or the old. */
+static void
+take_record(struct stats_records *recs, unsigned k, size_t id, size_t size,
+    const char *hex)
+{
+	uint64_t	*c;
+	bool		 old = (k == STATS_RULES && size == OLD_RULE_SIZE) ||
+	    (k == STATS_BACKENDS && size == OLD_BACKEND_SIZE);
+
+	if (size != stats_record_size(k) && !old)
+		return;		/* another layout: not carried */
+	if ((c = new_record(size)) == NULL)
+		return;
+	if (master_hex_get(hex, c, size) == -1)
+		free(c);
+	else if (!old)
+		put_record(&recs[k], id, c);
+	else {
+		put_old_record(recs, k == STATS_RULES, id, c);
+		free(c);
+	}
 }
 
 static void
@@ -198,26 +284,25 @@ take_backend(struct rule *r, unsigned stat, unsigned len, const char *addr,
 
 /*
  * "scount KIND ID SIZE HEX" (what a reader saw) or "sown ..." (the
- * newest table's own columns): kept if its layout is ours.
+ * newest table's own columns): kept if its layout is ours or the one
+ * before.
  */
 static void
 take_scount(const char *line)
 {
-	char    kind, what[8];
-	size_t  id, size;
-	int     off = 0;
-	bool    own;
+	char		 kind, what[8];
+	const char	*k;
+	size_t		 id, size;
+	int		 off = 0;
+	bool		 own;
 
 	if (sscanf(line, "%7s %c %zu %zu %n", what, &kind, &id, &size,
-	    &off) != 4 || off == 0 || id >= (1u << 24))
+	    &off) != 4 || off == 0 || id >= (1u << 24) || kind == '\0' ||
+	    (k = strchr(kind_letters, kind)) == NULL)
 		return;
 	own = strcmp(what, "sown") == 0;
-	if (kind == 'r' && size == sizeof(struct stats_rule))
-		take_count(own ? &in.own_rules : &in.rules, own ?
-		    &in.nown_rules : &in.nrules, id, size, line + off);
-	else if (kind == 'b' && size == sizeof(struct stats_backend))
-		take_count(own ? &in.own_backends : &in.backends, own ?
-		    &in.nown_backends : &in.nbackends, id, size, line + off);
+	take_record(own ? in.own : in.counts, (unsigned)(k - kind_letters),
+	    id, size, line + off);
 }
 
 bool
@@ -257,30 +342,30 @@ master_carry_line(char *line)
 	return true;
 }
 
-/* Counts by id, freed. */
+/* Records by id, freed. */
 static void
-free_counts(void *v, size_t *n)
+free_counts(struct stats_records *recs)
 {
-	void ***slots = v;
-	size_t  i;
+	size_t i;
 
-	for (i = 0; i < *n; i++)
-		free((*slots)[i]);
-	free(*slots);
-	*slots = NULL;
-	*n = 0;
+	for (i = 0; i < recs->n; i++)
+		free(recs->by_id[i]);
+	free(recs->by_id);
+	recs->by_id = NULL;
+	recs->n = 0;
 }
 
 void
 master_carry_done(const struct conf *cfg)
 {
+	unsigned k;
+
 	if (!in.broken && in.cfg.nrules > 0) {
-		stats_carry(cfg, &in.cfg, in.rules, in.nrules, in.backends,
-		    in.nbackends);
+		stats_carry(cfg, &in.cfg, in.counts);
 		stats_carried();
 	}
-	free_counts(&in.rules, &in.nrules);
-	free_counts(&in.backends, &in.nbackends);
+	for (k = 0; k < STATS_KINDS; k++)
+		free_counts(&in.counts[k]);
 }
 
 void
@@ -288,10 +373,10 @@ master_carry_end(const struct conf *cfg)
 {
 	struct rule *r;
 	size_t       i, j;
+	unsigned     k;
 
 	if (!in.broken && in.cfg.nrules > 0)
-		stats_adopt_end(cfg, &in.cfg, in.own_rules, in.nown_rules,
-		    in.own_backends, in.nown_backends);
+		stats_adopt_end(cfg, &in.cfg, in.own);
 	for (i = 0; i < in.cfg.nrules; i++) {
 		r = &in.cfg.rules[i];
 		free(r->name);
@@ -303,7 +388,7 @@ master_carry_end(const struct conf *cfg)
 		free(r->upstream.backends);
 	}
 	free(in.cfg.rules);
-	free_counts(&in.own_rules, &in.nown_rules);
-	free_counts(&in.own_backends, &in.nown_backends);
+	for (k = 0; k < STATS_KINDS; k++)
+		free_counts(&in.own[k]);
 	memset(&in, 0, sizeof(in));
 }

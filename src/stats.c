@@ -20,6 +20,8 @@
 struct stats_here	 stats_here;
 struct stats_rule	 stats_sink_rule;
 struct stats_backend	 stats_sink_backend;
+struct stats_rule_hist	 stats_sink_rule_hist;
+struct stats_backend_hist stats_sink_backend_hist;
 
 /* The newest table (the master's, or the one a worker was forked with). */
 static struct stats_table *current;
@@ -160,6 +162,48 @@ stats_map_ids(struct stats_table *t, const struct conf *cfg,
 	free(v);
 }
 
+/* Whether rule r (and its routes and backends) keeps histograms. */
+static bool
+wants_hists(const struct conf *cfg, const struct rule *r)
+{
+	return cfg->stats_histograms || r->stats_histograms;
+}
+
+/*
+ * Give each rule, route and backend of cfg that keeps histograms a row
+ * of them, in rule_row and backend_row (by stat id; -1: none), and
+ * count the rows; with NULL arrays, only count them.
+ */
+static void
+hist_rows(const struct conf *cfg, int32_t *rule_row, int32_t *backend_row,
+    size_t *nrule_rows, size_t *nbackend_rows)
+{
+	const struct rule	*r;
+	size_t			 i, j;
+
+	*nrule_rows = *nbackend_rows = 0;
+	for (i = 0; rule_row != NULL && i < cfg->nrule_stats; i++)
+		rule_row[i] = -1;
+	for (i = 0; backend_row != NULL && i < cfg->nbackend_stats; i++)
+		backend_row[i] = -1;
+	for (i = 0; i < cfg->nrules; i++) {
+		r = &cfg->rules[i];
+		if (r->range_first != NULL || !wants_hists(cfg, r))
+			continue;	/* a range's later ports: its first's */
+		if (rule_row != NULL)
+			rule_row[r->stat] = (int32_t)*nrule_rows;
+		(*nrule_rows)++;
+		for (j = 0; j < r->nroutes; j++, (*nrule_rows)++)
+			if (rule_row != NULL)
+				rule_row[r->routes[j].dest.stat] =
+				    (int32_t)*nrule_rows;
+		for (j = 0; j < r->upstream.nbackends; j++, (*nbackend_rows)++)
+			if (backend_row != NULL)
+				backend_row[r->upstream.backends[j].stat] =
+				    (int32_t)*nbackend_rows;
+	}
+}
+
 /* The samples of the rules t has of old: rates go on across a reload. */
 static void
 ring_carry(struct stats_table *t, const struct stats_table *old)
@@ -180,24 +224,16 @@ static void retire_all(const struct stats_table *t);
 int
 stats_table_new(const struct conf *cfg, const struct conf *old, unsigned gen)
 {
-	struct stats_table	*t;
-	size_t			 slots = (size_t)cfg->workers;
-	size_t			 nr = cfg->nrule_stats, nb = cfg->nbackend_stats;
-	size_t			 o_rmap, o_bmap, o_w, o_wb, o_r, o_b, o_ring, end;
+	struct stats_table	 shape, *t;
 	struct shm		*m;
-	char			*p;
 
-	o_rmap = stats_align_up(sizeof(*t));
-	o_bmap = stats_align_up(o_rmap + nr * sizeof(int32_t));
-	o_w = stats_align_up(o_bmap + nb * sizeof(int32_t));
-	o_wb = stats_align_up(o_w + slots * sizeof(struct stats_worker));
-	o_r = stats_align_up(o_wb + slots * sizeof(struct stats_worker));
-	o_b = stats_align_up(o_r + (slots + 1) * nr *
-	    sizeof(struct stats_rule));
-	o_ring = stats_align_up(o_b + (slots + 1) * nb *
-	    sizeof(struct stats_backend));
-	end = o_ring + nr * STATS_RING * sizeof(struct stats_sample);
-	if ((m = shm_new(end, "ferryd-stats")) == NULL) {
+	memset(&shape, 0, sizeof(shape));
+	shape.slots = cfg->workers;
+	shape.nrules = cfg->nrule_stats;
+	shape.nbackends = cfg->nbackend_stats;
+	hist_rows(cfg, NULL, NULL, &shape.nrule_hists, &shape.nbackend_hists);
+	if ((m = shm_new(stats_lay_out(&shape, NULL), "ferryd-stats")) ==
+	    NULL) {
 		/*
 		 * The tables there are are of other configurations: none
 		 * rather than wrong.  Workers count where nobody reads, and
@@ -208,22 +244,17 @@ stats_table_new(const struct conf *cfg, const struct conf *old, unsigned gen)
 		current = NULL;
 		return -1;
 	}
-	p = m->base;
-	t = (struct stats_table *)(void *)p;
+	t = (struct stats_table *)(void *)m->base;
+	*t = shape;
+	(void)stats_lay_out(t, m->base);
 	t->shm = m;
 	t->size = m->size;
 	t->gen = gen;
-	t->slots = cfg->workers;
-	t->nrules = nr;
-	t->nbackends = nb;
-	t->rule_map = (int32_t *)(void *)(p + o_rmap);
-	t->backend_map = (int32_t *)(void *)(p + o_bmap);
-	t->workers = (struct stats_worker *)(void *)(p + o_w);
-	t->worker_base = (struct stats_worker *)(void *)(p + o_wb);
-	t->rules = (struct stats_rule *)(void *)(p + o_r);
-	t->backends = (struct stats_backend *)(void *)(p + o_b);
-	t->ring = (struct stats_sample *)(void *)(p + o_ring);
+	t->layout = STATS_LAYOUT;
+	hist_rows(cfg, t->rule_hist_row, t->backend_hist_row,
+	    &t->nrule_hists, &t->nbackend_hists);
 	stats_map_ids(t, cfg, current != NULL ? old : NULL);
+	stats_map_hist_rows(t, current);
 	if (current != NULL)
 		ring_carry(t, current);
 	t->prev = current;
@@ -234,63 +265,6 @@ stats_table_new(const struct conf *cfg, const struct conf *old, unsigned gen)
 	    current->slots : t->slots;
 	current = t;
 	return 0;
-}
-
-/*
- * Where kind's counters of t are: their columns, how many ids a column
- * has, their size in words, and the map of t's ids to prev's (NULL:
- * the same id).
- */
-static void
-kind_of(const struct stats_table *t, enum kind kind,
-    const volatile uint64_t **cols, size_t *n, size_t *words,
-    const int32_t **map)
-{
-	switch (kind) {
-	case RULES:
-		*cols = (const volatile uint64_t *)t->rules;
-		*n = t->nrules;
-		*words = WORDS(struct stats_rule);
-		*map = t->rule_map;
-		break;
-	case BACKENDS:
-		*cols = (const volatile uint64_t *)t->backends;
-		*n = t->nbackends;
-		*words = WORDS(struct stats_backend);
-		*map = t->backend_map;
-		break;
-	default:
-		*cols = (const volatile uint64_t *)t->workers;
-		*n = (size_t)t->slots;
-		*words = WORDS(struct stats_worker);
-		*map = NULL;
-		break;
-	}
-}
-
-/*
- * Add t's own counters (its columns and base) of kind for id to out:
- * the part of count words from word first (out points at that part).
- */
-void
-stats_add_own(const struct stats_table *t, enum kind kind, size_t id,
-    size_t first, size_t count, volatile uint64_t *out)
-{
-	const volatile uint64_t	*cols;
-	const int32_t		*map;
-	size_t			 n, words, c;
-
-	kind_of(t, kind, &cols, &n, &words, &map);
-	if (kind == WORKERS) {
-		stats_add_words(out, cols + id * words + first, count);
-		stats_add_words(out, (const volatile uint64_t *)
-		    &t->worker_base[id] +
-		    first, count);
-		return;
-	}
-	for (c = 0; c <= (size_t)t->slots; c++)
-		shm_add_words(t->shm, out, cols + (c * n + id) * words + first,
-		    count);
 }
 
 /*
@@ -305,7 +279,8 @@ add_chain(const struct stats_table *t, volatile uint64_t *out)
 
 	for (; t != NULL; t = t->prev_alive ? t->prev : NULL)
 		for (i = 0; i < t->nrules; i++)
-			stats_add_own(t, RULES, i, 0, WORDS(struct stats_rule),
+			stats_add_own(t, STATS_RULES, i, 0,
+			    WORDS(struct stats_rule),
 			    out);
 }
 
@@ -346,7 +321,7 @@ retire_removed(const struct stats_table *t, const struct stats_table *old)
 				kept[t->rule_map[i]] = true;
 	for (j = 0; j < old->nrules; j++)
 		if (kept != NULL ? !kept[j] : !goes_on(t, j))
-			stats_add_own(old, RULES, j, 0,
+			stats_add_own(old, STATS_RULES, j, 0,
 			    WORDS(struct stats_rule),
 			    (volatile uint64_t *)&retired);
 	free(kept);
@@ -392,14 +367,17 @@ stats_retire_life(const struct stats_rule *life)
 	    WORDS(struct stats_rule));
 }
 
-/* The id of t's id in t->prev, or -1. */
+/* The row of t's row id of kind in t->prev, or -1. */
 static int64_t
-prev_id(const struct stats_table *t, enum kind kind, size_t id)
+prev_id(const struct stats_table *t, unsigned kind, size_t id)
 {
-	if (kind == RULES)
-		return t->rule_map[id];
-	if (kind == BACKENDS)
-		return t->backend_map[id];
+	const volatile uint64_t	*cols;
+	int32_t			*map;
+	size_t			 n, words;
+
+	stats_kind_of(t, kind, &cols, &n, &words, &map);
+	if (map != NULL)
+		return map[id];
 	return id < (size_t)t->prev_slots ? (int64_t)id : -1;
 }
 
@@ -441,7 +419,7 @@ stats_seq_write_end(volatile uint64_t *seq)
  * read again while a fold moved counters between them.
  */
 static void
-read_total(const struct stats_table *t, enum kind kind, size_t id,
+read_total(const struct stats_table *t, unsigned kind, size_t id,
     volatile uint64_t *out, size_t first, size_t count)
 {
 	volatile uint64_t	more[WORDS_MAX];
@@ -462,54 +440,76 @@ read_total(const struct stats_table *t, enum kind kind, size_t id,
 }
 
 /*
- * The totals of kind's counters for id in the current table, size bytes
- * from byte off (whole words; all of them with size 0), into the same
- * place of out: false if none.
+ * The totals of kind's counters for id (a stat id; a slot of the
+ * workers) in the current table, size bytes from byte off (whole words;
+ * all of them with size 0), into the same place of out: false if none.
  */
 static bool
-read_kind(enum kind kind, size_t id, void *out, size_t off, size_t size)
+read_kind(unsigned kind, size_t id, void *out, size_t off, size_t size)
 {
 	const volatile uint64_t	*cols;
-	const int32_t		*map;
+	int32_t			*map;
 	size_t			 n, words, first, count;
+	int64_t			 row = (int64_t)id;
 
-	if (current == NULL)
+	if (current == NULL || (kind != WORKERS &&
+	    (row = stats_row(current, kind, id)) < 0))
 		return false;
-	kind_of(current, kind, &cols, &n, &words, &map);
+	stats_kind_of(current, kind, &cols, &n, &words, &map);
 	first = off / sizeof(uint64_t);
 	count = size == 0 ? words : size / sizeof(uint64_t);
-	if (id >= n || off % sizeof(uint64_t) != 0 || first > words ||
-	    count > words - first)
+	if ((size_t)row >= n || off % sizeof(uint64_t) != 0 ||
+	    first > words || count > words - first)
 		return false;
-	read_total(current, kind, id, (volatile uint64_t *)out + first, first,
-	    count);
+	read_total(current, kind, (size_t)row, (volatile uint64_t *)out +
+	    first, first, count);
 	return true;
+}
+
+bool
+stats_read(enum stats_kind kind, unsigned id, void *out)
+{
+	return read_kind(kind, id, out, 0, 0);
 }
 
 bool
 stats_read_rule(unsigned id, struct stats_rule *out)
 {
-	return read_kind(RULES, id, out, 0, 0);
+	return read_kind(STATS_RULES, id, out, 0, 0);
 }
 
 bool
 stats_read_backend(unsigned id, struct stats_backend *out)
 {
-	return read_kind(BACKENDS, id, out, 0, 0);
+	return read_kind(STATS_BACKENDS, id, out, 0, 0);
 }
 
 bool
 stats_read_rule_part(unsigned id, size_t off, size_t size,
     struct stats_rule *out)
 {
-	return size > 0 && read_kind(RULES, id, out, off, size);
+	return size > 0 && read_kind(STATS_RULES, id, out, off, size);
 }
 
 bool
 stats_read_backend_part(unsigned id, size_t off, size_t size,
     struct stats_backend *out)
 {
-	return size > 0 && read_kind(BACKENDS, id, out, off, size);
+	return size > 0 && read_kind(STATS_BACKENDS, id, out, off, size);
+}
+
+bool
+stats_read_rule_hist(unsigned id, size_t off, size_t size,
+    struct stats_rule_hist *out)
+{
+	return read_kind(STATS_RULE_HISTS, id, out, off, size);
+}
+
+bool
+stats_read_backend_hist(unsigned id, size_t off, size_t size,
+    struct stats_backend_hist *out)
+{
+	return read_kind(STATS_BACKEND_HISTS, id, out, off, size);
 }
 
 bool
@@ -548,7 +548,11 @@ stats_worker_begin(const struct conf *cfg, int slot)
 	if (t == NULL || slot < 0 || slot >= t->slots ||
 	    t->slots != cfg->workers || t->nrules != cfg->nrule_stats ||
 	    t->nbackends != cfg->nbackend_stats) {
-		/* Counted where nobody reads: the code needs no test. */
+		/*
+		 * Counted where nobody reads: the code needs no test.  The
+		 * histograms go to the sinks.
+		 */
+		memset(&stats_here, 0, sizeof(stats_here));
 		stats_here.rules = calloc(cfg->nrule_stats + 1,
 		    sizeof(struct stats_rule));
 		stats_here.backends = calloc(cfg->nbackend_stats + 1,
@@ -565,6 +569,11 @@ stats_worker_begin(const struct conf *cfg, int slot)
 	}
 	stats_here.rules = &t->rules[(size_t)slot * t->nrules];
 	stats_here.backends = &t->backends[(size_t)slot * t->nbackends];
+	stats_here.rule_hists = &t->rule_hists[(size_t)slot * t->nrule_hists];
+	stats_here.backend_hists = &t->backend_hists[(size_t)slot *
+	    t->nbackend_hists];
+	stats_here.rule_hist_row = t->rule_hist_row;
+	stats_here.backend_hist_row = t->backend_hist_row;
 	stats_here.worker = &t->workers[slot];
 	stats_here.worker->pid = (uint64_t)getpid();
 }
@@ -648,43 +657,41 @@ stats_worker_gone(unsigned gen, int slot)
 static void
 fold(struct stats_table *t, struct stats_table *old)
 {
-	static const enum kind	 kinds[] = { RULES, BACKENDS, WORKERS };
 	volatile uint64_t	 sum[WORDS_MAX];
 	volatile uint64_t	*base;
-	const volatile uint64_t	*cols;
-	const int32_t		*map;
-	size_t			 n, words, i, k;
+	const volatile uint64_t	*cols, *old_cols;
+	int32_t			*map, *old_map;
+	size_t			 n, words, old_n, i;
+	unsigned		 k;
 	int64_t			 pid;
 
 	retire_removed(t, old);
 	stats_seq_write_begin(&t->seq);
-	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
-		kind_of(t, kinds[k], &cols, &n, &words, &map);
+	for (k = 0; k < NKINDS; k++) {
+		stats_kind_of(t, k, &cols, &n, &words, &map);
 		for (i = 0; i < n; i++) {
-			if ((pid = prev_id(t, kinds[k], i)) < 0)
+			if ((pid = prev_id(t, k, i)) < 0)
 				continue;
 			memset((void *)sum, 0, sizeof(sum));
-			stats_add_own(old, kinds[k], (size_t)pid, 0, words,
-			    sum);
-			base = kinds[k] == WORKERS ?
+			stats_add_own(old, k, (size_t)pid, 0, words, sum);
+			base = k == WORKERS ?
 			    (volatile uint64_t *)&t->worker_base[i] :
-			    (volatile uint64_t *)cols + ((size_t)t->slots * n +
-			    i) * words;
+			    stats_base_row(t, k, i);
 			/* A slot's pid is its own: not carried. */
-			add_nonzero(base, sum, kinds[k] == WORKERS ?
+			add_nonzero(base, sum, k == WORKERS ?
 			    offsetof(struct stats_worker, pid) /
 			    sizeof(uint64_t) : words);
 		}
 	}
-	/* t's ids now point where old's pointed. */
-	for (i = 0; i < t->nrules; i++)
-		if (t->rule_map[i] >= 0)
-			t->rule_map[i] = old->prev_alive ?
-			    old->rule_map[t->rule_map[i]] : -1;
-	for (i = 0; i < t->nbackends; i++)
-		if (t->backend_map[i] >= 0)
-			t->backend_map[i] = old->prev_alive ?
-			    old->backend_map[t->backend_map[i]] : -1;
+	/* t's rows now point where old's pointed. */
+	for (k = 0; k < STATS_KINDS; k++) {
+		stats_kind_of(t, k, &cols, &n, &words, &map);
+		stats_kind_of(old, k, &old_cols, &old_n, &words, &old_map);
+		for (i = 0; i < n; i++)
+			if (map[i] >= 0)
+				map[i] = old->prev_alive ? old_map[map[i]] :
+				    -1;
+	}
 	if (old->prev_slots < t->prev_slots)
 		t->prev_slots = old->prev_slots;
 	t->prev = old->prev;
@@ -753,8 +760,8 @@ stats_sample(int64_t now_ms)
 	stats_read_begin();
 	stats_seq_write_begin(&t->ring_seq);
 	for (i = 0; i < t->nrules; i++) {
-		/* What the rates need, not the histograms after it. */
-		read_total(t, RULES, i, (volatile uint64_t *)&r, 0,
+		/* What the rates need, not the counters after it. */
+		read_total(t, STATS_RULES, i, (volatile uint64_t *)&r, 0,
 		    SAMPLED_WORDS);
 		smp = &t->ring[i * STATS_RING + t->ring_next];
 		smp->at_ms = now_ms;

@@ -37,7 +37,9 @@ struct conf;
 
 /*
  * What is counted of a rule (a port range counts as one rule).  Only
- * volatile uint64_t counters and struct hist: summed as arrays.
+ * volatile uint64_t counters: summed as arrays.  Its histograms are
+ * apart (struct stats_rule_hist), in the table only for the rules whose
+ * stats_histograms asks: most of a rule's bytes, and of a table's.
  */
 struct stats_rule {
 	volatile uint64_t	accepted;	/* TCP connections taken on */
@@ -72,16 +74,6 @@ struct stats_rule {
 	volatile uint64_t	peek_timeouts;	/* routes: undecided in time */
 	volatile uint64_t	peek_bad;	/* routes: too long undecided,
 						 * or gone before */
-	struct hist		peek;		/* routes: accept to the pick */
-	struct hist		connect;	/* accept to backend connected */
-	struct hist		first_byte;	/* connected to its first byte */
-	struct hist		duration;	/* accept (or session) to close */
-	struct hist		reply;		/* UDP: datagram to its reply */
-	/*
-	 * Last, where the alignment's padding was: an older image's table,
-	 * adopted at an upgrade, keeps its fields where they were (zero
-	 * here).
-	 */
 	volatile uint64_t	resets_client;	/* TCP: ended by the client's
 						 * reset (passed on after the
 						 * bytes before it) */
@@ -119,6 +111,21 @@ struct stats_backend {
 	volatile uint64_t	bytes_in;	/* from clients, to it */
 	volatile uint64_t	bytes_out;	/* from it, to clients */
 	volatile uint64_t	icmp_errors;	/* UDP: unreachable, from it */
+} __attribute__((aligned(64)));
+
+/*
+ * The latency histograms of a rule (or route), and of a backend: only
+ * struct hist, summed as arrays as the counters are.
+ */
+struct stats_rule_hist {
+	struct hist		peek;		/* routes: accept to the pick */
+	struct hist		connect;	/* accept to backend connected */
+	struct hist		first_byte;	/* connected to its first byte */
+	struct hist		duration;	/* accept (or session) to close */
+	struct hist		reply;		/* UDP: datagram to its reply */
+} __attribute__((aligned(64)));
+
+struct stats_backend_hist {
 	struct hist		connect;	/* the connect that succeeded */
 	struct hist		first_byte;
 	struct hist		duration;
@@ -131,15 +138,26 @@ struct stats_worker {
 	volatile uint64_t	pid;		/* the worker's, 0 before */
 } __attribute__((aligned(64)));		/* bumped every loop turn */
 
-/* The counters this worker writes: its slot's column of its table. */
+/*
+ * The counters this worker writes: its slot's column of its table; of
+ * the histograms, the rows of the rules and backends that have them
+ * (hist_row: a rule's or backend's stat id to its row, or -1).
+ */
 struct stats_here {
-	struct stats_rule	*rules;
-	struct stats_backend	*backends;
-	struct stats_worker	*worker;
+	struct stats_rule		*rules;
+	struct stats_backend		*backends;
+	struct stats_rule_hist		*rule_hists;
+	struct stats_backend_hist	*backend_hists;
+	const int32_t			*rule_hist_row;
+	const int32_t			*backend_hist_row;
+	struct stats_worker		*worker;
 };
 extern struct stats_here stats_here;
 extern struct stats_rule stats_sink_rule;
 extern struct stats_backend stats_sink_backend;
+/* Where the histograms nobody asked for go: nobody reads them. */
+extern struct stats_rule_hist stats_sink_rule_hist;
+extern struct stats_backend_hist stats_sink_backend_hist;
 
 /* Rule r's counters in this worker (a sink outside a worker). */
 static inline struct stats_rule *
@@ -155,6 +173,27 @@ stats_backend(const struct backend *b)
 {
 	return stats_here.backends != NULL ? &stats_here.backends[b->stat] :
 	    &stats_sink_backend;
+}
+
+/* Rule r's histograms in this worker (a sink: none asked for). */
+static inline struct stats_rule_hist *
+stats_rule_hist(const struct rule *r)
+{
+	int32_t row = stats_here.rule_hist_row != NULL ?
+	    stats_here.rule_hist_row[r->stat] : -1;
+
+	return row >= 0 ? &stats_here.rule_hists[row] : &stats_sink_rule_hist;
+}
+
+/* Backend b's histograms in this worker (a sink: none asked for). */
+static inline struct stats_backend_hist *
+stats_backend_hist(const struct backend *b)
+{
+	int32_t row = stats_here.backend_hist_row != NULL ?
+	    stats_here.backend_hist_row[b->stat] : -1;
+
+	return row >= 0 ? &stats_here.backend_hists[row] :
+	    &stats_sink_backend_hist;
 }
 
 /* Microseconds on the monotonic clock, for the histograms. */
@@ -222,41 +261,72 @@ void	stats_read_life(struct stats_rule *out);
 void	stats_retire_life(const struct stats_rule *life);
 
 /*
+ * What a table holds of each rule and backend, by kind: a record each
+ * (a struct stats_rule, stats_backend, stats_rule_hist or
+ * stats_backend_hist), by stat id; the histograms only for those that
+ * have them.
+ */
+enum stats_kind {
+	STATS_RULES, STATS_BACKENDS, STATS_RULE_HISTS, STATS_BACKEND_HISTS,
+	STATS_KINDS
+};
+/* The bytes of a record of kind. */
+size_t	stats_record_size(enum stats_kind kind);
+/* Readers: the totals of kind's record of stat id, as those above. */
+bool	stats_read(enum stats_kind kind, unsigned id, void *out);
+/* Room for a record of any kind, aligned as each. */
+union stats_record {
+	struct stats_rule		r;
+	struct stats_backend		b;
+	struct stats_rule_hist		rh;
+	struct stats_backend_hist	bh;
+};
+/*
+ * An upgrade's records of a kind: by_id[id], NULL where none, each
+ * aligned as a union stats_record.
+ */
+struct stats_records {
+	void		**by_id;
+	size_t		  n;
+};
+
+/*
  * After an upgrade, in the new image's first table before any worker
  * starts: what the old image counted of each of old's rules and
- * backends (by their ids; NULL: not described) goes on in the rule and
- * backend of cfg that a reload would map to it (same name, same
- * address), and leaves the retired total, where stats_retire_life put
- * it with the rest.  The gauges are zeroed in rules and backends.
+ * backends (in[kind], by their ids) goes on in the rule and backend of
+ * cfg that a reload would map to it (same name, same address; the
+ * histograms where cfg's has them), and the rules' counters leave the
+ * retired total, where stats_retire_life put them with the rest.  The
+ * gauges are zeroed in the records.
  */
 void	stats_carry(const struct conf *cfg, const struct conf *old,
-	    struct stats_rule *const *rules, size_t nrules,
-	    struct stats_backend *const *backends, size_t nbackends);
+	    const struct stats_records *in);
 
 /*
  * The old image's side of what follows: its table's memfd (-1: none),
- * to cross exec, and the sums of a rule's or backend's own columns in
- * its newest table (not the tables before).  Children keep the memfds:
- * a worker that serves a scrape asks them where the holes are.
+ * to cross exec, and the sums of a record's own columns in its newest
+ * table (not the tables before; false: it has no such record).
+ * Children keep the memfds: a worker that serves a scrape asks them
+ * where the holes are.
  */
 int	stats_table_fd(void);
-bool	stats_read_own(bool rule, unsigned id, void *out, bool adopted);
+bool	stats_read_own(enum stats_kind kind, unsigned id, void *out,
+	    bool adopted);
 
 /*
  * The new image: map the old image's newest table (read-only; 0, or -1
- * if it cannot be read), which its workers go on writing; mark the
- * table stats_carry() wrote to; and once they are all gone, add what
- * they counted after the description (rules[] and backends[] held the
- * own sums then: they are overwritten) as stats_carry() did, into the
- * same table if it is still the newest, else (a reload since) the
- * rules' to the retired total only.  stats_read_own(.., true) reads
- * that mapped table.
+ * if it cannot be read, errno EPROTO for another layout), which its
+ * workers go on writing; mark the table stats_carry() wrote to; and
+ * once they are all gone, add what they counted after the description
+ * (own[kind] held the own sums then: they are overwritten) as
+ * stats_carry() did, into the same table if it is still the newest,
+ * else (a reload since) the rules' counters to the retired total only.
+ * stats_read_own(.., true) reads that mapped table.
  */
 int	stats_adopt(int fd);
 void	stats_carried(void);
 void	stats_adopt_end(const struct conf *cfg, const struct conf *old,
-	    struct stats_rule *const *rules, size_t nrules,
-	    struct stats_backend *const *backends, size_t nbackends);
+	    const struct stats_records *own);
 /*
  * Readers of a part: size bytes at byte off of the totals (whole
  * uint64_t words: a counter, or a struct hist), into the same place of
@@ -267,6 +337,14 @@ bool	stats_read_rule_part(unsigned id, size_t off, size_t size,
     struct stats_rule *out);
 bool	stats_read_backend_part(unsigned id, size_t off, size_t size,
     struct stats_backend *out);
+/*
+ * The same of the histograms of rule or backend stat id (all of them
+ * with size 0): false, out untouched, where there are none.
+ */
+bool	stats_read_rule_hist(unsigned id, size_t off, size_t size,
+    struct stats_rule_hist *out);
+bool	stats_read_backend_hist(unsigned id, size_t off, size_t size,
+    struct stats_backend_hist *out);
 /*
  * Worker: a reload made a newer table, whose workers read this one's
  * counts too; this one's do not read theirs, and must leave readers to

@@ -22,49 +22,92 @@ static struct stats_table	 adopted;
 static void			*adopted_map;
 static struct stats_table	*carried_into;
 
+/* A record's gauges zeroed: what they counted is open in another image. */
+static void
+no_gauges(enum stats_kind kind, void *record)
+{
+	if (kind == STATS_RULES)
+		stats_no_gauges_rule(record);
+	else if (kind == STATS_BACKENDS)
+		((struct stats_backend *)record)->active = 0;
+}
+
+/*
+ * in's records (by the old image's ids) added into t's base rows of the
+ * ids t's maps point at them, where t has such a row (histograms: only
+ * where t keeps them).  carry, the first time: their gauges zeroed, and
+ * the rules' counters taken from the retired total.  Else (what was
+ * counted after the description) each is zeroed once added: what is
+ * left goes to the retired total.
+ */
+static void
+add_records(struct stats_table *t, const struct stats_records *in,
+    bool carry)
+{
+	volatile uint64_t	*base;
+	void			*rec;
+	size_t			 i, ids, words;
+	unsigned		 k;
+	int32_t			 o;
+	int64_t			 row;
+
+	for (k = 0; k < STATS_KINDS; k++) {
+		words = stats_record_size(k) / sizeof(uint64_t);
+		ids = k == STATS_RULES || k == STATS_RULE_HISTS ? t->nrules :
+		    t->nbackends;
+		for (i = 0; i < ids; i++) {
+			o = k == STATS_RULES || k == STATS_RULE_HISTS ?
+			    t->rule_map[i] : t->backend_map[i];
+			if (o < 0 || (size_t)o >= in[k].n ||
+			    (rec = in[k].by_id[o]) == NULL ||
+			    (row = stats_row(t, k, i)) < 0)
+				continue;
+			base = stats_base_row(t, k, (size_t)row);
+			if (carry)
+				no_gauges(k, rec);
+			stats_add_words(base, rec, words);
+			if (carry && k == STATS_RULES)
+				stats_sub_words((volatile uint64_t *)
+				    stats_retired(), rec, words);
+			if (!carry)
+				memset(rec, 0, words * sizeof(uint64_t));
+		}
+	}
+}
+
 void
 stats_carry(const struct conf *cfg, const struct conf *old,
-    struct stats_rule *const *rules, size_t nrules,
-    struct stats_backend *const *backends, size_t nbackends)
+    const struct stats_records *in)
 {
-	struct stats_table	*t = stats_table_current();
-	size_t			 i, base;
-	int32_t			 o;
+	struct stats_table *t = stats_table_current();
 
 	if (t == NULL || t->prev != NULL)
 		return;		/* the first table only, before workers */
 	stats_map_ids(t, cfg, old);
-	for (i = 0, base = (size_t)t->slots * t->nrules; i < t->nrules; i++)
-		if ((o = t->rule_map[i]) >= 0 && (size_t)o < nrules &&
-		    rules[o] != NULL) {
-			stats_no_gauges_rule(rules[o]);
-			stats_add_words((volatile uint64_t *)
-			    &t->rules[base + i], (const volatile uint64_t *)
-			    rules[o], WORDS(struct stats_rule));
-			stats_sub_words((volatile uint64_t *)stats_retired(),
-			    (const volatile uint64_t *)rules[o],
-			    WORDS(struct stats_rule));
-		}
-	for (i = 0, base = (size_t)t->slots * t->nbackends; i < t->nbackends;
-	    i++)
-		if ((o = t->backend_map[i]) >= 0 && (size_t)o < nbackends &&
-		    backends[o] != NULL) {
-			backends[o]->active = 0;
-			stats_add_words((volatile uint64_t *)
-			    &t->backends[base + i], (const volatile uint64_t *)
-			    backends[o], WORDS(struct stats_backend));
-		}
+	add_records(t, in, true);
 	/* No table before: readers never look at the maps. */
 	stats_map_ids(t, cfg, NULL);
 }
 
-/* p, a pointer of the old image's into its table at from, made ours. */
-static void *
-rebase(const void *p, const char *from, char *to, size_t size, size_t len)
+/*
+ * Whether the old image's table t (its header copied into ours) was laid
+ * out at from as ours would be at to: our layout, in the file's size.
+ */
+static bool
+same_layout(const struct stats_table *t, const char *from, char *to,
+    size_t size)
 {
-	size_t off = (size_t)((const char *)p - from);
-
-	return off <= size && len <= size - off ? to + off : NULL;
+	if (t->layout != STATS_LAYOUT || t->slots <= 0 || t->slots > 4096 ||
+	    t->nrules > size || t->nbackends > size ||
+	    t->nrule_hists > t->nrules || t->nbackend_hists > t->nbackends ||
+	    t->size != size)
+		return false;
+	adopted = *t;
+	return stats_lay_out(&adopted, to) <= size &&
+	    (const char *)t->rules - from == (char *)adopted.rules - to &&
+	    (const char *)t->backend_hists - from ==
+	    (char *)adopted.backend_hists - to &&
+	    (const char *)t->ring - from == (char *)adopted.ring - to;
 }
 
 int
@@ -72,9 +115,8 @@ stats_adopt(int fd)
 {
 	const struct stats_table *t;
 	struct stat               st;
-	const char               *from;
 	char                     *p;
-	size_t                    size, nr, nb, slots;
+	size_t                    size;
 
 	if (fstat(fd, &st) == -1 || st.st_size < (off_t)sizeof(*t) ||
 	    (p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd,
@@ -82,49 +124,40 @@ stats_adopt(int fd)
 		return -1;
 	t = (const void *)p;
 	size = (size_t)st.st_size;
-	adopted = *t;
-	adopted.shm = NULL;	/* the old image's pointer: every page read */
-	nr = t->nrules;
-	nb = t->nbackends;
-	slots = t->slots > 0 && t->slots <= 4096 ? (size_t)t->slots : 0;
-	/* Where the old image had it: its maps follow the header. */
-	from = (const char *)t->rule_map - stats_align_up(sizeof(*t));
-	adopted.rules = rebase(t->rules, from, p, size, (slots + 1) * nr *
-	    sizeof(struct stats_rule));
-	adopted.backends = rebase(t->backends, from, p, size, (slots + 1) *
-	    nb * sizeof(struct stats_backend));
-	adopted.prev = NULL;
-	adopted.prev_alive = 0;
 	/*
-	 * Counters of another size (an image before fields were added):
-	 * its rules' stride is not ours, and the backends say so.
+	 * Another layout (an image of another version: an older one's
+	 * header is shorter, without our mark) is not read.  Its maps
+	 * follow the header where the old image had it.
 	 */
-	if (t->size != size || slots == 0 || nr > size || nb > size ||
-	    adopted.rules == NULL || adopted.backends == NULL ||
-	    (size_t)((const char *)t->backends - (const char *)t->rules) !=
-	    stats_align_up((slots + 1) * nr * sizeof(struct stats_rule))) {
-		munmap(p, size);	/* another layout: not read */
+	if (!same_layout(t, (const char *)t->rule_map -
+	    stats_align_up(sizeof(*t)), p, size)) {
+		munmap(p, size);
 		errno = EPROTO;		/* told as such by the caller */
 		return -1;
 	}
+	adopted.shm = NULL;	/* the old image's pointer: every page read */
+	adopted.prev = NULL;
+	adopted.prev_alive = 0;
 	adopted_map = p;
 	return 0;
 }
 
 bool
-stats_read_own(bool rule, unsigned id, void *out, bool adopted_table)
+stats_read_own(enum stats_kind kind, unsigned id, void *out,
+    bool adopted_table)
 {
 	const struct stats_table *t = adopted_table ? &adopted :
 	    stats_table_current();
-	size_t                    words = rule ? WORDS(struct stats_rule) :
-	    WORDS(struct stats_backend);
+	size_t                    words = stats_record_size(kind) /
+	    sizeof(uint64_t);
+	int64_t                   row;
 
 	if (t == NULL || (adopted_table && adopted_map == NULL) ||
-	    id >= (rule ? t->nrules : t->nbackends))
+	    (row = stats_row(t, kind, id)) < 0)
 		return false;
 	/* No fold runs meanwhile: folds are the reading master's. */
 	memset(out, 0, words * sizeof(uint64_t));
-	stats_add_own(t, rule ? RULES : BACKENDS, id, 0, words, out);
+	stats_add_own(t, kind, (size_t)row, 0, words, out);
 	return true;
 }
 
@@ -134,70 +167,58 @@ stats_carried(void)
 	carried_into = stats_table_current();
 }
 
+/*
+ * What the old image's table counted of kind's id since the
+ * description, whose own sums were at *rec, into *rec, its gauges
+ * zeroed (false: not there to read).
+ */
+static bool
+since_description(enum stats_kind kind, unsigned id, void *rec)
+{
+	union stats_record	now;
+	size_t			words = stats_record_size(kind) /
+	    sizeof(uint64_t);
+
+	if (!stats_read_own(kind, id, &now, true))
+		return false;
+	stats_sub_words((volatile uint64_t *)&now, rec, words);
+	no_gauges(kind, &now);
+	memcpy(rec, &now, words * sizeof(uint64_t));
+	return true;
+}
+
 void
 stats_adopt_end(const struct conf *cfg, const struct conf *old,
-    struct stats_rule *const *rules, size_t nrules,
-    struct stats_backend *const *backends, size_t nbackends)
+    const struct stats_records *own)
 {
-	struct stats_rule	 r;
-	struct stats_backend	 b;
 	struct stats_table	*t = stats_table_current();
-	size_t			 i, base;
-	int32_t			 o;
+	size_t			 i;
+	unsigned		 k;
 	bool			 ours = t != NULL && t == carried_into &&
 	    adopted_map != NULL;
 
 	if (adopted_map == NULL)
 		return;
 	/* Since the description: the counts made after it. */
-	for (i = 0; i < nrules; i++)
-		if (rules[i] != NULL && stats_read_own(true, (unsigned)i, &r,
-		    true)) {
-			stats_sub_words((volatile uint64_t *)&r,
-			    (const volatile uint64_t *)rules[i],
-			    WORDS(struct stats_rule));
-			stats_no_gauges_rule(&r);
-			*rules[i] = r;
-		}
-	for (i = 0; i < nbackends; i++)
-		if (backends[i] != NULL && stats_read_own(false, (unsigned)i,
-		    &b, true)) {
-			stats_sub_words((volatile uint64_t *)&b,
-			    (const volatile uint64_t *)backends[i],
-			    WORDS(struct stats_backend));
-			b.active = 0;
-			*backends[i] = b;
-		}
+	for (k = 0; k < STATS_KINDS; k++)
+		for (i = 0; i < own[k].n; i++)
+			if (own[k].by_id[i] != NULL &&
+			    !since_description(k, (unsigned)i, own[k].by_id[i]))
+				memset(own[k].by_id[i], 0,
+				    stats_record_size(k));
 	munmap(adopted_map, adopted.size);
 	adopted_map = NULL;
 	if (ours) {
 		stats_seq_write_begin(&t->seq);
 		stats_map_ids(t, cfg, old);
-		for (i = 0, base = (size_t)t->slots * t->nrules;
-		    i < t->nrules; i++)
-			if ((o = t->rule_map[i]) >= 0 && (size_t)o < nrules &&
-			    rules[o] != NULL) {
-				stats_add_words((volatile uint64_t *)
-				    &t->rules[base + i], (const volatile
-				    uint64_t *)rules[o],
-				    WORDS(struct stats_rule));
-				memset(rules[o], 0, sizeof(*rules[o]));
-			}
-		for (i = 0, base = (size_t)t->slots * t->nbackends;
-		    i < t->nbackends; i++)
-			if ((o = t->backend_map[i]) >= 0 &&
-			    (size_t)o < nbackends && backends[o] != NULL)
-				stats_add_words((volatile uint64_t *)
-				    &t->backends[base + i], (const volatile
-				    uint64_t *)backends[o],
-				    WORDS(struct stats_backend));
+		add_records(t, own, false);
 		stats_map_ids(t, cfg, NULL);
 		stats_seq_write_end(&t->seq);
 	}
 	/* Rules gone, or a reload since: for the last line only. */
-	for (i = 0; i < nrules; i++)
-		if (rules[i] != NULL)
+	for (i = 0; i < own[STATS_RULES].n; i++)
+		if (own[STATS_RULES].by_id[i] != NULL)
 			stats_add_words((volatile uint64_t *)stats_retired(),
-			    (const volatile uint64_t *)rules[i],
+			    own[STATS_RULES].by_id[i],
 			    WORDS(struct stats_rule));
 }

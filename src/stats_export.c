@@ -138,9 +138,17 @@ backend_label(const struct backend *b, unsigned ports, char *buf, size_t len)
 		    sockaddr *)&b->addr.ss) + ports - 1);
 }
 
+/* Whether the size bytes from off in a view are in the len from at. */
+static bool
+within(size_t off, size_t size, size_t at, size_t len)
+{
+	return off >= at && off + size <= at + len;
+}
+
 /*
  * Read backend b of rule r into v: its label and health, and of its
- * counters size bytes from off in v (all of them with size 0).
+ * counters and histograms size bytes from off in v (all of them with
+ * size 0).
  */
 void
 stream_view_backend(struct view_backend *v, const struct stats_stream *s,
@@ -148,16 +156,22 @@ stream_view_backend(struct view_backend *v, const struct stats_stream *s,
 {
 	const struct health_cell	*c = health_cell(b->id);
 	const size_t			 st = offsetof(struct view_backend, st);
+	const size_t			 h = offsetof(struct view_backend, h);
 
 	v->rule = r;
 	v->b = b;
 	backend_label(b, ports_of(r), v->label, sizeof(v->label));
 	if (size == 0) {
 		memset(&v->st, 0, sizeof(v->st));
+		memset(&v->h, 0, sizeof(v->h));
 		(void)stats_read_backend(b->stat, &v->st);
-	} else if (off >= st && off + size <= st + sizeof(v->st)) {
+		(void)stats_read_backend_hist(b->stat, 0, 0, &v->h);
+	} else if (within(off, size, st, sizeof(v->st))) {
 		memset((char *)v + off, 0, size);
 		(void)stats_read_backend_part(b->stat, off - st, size, &v->st);
+	} else if (within(off, size, h, sizeof(v->h))) {
+		memset((char *)v + off, 0, size);
+		(void)stats_read_backend_hist(b->stat, off - h, size, &v->h);
 	}
 	v->up = health_state(b, s->now) == HEALTH_UP;
 	v->changes = c != NULL ? c->changes : 0;
@@ -172,15 +186,21 @@ stream_view_rule(struct view_rule *v, const struct rule *r, size_t off,
     size_t size)
 {
 	const size_t st = offsetof(struct view_rule, st);
+	const size_t h = offsetof(struct view_rule, h);
 
 	v->rule = r;
 	if (size == 0) {
 		memset(&v->st, 0, sizeof(v->st));
+		memset(&v->h, 0, sizeof(v->h));
 		(void)stats_read_rule(r->stat, &v->st);
+		(void)stats_read_rule_hist(r->stat, 0, 0, &v->h);
 		stats_read_rates(r->stat, &v->rates);
-	} else {
+	} else if (within(off, size, st, sizeof(v->st))) {
 		memset((char *)v + off, 0, size);
 		(void)stats_read_rule_part(r->stat, off - st, size, &v->st);
+	} else if (within(off, size, h, sizeof(v->h))) {
+		memset((char *)v + off, 0, size);
+		(void)stats_read_rule_hist(r->stat, off - h, size, &v->h);
 	}
 }
 
@@ -248,32 +268,32 @@ stream_next_family(struct stats_stream *s, size_t n)
 const struct hist_family stats_rule_hists[] = {
 	{ "ferryd_rule_connect_seconds", "From accepting a connection to "
 	    "its backend connected, failovers included.",
-	    offsetof(struct view_rule, st.connect) },
+	    offsetof(struct view_rule, h.connect) },
 	{ "ferryd_rule_first_byte_seconds", "From the backend connected to "
-	    "its first byte.", offsetof(struct view_rule, st.first_byte) },
+	    "its first byte.", offsetof(struct view_rule, h.first_byte) },
 	{ "ferryd_rule_duration_seconds", "How long connections and UDP "
-	    "sessions lasted.", offsetof(struct view_rule, st.duration) },
+	    "sessions lasted.", offsetof(struct view_rule, h.duration) },
 	{ "ferryd_rule_udp_reply_seconds", "From a client's datagram to the "
 	    "backend's first reply after it.", offsetof(struct view_rule,
-	    st.reply) },
+	    h.reply) },
 	{ "ferryd_rule_peek_seconds", "Rules with routes: from accepting a "
 	    "connection to the route its first bytes picked.",
-	    offsetof(struct view_rule, st.peek) },
+	    offsetof(struct view_rule, h.peek) },
 };
 
 const struct hist_family stats_backend_hists[] = {
 	{ "ferryd_backend_connect_seconds", "How long the connects to the "
 	    "backend that succeeded took.", offsetof(struct view_backend,
-	    st.connect) },
+	    h.connect) },
 	{ "ferryd_backend_first_byte_seconds", "From connected to the "
 	    "backend's first byte.", offsetof(struct view_backend,
-	    st.first_byte) },
+	    h.first_byte) },
 	{ "ferryd_backend_duration_seconds", "How long connections and UDP "
 	    "sessions to the backend lasted.", offsetof(struct view_backend,
-	    st.duration) },
+	    h.duration) },
 	{ "ferryd_backend_udp_reply_seconds", "From a client's datagram to "
 	    "the backend's first reply after it.",
-	    offsetof(struct view_backend, st.reply) },
+	    offsetof(struct view_backend, h.reply) },
 };
 
 uint64_t
@@ -406,17 +426,22 @@ json_routes(struct text *t, const struct view_rule *vr)
 {
 	const struct rule	*r = vr->rule;
 	struct stats_rule	 rs;
+	struct stats_rule_hist	 rh;
 	size_t			 i;
 
 	text_put(t, ",\"peek\":{\"unmatched\":%llu,\"timeouts\":%llu,"
 	    "\"errors\":%llu,", (unsigned long long)vr->st.unmatched,
 	    (unsigned long long)vr->st.peek_timeouts,
 	    (unsigned long long)vr->st.peek_bad);
-	put_json_hist(t, "latency", &vr->st.peek);
+	put_json_hist(t, "latency", &vr->h.peek);
 	text_put(t, "},\"routes\":[");
 	for (i = 0; i < r->nroutes; i++) {
 		memset(&rs, 0, sizeof(rs));
+		memset(&rh.peek, 0, sizeof(rh.peek));
 		(void)stats_read_rule(r->routes[i].dest.stat, &rs);
+		(void)stats_read_rule_hist(r->routes[i].dest.stat,
+		    offsetof(struct stats_rule_hist, peek), sizeof(rh.peek),
+		    &rh);
 		text_put(t, "%s{\"name\":", i > 0 ? "," : "");
 		put_json_string(t, r->routes[i].name);
 		text_put(t, ",\"connections\":%llu,\"datagrams_in\":%llu,"
@@ -428,7 +453,7 @@ json_routes(struct text *t, const struct view_rule *vr)
 		    (unsigned long long)rs.peek_timeouts,
 		    (unsigned long long)rs.quic_undecryptable,
 		    (unsigned long long)rs.quic_unread);
-		put_json_hist(t, "peek", &rs.peek);
+		put_json_hist(t, "peek", &rh.peek);
 		text_put(t, "}");
 	}
 	text_put(t, "]");
@@ -599,8 +624,8 @@ table_rule(struct text *t, const struct view_rule *vr)
 	char			 a[24], b[24], c[24], d[24];
 	bool			 udp = vr->rule->protocol == RULE_UDP;
 
-	lat = udp && vr->rule->connect_protocol == RULE_UDP ? &vr->st.reply :
-	    &vr->st.connect;
+	lat = udp && vr->rule->connect_protocol == RULE_UDP ? &vr->h.reply :
+	    &vr->h.connect;
 	text_put(t, "%-24s %-5s %8llu %8s %8s %9llu %8s %8s\n",
 	    vr->rule->name, udp ? "udp" : "tcp",
 	    (unsigned long long)(udp ? vr->st.active_sessions :
@@ -622,8 +647,8 @@ table_backend(struct text *t, const struct view_backend *vb)
 	char			 c[24], d[24], name[ADDR_STRLEN + RULE_NAME_MAX + 2];
 	bool			 udp = vb->rule->protocol == RULE_UDP;
 
-	lat = udp && vb->rule->connect_protocol == RULE_UDP ? &vb->st.reply :
-	    &vb->st.connect;
+	lat = udp && vb->rule->connect_protocol == RULE_UDP ? &vb->h.reply :
+	    &vb->h.connect;
 	/* A route's backend: ROUTE/ADDRESS, as the control socket says. */
 	snprintf(name, sizeof(name), "%s%s%s", vb->b->route != NULL ?
 	    vb->b->route : "", vb->b->route != NULL ? "/" : "", vb->label);

@@ -1,7 +1,7 @@
 /*
- * stats_int.h - what stats.c shares with stats_adopt.c (a binary
- * upgrade's counters), not for the rest: the table's layout and the
- * helpers that read and fold it.
+ * stats_int.h - what stats.c shares with stats_table.c (a table's
+ * shape) and stats_adopt.c (a binary upgrade's counters), not for the
+ * rest: the table's layout and the helpers that read and fold it.
  */
 #ifndef FERRYD_STATS_INT_H
 #define FERRYD_STATS_INT_H
@@ -55,20 +55,69 @@ struct stats_table {
 	struct stats_worker	*worker_base;	/* slots */
 	struct stats_rule	*rules;		/* (slots + 1) x nrules */
 	struct stats_backend	*backends;	/* (slots + 1) x nbackends */
+	/*
+	 * The histograms, of the rules and backends that have them: a row
+	 * each (*_hist_row: id -> row, or -1), whose map says which row of
+	 * prev's it goes on from.
+	 */
+	size_t			 nrule_hists, nbackend_hists;
+	int32_t			*rule_hist_row;		/* nrules */
+	int32_t			*backend_hist_row;	/* nbackends */
+	int32_t			*rule_hist_map;		/* row -> prev's */
+	int32_t			*backend_hist_map;
+	struct stats_rule_hist	*rule_hists;	/* (slots + 1) x rows */
+	struct stats_backend_hist *backend_hists;
 	/* The master's samples for rates: ring[id * STATS_RING + i]. */
 	struct stats_sample	*ring;
 	volatile uint64_t	 ring_seq;	/* odd while it writes */
 	volatile unsigned	 ring_next;	/* the slot written next */
 	volatile unsigned	 ring_count;	/* samples so far, at most
 						 * STATS_RING */
+	uint64_t		 layout;	/* STATS_LAYOUT */
 };
 
-/* The kinds of counters, for the code that reads and folds them all. */
-enum kind { RULES, BACKENDS, WORKERS };
+/*
+ * This layout's mark, last in the header, for an upgrade: an older
+ * image's table (its histograms in every rule's counters, its header
+ * shorter) has no such word there.
+ */
+#define STATS_LAYOUT	UINT64_C(0x6665727279643202)	/* "ferryd2", 2 */
+
+/*
+ * The kinds of counters, for the code that reads and folds them all:
+ * stats.h's, and the workers'.
+ */
+#define WORKERS		STATS_KINDS
+#define NKINDS		(STATS_KINDS + 1)
 
 #define WORDS(type)	(sizeof(type) / sizeof(uint64_t))
 /* The largest kind, for buffers of any. */
-#define WORDS_MAX	WORDS(struct stats_rule)
+#define WORDS_MAX	WORDS(struct stats_rule_hist)
+
+/*
+ * Lay t's parts out from base, from its slots and counts of rules,
+ * backends and rows of histograms (base NULL: only measure): the
+ * mapping's size.
+ */
+size_t	stats_lay_out(struct stats_table *t, char *base);
+/*
+ * Where kind's counters of t are: their columns, how many rows a column
+ * has, their size in words, and the map of t's rows to prev's (NULL:
+ * the same row).
+ */
+void	stats_kind_of(const struct stats_table *t, unsigned kind,
+    const volatile uint64_t **cols, size_t *n, size_t *words,
+    int32_t **map);
+/* Map t's rows of histograms to prev's (NULL: none), by t's maps. */
+void	stats_map_hist_rows(struct stats_table *t,
+    const struct stats_table *prev);
+/* The row of t that holds kind's record of stat id, or -1. */
+int64_t	stats_row(const struct stats_table *t, enum stats_kind kind,
+    size_t id);
+
+/* The master's base column of t: its row of kind. */
+volatile uint64_t *stats_base_row(struct stats_table *t,
+    enum stats_kind kind, size_t row);
 
 /* The newest table, and the master's retired total. */
 struct stats_table *stats_table_current(void);
@@ -84,7 +133,7 @@ size_t	stats_align_up(size_t n);
 void	stats_map_ids(struct stats_table *t, const struct conf *cfg,
     const struct conf *old);
 /* t's own columns of kind for id, words first.. added to out. */
-void	stats_add_own(const struct stats_table *t, enum kind kind, size_t id,
+void	stats_add_own(const struct stats_table *t, unsigned kind, size_t id,
     size_t first, size_t count, volatile uint64_t *out);
 void	stats_no_gauges_rule(struct stats_rule *r);
 /* A reader's start; the master's start and end of a change. */

@@ -227,7 +227,8 @@ static const struct family route_families[] = {
 
 static const struct hist_family route_hists[] = {
 	{ "ferryd_route_peek_seconds", "From accepting a connection to "
-	    "the route its first bytes picked.", RULE_AT(peek) },
+	    "the route its first bytes picked.",
+	    offsetof(struct view_rule, h.peek) },
 };
 
 static const struct family backend_families[] = {

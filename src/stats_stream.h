@@ -27,6 +27,7 @@ struct text {
 struct view_rule {
 	const struct rule	*rule;
 	struct stats_rule	 st;
+	struct stats_rule_hist	 h;	/* zeros where it has none */
 	struct stats_rates	 rates;
 };
 
@@ -36,6 +37,7 @@ struct view_backend {
 	const struct backend	*b;
 	char			 label[ADDR_STRLEN + 8];
 	struct stats_backend	 st;
+	struct stats_backend_hist h;		/* zeros where it has none */
 	uint64_t		 up;		/* 1 or 0 */
 	uint64_t		 changes;
 	uint64_t		 changed;	/* wall clock s; 0: never */

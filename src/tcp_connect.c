@@ -239,7 +239,8 @@ tcp_connect_succeeded(struct tcp_connect *tc, const struct rule *rule,
 	tc->connected = true;
 	st->opened++;
 	st->active++;
-	hist_add(&st->connect, (uint64_t)(now_us - tc->attempt_us));
+	hist_add(&stats_backend_hist(tc->backend)->connect,
+	    (uint64_t)(now_us - tc->attempt_us));
 }
 
 int

@@ -151,13 +151,13 @@ session_count_end(const struct tcp_session *ss)
 	sr->active--;
 	sr->bytes_in += r->dir[TCP_CLIENT].bytes;
 	sr->bytes_out += r->dir[TCP_BACKEND].bytes;
-	hist_add(&sr->duration, us);
+	hist_add(&stats_rule_hist(ss->rule)->duration, us);
 	if (!ss->connect.connected)
 		return;
 	sb = stats_backend(ss->connect.backend);
 	sb->bytes_in += r->dir[TCP_CLIENT].bytes;
 	sb->bytes_out += r->dir[TCP_BACKEND].bytes;
-	hist_add(&sb->duration, us);
+	hist_add(&stats_backend_hist(ss->connect.backend)->duration, us);
 }
 
 /* The backend's first byte reached the relay: how long it took. */
@@ -168,8 +168,8 @@ session_first_byte(struct tcp_session *ss)
 	    ss->accepted_us) - ss->connect_us;
 
 	ss->first_byte_us = time_kept(us);
-	hist_add(&stats_rule(ss->rule)->first_byte, us);
-	hist_add(&stats_backend(ss->connect.backend)->first_byte, us);
+	hist_add(&stats_rule_hist(ss->rule)->first_byte, us);
+	hist_add(&stats_backend_hist(ss->connect.backend)->first_byte, us);
 }
 
 /* How many clients of rule wait in ts's queue. */
@@ -474,7 +474,7 @@ session_connect_done(struct tcp_session *ss, int events)
 	now_us = event_now_us(ts->env.loop);
 	tcp_connect_succeeded(&ss->connect, ss->dest, now_us);
 	ss->connect_us = time_kept((uint64_t)(now_us - ss->accepted_us));
-	hist_add(&stats_rule(ss->rule)->connect, ss->connect_us);
+	hist_add(&stats_rule_hist(ss->rule)->connect, ss->connect_us);
 	tcp_relay_connected(r, now, reset);
 	/* sslh's line: its connection is made. */
 	if (!ss->dest->no_access_log)

@@ -72,8 +72,8 @@ session_route(struct tcp_session *ss, const struct route *rt, int events,
 			return;
 		}
 	}
-	hist_add(&stats_rule(ss->rule)->peek, us);
-	hist_add(&stats_rule(ss->dest)->peek, us);
+	hist_add(&stats_rule_hist(ss->rule)->peek, us);
+	hist_add(&stats_rule_hist(ss->dest)->peek, us);
 	stats_rule(ss->dest)->routed++;
 	/* On failure, session_end gives the peek's state back. */
 	tcp_relay_note(&ss->relay, TCP_CLIENT, events);

@@ -126,14 +126,14 @@ conn_count_end(const struct conn *c, int64_t now)
 	sr->active--;
 	sr->bytes_in += c->bytes_in;
 	sr->bytes_out += c->bytes_out;
-	hist_add(&sr->duration, us);
+	hist_add(&stats_rule_hist(c->rule)->duration, us);
 	if (c->bfd == -1)
 		return;
 	sb = stats_backend(c->backend);
 	sb->active--;
 	sb->bytes_in += c->bytes_in;
 	sb->bytes_out += c->bytes_out;
-	hist_add(&sb->duration, us);
+	hist_add(&stats_backend_hist(c->backend)->duration, us);
 }
 
 static void

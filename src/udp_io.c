@@ -58,14 +58,12 @@ udp_io_dropped(const struct rule *rule, uint64_t n)
 void
 udp_io_count_end(const struct udp_session *s, int64_t now)
 {
-	struct stats_rule	*sr = stats_rule(s->rule);
-	struct stats_backend	*sb;
-	uint64_t		 us = stats_elapsed_us(s->started, now);
+	uint64_t us = stats_elapsed_us(s->started, now);
 
-	hist_add(&sr->duration, us);
-	if ((sb = udp_io_stats_backend(s)) != NULL && (s->stream == NULL ||
+	hist_add(&stats_rule_hist(s->rule)->duration, us);
+	if (udp_io_stats_backend(s) != NULL && (s->stream == NULL ||
 	    s->stream->connect.connected))
-		hist_add(&sb->duration, us);
+		hist_add(&stats_backend_hist(s->backend)->duration, us);
 }
 
 #ifdef UDP_SEGMENT
@@ -459,9 +457,10 @@ udp_io_reply(struct udp_session *s, const struct iovec *iov,
 	if (s->asked_us != 0) {
 		/* The first reply since the client's datagram. */
 		us_since = (uint64_t)(stats_now_us() - s->asked_us);
-		hist_add(&stats_rule(s->rule)->reply, us_since);
+		hist_add(&stats_rule_hist(s->rule)->reply, us_since);
 		if (s->backend != NULL && !s->stranger)
-			hist_add(&stats_backend(s->backend)->reply, us_since);
+			hist_add(&stats_backend_hist(s->backend)->reply,
+			    us_since);
 		s->asked_us = 0;
 	}
 	memset(out, 0, (size_t)n * sizeof(out[0]));

@@ -5,7 +5,9 @@
  * quantiles and seconds are written exactly; and the shared tables keep
  * counters monotonic across a worker that dies and across reloads, with
  * a table read while its generation drains and folded once it is gone;
- * the whole life's totals keep what rules a reload removed counted.
+ * the whole life's totals keep what rules a reload removed counted;
+ * histograms have rows only for the rules that ask (the others' go to
+ * a sink nobody reads), and go on across a reload and its fold.
  */
 #include "ferryd.h"
 
@@ -196,6 +198,65 @@ test_tables(void)
 	conf_free(c);
 }
 
+/* Rule stat id's connect histogram's count now, or -1 without one. */
+static int64_t
+connects(unsigned id)
+{
+	struct stats_rule_hist h;
+
+	memset(&h, 0, sizeof(h));
+	return stats_read_rule_hist(id, 0, 0, &h) ?
+	    (int64_t)hist_count(&h.connect) : -1;
+}
+
+static void
+test_hists(void)
+{
+	struct conf	*a, *b;
+	char		 path[1024];
+
+	a = load_good("h1.conf", "workers = 1;\nrules = (\n"
+	    " { name = \"hot\"; listen = \"127.0.0.1:18000\"; connect = "
+	    "\"127.0.0.1:18081\"; stats_histograms = true; },\n"
+	    " { name = \"cold\"; listen = \"127.0.0.1:18001\"; connect = "
+	    "\"127.0.0.1:18082\"; } );\n", path, sizeof(path),
+	    "a rule with histograms, one without");
+	/* The next one asks for every rule's; cold comes first. */
+	b = load_good("h2.conf", "workers = 1;\nstats_histograms = true;\n"
+	    "rules = (\n { name = \"cold\"; listen = \"127.0.0.1:18001\"; "
+	    "connect = \"127.0.0.1:18082\"; },\n { name = \"hot\"; listen "
+	    "= \"127.0.0.1:18000\"; connect = \"127.0.0.1:18081\"; } );\n",
+	    path, sizeof(path), "every rule's histograms");
+	if (a == NULL || b == NULL)
+		return;
+	check(stats_table_new(a, NULL, 4) == 0, "a table for generation 4");
+	gen_alive[4] = true;
+	stats_worker_begin(a, 0);
+	hist_add(&stats_rule_hist(&a->rules[0])->connect, 100);
+	hist_add(&stats_rule_hist(&a->rules[0])->connect, 200);
+	check(stats_rule_hist(&a->rules[1]) == &stats_sink_rule_hist &&
+	    stats_backend_hist(&a->rules[1].upstream.backends[0]) ==
+	    &stats_sink_backend_hist, "cold's histograms go to the sinks");
+	check(connects(0) == 2 && connects(1) == -1, "hot has its 2 "
+	    "connects (%lld), cold no histogram (%lld)",
+	    (long long)connects(0), (long long)connects(1));
+	check(stats_table_new(b, a, 5) == 0, "a table for generation 5");
+	gen_alive[5] = true;
+	stats_worker_begin(b, 0);
+	hist_add(&stats_rule_hist(&b->rules[1])->connect, 300);
+	hist_add(&stats_rule_hist(&b->rules[0])->connect, 300);
+	check(connects(1) == 3 && connects(0) == 1, "after the reload hot "
+	    "reads its old connects too (%lld), cold has its row (%lld)",
+	    (long long)connects(1), (long long)connects(0));
+	stats_worker_gone(4, 0);
+	gen_alive[4] = false;
+	stats_settle(alive, NULL);
+	check(connects(1) == 3 && connects(0) == 1, "and once folded: "
+	    "%lld, %lld", (long long)connects(1), (long long)connects(0));
+	conf_free(a);
+	conf_free(b);
+}
+
 /* Shared memory whose holes a reader skips: what it reads, what it sees. */
 static void
 test_shm(void)
@@ -259,6 +320,7 @@ main(void)
 	test_quantiles();
 	test_shm();
 	test_tables();
+	test_hists();
 	remove_tmpdir();
 	return test_summary();
 }
