@@ -13,11 +13,14 @@ bench/run calls this with a subcommand; standard library only.
   sockperf FILE        sockperf --full-rtt output -> "P50 P99" (us)
   pingpong FILE        benchkit pingpong output -> "P50 P99" (us)
   wrk FILE             wrk output -> "REQ_PER_S REQUESTS ERRORS"
+  http_bytes HOST PORT PATH
+                       the length of the body of GET PATH
   report DIR OUTDIR [SUMMARY]
                        raw figures in DIR -> table on stdout, OUTDIR/*.tsv,
                        OUTDIR/*.svg, OUTDIR/SUMMARY (summary.txt)
 """
 
+import http.client
 import json
 import os
 import re
@@ -84,6 +87,16 @@ METRICS = [
     ("mux_lost", "mux lost%", "Connections lost on the shared port (closed "
      "before the backend's answer, misrouted, refused, unanswered)",
      "%", "low", "{:.2f}"),
+    ("udp_flow_loss", "flow loss%", "One UDP flow of 64-byte datagrams at "
+     "78,000 a second: datagrams lost", "%", "low", "{:.2f}"),
+    ("reload_5k", "reload s", "Reload of 5,000 TCP rules: ferryd -s reload "
+     "answered; nginx: SIGHUP to its old workers gone", "s", "low",
+     "{:.3f}"),
+    ("reload_5k_new", "reload new", "Reload of 5,000 TCP rules: ferryd -s "
+     "reload answered; nginx: SIGHUP to its new workers running", "s",
+     "low", "{:.3f}"),
+    ("scrape_bytes", "scrape B", "One scrape of /metrics with 5,000 idle "
+     "rules", "bytes", "low", "{:.0f}"),
 ]
 METRIC = {m[0]: m for m in METRICS}
 
@@ -230,6 +243,20 @@ def cmd_wrk(path):
     if e:
         errors += int(e.group(1))
     print("%s %s %d" % (m.group(1), n.group(1) if n else "0", errors))
+
+
+def cmd_http_bytes(host, port, path):
+    """A Prometheus scrape's size: the body, whatever its framing."""
+    try:
+        c = http.client.HTTPConnection(host, int(port), timeout=60)
+        c.request("GET", path)
+        r = c.getresponse()
+        body = r.read()
+    except (OSError, http.client.HTTPException) as e:
+        die("GET %s: %s" % (path, e))
+    if r.status != 200:
+        die("GET %s: status %d" % (path, r.status))
+    print(len(body))
 
 
 # ---------------------------------------------------------------- report
@@ -386,6 +413,8 @@ TARGETS = [
 
 def target_lines(data):
     out = []
+    if not any(t[0] in data.metrics for t in TARGETS):
+        return out
     for fpeer in data.ferryds():
         out.append("%s vs the best other forwarder of each run (median of "
                    "the per-run ratios; \"vs\" gives the median of the "
@@ -472,39 +501,92 @@ PERF_GOALS = [
 ]
 
 
-def perf_goal_lines(data):
-    """Issue 28's goals as ratios of one run each (the median of the
-    per-run ratios), against the best other forwarder or against nginx
-    stream where the goal names it."""
-    present = [g for g in PERF_GOALS if g[0] in data.metrics]
+def pair_diff(data, metric, a, b):
+    """The median of peer a's figure less peer b's, run by run."""
+    ds = []
+    for run in range(1, data.runs + 1):
+        av = data.run_values(metric, a).get(run)
+        bv = data.run_values(metric, b).get(run)
+        if av is not None and bv is not None:
+            ds.append(av - bv)
+    return median(ds)
+
+
+def goal_lines(data, heading, goals):
+    """Goals as (metric, what, against, kind, threshold): against is
+    "best" (the best other forwarder of each run), a peer id, or a
+    number (a figure measured before, in the metric's unit); kind is
+    ">=", "<=" or "<" for ratios (the median of the per-run ratios,
+    each taken in one run), "+<=" for a difference (the median of the
+    per-run differences to the peer), or None for no goal."""
+    present = [g for g in goals if g[0] in data.metrics]
     if not present:
         return []
     out = []
     for fpeer in data.ferryds():
-        out.append("issue 28's goals: %s against the peer each names "
-                   "(median of the per-run ratios):" % data.label[fpeer])
+        out.append("%s: %s against the peer each names:" % (
+            heading, data.label[fpeer]))
         for metric, what, against, kind, thr in present:
-            if against == "best":
+            fv = data.med(metric, fpeer)
+            if isinstance(against, (int, float)):
+                r = fv / against if fv is not None else None
+                bv, bl = against, "measured before"
+            elif against == "best":
                 r, fv, bl, bv, _ = ratios(data, metric, fpeer)
             else:
                 if not data.run_values(metric, against):
-                    out.append("  %-32s n/a     (%s not measured)" % (
+                    out.append("  %-36s n/a     (%s not measured)" % (
                         what, against))
                     continue
-                r = pair_ratio(data, metric, fpeer, against)
-                fv, bv = data.med(metric, fpeer), data.med(metric, against)
+                r = (pair_diff if kind == "+<=" else pair_ratio)(
+                    data, metric, fpeer, against)
+                bv = data.med(metric, against)
                 bl = data.label.get(against, against)
             if r is None:
-                out.append("  %-32s n/a" % what)
+                out.append("  %-36s n/a" % what)
                 continue
-            ok = r >= thr if kind == ">=" else r <= thr
-            out.append("  %-32s %.2fx   goal %s %.2fx   %-4s  %s vs %s %s "
-                       "(%s)" % (what, r, kind, thr,
-                                 "PASS" if ok else "MISS",
-                                 fmt(metric, fv), fmt(metric, bv),
-                                 METRIC[metric][3], bl))
+            got = "%+.2f" % r if kind == "+<=" else "%.2fx" % r
+            if kind is None:
+                goal, verdict = "(no goal)", ""
+            else:
+                goal = ("goal <= %+.2f" % thr if kind == "+<=" else
+                        "goal %s %.2fx" % (kind, thr))
+                ok = (r >= thr if kind == ">=" else r < thr if kind == "<"
+                      else r <= thr)
+                verdict = "PASS" if ok else "MISS"
+            out.append("  %-36s %-7s %-14s %-4s  %s vs %s %s (%s)" % (
+                what, got, goal, verdict,
+                fmt(metric, fv), fmt(metric, bv), METRIC[metric][3], bl))
         out.append("")
     return out
+
+
+def perf_goal_lines(data):
+    """Issue 28's goals, against the best other forwarder or against
+    nginx stream where the goal names it."""
+    return goal_lines(data, "issue 28's goals (median of the per-run "
+                      "ratios)", PERF_GOALS)
+
+
+# Issue 40's goals: one UDP flow's loss within a point of direct's (a
+# difference of percentages, run by run); a reload of 5,000 rules no
+# slower than nginx's; a scrape of 5,000 idle rules smaller than
+# HAProxy's and at most a quarter of the 12.9 MB issue 40 measured.
+ISSUE40_GOALS = [
+    ("udp_flow_loss", "one UDP flow: loss over direct, pt",
+     "direct", "+<=", 1.0),
+    ("reload_5k", "reload 5k rules (nginx: old gone)", "nginx", "<=",
+     1.0),
+    ("reload_5k_new", "reload 5k rules (nginx: new up)", "nginx", None,
+     None),
+    ("scrape_bytes", "/metrics, 5k idle rules", "haproxy", "<", 1.0),
+    ("scrape_bytes", "/metrics vs issue 40's 12.9 MB", 12.9e6, "<=", 0.25),
+]
+
+
+def issue40_lines(data):
+    return goal_lines(data, "issue 40's goals (ratios and differences: "
+                      "the median of the per-run ones)", ISSUE40_GOALS)
 
 
 MUX_GOAL = ("mux_tls_rate", "mux_ssh_rate", "mux_cpu_per_conn")
@@ -653,6 +735,10 @@ def svg_chart(data, metric, subtitle):
                   "pss_per_conn", "pss_per_session",
                   "udp_dgrams_per_syscall", "mux_cpu_per_conn"):
         rows = [r for r in rows if r[0] != "direct"]
+    # a peer the metric is not for (issue 40's rows have a few) has no
+    # figure and no note: no bar either
+    rows = [r for r in rows if r[2] is not None or
+            any(n[0] == r[0] and n[1] == metric for n in data.notes)]
     vmax = max([v for _, _, v in rows if v is not None] + [0]) or 1
     left, barw, rowh, top = 200, 430, 26, 62
     width = left + barw + 110
@@ -685,6 +771,14 @@ def svg_chart(data, metric, subtitle):
     return "\n".join(s) + "\n"
 
 
+def tsv_figure(v):
+    """Six significant digits; a figure of a million or more (the bytes
+    of a scrape) whole, not with an exponent."""
+    if v is None:
+        return ""
+    return "%.0f" % v if abs(v) >= 1e6 else "%.6g" % v
+
+
 def cmd_report(d, outdir, summary="summary.txt"):
     data = Data(d)
     meta = dict(data.meta)
@@ -705,8 +799,8 @@ def cmd_report(d, outdir, summary="summary.txt"):
                     note = "skipped: " + pnote
                 med = data.med(metric, pid)
                 f.write("%s\t%s\t%s\t%s\t%s\n" % (
-                    label, "" if med is None else "%.6g" % med,
-                    "\t".join("" if rv.get(r) is None else "%.6g" % rv[r]
+                    label, tsv_figure(med),
+                    "\t".join(tsv_figure(rv.get(r))
                               for r in range(1, data.runs + 1)),
                     unit, note))
         with open(os.path.join(outdir, metric + ".svg"), "w") as f:
@@ -717,7 +811,7 @@ def cmd_report(d, outdir, summary="summary.txt"):
     for k in ("machine", "cpus", "kernel", "memory", "ferryd", "base",
               "topology",
               "congestion", "peers_as", "runs", "workers", "durations", "idle_conns", "limits", "tools",
-              "mux", "command", "skipped", "elapsed"):
+              "mux", "issue40", "command", "skipped", "elapsed", "load"):
         if k in meta:
             lines.append("%-11s %s" % (k + ":", meta[k]))
     lines.append("")
@@ -738,6 +832,7 @@ def cmd_report(d, outdir, summary="summary.txt"):
         lines.append("")
     lines += target_lines(data)
     lines += perf_goal_lines(data)
+    lines += issue40_lines(data)
     lines += mux_lines(data)
     lines += base_lines(data)
     text = "\n".join(lines).rstrip("\n") + "\n"
@@ -754,6 +849,7 @@ def main(argv):
              "proc": (cmd_proc, 2),
              "strace": (cmd_strace, 1), "sockperf": (cmd_sockperf, 1),
              "pingpong": (cmd_pingpong, 1), "wrk": (cmd_wrk, 1),
+             "http_bytes": (cmd_http_bytes, 3),
              "report": (cmd_report, 2)}
     if cmd == "report" and len(args) == 3:
         table[cmd] = (cmd_report, 3)	# with the summary's name
