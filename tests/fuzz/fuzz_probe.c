@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe_run.h"
+#include "../kit/probe_run.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

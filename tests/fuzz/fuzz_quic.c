@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "quic_initial.h"
-#include "quic_seal.h"
+#include "../kit/quic_seal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
