@@ -768,23 +768,26 @@ stats_sample(int64_t now_ms)
 	struct stats_rule	 r;
 	struct stats_sample	*smp;
 	size_t			 i;
+	unsigned		 next;
 
 	if (t == NULL)
 		return;
+	/* The header is in the table, which workers write: kept in range. */
+	next = t->ring_next % STATS_RING;
 	stats_read_begin();
 	stats_seq_write_begin(&t->ring_seq);
 	for (i = 0; i < t->nrules; i++) {
 		/* What the rates need, not the counters after it. */
 		read_total(t, STATS_RULES, i, (volatile uint64_t *)&r, 0,
 		    SAMPLED_WORDS);
-		smp = &t->ring[i * STATS_RING + t->ring_next];
+		smp = &t->ring[i * STATS_RING + next];
 		smp->at_ms = now_ms;
 		smp->connections = r.accepted;
 		smp->sessions = r.sessions;
 		smp->bytes = r.bytes_in + r.bytes_out;
 		smp->datagrams = r.datagrams_in + r.datagrams_out;
 	}
-	t->ring_next = (t->ring_next + 1) % STATS_RING;
+	t->ring_next = (next + 1) % STATS_RING;
 	if (t->ring_count < STATS_RING)
 		t->ring_count++;
 	stats_seq_write_end(&t->ring_seq);

@@ -8,8 +8,9 @@
  * the whole life's totals keep what rules a reload removed counted;
  * histograms have rows only for the rules that ask (the others' go to
  * a sink nobody reads), and go on across a reload and its fold; and
- * the master's readers, fold and upgrade skip a row, a map entry that
- * a worker wrote out of range into the table it maps, and do not crash.
+ * the master's readers, fold, samples and upgrade skip a row, a map
+ * entry that a worker wrote out of range into the table it maps, and do
+ * not crash.
  */
 #include "ferryd.h"
 
@@ -328,6 +329,7 @@ spoil(struct stats_table *t)
 	t->backend_map[0] = INT32_MAX;
 	t->rule_hist_map[0] = 50000000;
 	t->backend_hist_map[0] = INT32_MAX;
+	t->ring_next = 50000000;
 }
 
 /* The master reads, folds and adopts tables whose rows a worker spoilt. */
@@ -341,7 +343,7 @@ test_spoilt(void)
 	struct stats_records	 own[STATS_KINDS];
 	void			*recs[STATS_KINDS];
 	unsigned		 k;
-	bool			 adopted;
+	bool			 adopted, read;
 
 	a = load_good("s.conf", "workers = 1;\nstats_histograms = true;\n"
 	    "rules = (\n { name = \"hot\"; listen = \"127.0.0.1:18000\"; "
@@ -363,11 +365,15 @@ test_spoilt(void)
 	    !stats_read_own(STATS_RULE_HISTS, 0, &rec, false) &&
 	    !stats_read(STATS_BACKEND_HISTS, 0, &rec),
 	    "histograms of a row out of range are not read");
-	check(stats_read_rule(0, &r) && r.accepted == 0, "a map entry out of "
-	    "range reads nothing of the table before: %llu",
-	    (unsigned long long)r.accepted);
+	read = stats_read_rule(0, &r);
+	check(read && r.accepted == 0, "a map entry out of range reads "
+	    "nothing of the table before: %llu", (unsigned long long)r.accepted);
 	(void)stats_read_backend(0, &rec.b);
 	stats_read_life(&r);
+	stats_sample(1000);
+	stats_sample(2000);
+	check(stats_table_current()->ring_next < STATS_RING, "the master's "
+	    "samples for rates are written in the ring, whatever its next");
 	gen_alive[6] = false;
 	stats_settle(alive, NULL);
 	check(stats_read_rule(0, &r), "the table before folded past the "
