@@ -44,8 +44,31 @@ static const char kind_letters[STATS_KINDS + 1] = "rbRB";
 #define OLD_RULE_SIZE		6016
 #define OLD_RULE_HEAD		28
 #define OLD_RULE_COUNTERS	37
+#define OLD_RULE_HISTS		5
 #define OLD_BACKEND_SIZE	4672
 #define OLD_BACKEND_COUNTERS	9
+#define OLD_BACKEND_HISTS	4
+
+/*
+ * Those sizes are the counters and histograms (struct hist has not
+ * changed since), to the 64 bytes the records were aligned to; and
+ * ours hold what is split into them.
+ */
+#define OLD_SIZE(counters, hists)	(((counters) * sizeof(uint64_t) + \
+    (hists) * sizeof(struct hist) + 63) & ~(size_t)63)
+_Static_assert(OLD_RULE_SIZE == OLD_SIZE(OLD_RULE_COUNTERS, OLD_RULE_HISTS),
+    "a rule's record before: its counters and five histograms");
+_Static_assert(OLD_BACKEND_SIZE == OLD_SIZE(OLD_BACKEND_COUNTERS,
+    OLD_BACKEND_HISTS), "a backend's record before: 9 counters, 4 "
+    "histograms");
+_Static_assert(OLD_RULE_HEAD <= OLD_RULE_COUNTERS &&
+    OLD_RULE_COUNTERS * sizeof(uint64_t) <= sizeof(struct stats_rule) &&
+    OLD_BACKEND_COUNTERS * sizeof(uint64_t) <=
+    sizeof(struct stats_backend), "the old counters fit in ours");
+_Static_assert(OLD_RULE_HISTS * sizeof(struct hist) <=
+    sizeof(struct stats_rule_hist) && OLD_BACKEND_HISTS *
+    sizeof(struct hist) <= sizeof(struct stats_backend_hist),
+    "the old histograms fit in ours");
 
 void
 master_hex_put(FILE *f, const void *p, size_t len)
@@ -125,8 +148,8 @@ master_carry_describe(FILE *f, const struct conf *cfg)
 		if (cfg->rules[i].range_first == NULL)	/* a range: once */
 			describe_rule(f, &cfg->rules[i]);
 	for (k = 0; k < STATS_KINDS; k++) {
-		n = k == STATS_RULES || k == STATS_RULE_HISTS ?
-		    cfg->nrule_stats : cfg->nbackend_stats;
+		n = stats_kind_is_rule(k) ? cfg->nrule_stats :
+		    cfg->nbackend_stats;
 		for (i = 0; i < n; i++) {
 			if (stats_read(k, (unsigned)i, &rec))
 				describe_count(f, "scount", k, i, &rec);
@@ -225,7 +248,8 @@ put_old_record(struct stats_records *recs, bool rule, size_t id,
 	size_t		head = rule ? OLD_RULE_HEAD : OLD_BACKEND_COUNTERS;
 	size_t		counters = rule ? OLD_RULE_COUNTERS :
 	    OLD_BACKEND_COUNTERS;
-	size_t		hists = (rule ? 5 : 4) * sizeof(struct hist);
+	size_t		hists = (rule ? OLD_RULE_HISTS : OLD_BACKEND_HISTS) *
+	    sizeof(struct hist);
 	unsigned	k = rule ? STATS_RULES : STATS_BACKENDS;
 	unsigned	hk = rule ? STATS_RULE_HISTS : STATS_BACKEND_HISTS;
 

@@ -204,17 +204,24 @@ hist_rows(const struct conf *cfg, int32_t *rule_row, int32_t *backend_row,
 	}
 }
 
-/* The samples of the rules t has of old: rates go on across a reload. */
+static int64_t prev_id(const struct stats_table *t, unsigned kind,
+    size_t id);
+
+/*
+ * The samples of the rules t has of the table before: rates go on
+ * across a reload.
+ */
 static void
-ring_carry(struct stats_table *t, const struct stats_table *old)
+ring_carry(struct stats_table *t)
 {
-	size_t i;
+	const struct stats_table	*old = t->prev;
+	size_t				 i;
+	int64_t				 o;
 
 	for (i = 0; i < t->nrules; i++)
-		if (t->rule_map[i] >= 0)
-			memcpy(&t->ring[i * STATS_RING], &old->ring[(size_t)
-			    t->rule_map[i] * STATS_RING], STATS_RING *
-			    sizeof(*t->ring));
+		if ((o = prev_id(t, STATS_RULES, i)) >= 0)
+			memcpy(&t->ring[i * STATS_RING], &old->ring[(size_t)o *
+			    STATS_RING], STATS_RING * sizeof(*t->ring));
 	t->ring_next = old->ring_next;
 	t->ring_count = old->ring_count;
 }
@@ -255,10 +262,10 @@ stats_table_new(const struct conf *cfg, const struct conf *old, unsigned gen)
 	    &t->nrule_hists, &t->nbackend_hists);
 	stats_map_ids(t, cfg, current != NULL ? old : NULL);
 	stats_map_hist_rows(t, current);
-	if (current != NULL)
-		ring_carry(t, current);
 	t->prev = current;
 	t->prev_alive = current != NULL;
+	if (current != NULL)
+		ring_carry(t);
 	if (current != NULL)
 		current->superseded = 1;
 	t->prev_slots = current != NULL && current->slots < t->slots ?
@@ -314,11 +321,12 @@ retire_removed(const struct stats_table *t, const struct stats_table *old)
 {
 	bool	*kept;
 	size_t	 i, j;
+	int64_t	 o;
 
 	if ((kept = calloc(old->nrules + 1, sizeof(*kept))) != NULL)
 		for (i = 0; i < t->nrules; i++)
-			if (t->rule_map[i] >= 0)
-				kept[t->rule_map[i]] = true;
+			if ((o = prev_id(t, STATS_RULES, i)) >= 0)
+				kept[o] = true;
 	for (j = 0; j < old->nrules; j++)
 		if (kept != NULL ? !kept[j] : !goes_on(t, j))
 			stats_add_own(old, STATS_RULES, j, 0,
@@ -367,18 +375,26 @@ stats_retire_life(const struct stats_rule *life)
 	    WORDS(struct stats_rule));
 }
 
-/* The row of t's row id of kind in t->prev, or -1. */
+/*
+ * The row of t's row id of kind in t->prev, or -1.  The maps are in the
+ * table, which workers write: an entry out of t->prev's rows is none.
+ */
 static int64_t
 prev_id(const struct stats_table *t, unsigned kind, size_t id)
 {
-	const volatile uint64_t	*cols;
-	int32_t			*map;
-	size_t			 n, words;
+	int32_t	*map, *prev_map;
+	size_t	 prev_n;
+	int64_t	 o;
 
-	stats_kind_of(t, kind, &cols, &n, &words, &map);
+	if (t->prev == NULL)
+		return -1;
+	(void)stats_rows_of(t, kind, &map);
+	prev_n = stats_rows_of(t->prev, kind, &prev_map);
 	if (map != NULL)
-		return map[id];
-	return id < (size_t)t->prev_slots ? (int64_t)id : -1;
+		o = stats_load(&map[id]);
+	else
+		o = id < (size_t)t->prev_slots ? (int64_t)id : -1;
+	return o >= 0 && (size_t)o < prev_n ? o : -1;
 }
 
 /*
@@ -659,9 +675,9 @@ fold(struct stats_table *t, struct stats_table *old)
 {
 	volatile uint64_t	 sum[WORDS_MAX];
 	volatile uint64_t	*base;
-	const volatile uint64_t	*cols, *old_cols;
-	int32_t			*map, *old_map;
-	size_t			 n, words, old_n, i;
+	const volatile uint64_t	*cols;
+	int32_t			*map;
+	size_t			 n, words, i;
 	unsigned		 k;
 	int64_t			 pid;
 
@@ -683,14 +699,12 @@ fold(struct stats_table *t, struct stats_table *old)
 			    sizeof(uint64_t) : words);
 		}
 	}
-	/* t's rows now point where old's pointed. */
+	/* t's rows now point where old's pointed (both checked). */
 	for (k = 0; k < STATS_KINDS; k++) {
-		stats_kind_of(t, k, &cols, &n, &words, &map);
-		stats_kind_of(old, k, &old_cols, &old_n, &words, &old_map);
+		n = stats_rows_of(t, k, &map);
 		for (i = 0; i < n; i++)
-			if (map[i] >= 0)
-				map[i] = old->prev_alive ? old_map[map[i]] :
-				    -1;
+			map[i] = old->prev_alive && (pid = prev_id(t, k, i)) >=
+			    0 ? (int32_t)prev_id(old, k, (size_t)pid) : -1;
 	}
 	if (old->prev_slots < t->prev_slots)
 		t->prev_slots = old->prev_slots;
@@ -754,23 +768,26 @@ stats_sample(int64_t now_ms)
 	struct stats_rule	 r;
 	struct stats_sample	*smp;
 	size_t			 i;
+	unsigned		 next;
 
 	if (t == NULL)
 		return;
+	/* The header is in the table, which workers write: kept in range. */
+	next = t->ring_next % STATS_RING;
 	stats_read_begin();
 	stats_seq_write_begin(&t->ring_seq);
 	for (i = 0; i < t->nrules; i++) {
 		/* What the rates need, not the counters after it. */
 		read_total(t, STATS_RULES, i, (volatile uint64_t *)&r, 0,
 		    SAMPLED_WORDS);
-		smp = &t->ring[i * STATS_RING + t->ring_next];
+		smp = &t->ring[i * STATS_RING + next];
 		smp->at_ms = now_ms;
 		smp->connections = r.accepted;
 		smp->sessions = r.sessions;
 		smp->bytes = r.bytes_in + r.bytes_out;
 		smp->datagrams = r.datagrams_in + r.datagrams_out;
 	}
-	t->ring_next = (t->ring_next + 1) % STATS_RING;
+	t->ring_next = (next + 1) % STATS_RING;
 	if (t->ring_count < STATS_RING)
 		t->ring_count++;
 	stats_seq_write_end(&t->ring_seq);

@@ -270,6 +270,12 @@ enum stats_kind {
 	STATS_RULES, STATS_BACKENDS, STATS_RULE_HISTS, STATS_BACKEND_HISTS,
 	STATS_KINDS
 };
+/* Whether kind's records are the rules' (by rule stat id), or backends'. */
+static inline bool
+stats_kind_is_rule(enum stats_kind kind)
+{
+	return kind == STATS_RULES || kind == STATS_RULE_HISTS;
+}
 /* The bytes of a record of kind. */
 size_t	stats_record_size(enum stats_kind kind);
 /* Readers: the totals of kind's record of stat id, as those above. */

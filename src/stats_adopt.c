@@ -53,11 +53,10 @@ add_records(struct stats_table *t, const struct stats_records *in,
 
 	for (k = 0; k < STATS_KINDS; k++) {
 		words = stats_record_size(k) / sizeof(uint64_t);
-		ids = k == STATS_RULES || k == STATS_RULE_HISTS ? t->nrules :
-		    t->nbackends;
+		ids = stats_kind_is_rule(k) ? t->nrules : t->nbackends;
 		for (i = 0; i < ids; i++) {
-			o = k == STATS_RULES || k == STATS_RULE_HISTS ?
-			    t->rule_map[i] : t->backend_map[i];
+			o = stats_load(stats_kind_is_rule(k) ? &t->rule_map[i] :
+			    &t->backend_map[i]);
 			if (o < 0 || (size_t)o >= in[k].n ||
 			    (rec = in[k].by_id[o]) == NULL ||
 			    (row = stats_row(t, k, i)) < 0)
@@ -89,49 +88,69 @@ stats_carry(const struct conf *cfg, const struct conf *old,
 	stats_map_ids(t, cfg, NULL);
 }
 
+/* Whether each of n rows at row is a row of n_rows, or -1 (none). */
+static bool
+rows_in_range(const int32_t *row, size_t n, size_t n_rows)
+{
+	size_t	i;
+	int32_t	r;
+
+	for (i = 0; i < n; i++)
+		if ((r = stats_load(&row[i])) < -1 || (r >= 0 &&
+		    (size_t)r >= n_rows))
+			return false;
+	return true;
+}
+
 /*
- * Whether the old image's table t (its header copied into ours) was laid
- * out at from as ours would be at to: our layout, in the file's size.
+ * Whether the old image's table, whose header was copied into adopted,
+ * was laid out at from as ours would be at to: our layout, in the
+ * file's size, its rows of histograms rows it has.  The copy is what is
+ * checked and used: the old image's workers go on writing the table.
  */
 static bool
-same_layout(const struct stats_table *t, const char *from, char *to,
-    size_t size)
+same_layout(const char *from, char *to, size_t size)
 {
-	if (t->layout != STATS_LAYOUT || t->slots <= 0 || t->slots > 4096 ||
-	    t->nrules > size || t->nbackends > size ||
-	    t->nrule_hists > t->nrules || t->nbackend_hists > t->nbackends ||
-	    t->size != size)
+	struct stats_table old = adopted;
+
+	if (old.layout != STATS_LAYOUT || old.slots <= 0 ||
+	    old.slots > 4096 || old.nrules > size || old.nbackends > size ||
+	    old.nrule_hists > old.nrules ||
+	    old.nbackend_hists > old.nbackends || old.size != size)
 		return false;
-	adopted = *t;
 	return stats_lay_out(&adopted, to) <= size &&
-	    (const char *)t->rules - from == (char *)adopted.rules - to &&
-	    (const char *)t->backend_hists - from ==
+	    (const char *)old.rules - from == (char *)adopted.rules - to &&
+	    (const char *)old.backend_hists - from ==
 	    (char *)adopted.backend_hists - to &&
-	    (const char *)t->ring - from == (char *)adopted.ring - to;
+	    (const char *)old.ring - from == (char *)adopted.ring - to &&
+	    rows_in_range(adopted.rule_hist_row, adopted.nrules,
+	    adopted.nrule_hists) &&
+	    rows_in_range(adopted.backend_hist_row, adopted.nbackends,
+	    adopted.nbackend_hists);
 }
 
 int
 stats_adopt(int fd)
 {
-	const struct stats_table *t;
-	struct stat               st;
-	char                     *p;
-	size_t                    size;
+	struct stat	 st;
+	char		*p;
+	size_t		 size;
 
-	if (fstat(fd, &st) == -1 || st.st_size < (off_t)sizeof(*t) ||
+	if (fstat(fd, &st) == -1 || st.st_size < (off_t)sizeof(adopted) ||
 	    (p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd,
 	    0)) == MAP_FAILED)
 		return -1;
-	t = (const void *)p;
 	size = (size_t)st.st_size;
+	memcpy(&adopted, p, sizeof(adopted));
 	/*
 	 * Another layout (an image of another version: an older one's
 	 * header is shorter, without our mark) is not read.  Its maps
 	 * follow the header where the old image had it.
 	 */
-	if (!same_layout(t, (const char *)t->rule_map -
-	    stats_align_up(sizeof(*t)), p, size)) {
+	if (!same_layout((const char *)adopted.rule_map -
+	    stats_align_up(sizeof(adopted)), p, size)) {
 		munmap(p, size);
+		memset(&adopted, 0, sizeof(adopted));
 		errno = EPROTO;		/* told as such by the caller */
 		return -1;
 	}

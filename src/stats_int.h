@@ -108,12 +108,25 @@ size_t	stats_lay_out(struct stats_table *t, char *base);
 void	stats_kind_of(const struct stats_table *t, unsigned kind,
     const volatile uint64_t **cols, size_t *n, size_t *words,
     int32_t **map);
+/* kind's rows of t (stats_kind_of's n), and its map. */
+size_t	stats_rows_of(const struct stats_table *t, unsigned kind,
+    int32_t **map);
 /* Map t's rows of histograms to prev's (NULL: none), by t's maps. */
 void	stats_map_hist_rows(struct stats_table *t,
     const struct stats_table *prev);
 /* The row of t that holds kind's record of stat id, or -1. */
 int64_t	stats_row(const struct stats_table *t, enum stats_kind kind,
     size_t id);
+
+/*
+ * A row or map entry of a table, read once: what is checked is what is
+ * used, whatever a worker writes there meanwhile.
+ */
+static inline int32_t
+stats_load(const int32_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
 
 /* The master's base column of t: its row of kind. */
 volatile uint64_t *stats_base_row(struct stats_table *t,

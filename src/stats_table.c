@@ -10,13 +10,25 @@
 #include "stats_shm.h"
 #include "stats_int.h"
 
-/* The next part of a table laid out from base, n bytes: where it is. */
+/*
+ * The next part of a table laid out from base, rows x cols records of
+ * each bytes: where it is.  The counts may be an old image's header's
+ * (stats_adopt): a size past SIZE_MAX makes *at SIZE_MAX, and the
+ * parts after it NULL, for a layout no mapping holds.
+ */
 static void *
-carve(char *base, size_t *at, size_t n)
+carve(char *base, size_t *at, size_t rows, size_t cols, size_t each)
 {
-	void *p = base != NULL ? base + *at : NULL;
+	void	*p = base != NULL ? base + *at : NULL;
+	size_t	 n, end;
 
-	*at = stats_align_up(*at + n);
+	if (*at == SIZE_MAX || __builtin_mul_overflow(rows, cols, &n) ||
+	    __builtin_mul_overflow(n, each, &n) ||
+	    __builtin_add_overflow(*at, n, &end) || end > SIZE_MAX - 63) {
+		*at = SIZE_MAX;
+		return NULL;
+	}
+	*at = stats_align_up(end);
 	return p;
 }
 
@@ -26,47 +38,62 @@ stats_lay_out(struct stats_table *t, char *base)
 	size_t	at = stats_align_up(sizeof(*t)), cols = (size_t)t->slots + 1;
 
 	/* The maps first, right after the header: stats_adopt finds it. */
-	t->rule_map = carve(base, &at, t->nrules * sizeof(int32_t));
-	t->backend_map = carve(base, &at, t->nbackends * sizeof(int32_t));
-	t->rule_hist_row = carve(base, &at, t->nrules * sizeof(int32_t));
-	t->backend_hist_row = carve(base, &at, t->nbackends *
+	t->rule_map = carve(base, &at, t->nrules, 1, sizeof(int32_t));
+	t->backend_map = carve(base, &at, t->nbackends, 1, sizeof(int32_t));
+	t->rule_hist_row = carve(base, &at, t->nrules, 1, sizeof(int32_t));
+	t->backend_hist_row = carve(base, &at, t->nbackends, 1,
 	    sizeof(int32_t));
-	t->rule_hist_map = carve(base, &at, t->nrule_hists * sizeof(int32_t));
-	t->backend_hist_map = carve(base, &at, t->nbackend_hists *
+	t->rule_hist_map = carve(base, &at, t->nrule_hists, 1,
 	    sizeof(int32_t));
-	t->workers = carve(base, &at, (size_t)t->slots *
+	t->backend_hist_map = carve(base, &at, t->nbackend_hists, 1,
+	    sizeof(int32_t));
+	t->workers = carve(base, &at, (size_t)t->slots, 1,
 	    sizeof(struct stats_worker));
-	t->worker_base = carve(base, &at, (size_t)t->slots *
+	t->worker_base = carve(base, &at, (size_t)t->slots, 1,
 	    sizeof(struct stats_worker));
-	t->rules = carve(base, &at, cols * t->nrules *
+	t->rules = carve(base, &at, cols, t->nrules,
 	    sizeof(struct stats_rule));
-	t->backends = carve(base, &at, cols * t->nbackends *
+	t->backends = carve(base, &at, cols, t->nbackends,
 	    sizeof(struct stats_backend));
-	t->rule_hists = carve(base, &at, cols * t->nrule_hists *
+	t->rule_hists = carve(base, &at, cols, t->nrule_hists,
 	    sizeof(struct stats_rule_hist));
-	t->backend_hists = carve(base, &at, cols * t->nbackend_hists *
+	t->backend_hists = carve(base, &at, cols, t->nbackend_hists,
 	    sizeof(struct stats_backend_hist));
-	t->ring = carve(base, &at, t->nrules * STATS_RING *
+	t->ring = carve(base, &at, t->nrules, STATS_RING,
 	    sizeof(struct stats_sample));
 	return at;
+}
+
+/*
+ * The row of prev's histograms of kind that t's id of kind (rules or
+ * backends: map) goes on from, or -1.  prev's workers write its rows:
+ * stats_row bounds them.
+ */
+static int32_t
+prev_hist_row(const struct stats_table *prev, enum stats_kind kind,
+    const int32_t *map, size_t id)
+{
+	int32_t o = prev != NULL ? stats_load(&map[id]) : -1;
+
+	return o >= 0 ? (int32_t)stats_row(prev, kind, (size_t)o) : -1;
 }
 
 void
 stats_map_hist_rows(struct stats_table *t, const struct stats_table *prev)
 {
 	size_t	i;
-	int32_t	o;
 
+	/* t is new: no worker has written its rows yet. */
 	for (i = 0; i < t->nrules; i++)
 		if (t->rule_hist_row[i] >= 0)
-			t->rule_hist_map[t->rule_hist_row[i]] = prev != NULL &&
-			    (o = t->rule_map[i]) >= 0 ? prev->rule_hist_row[o] :
-			    -1;
+			t->rule_hist_map[t->rule_hist_row[i]] =
+			    prev_hist_row(prev, STATS_RULE_HISTS, t->rule_map,
+			    i);
 	for (i = 0; i < t->nbackends; i++)
 		if (t->backend_hist_row[i] >= 0)
-			t->backend_hist_map[t->backend_hist_row[i]] = prev !=
-			    NULL && (o = t->backend_map[i]) >= 0 ?
-			    prev->backend_hist_row[o] : -1;
+			t->backend_hist_map[t->backend_hist_row[i]] =
+			    prev_hist_row(prev, STATS_BACKEND_HISTS,
+			    t->backend_map, i);
 }
 
 size_t
@@ -82,15 +109,22 @@ stats_record_size(enum stats_kind kind)
 int64_t
 stats_row(const struct stats_table *t, enum stats_kind kind, size_t id)
 {
-	bool rule = kind == STATS_RULES || kind == STATS_RULE_HISTS;
+	int32_t	row;
 
-	if (id >= (rule ? t->nrules : t->nbackends))
+	if (id >= (stats_kind_is_rule(kind) ? t->nrules : t->nbackends))
 		return -1;
+	/*
+	 * The rows of histograms are in the table, which workers write:
+	 * one out of range is none.
+	 */
 	if (kind == STATS_RULE_HISTS)
-		return t->rule_hist_row[id];
-	if (kind == STATS_BACKEND_HISTS)
-		return t->backend_hist_row[id];
-	return (int64_t)id;
+		row = stats_load(&t->rule_hist_row[id]);
+	else if (kind == STATS_BACKEND_HISTS)
+		row = stats_load(&t->backend_hist_row[id]);
+	else
+		return (int64_t)id;
+	return row >= 0 && (size_t)row < (kind == STATS_RULE_HISTS ?
+	    t->nrule_hists : t->nbackend_hists) ? row : -1;
 }
 
 void
@@ -130,6 +164,16 @@ stats_kind_of(const struct stats_table *t, unsigned kind,
 		*map = NULL;
 		break;
 	}
+}
+
+size_t
+stats_rows_of(const struct stats_table *t, unsigned kind, int32_t **map)
+{
+	const volatile uint64_t	*cols;
+	size_t			 n, words;
+
+	stats_kind_of(t, kind, &cols, &n, &words, map);
+	return n;
 }
 
 volatile uint64_t *

@@ -7,7 +7,10 @@
  * a table read while its generation drains and folded once it is gone;
  * the whole life's totals keep what rules a reload removed counted;
  * histograms have rows only for the rules that ask (the others' go to
- * a sink nobody reads), and go on across a reload and its fold.
+ * a sink nobody reads), and go on across a reload and its fold; and
+ * the master's readers, fold, samples and upgrade skip a row, a map
+ * entry that a worker wrote out of range into the table it maps, and do
+ * not crash.
  */
 #include "ferryd.h"
 
@@ -17,6 +20,7 @@
 
 #include "stats.h"
 #include "stats_shm.h"
+#include "stats_int.h"
 #include "testlib.h"
 
 static void
@@ -312,6 +316,94 @@ test_shm(void)
 	shm_free(m);
 }
 
+/*
+ * What a worker could write into the table it maps read-write: rows of
+ * histograms and maps out of range, in t.
+ */
+static void
+spoil(struct stats_table *t)
+{
+	t->rule_hist_row[0] = 50000000;
+	t->backend_hist_row[0] = INT32_MAX;
+	t->rule_map[0] = 50000000;
+	t->backend_map[0] = INT32_MAX;
+	t->rule_hist_map[0] = 50000000;
+	t->backend_hist_map[0] = INT32_MAX;
+	t->ring_next = 50000000;
+}
+
+/* The master reads, folds and adopts tables whose rows a worker spoilt. */
+static void
+test_spoilt(void)
+{
+	struct conf		*a;
+	char			 path[1024];
+	union stats_record	 rec;
+	struct stats_rule	 r;
+	struct stats_records	 own[STATS_KINDS];
+	void			*recs[STATS_KINDS];
+	unsigned		 k;
+	bool			 adopted, read;
+
+	a = load_good("s.conf", "workers = 1;\nstats_histograms = true;\n"
+	    "rules = (\n { name = \"hot\"; listen = \"127.0.0.1:18000\"; "
+	    "connect = \"127.0.0.1:18081\"; } );\n", path, sizeof(path),
+	    "a rule with histograms");
+	if (a == NULL)
+		return;
+	check(stats_table_new(a, NULL, 6) == 0, "a table for generation 6");
+	gen_alive[6] = true;
+	stats_worker_begin(a, 0);
+	stats_rule(&a->rules[0])->accepted += 4;
+	check(stats_table_new(a, a, 7) == 0, "a table for generation 7");
+	gen_alive[7] = true;
+	stats_worker_begin(a, 0);
+	/* The upgrade's new image maps this table before it is spoilt. */
+	adopted = stats_table_fd() != -1 && stats_adopt(stats_table_fd()) == 0;
+	spoil(stats_table_current());
+	check(!stats_read_rule_hist(0, 0, 0, &rec.rh) &&
+	    !stats_read_own(STATS_RULE_HISTS, 0, &rec, false) &&
+	    !stats_read(STATS_BACKEND_HISTS, 0, &rec),
+	    "histograms of a row out of range are not read");
+	read = stats_read_rule(0, &r);
+	check(read && r.accepted == 0, "a map entry out of range reads "
+	    "nothing of the table before: %llu", (unsigned long long)r.accepted);
+	(void)stats_read_backend(0, &rec.b);
+	stats_read_life(&r);
+	stats_sample(1000);
+	stats_sample(2000);
+	check(stats_table_current()->ring_next < STATS_RING, "the master's "
+	    "samples for rates are written in the ring, whatever its next");
+	gen_alive[6] = false;
+	stats_settle(alive, NULL);
+	check(stats_read_rule(0, &r), "the table before folded past the "
+	    "spoilt maps");
+	if (!adopted) {
+		check(stats_table_fd() == -1, "its table mapped again: %s",
+		    strerror(errno));
+		conf_free(a);
+		return;
+	}
+	check(!stats_read_own(STATS_RULE_HISTS, 0, &rec, true),
+	    "nor by the upgrade's new image, in the table it adopted");
+	/* The end of the upgrade, with a record of each kind to add. */
+	for (k = 0; k < STATS_KINDS; k++) {
+		recs[k] = calloc(1, sizeof(union stats_record));
+		own[k].by_id = &recs[k];
+		own[k].n = recs[k] != NULL;
+	}
+	stats_carried();
+	stats_adopt_end(a, a, own);
+	check(true, "the upgrade ended without writing out of the table");
+	for (k = 0; k < STATS_KINDS; k++)
+		free(recs[k]);
+	/* Spoilt once more, now in what an upgrade reads of it. */
+	spoil(stats_table_current());
+	check(stats_adopt(stats_table_fd()) == -1 && errno == EPROTO,
+	    "a table whose rows are out of range is not adopted");
+	conf_free(a);
+}
+
 int
 main(void)
 {
@@ -321,6 +413,7 @@ main(void)
 	test_shm();
 	test_tables();
 	test_hists();
+	test_spoilt();
 	remove_tmpdir();
 	return test_summary();
 }
