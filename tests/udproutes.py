@@ -32,6 +32,8 @@
         SOCK:greased:SCENARIO:SNI:N
                         the same, their fixed bit greased (0, RFC 9287)
         run:COMMAND     as above
+      A SCENARIO "NAME@OTHER" is NAME's, with the connection IDs of
+      OTHER's client.
       With SENT set in the environment, each datagram sent is appended
       to that file as "SOCK HEX".
   A SPEC is "wg" (a WireGuard handshake initiation), "ovpn" (an OpenVPN
