@@ -30,6 +30,7 @@
 #include "log.h"
 #include "options.h"
 #include "master_child.h"
+#include "master_follow.h"
 #include "master_reload.h"
 #include "master_sessions.h"
 #include "master_state.h"
@@ -37,7 +38,6 @@
 #include "outcome.h"
 #include "resolver.h"
 #include "stats.h"
-#include "udp_follow.h"
 #include "udp_pass.h"
 #include "udp_handover.h"
 
@@ -221,39 +221,6 @@ master_map_udp_rules(struct master *m, const struct conf *cfg)
 	conf_rule_map_free(map);
 }
 
-/* The current generation's worker of slot, or NULL. */
-static struct child *
-master_worker_of(struct master *m, int slot)
-{
-	struct child *c;
-
-	TAILQ_FOREACH(c, &m->children, link)
-		if (c->gen == m->gen && c->slot == slot && c->chan != -1)
-			return c;
-	return NULL;
-}
-
-/*
- * Where a session (or a datagram of one) of an old worker goes: the new
- * worker that the kernel gives the datagrams of a client at port to.
- * *rule, the old configuration's rule number, becomes the new one's.
- * NULL, with *slot -1, when the rule is gone (and the session with it);
- * NULL with the slot when its worker is not running.
- */
-static struct child *
-master_new_home(struct master *m, const struct child *from, uint32_t *rule,
-    unsigned port, int *slot)
-{
-	*slot = -1;
-	if (m->stopping || from->gen + 1 != m->gen ||
-	    *rule >= m->reload.udp_nmap || m->reload.udp_map[*rule] == -1)
-		return NULL;
-	*rule = (uint32_t)m->reload.udp_map[*rule];
-	if ((*slot = listen_slot_of_port(m->ls, port, m->skip)) == -1)
-		*slot = from->slot % m->cfg->workers;
-	return master_worker_of(m, *slot);
-}
-
 /*
  * An old worker handed a UDP session over: pass it, with its socket, to
  * its new home.  The descriptor is closed by the caller either way.
@@ -300,52 +267,6 @@ master_pass_datagram(struct master *m, const struct child *from,
 		log_limited_at(&limit, LOG_LEVEL_WARNING, "cannot pass a UDP "
 		    "datagram to worker %d: %s", slot, c == NULL ?
 		    "not running" : strerror(errno));
-}
-
-/*
- * A worker asks another of its generation for a moved QUIC client's
- * UDP session (udp_follow.h): passed on, the asker's slot written in;
- * refused at once for it when that worker is not there to ask.
- */
-static void
-master_follow_ask(struct master *m, const struct child *from,
-    struct ipc_msg *msg)
-{
-	struct udp_follow_ask	 q;
-	struct child		*to = NULL;
-
-	if (msg->len < sizeof(q))
-		return;
-	memcpy(&q, msg->data, sizeof(q));
-	q.asker = from->slot;
-	memcpy(msg->data, &q, sizeof(q));
-	if (from->gen == m->gen && !m->stopping && q.holder != from->slot)
-		to = master_worker_of(m, q.holder);
-	if (to == NULL || ipc_send(to->chan, IPC_UDP_FOLLOW, msg->data,
-	    msg->len, NULL, 0) == -1)
-		(void)ipc_send(from->chan, IPC_UDP_FOLLOWED, &q, sizeof(q),
-		    NULL, 0);
-}
-
-/* The answer, with the session's socket or not: to the asker. */
-static void
-master_follow_answer(struct master *m, const struct child *from,
-    struct ipc_msg *msg)
-{
-	static struct log_limit	 limit;
-	struct udp_follow_ask	 q;
-	struct child		*to = NULL;
-
-	if (msg->len < sizeof(q))
-		return;
-	memcpy(&q, msg->data, sizeof(q));
-	if (from->gen == m->gen)
-		to = master_worker_of(m, q.asker);
-	if ((to == NULL || ipc_send(to->chan, IPC_UDP_FOLLOWED, msg->data,
-	    msg->len, msg->fds, msg->nfds) == -1) && msg->nfds > 0)
-		log_limited_at(&limit, LOG_LEVEL_WARNING, "cannot pass a "
-		    "followed UDP session to worker %d: %s", q.asker,
-		    to == NULL ? "not running" : strerror(errno));
 }
 
 /* Steer connections and datagrams to the current generation's slots. */

@@ -2,12 +2,18 @@
  * udp_cid_share.c - the workers' shared directory of QUIC connection
  * IDs (udp_cid_share.h).
  *
- * A partition is a counting filter: a byte per bucket of CID hashes,
- * how many CIDs of the worker's table fall in it, and how many CIDs it
- * has of each length and of each rule (by the rule's number modulo
- * SHARE_RULES), so that a datagram of a rule no partition has CIDs of
- * costs no hashing at all.  A bucket that reaches 255 stays there (a
- * false match at worst, which the holder refuses).
+ * A partition is a filter of fingerprints: a CID's hash picks a bucket
+ * (its low bits) and a 16-bit fingerprint (its high bits, never 0), kept
+ * in one of the bucket's SHARE_WAYS places; a CID past them is counted
+ * in the bucket's spill, which makes the whole bucket match (a false
+ * match at worst, which the holder refuses; 255 stays).  A DCID
+ * matches a partition only if its fingerprint is in its bucket: with a
+ * worker's most CIDs (UDP_CIDS_MAX, as many as buckets), a random DCID
+ * matches about once in 60000 per length tried, where a bare count per
+ * bucket matched it once in 5.  The partition also counts its CIDs of each length and of
+ * each rule (by the rule's number modulo SHARE_RULES): only lengths in
+ * use are tried, and a datagram of a rule no partition has CIDs of
+ * costs no hashing at all.
  *
  * Its owner is the pid of the worker that writes it: a worker whose
  * slot the master gave to a new worker (a reload, a respawn) sees
@@ -28,7 +34,8 @@
 #define MAP_ANONYMOUS MAP_ANON
 #endif
 
-#define SHARE_BUCKETS	65536	/* a power of two, 4 per CID at most */
+#define SHARE_BUCKETS	16384	/* a power of two */
+#define SHARE_WAYS	8	/* fingerprints a bucket keeps */
 #define SHARE_RULES	64
 /*
  * A short header's first bit is 0.  Its second, the fixed bit, may be
@@ -41,7 +48,8 @@ struct share_part {
 	volatile uint32_t	count;
 	volatile uint32_t	of_len[QUIC_CID_MAX + 1];
 	volatile uint32_t	of_rule[SHARE_RULES];
-	volatile uint8_t	bucket[SHARE_BUCKETS];
+	volatile uint16_t	fp[SHARE_BUCKETS][SHARE_WAYS]; /* 0: free */
+	volatile uint8_t	spill[SHARE_BUCKETS];
 } __attribute__((aligned(64)));
 
 static struct share_part	*parts;		/* nparts of them */
@@ -133,18 +141,77 @@ bump(volatile uint32_t *n, int by)
 		(*n)--;
 }
 
+/* The bucket of CID hash h, and its fingerprint there. */
+static size_t
+bucket_of(uint32_t h)
+{
+	return h & (SHARE_BUCKETS - 1);
+}
+
+static uint16_t
+fingerprint_of(uint32_t h)
+{
+	return h >> 16 != 0 ? (uint16_t)(h >> 16) : 1;
+}
+
+/* The place of h's bucket in p that holds want (0: a free one), or -1. */
+static int
+place_of(const struct share_part *p, uint32_t h, uint16_t want)
+{
+	int i;
+
+	for (i = 0; i < SHARE_WAYS; i++)
+		if (p->fp[bucket_of(h)][i] == want)
+			return i;
+	return -1;
+}
+
+/* CID hash h put in p's filter. */
+static void
+filter_add(struct share_part *p, uint32_t h)
+{
+	volatile uint8_t	*spill = &p->spill[bucket_of(h)];
+	int			 i = place_of(p, h, 0);
+
+	if (i != -1)
+		p->fp[bucket_of(h)][i] = fingerprint_of(h);
+	else if (*spill < UINT8_MAX)
+		(*spill)++;		/* 255: it stays */
+}
+
+/* CID hash h taken out of p's filter (nothing, after a reset). */
+static void
+filter_remove(struct share_part *p, uint32_t h)
+{
+	volatile uint8_t	*spill = &p->spill[bucket_of(h)];
+	int			 i = place_of(p, h, fingerprint_of(h));
+
+	if (i != -1)
+		p->fp[bucket_of(h)][i] = 0;
+	else if (*spill > 0 && *spill < UINT8_MAX)
+		(*spill)--;
+}
+
+/* Whether CID hash h may be in p's filter. */
+static bool
+filter_has(const struct share_part *p, uint32_t h)
+{
+	return p->spill[bucket_of(h)] > 0 ||
+	    place_of(p, h, fingerprint_of(h)) != -1;
+}
+
 /* CID hash (len bytes) of rule learned (by 1) or forgotten (-1). */
 static void
 share_count(uint32_t rule, uint32_t hash, size_t len, int by)
 {
-	struct share_part	*p = writable();
-	volatile uint8_t	*b;
+	struct share_part *p = writable();
 
 	if (p == NULL || len > QUIC_CID_MAX)
 		return;
-	b = &p->bucket[hash & (SHARE_BUCKETS - 1)];
-	if (*b < UINT8_MAX && (by > 0 || *b > 0))
-		*b = (uint8_t)(*b + by);	/* 255: it stays */
+	if (by > 0)
+		filter_add(p, hash);
+	else
+		filter_remove(p, hash);
 	bump(&p->of_len[len], by);
 	bump(&p->of_rule[rule % SHARE_RULES], by);
 	bump(&p->count, by);
@@ -172,21 +239,21 @@ part_may_hold(const struct share_part *p, uint32_t rule, const uint8_t *d,
 	if (p->count == 0 || p->of_rule[rule % SHARE_RULES] == 0)
 		return false;
 	for (n = 1; n <= QUIC_CID_MAX && n < len; n++)
-		if (p->of_len[n] > 0 && p->bucket[udp_cid_hash(rule, d + 1,
-		    n) & (SHARE_BUCKETS - 1)] > 0)
+		if (p->of_len[n] > 0 &&
+		    filter_has(p, udp_cid_hash(rule, d + 1, n)))
 			return true;
 	return false;
 }
 
 int
 udp_cid_share_holder(uint32_t rule, const uint8_t *d, size_t len,
-    int nslots)
+    int nslots, int after)
 {
 	int slot;
 
 	if (parts == NULL || len == 0 || (d[0] & LONG_HEADER) != 0)
 		return -1;
-	for (slot = 0; slot < nslots && slot < nparts; slot++)
+	for (slot = after + 1; slot < nslots && slot < nparts; slot++)
 		if (slot != my_slot &&
 		    part_may_hold(&parts[slot], rule, d, len))
 			return slot;

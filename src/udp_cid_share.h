@@ -7,7 +7,8 @@
  * One partition per worker slot, in memory the master maps before it
  * forks any worker: each partition is written by the worker of its
  * slot alone (no lock), read by the others.  It holds no CID, only
- * counts by the CIDs' hashes (udp_cid_hash), their lengths and rules:
+ * fingerprints of the CIDs' hashes (udp_cid_hash), counts of their
+ * lengths and rules:
  * a match says "maybe here", which the holder checks against its own
  * table.  A read torn by a concurrent write can only make a false match
  * or miss one datagram's match.
@@ -48,11 +49,13 @@ void	udp_cid_share_add(uint32_t rule, uint32_t hash, size_t len);
 void	udp_cid_share_remove(uint32_t rule, uint32_t hash, size_t len);
 
 /*
- * Worker: the slot, among the first nslots but its own, that may hold
- * a session of rule by the DCID of short-header datagram d (len bytes),
- * or -1.  Nothing is hashed unless some partition has CIDs of rule.
+ * Worker: the first slot after slot after (-1: the first of all), among
+ * the first nslots but its own, that may hold a session of rule by the
+ * DCID of short-header datagram d (len bytes), or -1.  Several may: a
+ * worker that refuses, the next is asked.  Nothing is hashed unless
+ * some partition has CIDs of rule.
  */
 int	udp_cid_share_holder(uint32_t rule, const uint8_t *d, size_t len,
-    int nslots);
+    int nslots, int after);
 
 #endif

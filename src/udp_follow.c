@@ -50,6 +50,8 @@ static struct {
 	udp_pass_deliver_fn	*deliver;	/* what is held goes on */
 	int			 chan, slot, nslots;
 	uint32_t		 seq;
+	int			 budget;	/* asks it may make now */
+	int64_t			 budget_at;	/* ... as of then (ms) */
 	bool			 releasing;	/* an ask's datagrams go on */
 	struct follow_ask	 asks[UDP_FOLLOW_ASKS];
 } f;
@@ -67,6 +69,8 @@ udp_follow_begin(struct udp_sessions *us, int chan, int slot, int nslots,
 	f.chan = chan;
 	f.slot = slot;
 	f.nslots = nslots;
+	f.budget = UDP_FOLLOW_ASK_RATE;
+	f.budget_at = event_now(us->loop);
 	for (i = 0; i < UDP_FOLLOW_ASKS; i++) {
 		udp_pass_init(&f.asks[i].held);
 		event_timer_init(&f.asks[i].timer, ask_on_timer, &f.asks[i]);
@@ -120,6 +124,58 @@ ask_hold(struct follow_ask *a, const struct udp_from *from,
 }
 
 /*
+ * Whether this worker may ask once more now: UDP_FOLLOW_ASK_RATE asks
+ * a second, as many at once.  Past it, logged (rate-limited).
+ */
+static bool
+ask_budget_take(const struct rule *rule)
+{
+	static struct log_limit	limit;
+	int64_t			now = event_now(f.us->loop);
+	int64_t			more = (now - f.budget_at) *
+				    UDP_FOLLOW_ASK_RATE / 1000;
+
+	if (more > 0) {
+		f.budget = f.budget + more > UDP_FOLLOW_ASK_RATE ?
+		    UDP_FOLLOW_ASK_RATE : f.budget + (int)more;
+		f.budget_at = now;
+	}
+	if (f.budget > 0) {
+		f.budget--;
+		return true;
+	}
+	stats_rule(rule)->quic_follow_refused++;
+	log_limited_at(&limit, LOG_LEVEL_WARNING, "%s: more than %d asks a "
+	    "second for moved QUIC clients' UDP sessions: new sessions "
+	    "instead", rule_log_name(rule), UDP_FOLLOW_ASK_RATE);
+	return false;
+}
+
+/*
+ * Ask the worker of slot holder for a's session, with the datagram a
+ * keeps (a new id each time).  0, or -1 (the channel full).
+ */
+static int
+ask_send(struct follow_ask *a, int holder)
+{
+	static char		msg[sizeof(struct udp_follow_ask) +
+				    UDP_PASSED_MAX];
+	struct udp_follow_ask	q;
+
+	memset(&q, 0, sizeof(q));
+	q.id = ++f.seq != 0 ? f.seq : ++f.seq;
+	q.asker = f.slot;
+	q.holder = holder;
+	memcpy(msg, &q, sizeof(q));
+	memcpy(msg + sizeof(q), a->first, a->first_len);
+	if (ipc_send(f.chan, IPC_UDP_FOLLOW, msg, sizeof(q) + a->first_len,
+	    NULL, 0) == -1)
+		return -1;
+	a->id = q.id;
+	return 0;
+}
+
+/*
  * Ask the worker of slot holder for the session of datagram iov's DCID,
  * from's (key k): the ask made, or NULL (none free, the channel full).
  */
@@ -127,9 +183,7 @@ static struct follow_ask *
 ask_start(const struct udp_from *from, const struct udp_key *k,
     const struct iovec *iov, int holder)
 {
-	static char		 msg[sizeof(struct udp_follow_ask) +
-				     UDP_PASSED_MAX];
-	struct udp_follow_ask	 q;
+	static char		 msg[UDP_PASSED_MAX];
 	struct follow_ask	*a = NULL;
 	size_t			 len;
 	int			 i, wait = from->rule->peek_timeout;
@@ -137,23 +191,16 @@ ask_start(const struct udp_from *from, const struct udp_key *k,
 	for (i = 0; i < UDP_FOLLOW_ASKS && a == NULL; i++)
 		if (f.asks[i].id == 0)
 			a = &f.asks[i];
-	memset(&q, 0, sizeof(q));
-	q.id = ++f.seq != 0 ? f.seq : ++f.seq;
-	q.asker = f.slot;
-	q.holder = holder;
-	memcpy(msg, &q, sizeof(q));
-	if (a == NULL || (len = udp_passed_make(msg + sizeof(q), k->rule,
-	    from, iov)) == 0 || (a->first = malloc(len)) == NULL)
+	if (a == NULL || (len = udp_passed_make(msg, k->rule, from,
+	    iov)) == 0 || (a->first = malloc(len)) == NULL)
 		return NULL;
-	if (ipc_send(f.chan, IPC_UDP_FOLLOW, msg, sizeof(q) + len, NULL,
-	    0) == -1) {
+	memcpy(a->first, msg, len);
+	a->first_len = len;
+	if (ask_send(a, holder) == -1) {
 		free(a->first);
 		a->first = NULL;
 		return NULL;
 	}
-	memcpy(a->first, msg + sizeof(q), len);
-	a->first_len = len;
-	a->id = q.id;
 	a->key = *k;
 	a->rule = from->rule;
 	a->nheld = 0;
@@ -162,6 +209,23 @@ ask_start(const struct udp_from *from, const struct udp_key *k,
 	(void)event_timer_arm(f.us->loop, &a->timer, event_now(f.us->loop) +
 	    wait);
 	return a;
+}
+
+/*
+ * The worker of slot holder refused a: the next one the directory names
+ * for a's datagram is asked, within the budget.  Whether it was.
+ */
+static bool
+ask_next(struct follow_ask *a, int holder)
+{
+	const char	*d = a->first + sizeof(struct udp_passed);
+	size_t		 len = a->first_len - sizeof(struct udp_passed);
+	int		 next;
+
+	next = udp_cid_share_holder(a->key.rule, (const uint8_t *)d, len,
+	    f.nslots, holder);
+	return next != -1 && ask_budget_take(a->rule) && ask_send(a,
+	    next) == 0;
 }
 
 enum udp_follow_found
@@ -182,7 +246,8 @@ udp_follow(struct udp_sessions *us, const struct udp_from *from,
 		return UDP_FOLLOW_HELD;
 	}
 	if ((holder = udp_cid_share_holder(k->rule, iov[0].iov_base,
-	    iov[0].iov_len, f.nslots)) == -1 ||
+	    iov[0].iov_len, f.nslots, -1)) == -1 ||
+	    !ask_budget_take(from->rule) ||
 	    (a = ask_start(from, k, &iov[0], holder)) == NULL)
 		return UDP_FOLLOW_NONE;
 	ask_hold(a, from, iov + 1, n - 1);
@@ -226,6 +291,12 @@ ask_on_timer(struct event_timer *t, void *data)
 	ask_end(a, false);
 }
 
+bool
+udp_follow_waiting(uint32_t id)
+{
+	return f.us != NULL && id != 0 && ask_find(id, NULL) != NULL;
+}
+
 void
 udp_follow_done(uint32_t id, int holder, const struct sockaddr *client,
     bool sent_first)
@@ -243,7 +314,13 @@ udp_follow_done(uint32_t id, int holder, const struct sockaddr *client,
 		    "%s: its UDP session follows it from worker %d",
 		    rule_log_name(a->rule), addr_format(client, at, sizeof(at)),
 		    holder);
-	} else
+	} else if (holder == UDP_FOLLOW_MOVED_ON)
+		log_debug("%s: a moved QUIC client's UDP session went on to "
+		    "the new workers", rule_log_name(a->rule));
+	else {
 		stats_rule(a->rule)->quic_follow_refused++;
+		if (!sent_first && ask_next(a, holder))
+			return;
+	}
 	ask_end(a, sent_first);
 }

@@ -8,7 +8,8 @@
  * master (IPC_UDP_FOLLOW, with the datagram); the holder sends the
  * datagram on itself and hands the session over, backend socket and
  * all, as at a reload (IPC_UDP_FOLLOWED, a struct udp_handover), or
- * says it has none (IPC_UDP_FOLLOWED without one).  Meanwhile the
+ * says it has none (IPC_UDP_FOLLOWED without one): then the next
+ * worker the directory names is asked, if any.  Meanwhile the
  * asker holds what else comes from that address, bounded, and sends it
  * in order to the session it gets, or to a new one through the rule's
  * routes when it gets none in time.
@@ -38,15 +39,30 @@ struct udp_sessions;
 struct udp_follow_ask {
 	uint32_t	id;		/* the asker's */
 	int32_t		asker;		/* its slot, written by the master */
-	int32_t		holder;		/* the slot asked */
-	uint32_t	pad;
+	int32_t		holder;		/* the slot asked (or MOVED_ON) */
+	int32_t		asker_pid;	/* written by the master: an answer
+					 * goes to that worker alone */
 };
+
+/*
+ * The holder of an answer without a session whose datagram was sent
+ * on all the same: a reload came between the ask and the answer, the
+ * master passed the session to the new worker of its client.
+ */
+#define UDP_FOLLOW_MOVED_ON	(-1)
 
 /* Asks waiting at once in a worker: past them, no more is asked. */
 #define UDP_FOLLOW_ASKS		16
+/*
+ * Asks a worker makes per second, at most (as many at once): past them,
+ * datagrams whose DCID the directory matches make new sessions, as
+ * unknown CIDs do (counted as refused, logged), so that a spray of
+ * random short headers cannot flood the master with asks.
+ */
+#define UDP_FOLLOW_ASK_RATE	200
 /* What an ask holds meanwhile, at most: past it, dropped (counted). */
 #define UDP_FOLLOW_HOLD_MAX	32
-#define UDP_FOLLOW_HOLD_BYTES	(64 * 1024)
+#define UDP_FOLLOW_HOLD_BYTES	(2 * UDP_PASSED_MAX)	/* the largest fits */
 /* How long an ask waits for its answer, at most (peek_timeout if less). */
 #define UDP_FOLLOW_WAIT_MS	1000
 
@@ -77,10 +93,17 @@ enum udp_follow_found udp_follow(struct udp_sessions *us,
     const struct iovec *iov, int n, struct udp_session **s);
 
 /*
+ * Whether ask id still waits for its answer: one that comes later finds
+ * the client in a new session already.
+ */
+bool	udp_follow_waiting(uint32_t id);
+
+/*
  * Ask id's answer came from the worker of slot holder (udp_handover.c):
  * its session adopted here, at client, or not (client NULL); sent_first:
  * the holder sent the datagram asked with on already.  What was held
- * goes on, in order.
+ * goes on, in order; after a refusal, the next worker that may hold the
+ * session is asked first, if any.
  */
 void	udp_follow_done(uint32_t id, int holder,
     const struct sockaddr *client, bool sent_first);

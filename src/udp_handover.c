@@ -285,7 +285,6 @@ udp_sessions_go(struct udp_sessions *us)
 	(void)udp_pass_go(&us->pass, deliver_kept, us);
 }
 
-
 /*
  * Answer q over chan: with h and the session's socket fd, or refused
  * (h NULL).  0, or -1 (the channel is full: the session stays here).
@@ -333,16 +332,24 @@ udp_sessions_follow_asked(struct udp_sessions *us, int chan,
 		(void)follow_answer(chan, &q, NULL, -1);
 		return;
 	}
-	/* On at once: the asker holds only what came after it. */
-	(void)udp_io_send(s, &iov, 1);
 	udp_handover_pack(s, &h);
 	memset(&h.client, 0, sizeof(h.client));
 	memcpy(&h.client, &p.client, p.client_len);
 	h.client_len = p.client_len;
 	h.local = p.local;
 	h.ifindex = p.ifindex;
-	if (follow_answer(chan, &q, &h, s->fd) == 0)
+	h.bytes_in += p.len;		/* sent on below, counted here */
+	/*
+	 * The answer first: if it cannot go, the session stays here and
+	 * the asker, which gets none, sends the datagram on itself.  Then
+	 * the datagram, on the socket still open here, before the asker
+	 * can send what it held after it (the answer goes through the
+	 * master first).
+	 */
+	if (follow_answer(chan, &q, &h, s->fd) == 0) {
+		(void)udp_io_send(s, &iov, 1);
 		udp_session_free(s);	/* it goes on there */
+	}
 }
 
 void
@@ -359,11 +366,13 @@ udp_sessions_follow_answered(struct udp_sessions *us, const void *msg,
 		return;
 	}
 	memcpy(&q, msg, sizeof(q));
-	if (fd != -1 && udp_handover_read(&h, (const char *)msg + sizeof(q),
+	/* Late: the client has a new session here already. */
+	if (fd != -1 && udp_follow_waiting(q.id) &&
+	    udp_handover_read(&h, (const char *)msg + sizeof(q),
 	    len - sizeof(q)))
 		adopted = udp_session_adopt(us, &h, fd) == 0;
 	else if (fd != -1)
 		close(fd);
 	udp_follow_done(q.id, q.holder, adopted ? (const struct sockaddr *)
-	    &h.client : NULL, fd != -1);
+	    &h.client : NULL, fd != -1 || q.holder == UDP_FOLLOW_MOVED_ON);
 }

@@ -144,7 +144,9 @@ def short_header(dcid):
 
 
 def seed_of(name, sni):
-    return hashlib.sha256((name + "/" + sni).encode()).digest()
+    """The bytes a scenario's IDs come from; "NAME@OTHER": OTHER's."""
+    name, _, ids = name.partition("@")
+    return hashlib.sha256(((ids or name) + "/" + sni).encode()).digest()
 
 
 def dcid_of(name, sni):
@@ -154,6 +156,7 @@ def dcid_of(name, sni):
 
 def scenario(name, sni):
     dcid, scid = dcid_of(name, sni), seed_of(name, sni)[8:12]
+    name = name.partition("@")[0]
     if name in ("split3", "partial"):
         hello = client_hello(sni, 3000)
         parts = [initial(V1, dcid, scid, i, crypto(hello, i * 1000, 1000))

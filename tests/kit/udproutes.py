@@ -31,7 +31,11 @@
                         each echoes its datagram, in the order sent)
         SOCK:greased:SCENARIO:SNI:N
                         the same, their fixed bit greased (0, RFC 9287)
+        SOCK:large:SCENARIO:SNI:SIZE
+                        the same with two, the second SIZE bytes long
         run:COMMAND     as above
+      A SCENARIO "NAME@OTHER" is NAME's, with the connection IDs of
+      OTHER's client.
       With SENT set in the environment, each datagram sent is appended
       to that file as "SOCK HEX".
   A SPEC is "wg" (a WireGuard handshake initiation), "ovpn" (an OpenVPN
@@ -191,7 +195,9 @@ def moving(port, workers, steps):
             scen, sni, n = rest.split(":")
             dcid = quic().dcid_of(scen, sni)
             sent = [quic().short_header(dcid) + b"#%d" % i
-                    for i in range(int(n))]
+                    for i in range(2 if kind == "large" else int(n))]
+            if kind == "large":
+                sent[1] += b"." * (int(n) - len(sent[1]))
             if kind == "greased":   # the fixed bit 0 (RFC 9287)
                 sent = [bytes([d[0] & ~0x40]) + d[1:] for d in sent]
         for d in sent:

@@ -5,8 +5,8 @@
  * from a new address moved to its session (the table re-keyed), what is
  * not followed (an unknown CID, another rule, an undecided session,
  * version negotiation, not QUIC), a session's 4 CIDs (the oldest
- * replaced), the worker's bound (counted), and the CIDs carried at a
- * reload.
+ * replaced), the worker's bound (counted), the CIDs carried at a
+ * reload, and the workers' shared directory of them.
  */
 #include "ferryd.h"
 
@@ -22,6 +22,7 @@
 #include "stats.h"
 #include "testlib.h"
 #include "udp_cid.h"
+#include "udp_cid_share.h"
 #include "udp_table.h"
 #include "udp_types.h"
 
@@ -328,6 +329,75 @@ test_bound(const struct rule *h3)
 	check(stats_rule(h3)->quic_cids == 0, "all gone");
 }
 
+/* A pseudo-random byte stream, the same at every run (xorshift32). */
+static uint8_t
+next_byte(uint32_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return (uint8_t)(*x >> 24);
+}
+
+/*
+ * The shared directory (udp_cid_share.c) with 4 workers, each with the
+ * most CIDs a worker keeps (8 bytes long): the worker of slot 0 looks
+ * for the holder of each CID of slot 3, the last.  Each is found, and
+ * the workers named before it, which would refuse, are rare (a byte
+ * count per bucket named a wrong worker first for half of them); so
+ * are matches of random DCIDs, which would be asked for nothing.
+ */
+static void
+test_share(void)
+{
+	enum { SLOTS = 4, CIDS = UDP_CIDS_MAX, LEN = 8 };
+	static uint8_t	cid[CIDS][LEN], held[CIDS][LEN];	/* slot 3's */
+	uint8_t		d[1 + LEN + 16];
+	uint32_t	x = 2463534242u;
+	int		slot, i, j, holder, wrong = 0, lost = 0, sprayed = 0;
+
+	if (udp_cid_share_open(SLOTS) == -1) {
+		check(0, "the directory mapped");
+		return;
+	}
+	for (slot = SLOTS - 1; slot >= 0; slot--) {
+		udp_cid_share_claim(slot);	/* slot 0, the asker, last */
+		for (i = 0; i < CIDS; i++) {
+			for (j = 0; j < LEN; j++)
+				cid[i][j] = next_byte(&x);
+			udp_cid_share_add(0, udp_cid_hash(0, cid[i], LEN), LEN);
+		}
+		if (slot == SLOTS - 1)
+			memcpy(held, cid, sizeof(cid));
+	}
+	memset(d, 0x5a, sizeof(d));
+	d[0] = 0x41;				/* a short header */
+	for (i = 0; i < CIDS; i++) {
+		memcpy(d + 1, held[i], LEN);
+		for (holder = udp_cid_share_holder(0, d, sizeof(d), SLOTS, -1);
+		    holder != -1 && holder != SLOTS - 1;
+		    holder = udp_cid_share_holder(0, d, sizeof(d), SLOTS,
+		    holder))
+			wrong++;
+		lost += holder == -1;
+		for (j = 0; j < LEN; j++)
+			d[1 + j] = next_byte(&x);
+		sprayed += udp_cid_share_holder(0, d, sizeof(d), SLOTS,
+		    -1) != -1;
+	}
+	check(lost == 0 && wrong < CIDS / 1000, "%d CIDs of the last of %d "
+	    "workers: each found, %d other workers named first, %d lost",
+	    CIDS, SLOTS, wrong, lost);
+	check(sprayed < CIDS / 1000, "%d random DCIDs: %d match", CIDS,
+	    sprayed);
+	udp_cid_share_claim(SLOTS - 1);
+	udp_cid_share_remove(0, udp_cid_hash(0, held[0], LEN), LEN);
+	udp_cid_share_claim(0);
+	memcpy(d + 1, held[0], LEN);
+	check(udp_cid_share_holder(0, d, sizeof(d), SLOTS, -1) == -1,
+	    "a CID forgotten: its worker no longer named");
+}
+
 int
 main(void)
 {
@@ -348,6 +418,7 @@ main(void)
 	test_learn(&cfg->rules[0]);
 	test_ring(&cfg->rules[0]);
 	test_bound(&cfg->rules[0]);
+	test_share();
 	remove_tmpdir();
 	return test_summary();
 }
