@@ -189,8 +189,10 @@ static const struct family rule_families[] = {
 	    NULL, SHOWN_COUNTED },
 	{ "ferryd_rule_quic_follow_refused_total", "counter",
 	    "QUIC clients at a new address whose connection ID another "
-	    "worker was asked for, which had no session of it: their "
-	    "datagrams made a new session.", RULE_AT(quic_follow_refused),
+	    "worker was asked for, which had no session of it, or that "
+	    "were not asked for as this worker asked too many already: "
+	    "their datagrams made a new session.",
+	    RULE_AT(quic_follow_refused),
 	    NULL, SHOWN_COUNTED },
 	{ "ferryd_rule_quic_follow_timeouts_total", "counter",
 	    "QUIC clients at a new address whose connection ID another "
