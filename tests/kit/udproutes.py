@@ -15,7 +15,7 @@
         fire:SPEC,...   send them back to back, read no reply
         run:COMMAND     run a shell command (exit 1 if it fails)
   udproutes.py moving PORT WORKERS STEP...
-      a QUIC client (tests/quiccraft.py's) that moves between ferryd's
+      a QUIC client (tests/kit/quiccraft.py's) that moves between ferryd's
       workers, on 127.0.0.1; the steps in order:
         SOCK=SLOT       bind socket SOCK to a port that ferryd's steering
                         gives to worker SLOT (of WORKERS): src/listen.c's
@@ -50,7 +50,7 @@ import sys
 
 
 def quic():
-    """tests/quiccraft.py, imported when a step needs QUIC."""
+    """tests/kit/quiccraft.py, imported when a step needs QUIC."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import quiccraft
     return quiccraft
