@@ -124,24 +124,18 @@ print_status(const struct options *opt)
 }
 
 /*
- * The running master's pidfile: -p, else the one the configuration
- * names (read offline: only pidfile is read), else the daemon's default.
- * A file with an error (an edit not yet reloaded, a typo) names none: the
- * default then, with a warning that the error is the file's, not the
- * daemon's, which runs on as it was.  NULL after saying why.
+ * The running master's pidfile as cfg, loaded from -c, names it, else the
+ * daemon's default.  cfg NULL (err says why: an edit not yet reloaded, a
+ * typo) names none: the default then, with a warning that the error is
+ * the file's, not the daemon's, which runs on as it was.  NULL after
+ * saying why.
  */
 static char *
-master_pidfile(const struct options *opt)
+pidfile_named(const struct options *opt, const struct conf *cfg,
+    const char *err)
 {
-	struct conf	*cfg;
-	char		 err[CONF_ERR_MAX], *pidfile;
+	char *pidfile;
 
-	if (opt->pidfile != NULL)
-		return strdup(opt->pidfile);
-	lookup_offline();
-	cfg = conf_load_as(opt->config_path, opt->config_syntax, opt->sslh,
-	    err, sizeof(err));
-	lookup_live();
 	if (cfg == NULL) {
 		fprintf(stderr, "ferryd: warning: %s\nferryd: warning: the "
 		    "running daemon is unchanged by this error (a start or a "
@@ -157,6 +151,27 @@ master_pidfile(const struct options *opt)
 		free(pidfile);
 		pidfile = NULL;
 	}
+	return pidfile;
+}
+
+/*
+ * The running master's pidfile: -p, else the one the configuration
+ * names (read offline: only pidfile is read), else the default
+ * (pidfile_named).  NULL after saying why.
+ */
+static char *
+master_pidfile(const struct options *opt)
+{
+	struct conf	*cfg;
+	char		 err[CONF_ERR_MAX], *pidfile;
+
+	if (opt->pidfile != NULL)
+		return strdup(opt->pidfile);
+	lookup_offline();
+	cfg = conf_load_as(opt->config_path, opt->config_syntax, opt->sslh,
+	    err, sizeof(err));
+	lookup_live();
+	pidfile = pidfile_named(opt, cfg, err);
 	conf_free(cfg);
 	return pidfile;
 }
@@ -164,25 +179,39 @@ master_pidfile(const struct options *opt)
 /*
  * -s reload: check the file the master reads (as the master will, names
  * looked up), and only if it is valid signal the master and wait until
- * it says how the reload went.
+ * it says how the reload went.  The file of -c is read once, for its
+ * pidfile and as the check when it is the master's file too: with
+ * thousands of rules a read is most of the time a reload takes.
  */
 static int
-reload_master(const struct options *opt, const char *pidfile)
+reload_master(const struct options *opt)
 {
 	struct outcome	 last;
-	struct conf	*cfg;
+	struct conf	*cfg = NULL;
 	const char	*path = opt->config_path;
-	char		 opath[4096], what[OUTCOME_TEXT_MAX], err[1024];
-	int		 syntax = opt->config_syntax;
+	char		 opath[4096], what[OUTCOME_TEXT_MAX], err[CONF_ERR_MAX];
+	char		*pidfile;
+	int		 syntax = opt->config_syntax, rc = 1;
 
+	if (opt->pidfile == NULL)
+		cfg = conf_load_as(path, syntax, opt->sslh, err, sizeof(err));
+	/* A file that fails with names looked up may still name a pidfile. */
+	pidfile = cfg != NULL ? pidfile_named(opt, cfg, err) :
+	    master_pidfile(opt);
+	if (pidfile == NULL)
+		goto out;
 	/* A master to reload first: without one, the file is beside it. */
 	if (pidfile_holder(pidfile, err, sizeof(err)) == -1) {
 		fprintf(stderr, "ferryd: %s\n", err);
-		return 1;
+		goto out;
 	}
 	outcome_path(pidfile, opath, sizeof(opath));
 	outcome_read(opath, &last);
-	if (last.config[0] != '\0' && opt->sslh == NULL) {
+	if (last.config[0] != '\0' && opt->sslh == NULL &&
+	    (strcmp(last.config, path) != 0 || last.syntax != syntax)) {
+		/* The master reads another file: that one is checked. */
+		conf_free(cfg);
+		cfg = NULL;
 		path = last.config;
 		syntax = last.syntax;
 	}
@@ -191,21 +220,24 @@ reload_master(const struct options *opt, const char *pidfile)
 	 * the master checks them, and the outcome says how it went.
 	 */
 	if (syntax == CONF_SYNTAX_SSLH && opt->sslh == NULL)
-		cfg = NULL;
-	else if ((cfg = conf_load_as(path, syntax, opt->sslh, err,
-	    sizeof(err))) == NULL) {
+		;
+	else if (cfg == NULL && (cfg = conf_load_as(path, syntax, opt->sslh,
+	    err, sizeof(err))) == NULL) {
 		fprintf(stderr, "ferryd: %s; not reloaded, the running "
 		    "configuration is unchanged\n", err);
-		return 1;
+		goto out;
 	}
-	conf_free(cfg);
 	if (ask_reload(pidfile, what, sizeof(what), err,
 	    sizeof(err)) == -1) {
 		fprintf(stderr, "ferryd: reload failed: %s\n", err);
-		return 1;
+		goto out;
 	}
 	printf("ferryd: reloaded %s: %s\n", path, what);
-	return 0;
+	rc = 0;
+out:
+	conf_free(cfg);
+	free(pidfile);
+	return rc;
 }
 
 /*
@@ -233,11 +265,11 @@ signal_master(const struct options *opt, int signo)
 	char	*pidfile, err[CONF_ERR_MAX];
 	int	 rc = 0;
 
+	if (signo == SIGHUP)
+		return reload_master(opt);
 	if ((pidfile = master_pidfile(opt)) == NULL)
 		return 1;
-	if (signo == SIGHUP)
-		rc = reload_master(opt, pidfile);
-	else if (signo == SIGURG)
+	if (signo == SIGURG)
 		rc = upgrade_master(pidfile);
 	else if (ask_send(pidfile, signo, err, sizeof(err)) == -1) {
 		fprintf(stderr, "ferryd: %s\n", err);
